@@ -1,0 +1,64 @@
+"""The ``privacy-studio`` command: a thin client of the core, one module per subcommand.
+
+Every module in this package that defines ``register(subparsers)`` adds its subcommand; the parser it
+creates sets ``func`` to a callable taking the parsed arguments and returning an exit code. With no
+subcommand the studio window opens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from privacy_studio import __version__
+
+
+class UserError(Exception):
+    """A problem with the user's input or parameters: printed as one clear line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="privacy-studio",
+        description="Measure how identifiable the people in a behavioural dataset are, across generalizations.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the studio and library versions")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script and of ``python -m privacy_studio``."""
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.version:
+        from privacy_studio.versions import version_text
+
+        print(version_text())
+        return 0
+    if args.command is None:
+        from privacy_studio.cli.gui import open_studio
+
+        return open_studio(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"privacy-studio {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+__all__ = ["UserError", "__version__", "build_parser", "main"]

@@ -1,0 +1,192 @@
+"""The columnar event table every analysis reads: one numpy array per field, sorted by (user, time).
+
+Users and locations are stored as dense integer codes so kernels can index arrays directly; the
+dictionaries back to the original ids are kept beside them so every result can be reported with the ids
+the data-release officer knows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+
+#: Optional per-event float columns, in the order they are listed in summaries.
+OPTIONAL_FLOAT_COLUMNS = ("x_km", "y_km", "lat", "lon", "amount", "duration")
+
+
+@dataclass
+class LocationTable:
+    """Coordinates of every known location code (antenna, shop, venue); NaN where unknown."""
+
+    ids: np.ndarray  # original location ids as str, index = location code
+    lat: np.ndarray
+    lon: np.ndarray
+    x_km: np.ndarray
+    y_km: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class EventTable:
+    """Events as parallel numpy arrays, sorted by user code then time.
+
+    ``user`` holds codes into ``user_ids``; ``location`` codes into ``location_ids`` (or -1 when the
+    event has coordinates only). ``time`` is UTC epoch seconds; ``tz`` names the zone in which day and
+    week bins start.
+    """
+
+    user: np.ndarray  # int32, codes 0..n_users-1
+    time: np.ndarray  # int64, UTC epoch seconds
+    location: np.ndarray  # int32, codes 0..n_locations-1, or -1
+    user_ids: np.ndarray  # str, original user ids, index = code
+    location_ids: np.ndarray  # str, original location ids, index = code
+    tz: str = "UTC"
+    x_km: np.ndarray | None = None
+    y_km: np.ndarray | None = None
+    lat: np.ndarray | None = None
+    lon: np.ndarray | None = None
+    amount: np.ndarray | None = None
+    duration: np.ndarray | None = None  # seconds
+    interaction: np.ndarray | None = None  # int8 codes into interaction_names
+    interaction_names: tuple[str, ...] = ()
+    direction: np.ndarray | None = None  # int8: +1 incoming, -1 outgoing, 0 unknown
+    merchant: np.ndarray | None = None  # int32 codes into location_ids-like merchant_ids
+    merchant_ids: np.ndarray | None = None
+    locations: LocationTable | None = None
+    _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.user)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if (
+                isinstance(value, np.ndarray)
+                and f.name not in ("user_ids", "location_ids", "merchant_ids")
+                and not f.name.startswith("_")
+                and len(value) != n
+            ):
+                raise ValueError(f"column {f.name!r} has {len(value)} rows, expected {n}")
+
+    # -- sizes -------------------------------------------------------------------------------------
+    @property
+    def n_events(self) -> int:
+        return len(self.user)
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    @property
+    def n_locations(self) -> int:
+        return len(self.location_ids)
+
+    def __len__(self) -> int:
+        return self.n_events
+
+    # -- derived columns ---------------------------------------------------------------------------
+    def user_offsets(self) -> np.ndarray:
+        """CSR offsets: events of user code ``u`` are rows ``offsets[u]:offsets[u+1]``."""
+        counts = np.bincount(self.user, minlength=self.n_users)
+        offsets = np.zeros(self.n_users + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return offsets
+
+    def local_time(self) -> np.ndarray:
+        """Wall-clock seconds in ``tz`` (UTC seconds shifted by the zone's offset at each instant)."""
+        if self._local_time is None:
+            self._local_time = to_local_seconds(self.time, self.tz)
+        return self._local_time
+
+    def has_coordinates(self) -> bool:
+        return self.x_km is not None and self.y_km is not None
+
+    def period(self) -> tuple[int, int]:
+        """First and last event time (UTC seconds); (0, 0) for an empty table."""
+        if self.n_events == 0:
+            return (0, 0)
+        return int(self.time.min()), int(self.time.max())
+
+    def subset_users(self, keep: np.ndarray) -> EventTable:
+        """A table with only the users whose codes are in ``keep`` (user codes are renumbered)."""
+        keep = np.unique(np.asarray(keep, dtype=np.int64))
+        mask = np.isin(self.user, keep)
+        remap = np.full(self.n_users, -1, dtype=np.int32)
+        remap[keep] = np.arange(len(keep), dtype=np.int32)
+        changes = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if (
+                isinstance(value, np.ndarray)
+                and f.name not in ("user_ids", "location_ids", "merchant_ids")
+                and not f.name.startswith("_")
+            ):
+                changes[f.name] = value[mask]
+        changes["user"] = remap[self.user[mask]]
+        changes["user_ids"] = self.user_ids[keep]
+        changes["_local_time"] = None
+        return replace(self, **changes)
+
+
+def to_local_seconds(utc_seconds: np.ndarray, tz: str) -> np.ndarray:
+    """Shift UTC epoch seconds to wall-clock seconds in ``tz``, honouring daylight-saving changes."""
+    if tz in ("UTC", "utc", "Z", ""):
+        return utc_seconds
+    import pandas as pd
+
+    if len(utc_seconds) == 0:
+        return utc_seconds.copy()
+    # Offsets change rarely: compute them on the distinct hours only, then broadcast.
+    hours = utc_seconds // 3600
+    uniq, inverse = np.unique(hours, return_inverse=True)
+    stamps = pd.DatetimeIndex(uniq.astype("int64") * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
+    offsets = np.asarray(
+        [0 if o is None else int(o.total_seconds()) for o in (s.utcoffset() for s in stamps)],
+        dtype=np.int64,
+    )
+    return utc_seconds + offsets[inverse]
+
+
+def build_event_table(
+    user: np.ndarray,
+    time: np.ndarray,
+    location: np.ndarray | None = None,
+    *,
+    tz: str = "UTC",
+    locations: LocationTable | None = None,
+    **optional: np.ndarray | None,
+) -> EventTable:
+    """Factorize raw ids into codes, sort by (user, time) and return an :class:`EventTable`.
+
+    ``user`` and ``location`` hold original ids (any hashable dtype, converted to str). When
+    ``locations`` is given, location codes follow its id order so coordinates line up; events at
+    locations it does not list must already have been rejected by the reader.
+    """
+    user = np.asarray(user)
+    time = np.asarray(time, dtype=np.int64)
+    user_ids, user_codes = np.unique(user.astype(str), return_inverse=True)
+    if location is None:
+        location_ids = np.asarray([], dtype=str)
+        location_codes = np.full(len(user), -1, dtype=np.int32)
+    elif locations is not None:
+        location_ids = locations.ids
+        lookup = {lid: i for i, lid in enumerate(location_ids.tolist())}
+        location_codes = np.fromiter(
+            (lookup[v] for v in np.asarray(location).astype(str).tolist()), dtype=np.int32, count=len(user)
+        )
+    else:
+        location_ids, location_codes = np.unique(np.asarray(location).astype(str), return_inverse=True)
+    order = np.lexsort((time, user_codes))
+    columns = {k: (None if v is None else np.asarray(v)[order]) for k, v in optional.items()}
+    return EventTable(
+        user=user_codes.astype(np.int32)[order],
+        time=time[order],
+        location=np.asarray(location_codes, dtype=np.int32)[order],
+        user_ids=user_ids.astype(str),
+        location_ids=np.asarray(location_ids).astype(str),
+        tz=tz,
+        locations=locations,
+        **columns,
+    )

@@ -1,0 +1,315 @@
+"""Generalization profiles (spatial level x temporal level) and the CSR traces they produce (metrics.md §1).
+
+A profile maps every event to a point ``(spatial unit, time bin[, price bin])``; a user's trace is the set
+of distinct points with the number of events at each. Point ids are dense integers
+``(unit * n_bins + bin) * n_price_bins + price_bin`` so kernels can index arrays by point.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privacy_studio.core.events import EventTable
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.kernels.csr import dedupe_segments
+
+#: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
+MONDAY_EPOCH = 4 * 86400
+
+_UNIT_SECONDS = {"s": 1, "min": 60, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_WIDTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|m|h|d|w)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SpatialLevel:
+    """``raw`` (the location itself), ``grid`` (squares of ``km`` side) or a named hierarchy level."""
+
+    kind: str  # "raw" | "grid" | "level"
+    km: float | None = None
+    name: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> SpatialLevel:
+        """Read ``raw``, ``grid:2.5`` (km) or a hierarchy level name such as ``district``."""
+        t = text.strip()
+        if not t:
+            raise ValueError("empty spatial level")
+        if t.lower() == "raw":
+            return cls("raw")
+        if t.lower().startswith("grid:"):
+            try:
+                km = float(t.split(":", 1)[1])
+            except ValueError:
+                raise ValueError(f"grid size in {text!r} is not a number of km (e.g. grid:2)") from None
+            if not km > 0:
+                raise ValueError(f"grid size must be positive, got {text!r}")
+            return cls("grid", km=km)
+        return cls("level", name=t)
+
+    @property
+    def label(self) -> str:
+        if self.kind == "raw":
+            return "raw"
+        if self.kind == "grid":
+            return f"grid:{self.km:g}"
+        return str(self.name)
+
+
+@dataclass(frozen=True)
+class TemporalLevel:
+    """Time bins of a fixed width in seconds, or ``None`` for one bin covering the whole period."""
+
+    seconds: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> TemporalLevel:
+        """Read ``all``, ``30min``, ``1h``, ``6h``, ``1d``, ``1w`` … (``m`` means minutes)."""
+        t = text.strip().lower()
+        if t in ("all", "none", "*"):
+            return cls(None)
+        m = _WIDTH_RE.match(t)
+        if not m:
+            raise ValueError(f"time width {text!r} not understood (use e.g. 15min, 1h, 6h, 1d, 1w or all)")
+        seconds = round(float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
+        if seconds <= 0:
+            raise ValueError(f"time width must be positive, got {text!r}")
+        return cls(int(seconds))
+
+    @property
+    def label(self) -> str:
+        if self.seconds is None:
+            return "all"
+        for unit, size in (("w", 7 * 86400), ("d", 86400), ("h", 3600), ("min", 60)):
+            if self.seconds % size == 0:
+                return f"{self.seconds // size}{unit}"
+        return f"{self.seconds}s"
+
+
+@dataclass(frozen=True)
+class PriceLevel:
+    """Log-spaced price bins: ``per_decade`` bins for every factor of ten of the amount."""
+
+    per_decade: int = 4
+
+    @property
+    def label(self) -> str:
+        return f"price/{self.per_decade}"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One cell of the generalization grid."""
+
+    spatial: SpatialLevel
+    temporal: TemporalLevel
+    price: PriceLevel | None = None
+
+    @classmethod
+    def parse(cls, spatial: str, temporal: str, price_per_decade: int | None = None) -> Profile:
+        price = PriceLevel(price_per_decade) if price_per_decade else None
+        return cls(SpatialLevel.parse(spatial), TemporalLevel.parse(temporal), price)
+
+    @property
+    def label(self) -> str:
+        parts = [self.spatial.label, self.temporal.label]
+        if self.price is not None:
+            parts.append(self.price.label)
+        return " × ".join(parts)
+
+
+@dataclass
+class SpatialUnits:
+    """The spatial unit of every event under one spatial level, and what the units are."""
+
+    of_event: np.ndarray  # int64 unit code per event
+    n_units: int  # units that exist at this level (for d), not only the visited ones
+    ids: np.ndarray  # str name of each unit
+    xy: np.ndarray | None  # (n_units, 2) km centre of each unit, NaN when unknown
+
+
+@dataclass
+class Traces:
+    """Every user's set of distinct points under a profile, as CSR arrays (users by code)."""
+
+    profile: Profile
+    indptr: np.ndarray  # int64, n_users + 1
+    points: np.ndarray  # int64, ascending within each user
+    counts: np.ndarray  # int64, events of the user at the point
+    n_units: int
+    n_bins: int
+    n_price_bins: int = 1
+    unit_ids: np.ndarray = field(default_factory=lambda: np.asarray([], dtype=str))
+    unit_xy: np.ndarray | None = None
+    bin_origin: int = 0  # local seconds at which bin 0 starts
+
+    @property
+    def n_users(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def d(self) -> int:
+        """Dimensionality of the generalized data: spatial units x time bins (x price bins)."""
+        return self.n_units * self.n_bins * self.n_price_bins
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    def lengths(self) -> np.ndarray:
+        """Number of distinct points of each user."""
+        return np.diff(self.indptr)
+
+    def fill_rate(self) -> float:
+        """Mean share of the d points a user visits (the q of sparsity theory)."""
+        return self.nnz / (self.n_users * self.d) if self.n_users and self.d else 0.0
+
+    def point_unit(self, points: np.ndarray) -> np.ndarray:
+        return np.asarray(points) // (self.n_bins * self.n_price_bins)
+
+    def point_bin(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points) // self.n_price_bins) % self.n_bins
+
+    def trace(self, user: int) -> np.ndarray:
+        return self.points[self.indptr[user] : self.indptr[user + 1]]
+
+    def nbytes(self) -> int:
+        return self.indptr.nbytes + self.points.nbytes + self.counts.nbytes
+
+
+def spatial_units(events: EventTable, level: SpatialLevel, hierarchy: Hierarchy | None = None) -> SpatialUnits:
+    """Map every event to its unit at ``level``; raise ``ValueError`` if the data cannot support it."""
+    if level.kind == "level" and hierarchy is not None and level.name == hierarchy.location_level:
+        level = SpatialLevel("raw")
+    if level.kind == "raw":
+        return _raw_units(events)
+    if level.kind == "grid":
+        return _grid_units(events, float(level.km or 1.0))
+    if hierarchy is None:
+        raise ValueError(f"spatial level {level.name!r} needs a hierarchy file (none was loaded)")
+    if level.name not in hierarchy.levels:
+        known = ", ".join((hierarchy.location_level, *hierarchy.levels))
+        raise ValueError(f"unknown spatial level {level.name!r}; the hierarchy has: {known}, or raw / grid:<km>")
+    if (events.location < 0).any():
+        raise ValueError(f"level {level.name!r} needs a location id on every event")
+    codes = hierarchy.unit_codes[level.name]
+    xy = _unit_centres(events, codes, hierarchy.n_units(level.name))
+    return SpatialUnits(codes[events.location].astype(np.int64), hierarchy.n_units(level.name), hierarchy.unit_ids[level.name], xy)
+
+
+def _raw_units(events: EventTable) -> SpatialUnits:
+    if events.n_locations and (events.location >= 0).all():
+        xy = None
+        if events.locations is not None:
+            xy = np.column_stack([events.locations.x_km, events.locations.y_km])
+        return SpatialUnits(events.location.astype(np.int64), events.n_locations, events.location_ids, xy)
+    if not events.has_coordinates():
+        raise ValueError("the data has neither location ids nor coordinates: no spatial level is possible")
+    # Coordinates only: the distinct coordinate pair is the raw unit (rounded to 1 m to absorb float noise).
+    key = np.column_stack([np.round(events.x_km, 3), np.round(events.y_km, 3)])
+    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+    ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in uniq], dtype=str)
+    return SpatialUnits(inverse.astype(np.int64).ravel(), len(uniq), ids, uniq)
+
+
+def _grid_units(events: EventTable, km: float) -> SpatialUnits:
+    """Square cells of ``km`` side; the units that exist are the cells holding a known location or an event."""
+    if not events.has_coordinates():
+        raise ValueError("a km grid needs coordinates (x_km/y_km or lat/lon) for the events or their locations")
+    if np.isnan(events.x_km).any() or np.isnan(events.y_km).any():
+        raise ValueError("a km grid needs coordinates on every event; some events have none")
+    cx = np.floor(events.x_km / km).astype(np.int64)
+    cy = np.floor(events.y_km / km).astype(np.int64)
+    all_x, all_y = cx, cy
+    if events.locations is not None:
+        ok = np.isfinite(events.locations.x_km) & np.isfinite(events.locations.y_km)
+        all_x = np.concatenate([cx, np.floor(events.locations.x_km[ok] / km).astype(np.int64)])
+        all_y = np.concatenate([cy, np.floor(events.locations.y_km[ok] / km).astype(np.int64)])
+    pairs = np.column_stack([all_x, all_y])
+    cells, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    inverse = inverse.ravel()[: len(cx)].astype(np.int64)
+    ids = np.asarray([f"cell({x},{y})" for x, y in cells], dtype=str)
+    xy = (cells.astype(np.float64) + 0.5) * km
+    return SpatialUnits(inverse, len(cells), ids, xy)
+
+
+def _unit_centres(events: EventTable, codes: np.ndarray, n_units: int) -> np.ndarray | None:
+    """Mean projected coordinates of the locations in each unit (for maps); None without coordinates."""
+    if events.locations is None:
+        return None
+    ok = np.isfinite(events.locations.x_km)
+    sums = np.zeros((n_units, 2))
+    np.add.at(sums, codes[ok], np.column_stack([events.locations.x_km[ok], events.locations.y_km[ok]]))
+    counts = np.bincount(codes[ok], minlength=n_units).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts[:, None]
+
+
+def time_bins(events: EventTable, level: TemporalLevel) -> tuple[np.ndarray, int, int]:
+    """Bin of every event (0-based), the number of bins covering the period, and bin 0's local start."""
+    if level.seconds is None or events.n_events == 0:
+        return np.zeros(events.n_events, dtype=np.int64), 1, 0
+    local = events.local_time()
+    raw = (local - MONDAY_EPOCH) // level.seconds
+    first, last = int(raw.min()), int(raw.max())
+    return raw - first, last - first + 1, MONDAY_EPOCH + first * level.seconds
+
+
+def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray, int]:
+    """Log-spaced price bin of every event: floor(per_decade * log10(amount)), renumbered from 0."""
+    if amount is None:
+        raise ValueError("price bins need an amount column (card transactions)")
+    if not (np.isfinite(amount) & (amount > 0)).all():
+        raise ValueError("price bins need a positive amount on every event")
+    raw = np.floor(level.per_decade * np.log10(amount)).astype(np.int64)
+    lo = int(raw.min())
+    return raw - lo, int(raw.max()) - lo + 1
+
+
+def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
+    """Map events to points under ``profile`` and build every user's trace (sorted distinct points, counts)."""
+    units = spatial_units(events, profile.spatial, hierarchy)
+    bins, n_bins, origin = time_bins(events, profile.temporal)
+    n_price = 1
+    key = units.of_event * n_bins + bins
+    if profile.price is not None:
+        pbins, n_price = price_bins(events.amount, profile.price)
+        key = key * n_price + pbins
+    indptr, points, counts = dedupe_segments(events.user_offsets(), key)
+    return Traces(profile, indptr, points, counts, units.n_units, n_bins, n_price, units.ids, units.xy, origin)
+
+
+def coarsen(
+    traces: Traces,
+    profile: Profile,
+    unit_map: np.ndarray,
+    n_units: int,
+    unit_ids: np.ndarray,
+    unit_xy: np.ndarray | None = None,
+) -> Traces:
+    """Derive a coarser profile's traces from finer ones without going back to the events.
+
+    ``unit_map`` sends every fine unit to its coarse unit (e.g. antenna -> district). The coarse time width
+    must be a multiple of the fine one (or ``all``). Counts are summed, so the result equals
+    :func:`generalize` on the events.
+    """
+    if traces.n_price_bins != 1 or profile.price is not None:
+        raise ValueError("coarsening of price-binned traces is not supported; generalize from the events")
+    fine_s, coarse_s = traces.profile.temporal.seconds, profile.temporal.seconds
+    fine_unit = traces.point_unit(traces.points)
+    fine_bin = traces.point_bin(traces.points)
+    if coarse_s is None:
+        coarse_bin, n_bins, origin = np.zeros_like(fine_bin), 1, 0
+    elif fine_s is None or coarse_s % fine_s:
+        raise ValueError(f"cannot derive {profile.temporal.label} bins from {traces.profile.temporal.label} bins")
+    else:
+        factor = coarse_s // fine_s
+        shift = ((traces.bin_origin - MONDAY_EPOCH) // fine_s) % factor
+        coarse_bin = (fine_bin + shift) // factor
+        n_bins = (traces.n_bins - 1 + shift) // factor + 1
+        origin = traces.bin_origin - shift * fine_s
+    key = np.asarray(unit_map, dtype=np.int64)[fine_unit] * n_bins + coarse_bin
+    indptr, points, counts = dedupe_segments(traces.indptr, key, traces.counts)
+    return Traces(profile, indptr, points, counts, n_units, n_bins, 1, unit_ids, unit_xy, origin)

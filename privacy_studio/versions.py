@@ -1,0 +1,32 @@
+"""Versions of the studio and of the libraries whose behaviour its numbers depend on."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+from privacy_studio import __version__
+
+_LIBRARIES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "PySide6-Essentials", "pyqtgraph")
+
+
+def library_versions() -> dict[str, str]:
+    """Installed version of each library the studio depends on ("not installed" if missing)."""
+    out = {"privacy-studio": __version__, "python": platform.python_version()}
+    for name in _LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    try:
+        from PySide6 import QtCore  # noqa: PLC0415  (optional at this point: only for the Qt runtime version)
+
+        out["Qt"] = QtCore.qVersion()
+    except ImportError:
+        out["Qt"] = "not available"
+    return out
+
+
+def version_text() -> str:
+    """One line per component, as ``privacy-studio --version`` prints it."""
+    return "\n".join(f"{name} {version}" for name, version in library_versions().items())
