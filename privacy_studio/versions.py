@@ -19,7 +19,7 @@ def library_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     try:
-        from PySide6 import QtCore  # noqa: PLC0415  (optional at this point: only for the Qt runtime version)
+        from PySide6 import QtCore
 
         out["Qt"] = QtCore.qVersion()
     except ImportError:

@@ -22,7 +22,7 @@ class UserError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="privacy-studio",
-        description="Measure how identifiable the people in a behavioural dataset are, across generalizations.",
+        description="Measure how identifiable the people in a behavioural dataset are.",
     )
     parser.add_argument("--version", action="store_true", help="print the studio and library versions")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -179,7 +179,9 @@ class Traces:
         return self.indptr.nbytes + self.points.nbytes + self.counts.nbytes
 
 
-def spatial_units(events: EventTable, level: SpatialLevel, hierarchy: Hierarchy | None = None) -> SpatialUnits:
+def spatial_units(
+    events: EventTable, level: SpatialLevel, hierarchy: Hierarchy | None = None
+) -> SpatialUnits:
     """Map every event to its unit at ``level``; raise ``ValueError`` if the data cannot support it."""
     if level.kind == "level" and hierarchy is not None and level.name == hierarchy.location_level:
         level = SpatialLevel("raw")
@@ -191,12 +193,19 @@ def spatial_units(events: EventTable, level: SpatialLevel, hierarchy: Hierarchy 
         raise ValueError(f"spatial level {level.name!r} needs a hierarchy file (none was loaded)")
     if level.name not in hierarchy.levels:
         known = ", ".join((hierarchy.location_level, *hierarchy.levels))
-        raise ValueError(f"unknown spatial level {level.name!r}; the hierarchy has: {known}, or raw / grid:<km>")
+        raise ValueError(
+            f"unknown spatial level {level.name!r}; the hierarchy has: {known}, or raw / grid:<km>"
+        )
     if (events.location < 0).any():
         raise ValueError(f"level {level.name!r} needs a location id on every event")
     codes = hierarchy.unit_codes[level.name]
     xy = _unit_centres(events, codes, hierarchy.n_units(level.name))
-    return SpatialUnits(codes[events.location].astype(np.int64), hierarchy.n_units(level.name), hierarchy.unit_ids[level.name], xy)
+    return SpatialUnits(
+        codes[events.location].astype(np.int64),
+        hierarchy.n_units(level.name),
+        hierarchy.unit_ids[level.name],
+        xy,
+    )
 
 
 def _raw_units(events: EventTable) -> SpatialUnits:
@@ -215,9 +224,11 @@ def _raw_units(events: EventTable) -> SpatialUnits:
 
 
 def _grid_units(events: EventTable, km: float) -> SpatialUnits:
-    """Square cells of ``km`` side; the units that exist are the cells holding a known location or an event."""
+    """Square cells of ``km`` side; the units that exist are the cells holding a location or an event."""
     if not events.has_coordinates():
-        raise ValueError("a km grid needs coordinates (x_km/y_km or lat/lon) for the events or their locations")
+        raise ValueError(
+            "a km grid needs coordinates (x_km/y_km or lat/lon) for the events or their locations"
+        )
     if np.isnan(events.x_km).any() or np.isnan(events.y_km).any():
         raise ValueError("a km grid needs coordinates on every event; some events have none")
     cx = np.floor(events.x_km / km).astype(np.int64)
@@ -269,7 +280,7 @@ def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray
 
 
 def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
-    """Map events to points under ``profile`` and build every user's trace (sorted distinct points, counts)."""
+    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
     units = spatial_units(events, profile.spatial, hierarchy)
     bins, n_bins, origin = time_bins(events, profile.temporal)
     n_price = 1
@@ -278,7 +289,9 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         pbins, n_price = price_bins(events.amount, profile.price)
         key = key * n_price + pbins
     indptr, points, counts = dedupe_segments(events.user_offsets(), key)
-    return Traces(profile, indptr, points, counts, units.n_units, n_bins, n_price, units.ids, units.xy, origin)
+    return Traces(
+        profile, indptr, points, counts, units.n_units, n_bins, n_price, units.ids, units.xy, origin
+    )
 
 
 def coarsen(
@@ -303,7 +316,9 @@ def coarsen(
     if coarse_s is None:
         coarse_bin, n_bins, origin = np.zeros_like(fine_bin), 1, 0
     elif fine_s is None or coarse_s % fine_s:
-        raise ValueError(f"cannot derive {profile.temporal.label} bins from {traces.profile.temporal.label} bins")
+        raise ValueError(
+            f"cannot derive {profile.temporal.label} bins from {traces.profile.temporal.label} bins"
+        )
     else:
         factor = coarse_s // fine_s
         shift = ((traces.bin_origin - MONDAY_EPOCH) // fine_s) % factor

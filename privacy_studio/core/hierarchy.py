@@ -27,13 +27,17 @@ class Hierarchy:
         return level == self.location_level or level in self.levels
 
     @classmethod
-    def from_mapping(cls, location_ids: np.ndarray, location_level: str, columns: dict[str, np.ndarray]) -> Hierarchy:
+    def from_mapping(
+        cls, location_ids: np.ndarray, location_level: str, columns: dict[str, np.ndarray]
+    ) -> Hierarchy:
         """Build from one array of unit ids per level, aligned with ``location_ids`` (the event codes)."""
         unit_codes: dict[str, np.ndarray] = {}
         unit_ids: dict[str, np.ndarray] = {}
         for level, values in columns.items():
             if len(values) != len(location_ids):
-                raise ValueError(f"hierarchy level {level!r} has {len(values)} entries for {len(location_ids)} locations")
+                raise ValueError(
+                    f"hierarchy level {level!r} has {len(values)} entries for {len(location_ids)} locations"
+                )
             ids, codes = np.unique(np.asarray(values).astype(str), return_inverse=True)
             unit_codes[level] = codes.astype(np.int32)
             unit_ids[level] = ids

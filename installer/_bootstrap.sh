@@ -1,0 +1,49 @@
+# Shared by run-studio.sh and run-tests.sh: system packages (when root), a virtual environment, the studio.
+# Usage: source installer/_bootstrap.sh [extra]   (extra = "test" also installs the test tools)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${PRIVACY_STUDIO_VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+
+# Libraries Qt needs on a bare Debian/Ubuntu, plus Xvfb (real-window tests) and poppler-utils (PDF checks).
+SYSTEM_PACKAGES=(
+  python3-venv libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6 libdbus-1-3
+  libglib2.0-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0
+  libxcb-render-util0 libxcb-image0 libxcb-xfixes0 libxcb-xkb1 libxrender1 libxi6 libsm6 libice6
+  fonts-dejavu-core xvfb xauth poppler-utils
+)
+
+install_system_packages() {
+  if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "Not root or no apt-get: make sure these are installed: ${SYSTEM_PACKAGES[*]}" >&2
+    return 0
+  fi
+  local missing=()
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "Installing system packages: ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+install_python_packages() {
+  local extra="${1:-}"
+  if [ ! -x "$VENV/bin/python" ]; then
+    "$PYTHON" -m venv "$VENV"
+  fi
+  "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null
+  if [ -n "$extra" ]; then
+    "$VENV/bin/python" -m pip install -q -e "$ROOT[$extra]"
+  else
+    "$VENV/bin/python" -m pip install -q -e "$ROOT"
+  fi
+}
+
+# numba compiles each kernel once and keeps it here, so later starts and test runs are fast.
+export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/privacy-studio/numba}"
+mkdir -p "$NUMBA_CACHE_DIR"

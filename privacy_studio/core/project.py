@@ -1,0 +1,458 @@
+"""The ``.psproj`` project file: a versioned JSON document, validated on load, migrated, saved atomically.
+
+A project keeps what is needed to reproduce an analysis — input files (relative paths + content hashes),
+reader mapping, grid and parameters — plus the results computed so far. Never pickle: only JSON.
+The file layout is described in ``docs/project-format.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from privacy_studio import __version__
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.progress import TaskControl
+
+SCHEMA_VERSION = 1
+FORMAT_TAG = "privacy-studio-project"
+SUFFIX = ".psproj"
+SOURCE_ROLES = ("events", "attributes")
+#: Keys of a reader-options dict that hold file paths (stored relative to the project like the sources).
+READER_PATH_KEYS = ("antennas", "hierarchy", "locations")
+
+
+class ProjectError(Exception):
+    """A project file that cannot be read or written: the message names the file, the problem, the fix."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes, or of a folder's files (names + bytes, in sorted order)."""
+    p = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+    for f in files:
+        if p.is_dir():
+            digest.update(f.relative_to(p).as_posix().encode() + b"\0")
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON types: numpy scalars/arrays to Python, tuples to lists, NaN/inf to None."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    raise TypeError(f"cannot store a {type(value).__name__} in a project file")
+
+
+def _relative(path: str, folder: Path) -> str:
+    """``path`` relative to ``folder`` when possible (same drive), in POSIX form; else absolute."""
+    p = Path(path)
+    if not p.is_absolute():
+        return p.as_posix()
+    try:
+        return Path(os.path.relpath(p, folder)).as_posix()
+    except ValueError:  # another drive on Windows
+        return str(p)
+
+
+def _resolve(path: str, folder: Path) -> str:
+    """``path`` made absolute against ``folder`` (the project file's folder) and normalized."""
+    return os.path.normpath(folder / Path(path))
+
+
+@dataclass
+class DataSource:
+    """One input file (or folder of per-user files) with the reader options used to read it."""
+
+    path: str
+    sha256: str | None = None
+    reader: dict[str, Any] = field(default_factory=dict)
+    role: str = "events"
+
+    def exists(self) -> bool:
+        return Path(self.path).exists()
+
+    def aux_paths(self) -> dict[str, str]:
+        """The auxiliary files named in the reader options (antennas, hierarchy, locations) that are set."""
+        return {k: str(self.reader[k]) for k in READER_PATH_KEYS if self.reader.get(k)}
+
+    def to_dict(self, folder: Path | None = None) -> dict[str, Any]:
+        """JSON form; with ``folder``, paths are written relative to it."""
+        reader = jsonable(self.reader)
+        path = self.path
+        if folder is not None:
+            path = _relative(path, folder)
+            reader.update({k: _relative(v, folder) for k, v in self.aux_paths().items()})
+        return {"path": path, "sha256": self.sha256, "reader": reader, "role": self.role}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], folder: Path | None = None) -> DataSource:
+        """Inverse of :meth:`to_dict`; with ``folder``, relative paths are resolved against it."""
+        src = cls(path=d["path"], sha256=d.get("sha256"), reader=dict(d.get("reader") or {}), role=d["role"])
+        if folder is not None:
+            src.path = _resolve(src.path, folder)
+            src.reader.update({k: _resolve(v, folder) for k, v in src.aux_paths().items()})
+        return src
+
+
+def _default_utility() -> dict[str, Any]:
+    return {"domains": [], "scores": {}}
+
+
+def _default_tradeoff() -> dict[str, Any]:
+    return {"risk_measure": "unicity", "risk_p": 4, "utility": None, "ceiling": 0.05}
+
+
+@dataclass
+class Project:
+    """Everything the studio saves: inputs, settings, results, utility scores and trade-off choices."""
+
+    name: str = "Untitled"
+    sources: list[DataSource] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    import_report: dict[str, Any] | None = None
+    utility: dict[str, Any] = field(default_factory=_default_utility)
+    tradeoff: dict[str, Any] = field(default_factory=_default_tradeoff)
+    analyses: dict[str, Any] = field(default_factory=dict)
+    app_version: str = __version__
+    created: str = field(default_factory=_now)
+    modified: str = field(default_factory=_now)
+    path: Path | None = field(default=None, compare=False)
+
+    # --- serialization -------------------------------------------------------------------------------
+
+    def to_dict(self, folder: Path | None = None) -> dict[str, Any]:
+        """The JSON document (current schema); with ``folder``, source paths are relative to it."""
+        return {
+            "format": FORMAT_TAG,
+            "schema_version": SCHEMA_VERSION,
+            "app_version": self.app_version,
+            "name": self.name,
+            "created": self.created,
+            "modified": self.modified,
+            "sources": [s.to_dict(folder) for s in self.sources],
+            "settings": jsonable(self.settings),
+            "results": jsonable(self.results),
+            "import_report": jsonable(self.import_report),
+            "utility": jsonable(self.utility),
+            "tradeoff": jsonable(self.tradeoff),
+            "analyses": jsonable(self.analyses),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, folder: Path | None = None, *, origin: str = "project") -> Project:
+        """Validate and migrate a parsed document, then build the project; ``origin`` names it in errors."""
+        d = migrate(d, origin)
+        _validate(d, origin)
+        return cls(
+            name=d["name"],
+            sources=[DataSource.from_dict(s, folder) for s in d["sources"]],
+            settings=d["settings"],
+            results=d["results"],
+            import_report=d["import_report"],
+            utility=d["utility"],
+            tradeoff=d["tradeoff"],
+            analyses=d["analyses"],
+            app_version=d["app_version"],
+            created=d["created"],
+            modified=d["modified"],
+        )
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Project:
+        """Read, validate and migrate a ``.psproj`` file; relative input paths resolve against its folder."""
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            raise ProjectError(f"{p}: no such project file") from None
+        except IsADirectoryError:
+            raise ProjectError(f"{p}: is a folder, expected a .psproj project file") from None
+        except OSError as exc:
+            raise ProjectError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+        doc = parse_document(raw, str(p))
+        project = cls.from_dict(doc, p.resolve().parent, origin=str(p))
+        project.path = p
+        return project
+
+    def save(self, path: str | os.PathLike[str] | None = None) -> Path:
+        """Write atomically (temp file in the same folder, fsync, rename) and remember the path."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise ProjectError("this project has never been saved: give a file name ending in .psproj")
+        folder = target.resolve().parent
+        if not folder.is_dir():
+            raise ProjectError(f"{target}: the folder {folder} does not exist")
+        self.modified = _now()
+        self.app_version = __version__
+        text = json.dumps(self.to_dict(folder), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise ProjectError(f"{target}: cannot be written ({exc.strerror or exc})") from None
+        _fsync_folder(folder)
+        self.path = target
+        return target
+
+    # --- inputs --------------------------------------------------------------------------------------
+
+    def add_source(
+        self, path: str | os.PathLike[str], reader: dict[str, Any], role: str = "events"
+    ) -> DataSource:
+        """Add an input file with its reader options, hashing its content now."""
+        source = DataSource(path=os.fspath(path), sha256=sha256_of(path), reader=dict(reader), role=role)
+        _check_role(role, "new source")
+        self.sources.append(source)
+        return source
+
+    def events_source(self) -> DataSource:
+        """The (first) events source; :class:`ProjectError` if the project has none."""
+        for s in self.sources:
+            if s.role == "events":
+                return s
+        raise ProjectError(f"{self.name}: the project has no events data source; import a file first")
+
+    def missing_sources(self) -> list[DataSource]:
+        """Sources whose file, or one of whose auxiliary files (antennas, hierarchy), is not there."""
+        return [
+            s
+            for s in self.sources
+            if not s.exists() or any(not Path(a).exists() for a in s.aux_paths().values())
+        ]
+
+    def changed_sources(self) -> list[DataSource]:
+        """Present sources whose content no longer matches the hash saved with the project."""
+        return [s for s in self.sources if s.sha256 and s.exists() and sha256_of(s.path) != s.sha256]
+
+    def relocate(self, source: DataSource, new_path: str | os.PathLike[str]) -> None:
+        """Point ``source`` at a moved file; auxiliary files that moved along with it follow."""
+        if source not in self.sources:
+            raise ProjectError(f"{source.path}: not a data source of this project")
+        new = Path(new_path)
+        if not new.exists():
+            raise ProjectError(f"{new}: no such file; choose the moved copy of {Path(source.path).name}")
+        old_folder = Path(source.path).parent
+        for key, aux in source.aux_paths().items():
+            moved = (
+                new.parent / Path(aux).relative_to(old_folder)
+                if Path(aux).is_relative_to(old_folder)
+                else None
+            )
+            if not Path(aux).exists() and moved is not None and moved.exists():
+                source.reader[key] = str(moved)
+        source.path = str(new)
+
+    def load_dataset(self, control: TaskControl | None = None) -> Dataset:
+        """Read the events source with its saved reader options (a clear error if files are missing)."""
+        from privacy_studio.core.io import ReaderOptions, load_dataset
+
+        source = self.events_source()
+        if source in self.missing_sources():
+            missing = [source.path, *source.aux_paths().values()]
+            gone = ", ".join(p for p in missing if not Path(p).exists())
+            raise ProjectError(f"{self.name}: input file not found: {gone}; relocate it in the project")
+        return load_dataset(source.path, ReaderOptions.from_dict(source.reader), control)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable where the platform allows opening a folder."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- parsing and validation ---------------------------------------------------------------------------
+
+
+def parse_document(raw: bytes, origin: str) -> Any:
+    """Decode the bytes of a project file as UTF-8 JSON, with a readable message for each failure."""
+    if not raw.strip():
+        raise ProjectError(f"{origin}: the file is empty; expected a Privacy Studio project (JSON)")
+    if b"\0" in raw[:4096]:
+        raise ProjectError(f"{origin}: this is a binary file, not a Privacy Studio project (JSON text)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ProjectError(
+            f"{origin}: not UTF-8 text (byte {exc.start}); expected a project in JSON"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = " — the file looks truncated" if exc.pos >= len(text.rstrip()) - 1 else ""
+        raise ProjectError(
+            f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}"
+        ) from None
+
+
+def _version_of(d: dict[str, Any], origin: str) -> int:
+    if "schema_version" in d:
+        version = d["schema_version"]
+    elif d.get("format") == FORMAT_TAG and "version" in d:
+        version = d["version"]  # schema 0 called it "version"
+    else:
+        raise ProjectError(f"{origin}: no schema version; expected a Privacy Studio project (.psproj)")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise ProjectError(f"{origin}: schema version {version!r} is not a non-negative whole number")
+    if version > SCHEMA_VERSION:
+        by = d.get("app_version", "a newer version")
+        raise ProjectError(
+            f"{origin}: written by Privacy Studio {by} with schema {version}; this studio ({__version__}) "
+            f"reads schema {SCHEMA_VERSION} and older — update the studio to open it"
+        )
+    return version
+
+
+def _migrate_0_to_1(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 0 (studio 0.0.x) had one ``data`` block and a flat grid; schema 1 has sources + settings."""
+    data = dict(d.get("data") or {})
+    path = data.pop("events", None)
+    if not isinstance(path, str):
+        raise ValueError("data.events (the events file path) is missing")
+    sha = data.pop("events_sha256", None)
+    grid = d.get("grid") or {}
+    p_max = d.get("p_max", 10)
+    if not isinstance(p_max, int) or p_max < 1:
+        raise ValueError(f"p_max must be a whole number >= 1, got {p_max!r}")
+    settings = {
+        "spatial": list(grid.get("spatial", [])),
+        "temporal": list(grid.get("temporal", [])),
+        "p_values": list(range(1, p_max + 1)),
+        "seed": d.get("seed", 0),
+    }
+    return {
+        "format": FORMAT_TAG,
+        "schema_version": 1,
+        "app_version": d.get("app_version", "0.0"),
+        "name": d.get("title", "Untitled"),
+        "created": d.get("saved", _now()),
+        "modified": d.get("saved", _now()),
+        "sources": [{"path": path, "sha256": sha, "reader": data, "role": "events"}],
+        "settings": settings,
+        "results": list(d.get("results", [])),
+        "import_report": None,
+        "utility": _default_utility(),
+        "tradeoff": _default_tradeoff(),
+        "analyses": {},
+    }
+
+
+#: ``_MIGRATIONS[v]`` turns a schema-``v`` document into a schema ``v + 1`` one.
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_0_to_1}
+
+
+def migrate(d: Any, origin: str = "project") -> dict[str, Any]:
+    """Bring a parsed document of any supported schema up to :data:`SCHEMA_VERSION`, step by step."""
+    if not isinstance(d, dict):
+        raise ProjectError(f"{origin}: expected a JSON object at the top level, found {_kind(d)}")
+    if d.get("format", FORMAT_TAG) != FORMAT_TAG:
+        raise ProjectError(f"{origin}: format is {d.get('format')!r}, expected {FORMAT_TAG!r}")
+    version = _version_of(d, origin)
+    while version < SCHEMA_VERSION:
+        try:
+            d = _MIGRATIONS[version](d)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ProjectError(f"{origin}: cannot upgrade from schema {version}: {exc}") from None
+        version += 1
+    return d
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a text", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "format": (str, "a text"),
+    "schema_version": (int, "a whole number"),
+    "app_version": (str, "a text"),
+    "name": (str, "a text"),
+    "created": (str, "an ISO date-time text"),
+    "modified": (str, "an ISO date-time text"),
+    "sources": (list, "a list"),
+    "settings": (dict, "an object"),
+    "results": (list, "a list"),
+    "import_report": ((dict, type(None)), "an object or null"),
+    "utility": (dict, "an object"),
+    "tradeoff": (dict, "an object"),
+    "analyses": (dict, "an object"),
+}
+
+
+def _check_role(role: Any, where: str) -> None:
+    if role not in SOURCE_ROLES:
+        raise ProjectError(f"{where}: role {role!r} is not one of {', '.join(SOURCE_ROLES)}")
+
+
+def _validate(d: dict[str, Any], origin: str) -> None:
+    """Check every field of a current-schema document; the first problem is reported with its place."""
+    unknown = sorted(set(d) - set(_FIELDS))
+    if unknown:
+        raise ProjectError(f"{origin}: unknown field(s) {', '.join(unknown)} for schema {SCHEMA_VERSION}")
+    for key, (types, expected) in _FIELDS.items():
+        if key not in d:
+            raise ProjectError(f"{origin}: field {key!r} is missing (expected {expected})")
+        if not isinstance(d[key], types) or isinstance(d[key], bool):
+            raise ProjectError(f"{origin}: field {key!r} is {_kind(d[key])}, expected {expected}")
+    for i, s in enumerate(d["sources"]):
+        where = f"{origin}: sources[{i}]"
+        if not isinstance(s, dict):
+            raise ProjectError(f"{where} is {_kind(s)}, expected an object with path, sha256, reader, role")
+        if not isinstance(s.get("path"), str) or not s["path"]:
+            raise ProjectError(f"{where}.path is missing or not a text")
+        if s.get("sha256") is not None and not (isinstance(s["sha256"], str) and len(s["sha256"]) == 64):
+            raise ProjectError(f"{where}.sha256 must be a 64-character hex text or null")
+        if not isinstance(s.get("reader", {}), dict):
+            raise ProjectError(f"{where}.reader is {_kind(s['reader'])}, expected an object")
+        _check_role(s.get("role"), where)
+    for i, r in enumerate(d["results"]):
+        if not isinstance(r, dict):
+            raise ProjectError(f"{origin}: results[{i}] is {_kind(r)}, expected an object")
+    for key in ("domains", "scores"):
+        if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
+            raise ProjectError(f"{origin}: utility.{key} has the wrong type")

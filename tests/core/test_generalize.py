@@ -1,0 +1,205 @@
+"""Generalization to CSR traces against a plain-Python reference built with datetime and dicts."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.events import LocationTable, build_event_table, to_local_seconds
+from privacy_studio.core.generalize import (
+    Profile,
+    SpatialLevel,
+    TemporalLevel,
+    coarsen,
+    generalize,
+)
+from privacy_studio.core.hierarchy import Hierarchy
+
+T0 = 1_709_251_200  # 2024-03-01 00:00 UTC: the window covers the European DST change of 31 March
+
+
+def reference_local_bin(utc: int, tz: str, width: int | None) -> int:
+    """Bin index counted from the Monday 1970-01-05 in local wall-clock time (None width: one bin)."""
+    if width is None:
+        return 0
+    local = datetime.fromtimestamp(utc, UTC).astimezone(ZoneInfo(tz)).replace(tzinfo=None)
+    monday = datetime(1970, 1, 5)
+    return math.floor((local - monday) / timedelta(seconds=width))
+
+
+def reference_traces(users, times, locs, tz, width, unit_of_location):
+    """user id -> {(unit, absolute bin): count} computed one event at a time."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for u, t, loc in zip(users, times, locs, strict=True):
+        out[str(u)][(unit_of_location(loc), reference_local_bin(int(t), tz, width))] += 1
+    return out
+
+
+def decode(traces, events):
+    """Turn CSR traces back into the reference's dict form using the profile's unit and bin numbering."""
+    first_bin = None
+    if traces.profile.temporal.seconds is not None:
+        first_bin = (traces.bin_origin - 4 * 86400) // traces.profile.temporal.seconds
+    out: dict[str, Counter] = {}
+    for code, uid in enumerate(events.user_ids):
+        pts = traces.trace(code)
+        cnt = traces.counts[traces.indptr[code] : traces.indptr[code + 1]]
+        units = traces.unit_ids[traces.point_unit(pts)]
+        bins = traces.point_bin(pts) + (first_bin or 0)
+        out[str(uid)] = Counter(
+            {(str(un), int(b)): int(c) for un, b, c in zip(units, bins, cnt, strict=True)}
+        )
+        assert np.all(np.diff(pts) > 0), "points must be strictly ascending within a user"
+    return out
+
+
+events_strategy = st.lists(
+    st.tuples(
+        st.integers(0, 6),  # user
+        st.integers(0, 60 * 86400),  # seconds after T0
+        st.integers(0, 7),  # location
+    ),
+    min_size=1,
+    max_size=80,
+)
+
+
+@given(
+    rows=events_strategy,
+    tz=st.sampled_from(["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata"]),
+    width=st.sampled_from([None, 60, 900, 3600, 6 * 3600, 86400, 7 * 86400, 5000]),
+)
+def test_generalize_matches_reference_on_raw_locations(rows, tz, width) -> None:
+    users = np.array([f"u{r[0]}" for r in rows])
+    times = np.array([T0 + r[1] for r in rows], dtype=np.int64)
+    locs = np.array([f"L{r[2]}" for r in rows])
+    events = build_event_table(users, times, locs, tz=tz)
+    profile = Profile(SpatialLevel("raw"), TemporalLevel(width))
+    traces = generalize(events, profile)
+    expected = reference_traces(users, times, locs, tz, width, lambda loc: str(loc))
+    assert decode(traces, events) == expected
+    assert traces.nnz == sum(len(c) for c in expected.values())
+    assert traces.counts.sum() == len(rows)
+    assert traces.d == events.n_locations * traces.n_bins
+
+
+@given(
+    rows=events_strategy, fine=st.sampled_from([3600, 2 * 3600]), factor=st.sampled_from([1, 3, 6, 12, 84])
+)
+def test_coarsen_equals_generalizing_the_events(rows, fine, factor) -> None:
+    users = np.array([r[0] for r in rows])
+    times = np.array([T0 + 1800 + r[1] for r in rows], dtype=np.int64)
+    locs = np.array([r[2] for r in rows])
+    events = build_event_table(users, times, locs, tz="Europe/Paris")
+    district = np.array([int(i) % 3 for i in events.location_ids])
+    hier = Hierarchy.from_mapping(events.location_ids, "antenna", {"district": district})
+    fine_traces = generalize(events, Profile(SpatialLevel("raw"), TemporalLevel(fine)), hier)
+    for temporal in (TemporalLevel(fine * factor), TemporalLevel(None)):
+        profile = Profile(SpatialLevel("level", name="district"), temporal)
+        direct = generalize(events, profile, hier)
+        derived = coarsen(
+            fine_traces,
+            profile,
+            hier.unit_codes["district"],
+            hier.n_units("district"),
+            hier.unit_ids["district"],
+        )
+        np.testing.assert_array_equal(direct.indptr, derived.indptr)
+        np.testing.assert_array_equal(direct.points, derived.points)
+        np.testing.assert_array_equal(direct.counts, derived.counts)
+        assert (direct.n_bins, direct.bin_origin) == (derived.n_bins, derived.bin_origin)
+
+
+def test_hierarchy_level_and_dimensionality() -> None:
+    events = build_event_table(
+        np.array(["a", "a", "b", "c"]),
+        np.array([T0, T0 + 7200, T0 + 60, T0 + 86400]),
+        np.array(["x1", "x2", "x1", "x3"]),
+    )
+    hier = Hierarchy.from_mapping(events.location_ids, "antenna", {"zip": np.array(["Z1", "Z1", "Z2"])})
+    traces = generalize(events, Profile.parse("zip", "1d"), hier)
+    assert traces.n_units == 2 and traces.n_bins == 2 and traces.d == 4
+    assert traces.lengths().tolist() == [1, 1, 1]  # a's two events fall in the same (zip, day)
+    assert traces.counts.tolist() == [2, 1, 1]
+    assert traces.fill_rate() == pytest.approx(3 / (3 * 4))
+    # The location level itself means raw.
+    assert generalize(events, Profile.parse("antenna", "1d"), hier).n_units == 3
+
+
+def test_grid_cells_follow_coordinates() -> None:
+    x = np.array([0.1, 0.9, 1.2, 5.5, 0.4])
+    y = np.array([0.1, 0.2, 0.3, 5.5, 0.9])
+    events = build_event_table(np.array([1, 1, 2, 2, 3]), np.full(5, T0), None, x_km=x, y_km=y)
+    traces = generalize(events, Profile.parse("grid:1", "all"))
+    # cells: (0,0) holds x=0.1,0.9,0.4; (1,0) holds 1.2; (5,5) holds 5.5
+    assert traces.n_units == 3
+    assert traces.lengths().tolist() == [1, 2, 1]
+    assert generalize(events, Profile.parse("grid:10", "all")).n_units == 1
+
+
+def test_coordinates_only_raw_level_uses_distinct_pairs() -> None:
+    x = np.array([1.0, 1.0, 2.0])
+    y = np.array([3.0, 3.0, 3.0])
+    events = build_event_table(np.array([1, 2, 2]), np.full(3, T0), None, x_km=x, y_km=y)
+    traces = generalize(events, Profile.parse("raw", "1h"))
+    assert traces.n_units == 2
+    assert traces.lengths().tolist() == [1, 2]
+
+
+def test_price_bins_are_log_spaced() -> None:
+    amount = np.array([1.0, 9.0, 10.0, 99.0, 100.0])
+    events = build_event_table(np.zeros(5, dtype=int), np.full(5, T0), np.array(["s"] * 5), amount=amount)
+    traces = generalize(events, Profile.parse("raw", "1d", price_per_decade=1))
+    assert traces.n_price_bins == 3
+    assert traces.counts.tolist() == [2, 2, 1]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("grid:abc", "not a number"), ("grid:-1", "positive"), ("", "empty")],
+)
+def test_bad_spatial_levels(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SpatialLevel.parse(text)
+
+
+@pytest.mark.parametrize("text", ["1 fortnight", "h", "-1h", "0h"])
+def test_bad_time_widths(text: str) -> None:
+    with pytest.raises(ValueError):
+        TemporalLevel.parse(text)
+
+
+def test_time_width_labels_round_trip() -> None:
+    for text in ("15min", "1h", "6h", "12h", "1d", "1w", "all"):
+        assert TemporalLevel.parse(text).label == text
+
+
+def test_unknown_hierarchy_level_names_the_known_ones() -> None:
+    events = build_event_table(np.array([1]), np.array([T0]), np.array(["x"]))
+    hier = Hierarchy.from_mapping(events.location_ids, "antenna", {"zip": np.array(["Z"])})
+    with pytest.raises(ValueError, match="antenna, zip"):
+        generalize(events, Profile.parse("county", "1h"), hier)
+    with pytest.raises(ValueError, match="hierarchy"):
+        generalize(events, Profile.parse("zip", "1h"))
+
+
+def test_local_time_honours_daylight_saving() -> None:
+    before = 1_711_846_800  # 2024-03-31 01:00 UTC = 03:00 CEST (just after the change)
+    local = to_local_seconds(np.array([before - 3600, before]), "Europe/Paris")
+    assert (local - np.array([before - 3600, before])).tolist() == [3600, 7200]
+
+
+def test_location_table_orders_codes() -> None:
+    table = LocationTable(np.array(["b", "a"]), np.zeros(2), np.zeros(2), np.array([1.0, 2.0]), np.zeros(2))
+    events = build_event_table(
+        np.array([1, 1]), np.array([T0, T0 + 1]), np.array(["a", "b"]), locations=table
+    )
+    assert events.location.tolist() == [1, 0]
+    assert events.location_ids.tolist() == ["b", "a"]
