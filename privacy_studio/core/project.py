@@ -284,13 +284,13 @@ class Project:
 
     def load_dataset(self, control: TaskControl | None = None) -> Dataset:
         """Read the events source with its saved reader options (a clear error if files are missing)."""
-        from privacy_studio.core.io import ReaderOptions, load_dataset
-
         source = self.events_source()
         if source in self.missing_sources():
             missing = [source.path, *source.aux_paths().values()]
             gone = ", ".join(p for p in missing if not Path(p).exists())
             raise ProjectError(f"{self.name}: input file not found: {gone}; relocate it in the project")
+        from privacy_studio.core.io import ReaderOptions, load_dataset
+
         return load_dataset(source.path, ReaderOptions.from_dict(source.reader), control)
 
 

@@ -1,0 +1,206 @@
+"""Project files: round trip, relative paths, hashes, migration from schema 0, and rejected files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.project import (
+    SCHEMA_VERSION,
+    DataSource,
+    Project,
+    ProjectError,
+    migrate,
+    sha256_of,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> Path:
+    """A copy of the golden project folder, so tests may move and change files."""
+    shutil.copytree(DATA, tmp_path / "proj")
+    return tmp_path / "proj"
+
+
+def _sample_project(folder: Path) -> Project:
+    p = Project(name="Études à Paris")
+    p.add_source(
+        folder / "inputs" / "events.csv", {"tz": "UTC", "antennas": str(folder / "inputs/antennas.csv")}
+    )
+    p.settings = {"spatial": ["zip"], "temporal": ["1h"], "p_values": [1, 2], "seed": 3}
+    p.results = [{"label": "zip/1h", "unicity": [np.float64(0.25), 0.5], "n": np.int64(4), "ci": (0.1, 0.4)}]
+    p.utility = {"domains": ["transport"], "scores": {"zip/1h": {"transport": 7.0}}}
+    p.analyses = {"anonymizability": {"k": [2, 5]}}
+    return p
+
+
+def test_round_trip_keeps_everything(inputs: Path) -> None:
+    p = _sample_project(inputs)
+    saved = p.save(inputs / "study.psproj")
+    q = Project.load(saved)
+    assert q.to_dict() == p.to_dict()  # numpy values become plain numbers and tuples lists in the file
+    assert q.results[0]["unicity"] == [0.25, 0.5] and q.results[0]["ci"] == [0.1, 0.4]
+    assert q.path == saved and q.missing_sources() == []
+
+
+def test_paths_are_stored_relative_and_resolved_on_load(inputs: Path, tmp_path: Path) -> None:
+    p = _sample_project(inputs)
+    p.save(inputs / "study.psproj")
+    doc = json.loads((inputs / "study.psproj").read_text(encoding="utf-8"))
+    src = doc["sources"][0]
+    assert src["path"] == "inputs/events.csv" and src["reader"]["antennas"] == "inputs/antennas.csv"
+    moved = tmp_path / "moved"
+    shutil.move(inputs, moved)  # the whole folder moves: relative paths still work
+    q = Project.load(moved / "study.psproj")
+    assert Path(q.sources[0].path) == (moved / "inputs" / "events.csv").resolve()
+    assert q.missing_sources() == [] and q.changed_sources() == []
+
+
+def test_hash_detects_changed_content(inputs: Path) -> None:
+    p = _sample_project(inputs)
+    assert p.sources[0].sha256 == sha256_of(inputs / "inputs" / "events.csv")
+    (inputs / "inputs" / "events.csv").write_text("caller,ts,cell\nu2,2026-01-01 11:00,a1\n")
+    assert p.changed_sources() == p.sources
+
+
+def test_missing_source_is_reported_and_relocated(inputs: Path, tmp_path: Path) -> None:
+    p = _sample_project(inputs)
+    p.save(inputs / "study.psproj")
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(inputs / "inputs", elsewhere)
+    q = Project.load(inputs / "study.psproj")
+    assert q.missing_sources() == q.sources
+    with pytest.raises(ProjectError, match="input file not found"):
+        q.load_dataset()
+    with pytest.raises(ProjectError, match="no such file"):
+        q.relocate(q.sources[0], tmp_path / "nope.csv")
+    q.relocate(q.sources[0], elsewhere / "events.csv")
+    assert q.missing_sources() == []  # the antennas file that moved along was found too
+    assert q.sources[0].reader["antennas"] == str(elsewhere / "antennas.csv")
+
+
+def test_save_is_atomic_and_leaves_no_temp_files(inputs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = _sample_project(inputs)
+    target = p.save(inputs / "study.psproj")
+    before = target.read_bytes()
+    p.name = "changed"
+
+    def fail(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("privacy_studio.core.project.os.replace", fail)
+    with pytest.raises(ProjectError, match="No space left"):
+        p.save()
+    assert target.read_bytes() == before  # the old file is intact
+    assert sorted(f.name for f in inputs.iterdir() if f.name.endswith(".tmp")) == []
+
+
+def test_save_without_path_is_a_clear_error() -> None:
+    with pytest.raises(ProjectError, match="never been saved"):
+        Project().save()
+
+
+def test_schema_0_is_migrated_like_the_golden_schema_1(inputs: Path) -> None:
+    old = Project.load(inputs / "v0_project.psproj")
+    new = Project.load(inputs / "v1_project.psproj")
+    assert old == new
+    assert old.settings["p_values"] == [1, 2, 3, 4] and old.settings["seed"] == 7
+    assert old.sources[0].reader["mapping"] == {"user": "caller", "time": "ts", "location": "cell"}
+    assert Path(old.sources[0].reader["hierarchy"]) == (inputs / "inputs" / "hierarchy.csv").resolve()
+
+
+def test_migrated_project_saves_as_current_schema(inputs: Path) -> None:
+    Project.load(inputs / "v0_project.psproj").save(inputs / "upgraded.psproj")
+    doc = json.loads((inputs / "upgraded.psproj").read_text())
+    assert doc["schema_version"] == SCHEMA_VERSION and "version" not in doc
+
+
+def test_broken_schema_0_names_the_problem() -> None:
+    with pytest.raises(ProjectError, match=r"cannot upgrade from schema 0: data.events"):
+        migrate({"format": "privacy-studio-project", "version": 0, "data": {}}, "old.psproj")
+
+
+def _golden() -> dict:
+    return json.loads((DATA / "v1_project.psproj").read_text())
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "file is empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
+        (b"\xff\xfe{\xe9}", "not UTF-8"),
+        (b"name = 'a toml file'", "not valid JSON at line 1"),
+        ((DATA / "v1_project.psproj").read_bytes()[:300], "looks truncated"),
+        (b"[1, 2, 3]", "expected a JSON object at the top level, found a list"),
+        (b'{"name": "x"}', "no schema version"),
+        (b'{"format": "qgis-project", "schema_version": 1}', "expected 'privacy-studio-project'"),
+        (
+            json.dumps({**_golden(), "schema_version": 99, "app_version": "9.0"}).encode(),
+            "Privacy Studio 9.0",
+        ),
+        (json.dumps({**_golden(), "schema_version": "1"}).encode(), "not a non-negative whole number"),
+        (
+            json.dumps({**_golden(), "settings": []}).encode(),
+            "field 'settings' is a list, expected an object",
+        ),
+        (json.dumps({k: v for k, v in _golden().items() if k != "results"}).encode(), "'results' is missing"),
+        (json.dumps({**_golden(), "colour": "red"}).encode(), "unknown field"),
+        (json.dumps({**_golden(), "sources": [{"path": "a.csv", "role": "x"}]}).encode(), "role 'x'"),
+        (json.dumps({**_golden(), "sources": [{"role": "events"}]}).encode(), r"sources\[0\].path"),
+        (
+            json.dumps({**_golden(), "sources": [{"path": "a", "sha256": "abc", "role": "events"}]}).encode(),
+            "sha256",
+        ),
+        (json.dumps({**_golden(), "results": [3]}).encode(), r"results\[0\] is a number"),
+    ],
+)
+def test_bad_files_are_rejected_with_clear_messages(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.psproj"
+    path.write_bytes(content)
+    with pytest.raises(ProjectError, match=message) as info:
+        Project.load(path)
+    assert str(path) in str(info.value)
+
+
+def test_unreadable_paths_are_clear(tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="no such project file"):
+        Project.load(tmp_path / "absent.psproj")
+    with pytest.raises(ProjectError, match="is a folder"):
+        Project.load(tmp_path)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**9), 10**9)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(
+    name=st.text(max_size=20),
+    results=st.lists(st.dictionaries(st.text(max_size=6), json_values, max_size=4), max_size=3),
+    analyses=st.dictionaries(st.text(max_size=6), json_values, max_size=3),
+)
+def test_any_json_content_round_trips(
+    tmp_path_factory: pytest.TempPathFactory, name, results, analyses
+) -> None:
+    folder = tmp_path_factory.mktemp("rt")
+    p = Project(name=name, results=results, analyses=analyses)
+    p.sources.append(DataSource(path=str(folder / "x.csv"), reader={"tz": "UTC"}))
+    p.save(folder / "p.psproj")
+    assert Project.load(folder / "p.psproj") == p
