@@ -1,0 +1,121 @@
+"""Two datasets of (possibly) the same people put on one point space, and how their users correspond.
+
+Matching and profiling compare users of an identified dataset with users of an anonymous one bin by bin, so
+both must be generalized together: same spatial units, same time-bin origin. The two event tables are merged
+(identified users first), generalized once and split back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privacy_studio.core.events import EventTable, LocationTable, build_event_table
+from privacy_studio.core.geo import LocalProjection
+from privacy_studio.core.hierarchy import Hierarchy
+
+_PREFIX = ("0|", "1|")  # sorts every identified user before every anonymous one, keeping their own order
+
+
+@dataclass
+class MergedTables:
+    """Both datasets in one table: user codes ``0..n_first-1`` are the first dataset's users, in its order."""
+
+    events: EventTable
+    hierarchy: Hierarchy | None
+    n_first: int
+
+
+def merge_tables(
+    first: EventTable, second: EventTable, h_first: Hierarchy | None = None, h_second: Hierarchy | None = None
+) -> MergedTables:
+    """One event table holding both datasets; locations with the same id are taken to be the same place."""
+    if first.n_events == 0 or second.n_events == 0:
+        raise ValueError("both datasets need at least one event for a linkage attack")
+    cols: dict[str, np.ndarray | None] = {}
+    for name in ("x_km", "y_km", "lat", "lon", "amount"):
+        a, b = getattr(first, name), getattr(second, name)
+        cols[name] = None if a is None or b is None else np.concatenate([a, b])
+    projection = None
+    if cols["lat"] is not None and cols["lon"] is not None:
+        projection = LocalProjection.centred_on(cols["lat"], cols["lon"])
+        cols["x_km"], cols["y_km"] = projection.forward(cols["lat"], cols["lon"])
+    users = np.concatenate(
+        [
+            np.char.add(_PREFIX[0], first.user_ids[first.user]),
+            np.char.add(_PREFIX[1], second.user_ids[second.user]),
+        ]
+    )
+    times = np.concatenate([first.time, second.time])
+    has_ids = (first.location >= 0).all() and (second.location >= 0).all()
+    location = locations = None
+    if has_ids:
+        location = np.concatenate([first.location_ids[first.location], second.location_ids[second.location]])
+        locations = _merge_locations(first, second, projection)
+    events = build_event_table(users, times, location, tz=first.tz, locations=locations, **cols)
+    hierarchy = _merge_hierarchies(events.location_ids, first, second, h_first, h_second)
+    return MergedTables(events, hierarchy, first.n_users)
+
+
+def _merge_locations(
+    first: EventTable, second: EventTable, projection: LocalProjection | None
+) -> LocationTable | None:
+    if first.locations is None or second.locations is None:
+        return None
+    ids = np.concatenate([first.locations.ids, second.locations.ids]).astype(str)
+    uniq, where = np.unique(ids, return_index=True)
+    lat = np.concatenate([first.locations.lat, second.locations.lat])[where]
+    lon = np.concatenate([first.locations.lon, second.locations.lon])[where]
+    if projection is not None:
+        x, y = projection.forward(lat, lon)
+    else:
+        x = np.concatenate([first.locations.x_km, second.locations.x_km])[where]
+        y = np.concatenate([first.locations.y_km, second.locations.y_km])[where]
+    return LocationTable(uniq, lat, lon, x, y)
+
+
+def _merge_hierarchies(
+    location_ids: np.ndarray,
+    first: EventTable,
+    second: EventTable,
+    h_first: Hierarchy | None,
+    h_second: Hierarchy | None,
+) -> Hierarchy | None:
+    """The levels both hierarchies share, re-indexed on the merged location ids."""
+    known = [(t, h) for t, h in ((first, h_first), (second, h_second)) if h is not None]
+    if not known:
+        return None
+    levels = [lv for lv in known[0][1].levels if all(lv in h.levels for _, h in known)]
+    columns: dict[str, np.ndarray] = {}
+    for level in levels:
+        unit_of: dict[str, str] = {}
+        for table, h in known:
+            units = h.unit_ids[level][h.unit_codes[level]]
+            unit_of.update(zip(table.location_ids.tolist(), units.tolist(), strict=True))
+        missing = [lid for lid in location_ids.tolist() if lid not in unit_of]
+        if missing:
+            raise ValueError(
+                f"location {missing[0]!r} is in no hierarchy file, so level {level!r} cannot be used"
+            )
+        columns[level] = np.asarray([unit_of[lid] for lid in location_ids.tolist()])
+    return Hierarchy.from_mapping(location_ids, known[0][1].location_level, columns)
+
+
+def truth_pairs(
+    first_ids: np.ndarray, second_ids: np.ndarray, links: list[tuple[str, str]] | None = None
+) -> np.ndarray:
+    """For every user of the first dataset, the code of the same person in the second (-1 if absent).
+
+    Without ``links`` the same person has the same id in both; ``links`` lists (first id, second id) pairs.
+    """
+    second_code = {s: i for i, s in enumerate(np.asarray(second_ids).astype(str).tolist())}
+    first_list = np.asarray(first_ids).astype(str).tolist()
+    if links is None:
+        return np.asarray([second_code.get(u, -1) for u in first_list], dtype=np.int64)
+    first_code = {u: i for i, u in enumerate(first_list)}
+    out = np.full(len(first_list), -1, dtype=np.int64)
+    for a, b in links:
+        if a in first_code and b in second_code:
+            out[first_code[a]] = second_code[b]
+    return out
