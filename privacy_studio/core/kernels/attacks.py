@@ -22,7 +22,7 @@ TERM_DOT = 3  # negative product (cosine distance on L2-normalized vectors, or -
 
 @nb.njit(cache=True)
 def poisson_log_ratio(a1: int, a2: int, lam1: float, lam2: float, theta: float) -> float:
-    """ln of P_same(a1, a2) / (Pois(a1; lam1) Pois(a2; lam2)) for the bivariate Poisson with shared ``theta``."""
+    """ln P_same(a1, a2) / (Pois(a1; lam1) Pois(a2; lam2)): bivariate Poisson with shared part ``theta``."""
     r1 = lam1 - theta
     r2 = lam2 - theta
     best = -np.inf
@@ -139,7 +139,7 @@ def eccentricity(scores: np.ndarray, chosen: np.ndarray) -> np.ndarray:
 
 @nb.njit(parallel=True, cache=True)
 def rank_of_target(costs: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Per row: how many columns have a strictly smaller cost than ``target[u]`` (0 = best); -1 if no target."""
+    """Per row: columns with a strictly smaller cost than column ``target[u]`` (0 = best); -1 if no target."""
     n_u, n_v = costs.shape
     out = np.full(n_u, -1, dtype=np.int64)
     for u in nb.prange(n_u):
@@ -156,26 +156,50 @@ def rank_of_target(costs: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def swap_ranks(order: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Rank swapping of one attribute: position -> source position after the swaps.
+def swap_within_window(window: int, draws: np.ndarray) -> np.ndarray:
+    """Rank swapping of one attribute: for every sorted position, the sorted position whose value it gets.
 
-    Walking the ranks upwards, every not-yet-swapped rank i is swapped with the first unswapped rank at
-    ``i + offsets[i]`` or above (within the array); ``offsets[i] <= 0`` leaves rank i alone.
+    Walking the ranks upwards, every not-yet-swapped rank i is swapped with a rank chosen uniformly (by
+    ``draws[i]`` in [0, 1)) among the unswapped ranks i+1..i+window; so no value moves more than ``window``.
     """
-    n = len(order)
+    n = len(draws)
     source = np.arange(n)
     swapped = np.zeros(n, dtype=np.bool_)
     for i in range(n):
-        if swapped[i] or offsets[i] <= 0:
+        if swapped[i]:
             continue
-        j = i + offsets[i]
+        free = 0
+        for j in range(i + 1, min(n, i + window + 1)):
+            free += not swapped[j]
+        if free == 0:
+            continue
+        pick = int(draws[i] * free)
+        for j in range(i + 1, min(n, i + window + 1)):
+            if not swapped[j]:
+                if pick == 0:
+                    source[i], source[j] = j, i
+                    swapped[i] = swapped[j] = True
+                    break
+                pick -= 1
+    return source
+
+
+@nb.njit(cache=True)
+def swap_at_offsets(offsets: np.ndarray) -> np.ndarray:
+    """Rank swapping with drawn distances: unswapped rank i takes the first free rank >= i + offsets[i]."""
+    n = len(offsets)
+    source = np.arange(n)
+    swapped = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        if swapped[i]:
+            continue
+        j = i + max(1, offsets[i])
         while j < n and swapped[j]:
             j += 1
         if j >= n:
             continue
-        source[i], source[j] = source[j], source[i]
-        swapped[i] = True
-        swapped[j] = True
+        source[i], source[j] = j, i
+        swapped[i] = swapped[j] = True
     return source
 
 

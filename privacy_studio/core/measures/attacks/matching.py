@@ -106,7 +106,7 @@ def matching_scores(first: UserVectors, second: UserVectors, c: float = 0.5) -> 
 
 
 def assign_max(scores: np.ndarray) -> np.ndarray:
-    """Maximum-weight assignment: for every row the chosen column, -1 for rows left out (more rows than columns)."""
+    """Maximum-weight assignment: the chosen column of every row, -1 for rows left out."""
     rows, cols = linear_sum_assignment(scores, maximize=True)
     out = np.full(scores.shape[0], -1, dtype=np.int64)
     out[rows] = cols

@@ -52,7 +52,7 @@ def location_histograms(
 
 
 def profiling_costs(first: UserVectors, second: UserVectors, distance: str = "js") -> np.ndarray:
-    """Cost (lower = more alike) between every pair of histograms: JS divergence, cosine or L1 distance, -dot."""
+    """Cost (lower = more alike) of every pair of histograms: JS divergence, cosine or L1 distance, -dot."""
     if distance not in DISTANCES:
         raise ValueError(f"unknown distance {distance!r}; use one of {', '.join(DISTANCES)}")
     norm = 2 if distance == "cosine" else 1
