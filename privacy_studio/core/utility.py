@@ -1,0 +1,265 @@
+"""Utility of each generalization profile: expert scores (0-10 per domain) and computed information loss.
+
+Expert scores are what field experts say a profile is worth for their work (thesis ch. 5). Computed scores
+measure, against the finest profile, what the coarser release no longer shows: distinct points that merge,
+the population-density map and the origin-destination matrix (definitions in ``docs/tradeoff.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from privacy_studio.core.events import EventTable
+from privacy_studio.core.generalize import Traces, spatial_units
+from privacy_studio.core.hierarchy import Hierarchy
+
+SCORE_MIN, SCORE_MAX = 0.0, 10.0
+
+#: Plain-words explanation of every computed score, shown next to it in the studio and the report.
+COMPUTED_SCORES: dict[str, str] = {
+    "points_kept": (
+        "Share of each person's distinct places-and-times that stay distinct: when two points of the finest "
+        "profile fall into one coarse point, one of them is lost. 10 = nothing merges."
+    ),
+    "density_map": (
+        "How well a map of people per place and time period, drawn from this profile and spread evenly back "
+        "to the finest places and periods, matches the map drawn from the finest profile. 10 = identical."
+    ),
+    "od_matrix": (
+        "How well the flows between places (consecutive events of a person), spread evenly back to the "
+        "finest places, match the flows seen at the finest places. 10 = identical."
+    ),
+}
+
+
+@dataclass
+class UtilityGrid:
+    """Expert scores 0-10 per profile label and application domain; ``None`` where nobody scored yet."""
+
+    domains: list[str] = field(default_factory=list)
+    scores: dict[str, dict[str, float | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in self.domains:
+            _check_domain_name(name)
+        if len(set(self.domains)) != len(self.domains):
+            raise ValueError(f"utility domains must have distinct names, got {self.domains}")
+        for label, row in self.scores.items():
+            for domain, value in row.items():
+                if domain not in self.domains:
+                    raise ValueError(f"score for profile {label!r} names unknown domain {domain!r}")
+                row[domain] = check_score(value, f"{label} / {domain}")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> UtilityGrid:
+        """Read the project's ``utility``: ``{"domains": [...], "scores": {label: {domain: score}}}``."""
+        if not isinstance(data, dict):
+            raise ValueError("the utility entry must be an object with 'domains' and 'scores'")
+        domains = data.get("domains", [])
+        scores = data.get("scores", {})
+        if not isinstance(domains, list) or not isinstance(scores, dict):
+            raise ValueError("utility 'domains' must be a list and 'scores' an object")
+        return cls([str(d) for d in domains], {str(k): dict(v) for k, v in scores.items()})
+
+    def to_dict(self) -> dict:
+        return {"domains": list(self.domains), "scores": {k: dict(v) for k, v in self.scores.items()}}
+
+    def set_score(self, label: str, domain: str, value: float | None) -> None:
+        """Set one expert score (validated 0-10); ``None`` clears it."""
+        if domain not in self.domains:
+            raise ValueError(f"unknown utility domain {domain!r}; the domains are {self.domains}")
+        self.scores.setdefault(label, {})[domain] = check_score(value, f"{label} / {domain}")
+
+    def add_domain(self, name: str) -> None:
+        _check_domain_name(name)
+        if name in self.domains:
+            raise ValueError(f"a utility domain named {name!r} already exists")
+        self.domains.append(name)
+
+    def rename_domain(self, old: str, new: str) -> None:
+        """Rename a domain everywhere, keeping its scores."""
+        if old not in self.domains:
+            raise ValueError(f"unknown utility domain {old!r}")
+        if new == old:
+            return
+        self.add_domain(new)
+        self.domains.remove(new)
+        self.domains[self.domains.index(old)] = new
+        for row in self.scores.values():
+            if old in row:
+                row[new] = row.pop(old)
+
+    def remove_domain(self, name: str) -> None:
+        if name not in self.domains:
+            raise ValueError(f"unknown utility domain {name!r}")
+        self.domains.remove(name)
+        for row in self.scores.values():
+            row.pop(name, None)
+
+    def column(self, domain: str, labels: list[str]) -> np.ndarray:
+        """Scores of ``labels`` in ``domain`` as floats, NaN where missing."""
+        if domain not in self.domains:
+            raise ValueError(f"unknown utility domain {domain!r}; the domains are {self.domains}")
+        values = [self.scores.get(label, {}).get(domain) for label in labels]
+        return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def check_score(value: object, where: str) -> float | None:
+    """A valid expert score (a number in 0..10) or ``None``; anything else is a readable ``ValueError``."""
+    if value is None or value == "":
+        return None
+    try:
+        score = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"utility score for {where} must be a number from 0 to 10, got {value!r}") from None
+    if not (math.isfinite(score) and SCORE_MIN <= score <= SCORE_MAX):
+        raise ValueError(f"utility score for {where} must be from 0 to 10, got {value!r}")
+    return score
+
+
+def _check_domain_name(name: str) -> None:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a utility domain needs a non-empty name")
+
+
+# -- computed information loss --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InformationLoss:
+    """Losses in [0, 1] of a profile against the finest one, and the matching utilities 10 x (1 - loss)."""
+
+    points_lost: float
+    density_error: float
+    od_error: float
+
+    def utilities(self) -> dict[str, float]:
+        """The computed scores on the experts' 0-10 scale (higher is more useful)."""
+        losses = {
+            "points_kept": self.points_lost,
+            "density_map": self.density_error,
+            "od_matrix": self.od_error,
+        }
+        return {name: 10.0 * (1.0 - loss) for name, loss in losses.items()}
+
+
+def information_loss(
+    events: EventTable, fine: Traces, coarse: Traces, hierarchy: Hierarchy | None = None
+) -> InformationLoss:
+    """All three computed losses of ``coarse`` against ``fine`` (both generalized from ``events``)."""
+    fine_units = spatial_units(events, fine.profile.spatial, hierarchy).of_event
+    coarse_units = spatial_units(events, coarse.profile.spatial, hierarchy).of_event
+    unit_map = nested_unit_map(
+        fine_units, coarse_units, fine.n_units, fine.profile.label, coarse.profile.label
+    )
+    return InformationLoss(
+        points_lost(fine, coarse),
+        density_error(fine, coarse, unit_map),
+        od_error(events.user, fine_units, coarse_units, unit_map, coarse.n_units),
+    )
+
+
+def points_lost(fine: Traces, coarse: Traces) -> float:
+    """Share of the (user, fine point) pairs that merge with another of the user's points in ``coarse``."""
+    if fine.nnz == 0:
+        return 0.0
+    return 1.0 - coarse.nnz / fine.nnz
+
+
+def nested_unit_map(
+    fine_units: np.ndarray,
+    coarse_units: np.ndarray,
+    n_fine: int,
+    fine_label: str = "fine",
+    coarse_label: str = "coarse",
+) -> np.ndarray:
+    """Coarse unit of every fine unit (-1 if never visited); ``ValueError`` if a fine unit straddles two."""
+    unit_map = np.full(n_fine, -1, dtype=np.int64)
+    unit_map[fine_units] = coarse_units
+    if not np.array_equal(unit_map[fine_units], coarse_units):
+        raise ValueError(
+            f"the places of {coarse_label} do not nest within those of {fine_label} (a unit of the finer "
+            "profile falls into several coarser units): information loss needs nested profiles"
+        )
+    return unit_map
+
+
+def bin_map(fine: Traces, coarse: Traces) -> np.ndarray:
+    """Coarse time bin of every fine time bin; ``ValueError`` unless coarse bins hold whole fine bins."""
+    fine_s, coarse_s = fine.profile.temporal.seconds, coarse.profile.temporal.seconds
+    if coarse_s is None:
+        return np.zeros(fine.n_bins, dtype=np.int64)
+    if fine_s is None or coarse_s % fine_s:
+        raise ValueError(
+            f"time bins of {coarse.profile.temporal.label} do not contain whole "
+            f"{fine.profile.temporal.label} bins: information loss needs nested profiles"
+        )
+    starts = fine.bin_origin + np.arange(fine.n_bins, dtype=np.int64) * fine_s
+    return (starts - coarse.bin_origin) // coarse_s
+
+
+def density_error(fine: Traces, coarse: Traces, unit_map: np.ndarray) -> float:
+    """Normalized L1 distance between the fine map of users per point and the coarse map spread evenly back.
+
+    Each coarse point's user count is shared equally among the fine points it contains (visited fine units
+    x fine time bins); the distance is divided by the total of both maps, so it lies in [0, 1].
+    """
+    if fine.n_price_bins != 1 or coarse.n_price_bins != 1:
+        raise ValueError("the density-map error is defined for place x time profiles, not price bins")
+    times = bin_map(fine, coarse)
+    fine_points, fine_users = np.unique(fine.points, return_counts=True)
+    coarse_points, coarse_users = np.unique(coarse.points, return_counts=True)
+    parent = unit_map[fine.point_unit(fine_points)] * coarse.n_bins + times[fine.point_bin(fine_points)]
+    where = np.searchsorted(coarse_points, parent)
+    children_units = np.bincount(unit_map[unit_map >= 0], minlength=coarse.n_units)
+    children_bins = np.bincount(times, minlength=coarse.n_bins)
+    return _spread_error(
+        fine_users,
+        where,
+        coarse_users,
+        children_units[coarse_points // coarse.n_bins] * children_bins[coarse_points % coarse.n_bins],
+    )
+
+
+def od_error(
+    user: np.ndarray, fine_units: np.ndarray, coarse_units: np.ndarray, unit_map: np.ndarray, n_coarse: int
+) -> float:
+    """Normalized L1 distance between the fine origin-destination matrix and the coarse one spread back.
+
+    A flow is a pair of consecutive events of one user (staying put included), counted between their units.
+    """
+    same_user = user[1:] == user[:-1]
+    n_fine = len(unit_map)
+    fine_pairs, fine_flows = np.unique(
+        fine_units[:-1][same_user] * n_fine + fine_units[1:][same_user], return_counts=True
+    )
+    coarse_pairs, coarse_flows = np.unique(
+        coarse_units[:-1][same_user] * n_coarse + coarse_units[1:][same_user], return_counts=True
+    )
+    parent = unit_map[fine_pairs // n_fine] * n_coarse + unit_map[fine_pairs % n_fine]
+    children = np.bincount(unit_map[unit_map >= 0], minlength=n_coarse)
+    return _spread_error(
+        fine_flows, np.searchsorted(coarse_pairs, parent), coarse_flows,
+        children[coarse_pairs // n_coarse] * children[coarse_pairs % n_coarse],
+    )  # fmt: skip
+
+
+def _spread_error(
+    fine_mass: np.ndarray, parent: np.ndarray, coarse_mass: np.ndarray, n_children: np.ndarray
+) -> float:
+    """Σ|spread - fine| / (Σ spread + Σ fine) over all fine cells, unvisited children summed in closed form.
+
+    ``parent[i]`` indexes the coarse cell holding visited fine cell i; coarse cell j has ``n_children[j]``
+    fine cells, and its mass ``coarse_mass[j]`` is spread equally over them.
+    """
+    total = fine_mass.sum() + coarse_mass.sum()
+    if total == 0:
+        return 0.0
+    share = coarse_mass / n_children
+    visited = np.bincount(parent, minlength=len(coarse_mass))
+    seen = np.abs(share[parent] - fine_mass).sum()
+    unseen = (share * (n_children - visited)).sum()
+    return float((seen + unseen) / total)

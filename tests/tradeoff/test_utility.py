@@ -1,0 +1,169 @@
+"""Expert score grid validation, and computed information loss against plain-Python references."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from itertools import pairwise
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.events import build_event_table
+from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, information_loss
+
+MONDAY = 4 * 86400
+T0 = MONDAY + 2_000 * 7 * 86400  # a Monday midnight, UTC
+
+
+# -- expert scores --------------------------------------------------------------------------------------
+
+
+def test_grid_round_trips_and_renames_keep_scores():
+    grid = UtilityGrid(["transport", "epidemiology"], {"zip × 1h": {"transport": 9, "epidemiology": "7.5"}})
+    grid.set_score("district × 1w", "transport", 3)
+    grid.rename_domain("transport", "mobility")
+    assert grid.domains == ["mobility", "epidemiology"]
+    assert grid.scores["zip × 1h"] == {"mobility": 9.0, "epidemiology": 7.5}
+    again = UtilityGrid.from_dict(grid.to_dict())
+    assert again == grid
+    col = again.column("mobility", ["zip × 1h", "district × 1w", "unscored"])
+    assert col[:2].tolist() == [9.0, 3.0] and np.isnan(col[2])
+    again.remove_domain("epidemiology")
+    assert again.scores["zip × 1h"] == {"mobility": 9.0}
+
+
+@pytest.mark.parametrize("bad", [-0.1, 10.5, "high", float("nan"), float("inf")])
+def test_grid_rejects_scores_outside_0_to_10(bad):
+    grid = UtilityGrid(["transport"])
+    with pytest.raises(ValueError, match="0 to 10"):
+        grid.set_score("zip × 1h", "transport", bad)
+    with pytest.raises(ValueError, match="0 to 10"):
+        UtilityGrid(["transport"], {"zip × 1h": {"transport": bad}})
+
+
+def test_grid_rejects_bad_domain_names():
+    with pytest.raises(ValueError, match="distinct"):
+        UtilityGrid(["a", "a"])
+    with pytest.raises(ValueError, match="non-empty"):
+        UtilityGrid(["a"]).add_domain("  ")
+    with pytest.raises(ValueError, match="already exists"):
+        UtilityGrid(["a", "b"]).rename_domain("a", "b")
+    with pytest.raises(ValueError, match="unknown domain 'b'"):
+        UtilityGrid(["a"], {"p": {"b": 3}})
+
+
+# -- computed information loss: plain-Python reference ----------------------------------------------------
+
+
+def reference_loss(users, times, locs, district, fine_w, coarse_w, coarse_level):
+    """Points lost, density error and OD error, one event and one fine cell at a time (time in UTC)."""
+
+    def unit(loc, level):
+        return loc if level == "raw" else district[loc]
+
+    def tbin(t, w):
+        return 0 if w is None else (t - MONDAY) // w
+
+    def parent_bin(b, w_f, w_c):
+        return 0 if w_c is None else (MONDAY + b * w_f - MONDAY) // w_c
+
+    fine_pts, coarse_pts = defaultdict(set), defaultdict(set)
+    for u, t, loc in zip(users, times, locs, strict=True):
+        fine_pts[u].add((loc, tbin(t, fine_w)))
+        coarse_pts[u].add((unit(loc, coarse_level), tbin(t, coarse_w)))
+    n_fine = sum(len(s) for s in fine_pts.values())
+    lost = 1 - sum(len(s) for s in coarse_pts.values()) / n_fine
+
+    m_fine = Counter(x for s in fine_pts.values() for x in s)
+    m_coarse = Counter(y for s in coarse_pts.values() for y in s)
+    units = sorted(set(locs))
+    bins = range(min(b for _, b in m_fine), max(b for _, b in m_fine) + 1)
+    cells = [(a, b) for a in units for b in bins]
+    children = Counter((unit(a, coarse_level), parent_bin(b, fine_w, coarse_w)) for a, b in cells)
+    spread = {
+        (a, b): m_coarse[(unit(a, coarse_level), parent_bin(b, fine_w, coarse_w))]
+        / children[(unit(a, coarse_level), parent_bin(b, fine_w, coarse_w))]
+        for a, b in cells
+    }
+    density = sum(abs(spread[x] - m_fine[x]) for x in cells) / (m_fine.total() + m_coarse.total())
+
+    order = sorted(range(len(users)), key=lambda i: (users[i], times[i]))
+    f_flows, c_flows = Counter(), Counter()
+    for i, j in pairwise(order):
+        if users[i] == users[j]:
+            f_flows[(locs[i], locs[j])] += 1
+            c_flows[(unit(locs[i], coarse_level), unit(locs[j], coarse_level))] += 1
+    kids = Counter(unit(a, coarse_level) for a in units)
+    od_total = f_flows.total() + c_flows.total()
+    od = 0.0
+    for a in units:
+        for b in units:
+            ca, cb = unit(a, coarse_level), unit(b, coarse_level)
+            od += abs(c_flows[(ca, cb)] / (kids[ca] * kids[cb]) - f_flows[(a, b)])
+    return lost, density, (od / od_total if od_total else 0.0)
+
+
+def make(users, times, locs, district):
+    events = build_event_table(np.asarray(users), np.asarray(times), np.asarray(locs))
+    mapping = np.asarray([district[int(x)] for x in events.location_ids])
+    hierarchy = Hierarchy.from_mapping(events.location_ids, "antenna", {"district": mapping})
+    return events, hierarchy
+
+
+WIDTHS = [(3600, 3600), (3600, 6 * 3600), (3600, None), (6 * 3600, 86400), (None, None)]
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 3 * 86400), st.integers(0, 6)), min_size=1, max_size=40
+    ),
+    st.lists(st.integers(0, 2), min_size=7, max_size=7),
+    st.sampled_from(WIDTHS),
+    st.sampled_from(["raw", "district"]),
+)
+def test_information_loss_matches_reference(rows, district, widths, level):
+    users, offsets, locs = (list(c) for c in zip(*rows, strict=True))
+    times = [T0 + o for o in offsets]
+    events, hierarchy = make(users, times, locs, district)
+    fine_w, coarse_w = widths
+
+    def label(w):
+        return "all" if w is None else f"{w}s"
+
+    fine = generalize(events, Profile.parse("antenna", label(fine_w)), hierarchy)
+    coarse = generalize(events, Profile.parse(level, label(coarse_w)), hierarchy)
+    got = information_loss(events, fine, coarse, hierarchy)
+    want = reference_loss(users, times, locs, district, fine_w, coarse_w, level)
+    assert (got.points_lost, got.density_error, got.od_error) == pytest.approx(want, abs=1e-12)
+    assert all(0 <= v <= 10 for v in got.utilities().values())
+    assert set(got.utilities()) == set(COMPUTED_SCORES)
+
+
+def test_same_profile_loses_nothing_and_full_merge_is_explained():
+    users, times, locs = [1, 1, 2, 2], [T0, T0 + 7200, T0, T0 + 100], [0, 1, 0, 1]
+    events, hierarchy = make(users, times, locs, {0: 0, 1: 0})
+    fine = generalize(events, Profile.parse("antenna", "1h"), hierarchy)
+    same = information_loss(events, fine, fine, hierarchy)
+    assert (same.points_lost, same.density_error, same.od_error) == (0.0, 0.0, 0.0)
+    coarse = generalize(events, Profile.parse("district", "all"), hierarchy)
+    loss = information_loss(events, fine, coarse, hierarchy)
+    # Every user's two points merge into one: half the (user, point) pairs are lost.
+    assert loss.points_lost == 0.5
+
+
+def test_non_nested_profiles_are_refused():
+    users, times, locs = [1, 1], [T0, T0 + 4000], [0, 1]
+    events, hierarchy = make(users, times, locs, {0: 0, 1: 0})
+    fine = generalize(events, Profile.parse("district", "1h"), hierarchy)
+    with pytest.raises(ValueError, match="nested"):
+        information_loss(
+            events, fine, generalize(events, Profile.parse("antenna", "1h"), hierarchy), hierarchy
+        )
+    with pytest.raises(ValueError, match="nested"):
+        information_loss(
+            events, fine, generalize(events, Profile.parse("district", "90min"), hierarchy), hierarchy
+        )
