@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import platform
-from importlib import metadata
 
 from privacy_studio import __version__
 
-_LIBRARIES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "PySide6-Essentials", "pyqtgraph")
+# Module names, read from each module's __version__ (package metadata is absent in a frozen build).
+_LIBRARIES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "PySide6", "pyqtgraph")
 
 
 def library_versions() -> dict[str, str]:
@@ -15,8 +16,8 @@ def library_versions() -> dict[str, str]:
     out = {"privacy-studio": __version__, "python": platform.python_version()}
     for name in _LIBRARIES:
         try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
+            out[name] = str(importlib.import_module(name).__version__)
+        except ImportError:
             out[name] = "not installed"
     try:
         from PySide6 import QtCore
