@@ -1,0 +1,115 @@
+"""Population extrapolation: unicity depends on who else is in the file, so measure it on random subsets
+of users (10 % … 100 %), fit the trend against n, and extrapolate to a population size — labelled as such."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from privacy_studio.core.progress import TaskControl
+
+DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: Trend models of ε against n, and what each one says.
+MODELS: dict[str, str] = {
+    "power": "ε = c · n^k (a straight line in log ε against log n); needs ε > 0",
+    "log": "ε = a + b · ln n (a straight line in ε against log n), clipped to [0, 1]",
+}
+
+
+@dataclass(frozen=True)
+class SubsampleCurve:
+    """Risk measured on random user subsets: one row per (fraction, repeat)."""
+
+    n: np.ndarray  # users in the subset
+    risk: np.ndarray
+
+
+@dataclass(frozen=True)
+class TrendFit:
+    """A fitted trend of risk against population size, and its quality on the fitted scale."""
+
+    model: str
+    a: float  # intercept on the fitted scale (ln c for "power")
+    b: float  # slope against ln n
+    r2: float
+
+    def predict(self, n: np.ndarray | float) -> np.ndarray:
+        x = np.log(np.asarray(n, dtype=np.float64))
+        if self.model == "power":
+            return np.clip(np.exp(self.a + self.b * x), 0.0, 1.0)
+        return np.clip(self.a + self.b * x, 0.0, 1.0)
+
+    def describe(self, population: int, measure: str = "unicity") -> str:
+        """One sentence with the extrapolated value, labelled as an extrapolation."""
+        value = float(self.predict(population))
+        return (
+            f"Extrapolation (not a measurement): fitting {MODELS[self.model]} to the subsamples "
+            f"(R² = {self.r2:.3f}) gives {measure} ≈ {value:.4g} for a population of {population:,} people."
+        )
+
+
+def subsample_curve(
+    n_users: int,
+    estimate: Callable[[np.ndarray], float],
+    fractions: Sequence[float] = DEFAULT_FRACTIONS,
+    *,
+    repeats: int = 1,
+    seed: int = 0,
+    control: TaskControl | None = None,
+) -> SubsampleCurve:
+    """Call ``estimate(user_codes)`` on seeded random subsets of ``round(f * n_users)`` users per fraction."""
+    if not fractions or any(not (0 < f <= 1) for f in fractions):
+        raise ValueError(f"subsample fractions must lie in (0, 1], got {list(fractions)}")
+    if repeats < 1:
+        raise ValueError("repeats must be at least 1")
+    rng = np.random.default_rng(seed)
+    ns, risks = [], []
+    steps = len(fractions) * repeats
+    for i, f in enumerate(sorted(fractions)):
+        size = max(1, round(f * n_users))
+        for r in range(repeats):
+            if control is not None:
+                control.report((i * repeats + r) / steps, f"{size:,} users ({f:.0%})")
+            keep = np.sort(rng.choice(n_users, size=size, replace=False))
+            ns.append(size)
+            risks.append(float(estimate(keep)))
+    return SubsampleCurve(np.asarray(ns, dtype=np.float64), np.asarray(risks, dtype=np.float64))
+
+
+def fit_trend(n: np.ndarray, risk: np.ndarray, model: str = "power") -> TrendFit:
+    """Least-squares fit of ``model`` (see :data:`MODELS`) to risk against n."""
+    if model not in MODELS:
+        raise ValueError(f"unknown trend model {model!r}; use one of {', '.join(MODELS)}")
+    n = np.asarray(n, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    use = np.isfinite(risk) & (n > 0) & ((risk > 0) if model == "power" else True)
+    x = np.log(n[use])
+    y = np.log(risk[use]) if model == "power" else risk[use]
+    if len(np.unique(x)) < 2:
+        raise ValueError(
+            "the trend needs subsamples of at least two sizes" + (" with ε > 0" if model == "power" else "")
+        )
+    b, a = np.polyfit(x, y, 1)
+    spread = ((y - y.mean()) ** 2).sum()
+    r2 = 1.0 - ((y - a - b * x) ** 2).sum() / spread if spread > 0 else 1.0
+    return TrendFit(model, float(a), float(b), float(r2))
+
+
+def runner_estimator(
+    dataset, settings, measure: str = "unicity", p: int = 4
+) -> Callable[[np.ndarray], float]:
+    """An ``estimate`` for :func:`subsample_curve`: the risk engine on the first profile of ``settings``."""
+    from privacy_studio.core.runner import run_grid
+
+    def estimate(keep: np.ndarray) -> float:
+        subset = replace(dataset, events=dataset.events.subset_users(keep))
+        first = next(iter(run_grid(subset, settings)))
+        entries = {e.get("p"): e for e in first.to_dict()["by_p"]}
+        if p not in entries or entries[p].get(measure) is None:
+            raise ValueError(f"the risk engine returned no {measure} at p = {p}")
+        return float(entries[p][measure])
+
+    return estimate

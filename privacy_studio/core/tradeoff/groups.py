@@ -1,0 +1,108 @@
+"""Who is at risk: per-user risk broken down by user attributes (gender, age band, …), with the odds ratio
+of being unique in each group against everyone else (Woolf's logit interval)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+MISSING = "(missing)"
+USER_COLUMNS = ("user_id", "user", "id")
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """One group of one attribute: its size, mean risks and odds ratio of being unique vs the rest."""
+
+    attribute: str
+    group: str
+    n_users: int
+    mean_unique: float  # mean per-user uniqueness rate (share of draws in which the user was unique)
+    mean_em: float
+    odds_ratio: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class GroupReport:
+    rows: list[GroupRow]
+    n_matched: int  # users with a risk value and an attributes row
+    n_without_attributes: int  # users with a risk value but no row in the attributes file
+    n_without_risk: int  # users in the attributes file with no risk value (not in the data, or excluded)
+
+
+def read_attributes(path: str | Path) -> pd.DataFrame:
+    """Read a CSV of user attributes: a user id column (user_id, user, id, else the first) and attributes."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the user-attributes file {path}: {exc}") from None
+    if table.shape[1] < 2:
+        raise ValueError(f"{path}: a user-attributes file needs a user id column and at least one attribute")
+    key = next((c for c in table.columns if c.strip().lower() in USER_COLUMNS), table.columns[0])
+    duplicated = table[key][table[key].duplicated()]
+    if len(duplicated):
+        raise ValueError(f"{path}: user {duplicated.iloc[0]!r} has more than one row")
+    return table.set_index(key)
+
+
+def odds_ratio_woolf(
+    a: float, b: float, c: float, d: float, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Odds ratio ad/bc of a 2x2 table with Woolf's logit interval; 0.5 is added to every cell if one is 0."""
+    if min(a + b, c + d) <= 0:
+        return (math.nan, math.nan, math.nan)
+    if min(a, b, c, d) <= 0:
+        a, b, c, d = a + 0.5, b + 0.5, c + 0.5, d + 0.5
+    log_or = math.log(a * d / (b * c))
+    half = norm.ppf(0.5 + level / 2) * math.sqrt(1 / a + 1 / b + 1 / c + 1 / d)
+    return (math.exp(log_or), math.exp(log_or - half), math.exp(log_or + half))
+
+
+def risk_by_group(
+    user_ids: np.ndarray, unique_rate: np.ndarray, em: np.ndarray | None, attributes: pd.DataFrame
+) -> GroupReport:
+    """Per attribute and group: users, mean uniqueness rate, mean EM_u, odds ratio of being unique vs rest.
+
+    A user counts as unique in the share of draws given by ``unique_rate`` (so the 2x2 table holds expected
+    counts); users without a risk value (excluded for having too few points) are left out and counted.
+    """
+    ids = np.asarray(user_ids).astype(str)
+    rate = np.asarray(unique_rate, dtype=np.float64)
+    em_values = np.full(len(ids), np.nan) if em is None else np.asarray(em, dtype=np.float64)
+    if not (len(ids) == len(rate) == len(em_values)):
+        raise ValueError("user ids, uniqueness rates and EM values must have one entry per user")
+    risk = pd.DataFrame({"unique": rate, "em": em_values}, index=ids)
+    has_risk = risk[np.isfinite(rate)]
+    attributes = attributes.copy()
+    attributes.index = attributes.index.astype(str)
+    matched = has_risk.index.intersection(attributes.index, sort=False)
+    rows: list[GroupRow] = []
+    table = has_risk.loc[matched]
+    total_unique = float(table["unique"].sum())
+    for attribute in attributes.columns:
+        labels = attributes.loc[matched, attribute].replace("", MISSING).fillna(MISSING).astype(str)
+        for group in sorted(labels.unique()):
+            inside = (labels == group).to_numpy()
+            a = float(table["unique"].to_numpy()[inside].sum())
+            n_in, n_out = int(inside.sum()), len(table) - int(inside.sum())
+            ratio, low, high = odds_ratio_woolf(a, n_in - a, total_unique - a, n_out - (total_unique - a))
+            em_in = table["em"].to_numpy()[inside]
+            rows.append(
+                GroupRow(
+                    str(attribute), group, n_in, a / n_in,
+                    float(np.nanmean(em_in)) if np.isfinite(em_in).any() else math.nan, ratio, low, high,
+                )
+            )  # fmt: skip
+    return GroupReport(
+        rows,
+        len(matched),
+        len(has_risk) - len(matched),
+        int((~attributes.index.isin(has_risk.index)).sum()),
+    )

@@ -1,0 +1,91 @@
+"""Power law of risk against coarseness (de Montjoye et al.): log ε_p = log c + k log(area x width).
+
+Coarseness of a profile = mean spatial unit area (km²) x time-bin width (hours); see ``docs/tradeoff.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import ConvexHull, QhullError
+
+from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    """Least-squares line in log-log space; ``r2`` is computed on the logs."""
+
+    prefactor: float  # c
+    exponent: float  # k
+    r2: float
+    n_used: int
+    left_out: list[str]  # profiles without a positive risk or a known size
+
+    def predict(self, size: np.ndarray | float) -> np.ndarray:
+        return self.prefactor * np.asarray(size, dtype=np.float64) ** self.exponent
+
+    def size_for(self, ceiling: float) -> float:
+        """Coarseness (km² x h) at which the fitted risk falls to ``ceiling``; NaN if risk does not fall."""
+        if not (ceiling > 0) or self.exponent >= 0:
+            return float("nan")
+        return float((ceiling / self.prefactor) ** (1.0 / self.exponent))
+
+
+def unit_area_km2(level: SpatialLevel, unit_xy: np.ndarray | None) -> float:
+    """Mean area of one spatial unit: L² for a grid of side L, else the convex hull of the units' centres
+    divided by the number of units (NaN when fewer than three non-collinear centres are known)."""
+    if level.kind == "grid":
+        return float(level.km) ** 2
+    if unit_xy is None:
+        return float("nan")
+    xy = np.asarray(unit_xy, dtype=np.float64)
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    if len(xy) < 3:
+        return float("nan")
+    try:
+        hull = ConvexHull(xy)
+    except QhullError:
+        return float("nan")
+    return float(hull.volume / len(xy))  # in 2-D, ``volume`` is the area
+
+
+def width_hours(level: TemporalLevel, period_seconds: float) -> float:
+    """Width of one time bin in hours; ``all`` counts as the whole observation period."""
+    seconds = level.seconds if level.seconds is not None else period_seconds
+    return float(seconds) / 3600.0
+
+
+def fit_power_law(labels: list[str], size: np.ndarray, risk: np.ndarray) -> PowerLawFit:
+    """Fit ``risk = c * size**k`` over profiles with positive risk and size (at least two sizes needed)."""
+    size = np.asarray(size, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    use = np.isfinite(size) & np.isfinite(risk) & (size > 0) & (risk > 0)
+    x, y = np.log(size[use]), np.log(risk[use])
+    if len(np.unique(x)) < 2:
+        raise ValueError(
+            "the power law needs profiles of at least two different coarseness with a positive risk"
+        )
+    k, logc = np.polyfit(x, y, 1)
+    residual = y - (logc + k * x)
+    spread = ((y - y.mean()) ** 2).sum()
+    r2 = 1.0 - (residual**2).sum() / spread if spread > 0 else 1.0
+    left_out = [label for label, u in zip(labels, use, strict=True) if not u]
+    return PowerLawFit(math.exp(logc), float(k), float(r2), int(use.sum()), left_out)
+
+
+def coarsening_text(fit: PowerLawFit, ceiling: float, measure: str = "the risk") -> str:
+    """What coarsening the fit predicts for ``ceiling``, in words (an extrapolation of the grid's trend)."""
+    quality = f"The fit {measure} ≈ {fit.prefactor:.3g} × (km² × h)^{fit.exponent:.3f} has R² = {fit.r2:.3f}"
+    target = fit.size_for(ceiling)
+    if not math.isfinite(target):
+        return (
+            f"{quality}; it does not decrease with coarseness, so it predicts no coarsening for the ceiling."
+        )
+    return (
+        f"{quality} over {fit.n_used} profiles. It predicts {measure} ≤ {ceiling:.4g} once unit area x bin "
+        f"width reaches about {target:.3g} km²·h, e.g. units of {target:.3g} km² with 1 h bins or units of "
+        f"{target / 24:.3g} km² with 1 day bins. This is a trend read off the grid, not a measurement."
+    )
