@@ -1,0 +1,31 @@
+"""Report content independent of rendering: build it from a project, render it with ``gui.report_pdf``."""
+
+from __future__ import annotations
+
+from privacy_studio.core.report.build import build_report
+from privacy_studio.core.report.content import (
+    Block,
+    HeatmapFigure,
+    KeyFigure,
+    KeyFigures,
+    Paragraph,
+    PlotFigure,
+    ReportContent,
+    Section,
+    Series,
+    Table,
+)
+
+__all__ = [
+    "Block",
+    "HeatmapFigure",
+    "KeyFigure",
+    "KeyFigures",
+    "Paragraph",
+    "PlotFigure",
+    "ReportContent",
+    "Section",
+    "Series",
+    "Table",
+    "build_report",
+]

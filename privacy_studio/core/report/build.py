@@ -1,0 +1,363 @@
+"""Assemble the whole report from a project (and, when loaded, its dataset): title page, summary for decision
+makers, method, results, limitations and a per-profile appendix."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from privacy_studio.core.explanations import EXPLANATIONS, Explanation
+from privacy_studio.core.project import sha256_of
+from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
+from privacy_studio.core.report.inputs import (
+    MEASURE_EXPLANATION,
+    MEASURE_NAMES,
+    ReportInputs,
+    format_measure,
+    resolve_inputs,
+)
+from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.report.results import results_section
+from privacy_studio.core.tradeoff import recommend
+from privacy_studio.versions import library_versions
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.project import Project
+
+
+def build_report(project: Project, dataset: Dataset | None = None) -> ReportContent:
+    """The report's content; sections whose inputs are missing stay and say what is missing."""
+    inp = resolve_inputs(project, dataset)
+    headline: dict[str, float | str | None] = {}
+    sections = [
+        summary_section(inp, headline),
+        method_section(inp),
+        results_section(inp),
+        limitations_section(inp),
+        appendix_section(inp),
+    ]
+    return ReportContent(
+        "Re-identification risk report",
+        project.name,
+        title_facts(inp),
+        sections,
+        headline,
+    )
+
+
+def _utc(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def title_facts(inp: ReportInputs) -> list[tuple[str, str]]:
+    """Dataset, period, users, events, input files with hashes, date and versions."""
+    project, ds = inp.project, inp.dataset
+    facts = [("Project", project.name)]
+    if project.path is not None:
+        facts.append(("Project file", str(project.path)))
+    events = next((s for s in project.sources if s.role == "events"), None)
+    facts.append(("Dataset", Path(events.path).name if events else "no events source"))
+    if ds is not None:
+        start, end = ds.events.period()
+        facts += [
+            ("Period", f"{_utc(start)} to {_utc(end)}"),
+            ("Users", count(ds.events.n_users)),
+            ("Events", count(ds.events.n_events)),
+        ]
+    else:
+        users = inp.grid.n_users.max() if inp.grid is not None and len(inp.grid.n_users) else None
+        kept = (project.import_report or {}).get("rows_kept")
+        facts += [
+            ("Period", "unknown (the input data was not loaded)"),
+            ("Users", count(users)),
+            ("Events", count(kept)),
+        ]
+    for source in project.sources:
+        files = {
+            source.role: (source.path, source.sha256),
+            **{k: (p, None) for k, p in source.aux_paths().items()},
+        }
+        for role, (path, sha) in files.items():
+            digest = sha or (sha256_of(path) if Path(path).is_file() else "file not found")
+            facts.append((f"Input ({role})", f"{Path(path).name}  sha256 {digest}"))
+    versions = library_versions()
+    facts += [
+        ("Report date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
+        ("Studio version", f"Privacy Studio {versions.pop('privacy-studio')}"),
+        ("Libraries", ", ".join(f"{k} {v}" for k, v in versions.items())),
+    ]
+    return facts
+
+
+def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) -> Section:
+    """One page for decision makers: the recommendation and the headline figures with their intervals."""
+    section = Section("Summary for decision makers", new_page=True)
+    section.add(*(Paragraph(n, "note") for n in inp.notes))
+    if inp.grid is None:
+        return section.add(
+            Paragraph("No risk results: run the analysis before reading this report.", "warning")
+        )
+    grid, risk = inp.grid, inp.risk()
+    headline.update(measure=inp.measure, p=inp.p, ceiling=inp.ceiling)
+    figures: list[KeyFigure] = []
+    known = np.flatnonzero(np.isfinite(risk))
+    if len(known):
+        hi, lo = known[np.argmax(risk[known])], known[np.argmin(risk[known])]
+        headline.update(
+            max=float(risk[hi]), max_label=grid.labels[hi], min=float(risk[lo]), min_label=grid.labels[lo]
+        )
+        figures += [
+            _key_figure(inp, f"Highest {inp.risk_label}", hi),
+            _key_figure(inp, f"Lowest {inp.risk_label}", lo),
+        ]
+    users = float(np.nanmax(grid.n_users)) if np.isfinite(grid.n_users).any() else None
+    figures.append(KeyFigure("People in the dataset", count(users), "risk is relative to these people"))
+    rec = None
+    if inp.utility is not None:
+        rec = recommend(
+            grid.labels,
+            risk,
+            inp.utility,
+            inp.ceiling,
+            inp.risk_upper(),
+            measure=inp.risk_label,
+            utility_name=f"utility ({inp.utility_name})",
+        )
+        headline["recommended"] = rec.label
+        if rec.label is not None:
+            i = grid.labels.index(rec.label)
+            headline["recommended_risk"] = float(risk[i])
+            figures.insert(0, _key_figure(inp, "Recommended profile", i, name=True))
+        else:
+            figures.insert(0, KeyFigure("Recommended profile", "none", "no profile meets the ceiling"))
+        figures.append(
+            KeyFigure(
+                "Profiles under the ceiling",
+                f"{len(rec.meets_ceiling)} of {len(grid.labels)}",
+                f"ceiling {format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}",
+            )
+        )
+    section.add(KeyFigures(figures))
+    if rec is None:
+        section.add(
+            Paragraph(
+                "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
+                "against "
+                "usefulness. Enter expert scores per profile (or compute the information loss) and "
+                "regenerate.",
+                "warning",
+            )
+        )
+    else:
+        section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
+    section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
+    return section
+
+
+def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) -> KeyFigure:
+    """``label``: the profile's risk with its interval (or the profile name with its risk as detail)."""
+    assert inp.grid is not None
+    entry = inp.grid.by_p[i].get(inp.p, {})
+    value = format_measure(inp.measure, entry.get(inp.measure))
+    ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
+    profile = inp.grid.labels[i]
+    if name:
+        return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}".rstrip())
+    return KeyFigure(label, value, f"{ci} for {profile}".strip())
+
+
+def method_section(inp: ReportInputs) -> Section:
+    """Each measure in plain words, the adversary model, parameters and seeds: enough to reproduce."""
+    s = inp.project.settings
+    section = Section("Method", new_page=True)
+    knowledge = str(s.get("knowledge", "uniform"))
+    section.add(
+        Paragraph(
+            "The data was generalized to each profile of a grid (a spatial level crossed with a time-bin "
+            "width); "
+            "each person's trace is the set of distinct places-and-times they appear at. An outsider is "
+            "assumed "
+            f"to know p points of a person's trace, chosen by the '{knowledge}' knowledge model. "
+            f"{EXPLANATIONS['adversary_knowledge'].text()}"
+        )
+    )
+    params = [
+        ["Spatial levels", ", ".join(map(str, s.get("spatial", []))) or "–"],
+        ["Time bins", ", ".join(map(str, s.get("temporal", []))) or "–"],
+        [
+            "Grid cells",
+            "all combinations" if not s.get("cells") else "; ".join(" × ".join(c) for c in s["cells"]),
+        ],
+        ["p values", ", ".join(map(str, s.get("p_values", []))) or "–"],
+        ["Knowledge model", knowledge],
+        ["Sampled users (S)", str(s.get("samples", "–"))],
+        ["Draws per user (R)", str(s.get("draws", "–"))],
+        ["Random seed", str(s.get("seed", "–"))],
+        ["Exact mode", "yes" if s.get("exact") else "no (Monte Carlo estimate, 95% Wilson intervals)"],
+        ["Measures", ", ".join(map(str, s.get("measures", []))) or "–"],
+        ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
+    ]
+    for source in inp.project.sources:
+        reader = ", ".join(f"{k}={v}" for k, v in source.reader.items() if k not in ("antennas", "hierarchy"))
+        params.append([f"Reader ({source.role})", reader or "defaults"])
+    section.add(
+        Table(
+            "Table M1. Parameters of the analysis (with the seed, the run is reproducible).",
+            ["Setting", "Value"],
+            params,
+        )
+    )
+    section.add(Paragraph(f"Command line that reproduces the risk figures: {reproduce_command(inp)}", "note"))
+    shown = list(dict.fromkeys(MEASURE_EXPLANATION[m] for m in MEASURE_NAMES if _computed(inp, m)))
+    shown += ["pareto_front", "ordinal_equivalence", "power_law", "population_extrapolation", "risk_by_group"]
+    section.subsections = [_explained(EXPLANATIONS[key]) for key in shown]
+    return section
+
+
+def _computed(inp: ReportInputs, measure: str) -> bool:
+    return inp.grid is not None and bool(np.isfinite(inp.grid.values(measure, inp.p)).any())
+
+
+def _explained(e: Explanation) -> Section:
+    return Section(
+        e.title,
+        [
+            Paragraph(e.what),
+            Paragraph(f"What it does not mean: {e.not_what}"),
+            Paragraph(f"Formula: {e.formula}", "note"),
+        ],
+    )
+
+
+def reproduce_command(inp: ReportInputs) -> str:
+    """The ``privacy-studio risk`` call with the project's grid and parameters."""
+    s = inp.project.settings
+    src = next((x for x in inp.project.sources if x.role == "events"), None)
+    parts = ["privacy-studio risk", Path(src.path).name if src else "INPUT"]
+    if src is not None:
+        parts += [
+            f"--{k} {Path(str(v)).name}"
+            for k, v in src.aux_paths().items()
+            if k in ("hierarchy", "locations")
+        ]
+    for key, flag in (("spatial", "--spatial"), ("temporal", "--temporal")):
+        if s.get(key):
+            parts.append(f"{flag} {','.join(map(str, s[key]))}")
+    optional = {
+        "p_values": "--p",
+        "knowledge": "--knowledge",
+        "samples": "--samples",
+        "draws": "--draws",
+        "seed": "--seed",
+    }
+    for key, flag in optional.items():
+        if s.get(key) is not None:
+            value = s[key]
+            parts.append(f"{flag} {','.join(map(str, value)) if isinstance(value, list) else value}")
+    if s.get("exact"):
+        parts.append("--exact")
+    return " ".join(parts) + " --json OUT.json"
+
+
+def limitations_section(inp: ReportInputs) -> Section:
+    section = Section("Limitations", new_page=True)
+    users = (
+        count(float(np.nanmax(inp.grid.n_users)))
+        if inp.grid is not None and np.isfinite(inp.grid.n_users).any()
+        else "–"
+    )
+    section.add(
+        Paragraph(
+            f"Relative to the dataset: every figure counts who else is in this file ({users} people). In a "
+            "larger "
+            "population more people could share the same points, so the same data published as part of a "
+            "bigger "
+            "file would look less risky, and a sample of it more risky. See the population extrapolation."
+        ),
+        Paragraph(
+            "Knowledge model: the figures assume the outsider knows exactly p points drawn by the chosen "
+            "model. "
+            "Outsiders who know more points, more precise ones, or who combine other datasets (see the "
+            "matching "
+            "and profiling attacks) can do better; the worst-case risk bounds what the most revealing "
+            "points give."
+        ),
+        Paragraph(
+            "Estimates: unless the exact mode was used, unicity is estimated on a random sample of people, "
+            "with a "
+            "95% interval; decisions should use the upper end of the interval, as the recommendation does."
+        ),
+        Paragraph(
+            "Scope: only the profiles of the grid were measured; predictions beyond it (power law, "
+            "extrapolation) "
+            "are trends, not measurements. Generalization alone does not protect against attribute "
+            "disclosure "
+            "(see EM- and KL-disclosure) or against linkage with other data."
+        ),
+    )
+    if inp.grid is not None:
+        excluded = [
+            f"{label}: {count(entry.get('n_excluded'))}"
+            for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
+            if (entry := d.get(inp.p, {})).get("n_excluded")
+        ]
+        if excluded:
+            at = "" if inp.p is None else f" at p = {inp.p}"
+            section.add(
+                Paragraph(
+                    f"People with fewer than p distinct points were excluded from the estimates{at} (they "
+                    "cannot be "
+                    f"drawn from): {'; '.join(excluded)}.",
+                    "note",
+                )
+            )
+    missing = [s for s in inp.project.sources if s in inp.project.missing_sources()]
+    if missing:
+        section.add(
+            Paragraph(
+                f"Input files not found when the report was made: {', '.join(s.path for s in missing)}.",
+                "warning",
+            )
+        )
+    return section
+
+
+def appendix_section(inp: ReportInputs) -> Section:
+    """Per profile: every p with every measure computed."""
+    section = Section("Appendix: per-profile details", new_page=True)
+    if inp.grid is None:
+        return section.add(Paragraph("Not available: the project has no risk results yet.", "note"))
+    for i, label in enumerate(inp.grid.labels):
+        row = inp.project.results[i]
+        entries = [
+            e for _, e in sorted(inp.grid.by_p[i].items(), key=lambda kv: -1 if kv[0] is None else kv[0])
+        ]
+        measures = [m for m in MEASURE_NAMES if any(e.get(m) is not None for e in entries)]
+        rows = [
+            [
+                "–" if e.get("p") is None else str(e["p"]),
+                *(
+                    format_measure(m, e.get(m))
+                    + (f" {interval(e.get('unicity_ci'))}" if m == "unicity" else "")
+                    for m in measures
+                ),
+                count(e.get("n_sampled")),
+                count(e.get("n_excluded")),
+            ]
+            for e in entries
+        ]
+        detail = f"{count(row.get('n_users'))} users, d = {count(row.get('d'))}"
+        fill = row.get("fill_rate")
+        if isinstance(fill, float) and math.isfinite(fill):
+            detail += f", fill rate {number(fill, 3)}"
+        table = Table(
+            f"{label} ({detail})", ["p", *(MEASURE_NAMES[m] for m in measures), "Sampled", "Excluded"], rows
+        )
+        section.add(table)
+    section.add(Paragraph(f"Shares are written as percentages ({share(0.5)} = one in two).", "note"))
+    return section

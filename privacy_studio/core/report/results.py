@@ -1,0 +1,365 @@
+"""The results part of the report: grid tables, curves, heat-map, Pareto, ordinal equivalence, power law,
+population extrapolation, risk by group and the import report — each says so when its inputs are absent."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
+from privacy_studio.core.io.report import ImportReport
+from privacy_studio.core.report.content import (
+    HeatmapFigure,
+    Paragraph,
+    PlotFigure,
+    Section,
+    Series,
+    Table,
+)
+from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
+from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
+from privacy_studio.core.tradeoff.extrapolation import fit_trend
+from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_area_km2, width_hours
+
+
+def absent(title: str, why: str) -> Section:
+    """A section whose inputs are missing: it stays in the report and says what is missing."""
+    return Section(title, [Paragraph(f"Not available: {why}", "note")], available=False)
+
+
+def results_section(inp: ReportInputs) -> Section:
+    section = Section("Results", new_page=True)
+    if inp.grid is None:
+        section.add(Paragraph("Not available: the project has no risk results yet.", "warning"))
+        section.subsections = [absent(t, "no risk results") for t in _RESULT_TITLES]
+    else:
+        section.subsections = [
+            grid_section(inp),
+            curves_section(inp),
+            pareto_section(inp),
+            ordinal_section(inp),
+            power_law_section(inp),
+            extrapolation_section(inp),
+            groups_section(inp),
+        ]
+    section.subsections.append(import_section(inp))
+    return section
+
+
+_RESULT_TITLES = [
+    "Risk across the grid",
+    "Unicity against p",
+    "Pareto analysis",
+    "Ordinal equivalence",
+    "Power law",
+    "Population extrapolation",
+    "Risk by group",
+]
+
+
+def grid_section(inp: ReportInputs) -> Section:
+    grid = inp.grid
+    assert grid is not None
+    measures = [m for m in MEASURE_NAMES if np.isfinite(grid.values(m, inp.p)).any()]
+    columns = ["Profile", "Users", "d", *(MEASURE_NAMES[m] for m in measures), "Excluded"]
+    rows = []
+    for i, label in enumerate(grid.labels):
+        entry = grid.by_p[i].get(inp.p, {})
+        cells = [format_measure(m, entry.get(m)) for m in measures]
+        if "unicity" in measures:
+            cells[measures.index("unicity")] += f" {interval(entry.get('unicity_ci'))}".rstrip()
+        d = inp.project.results[i].get("d")
+        rows.append([label, count(grid.n_users[i]), count(d), *cells, count(entry.get("n_excluded"))])
+    at = "" if inp.p is None else f" at p = {inp.p}"
+    table = Table(
+        f"Table 1. Risk of every profile{at} (95% interval in brackets).",
+        columns,
+        rows,
+        "Excluded: users with fewer than p distinct points, who cannot be drawn from (counted, not hidden).",
+    )
+    return Section("Risk across the grid", [table, heatmap(inp)])
+
+
+def heatmap(inp: ReportInputs) -> HeatmapFigure:
+    """The chosen measure over spatial levels (rows) x temporal levels (columns)."""
+    grid = inp.grid
+    assert grid is not None
+    rows = list(dict.fromkeys(grid.spatial))
+    cols = list(dict.fromkeys(grid.temporal))
+    risk = inp.risk()
+    values: list[list[float | None]] = [[None] * len(cols) for _ in rows]
+    for i in range(len(grid.labels)):
+        value = float(risk[i])
+        values[rows.index(grid.spatial[i])][cols.index(grid.temporal[i])] = (
+            value if math.isfinite(value) else None
+        )
+    text = [[format_measure(inp.measure, v) for v in row] for row in values]
+    caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier)."
+    return HeatmapFigure(caption, "spatial level", "time bin", rows, cols, values, text)
+
+
+def curves_section(inp: ReportInputs) -> Section:
+    grid = inp.grid
+    assert grid is not None
+    series = []
+    for i, label in enumerate(grid.labels):
+        entries = sorted(
+            (p, e) for p, e in grid.by_p[i].items() if p is not None and e.get("unicity") is not None
+        )
+        if not entries:
+            continue
+        cis = [e.get("unicity_ci") or [None, None] for _, e in entries]
+        series.append(
+            Series(
+                label,
+                [float(p) for p, _ in entries],
+                [float(e["unicity"]) for _, e in entries],
+                lo=[_float(c[0]) for c in cis],
+                hi=[_float(c[1]) for c in cis],
+            )
+        )
+    if not series:
+        return absent("Unicity against p", "unicity was not computed for several values of p")
+    figure = PlotFigure(
+        "Figure 2. Unicity against the number p of known points, one curve per profile, with 95% bands.",
+        "p (points known to the outsider)",
+        "unicity",
+        series,
+        percent_y=True,
+    )
+    text = Paragraph(
+        "Each extra point the outsider knows makes people easier to single out; coarser profiles lower the "
+        "curves. Read the curve at the number of points an outsider could plausibly know."
+    )
+    return Section("Unicity against p", [figure, text])
+
+
+def _float(value: object) -> float:
+    return float("nan") if value is None else float(value)  # type: ignore[arg-type]
+
+
+def pareto_section(inp: ReportInputs) -> Section:
+    grid = inp.grid
+    assert grid is not None
+    if inp.utility is None:
+        return absent(
+            "Pareto analysis",
+            "no utility scores: enter expert scores per profile (or compute the information loss) in the "
+            "studio.",
+        )
+    risk = inp.risk()
+    result = pareto(grid.labels, risk, inp.utility)
+    known = [i for i, label in enumerate(grid.labels) if label not in result.missing]
+    front = [grid.labels.index(label) for label in result.front]
+    dominated = [i for i in known if i not in front]
+    series = [
+        Series(
+            "dominated",
+            [float(risk[i]) for i in dominated],
+            [float(inp.utility[i]) for i in dominated],
+            labels=[grid.labels[i] for i in dominated],
+            mode="points",
+        ),
+        Series(
+            "Pareto front",
+            [float(risk[i]) for i in front],
+            [float(inp.utility[i]) for i in front],
+            labels=[grid.labels[i] for i in front],
+            mode="line",
+        ),
+    ]
+    if math.isfinite(inp.ceiling):
+        top = float(np.nanmax(inp.utility))
+        bottom = float(np.nanmin(inp.utility))
+        series.append(Series("risk ceiling", [inp.ceiling, inp.ceiling], [bottom, top], mode="dashed"))
+    figure = PlotFigure(
+        f"Figure 3. Pareto plot: {inp.risk_label} against utility ({inp.utility_name}), utility reversed so "
+        "that the bottom-left is best; the front is joined.",
+        inp.risk_label,
+        f"utility: {inp.utility_name} (reversed)",
+        series,
+        reverse_y=True,
+    )
+    rows = [
+        [
+            grid.labels[i],
+            format_measure(inp.measure, risk[i]),
+            number(inp.utility[i], 3),
+            "yes" if i in front else "no",
+            ", ".join(result.dominated_by.get(grid.labels[i], [])) or "–",
+        ]
+        for i in known
+    ]
+    table = Table(
+        "Table 2. Pareto analysis: which profiles dominate which.",
+        ["Profile", inp.risk_label, "Utility", "On the front", "Dominated by"],
+        rows,
+        f"Left out (risk or utility unknown): {', '.join(result.missing)}." if result.missing else "",
+    )
+    return Section("Pareto analysis", [figure, table])
+
+
+def ordinal_section(inp: ReportInputs) -> Section:
+    grid = inp.grid
+    assert grid is not None
+    measures = grid.measures(inp.p)
+    if len(measures) < 2:
+        return absent("Ordinal equivalence", "fewer than two risk measures were computed.")
+    table = ordinal_equivalence(measures)
+    names = [MEASURE_NAMES[n] for n in table.names]
+    rows = [[names[i], *(number(table.tau[i, j], 3) for j in range(len(names)))] for i in range(len(names))]
+    at = "" if inp.p is None else f" at p = {inp.p}"
+    return Section(
+        "Ordinal equivalence",
+        [
+            Table(
+                f"Table 3. Kendall's tau between the profile rankings of the risk measures{at}.",
+                ["", *names],
+                rows,
+            ),
+            Paragraph(table.message()),
+        ],
+    )
+
+
+def profile_sizes(inp: ReportInputs) -> np.ndarray:
+    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset."""
+    grid, ds = inp.grid, inp.dataset
+    assert grid is not None and ds is not None
+    start, end = ds.events.period()
+    areas: dict[str, float] = {}
+    for name in dict.fromkeys(grid.spatial):
+        level = SpatialLevel.parse(name)
+        xy = None if level.kind == "grid" else spatial_units(ds.events, level, ds.hierarchy).xy
+        areas[name] = unit_area_km2(level, xy)
+    widths = [width_hours(TemporalLevel.parse(t), end - start) for t in grid.temporal]
+    return np.asarray([areas[s] * w for s, w in zip(grid.spatial, widths, strict=True)], dtype=np.float64)
+
+
+def power_law_section(inp: ReportInputs) -> Section:
+    if inp.dataset is None:
+        return absent(
+            "Power law", "the input data was not loaded, so the size of the spatial units is unknown."
+        )
+    grid = inp.grid
+    assert grid is not None
+    sizes = profile_sizes(inp)
+    risk = inp.risk()
+    try:
+        fit = fit_power_law(grid.labels, sizes, risk)
+    except ValueError as exc:
+        return absent("Power law", str(exc))
+    use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
+    xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
+    figure = PlotFigure(
+        f"Figure 4. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
+        "the "
+        "fitted power law.",
+        "unit area x bin width (km²·h)",
+        inp.risk_label,
+        [
+            Series(
+                "profiles",
+                sizes[use].tolist(),
+                risk[use].tolist(),
+                labels=np.array(grid.labels)[use].tolist(),
+                mode="points",
+            ),
+            Series("fit", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+        ],
+        log_x=True,
+        log_y=True,
+    )
+    blocks = [figure, Paragraph(coarsening_text(fit, inp.ceiling, inp.risk_label))]
+    if fit.left_out:
+        blocks.append(
+            Paragraph(f"Left out of the fit (zero risk or unknown size): {', '.join(fit.left_out)}.", "note")
+        )
+    return Section("Power law", blocks)
+
+
+def extrapolation_section(inp: ReportInputs) -> Section:
+    saved = inp.project.analyses.get("population_extrapolation")
+    if not saved:
+        return absent(
+            "Population extrapolation",
+            "not run for this project (privacy-studio report --population N, or the studio's trade-off "
+            "panel).",
+        )
+    n = np.asarray(saved["n"], dtype=np.float64)
+    risk = np.asarray(saved["risk"], dtype=np.float64)
+    population = int(saved["population"])
+    what = f"{MEASURE_NAMES.get(saved.get('measure', 'unicity'), 'unicity')} at p = {saved.get('p', inp.p)}"
+    try:
+        fit = fit_trend(n, risk, saved.get("model", "power"))
+    except ValueError as exc:
+        return absent("Population extrapolation", str(exc))
+    xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
+    figure = PlotFigure(
+        f"Figure 5. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
+        f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
+        "number of people n",
+        what,
+        [
+            Series("measured on subsets", n.tolist(), risk.tolist(), mode="points"),
+            Series("trend (extrapolated)", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+        ],
+        log_x=True,
+        percent_y=True,
+    )
+    return Section("Population extrapolation", [figure, Paragraph(fit.describe(population, what), "warning")])
+
+
+def groups_section(inp: ReportInputs) -> Section:
+    saved = inp.project.analyses.get("risk_by_group")
+    if not saved:
+        return absent("Risk by group", "no user-attributes file was analysed for this project.")
+    rows = [
+        [
+            r["attribute"],
+            r["group"],
+            count(r["n_users"]),
+            share(r["mean_unique"]),
+            number(r.get("mean_em")),
+            f"{number(r['odds_ratio'], 3)} [{number(r['ci_low'], 3)}, {number(r['ci_high'], 3)}]",
+        ]
+        for r in saved["rows"]
+    ]
+    table = Table(
+        "Table 4. Risk by group: mean uniqueness rate and odds ratio of being unique against everyone else.",
+        ["Attribute", "Group", "Users", "Unique (mean)", "EM (mean)", "Odds ratio [95%]"],
+        rows,
+        f"{count(saved.get('n_matched'))} users matched to the attributes file; "
+        f"{count(saved.get('n_without_attributes'))} without attributes; "
+        f"{count(saved.get('n_without_risk'))} listed in it without a risk value.",
+    )
+    return Section("Risk by group", [table])
+
+
+def import_section(inp: ReportInputs) -> Section:
+    saved = inp.project.import_report
+    report = ImportReport.from_dict(saved) if saved else (inp.dataset.report if inp.dataset else None)
+    if report is None:
+        return absent("Import report", "the project keeps no import report and the data was not loaded.")
+    rows = [
+        [
+            reason,
+            count(r.count),
+            ", ".join(str(n) for n in r.first_lines) + (", …" if r.count > len(r.first_lines) else ""),
+        ]
+        for reason, r in sorted(report.rejected.items(), key=lambda kv: -kv[1].count)
+    ]
+    blocks: list = [
+        Paragraph(
+            f"{report.source}: {count(report.rows_read)} rows read, {count(report.rows_kept)} kept, "
+            f"{count(report.rows_rejected)} rejected."
+        )
+    ]
+    if rows:
+        blocks.append(
+            Table("Table 5. Rejected rows by reason (first line numbers).", ["Reason", "Rows", "Lines"], rows)
+        )
+    blocks.extend(Paragraph(f"Note: {n}", "note") for n in report.notes)
+    return Section("Import report", blocks)
