@@ -1,0 +1,52 @@
+"""Population extrapolation: seeded subsamples, an exact plain-Python unicity on them, trend fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.tradeoff.extrapolation import fit_trend, subsample_curve
+
+
+def exact_unicity_p1(traces: list[set], keep: np.ndarray) -> float:
+    """Share of (user, point) choices that single the user out among the kept users (p = 1, exact)."""
+    kept = [traces[i] for i in keep]
+    shares = [sum(1 for x in t if sum(x in o for o in kept) == 1) / len(t) for t in kept]
+    return sum(shares) / len(shares)
+
+
+def test_subsamples_are_seeded_sized_and_reported():
+    rng = np.random.default_rng(3)
+    traces = [set(rng.choice(400, size=4, replace=False).tolist()) for _ in range(200)]
+    seen = []
+    control = TaskControl(lambda f, m: seen.append(m))
+    curve = subsample_curve(
+        200, lambda keep: exact_unicity_p1(traces, keep), repeats=2, seed=7, control=control
+    )
+    again = subsample_curve(200, lambda keep: exact_unicity_p1(traces, keep), repeats=2, seed=7)
+    assert curve.n.tolist() == [n for n in range(20, 201, 20) for _ in range(2)]
+    assert np.array_equal(curve.risk, again.risk)
+    assert len(seen) == 20 and "20 users (10%)" in seen[0]
+    # More people in the file means fewer unique points: the trend must go down.
+    assert fit_trend(curve.n, curve.risk, "power").b < 0
+
+
+def test_exact_trends_are_recovered_and_labelled():
+    n = np.array([100.0, 200.0, 400.0, 800.0])
+    power = fit_trend(n, 0.8 * n**-0.25, "power")
+    assert (power.b, np.exp(power.a), power.r2) == pytest.approx((-0.25, 0.8, 1.0))
+    assert float(power.predict(1e6)) == pytest.approx(0.8 * 1e6**-0.25)
+    log = fit_trend(n, 0.9 - 0.1 * np.log(n), "log")
+    assert (log.a, log.b) == pytest.approx((0.9, -0.1))
+    assert float(log.predict(1e9)) == 0.0  # clipped at 0, never negative
+    assert "Extrapolation (not a measurement)" in power.describe(1_000_000)
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError, match="fractions"):
+        subsample_curve(10, len, fractions=[0.0, 0.5])
+    with pytest.raises(ValueError, match="unknown trend model"):
+        fit_trend(np.array([1, 2]), np.array([0.1, 0.2]), "cubic")
+    with pytest.raises(ValueError, match="two sizes"):
+        fit_trend(np.array([5.0, 5.0]), np.array([0.1, 0.2]))

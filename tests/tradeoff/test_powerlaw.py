@@ -1,0 +1,75 @@
+"""Power-law fit of risk against coarseness: exact laws recovered, plain regression agreed, sizes defined."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.tradeoff.powerlaw import (
+    coarsening_text,
+    fit_power_law,
+    unit_area_km2,
+    width_hours,
+)
+
+
+def test_exact_law_is_recovered_and_inverted():
+    size = np.array([1.0, 6.0, 12.0, 168.0, 4.0, 24.0])
+    risk = 0.9 * size**-0.7
+    fit = fit_power_law([f"p{i}" for i in range(6)], size, risk)
+    assert fit.exponent == pytest.approx(-0.7) and fit.prefactor == pytest.approx(0.9)
+    assert fit.r2 == pytest.approx(1.0)
+    assert fit.size_for(0.05) == pytest.approx((0.05 / 0.9) ** (1 / -0.7))
+    assert fit.predict(fit.size_for(0.05)) == pytest.approx(0.05)
+    assert "not a measurement" in coarsening_text(fit, 0.05, "ε₄")
+
+
+@given(
+    st.lists(
+        st.tuples(st.floats(0.1, 1000), st.floats(1e-4, 1.0)),
+        min_size=2,
+        max_size=10,
+        unique_by=lambda r: round(math.log(r[0]), 6),
+    )
+)
+def test_fit_equals_plain_least_squares(rows):
+    xs = [math.log(s) for s, _ in rows]
+    ys = [math.log(r) for _, r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    intercept = my - slope * mx
+    fit = fit_power_law([str(i) for i in range(len(rows))], [s for s, _ in rows], [r for _, r in rows])
+    assert fit.exponent == pytest.approx(slope, rel=1e-6, abs=1e-9)
+    assert math.log(fit.prefactor) == pytest.approx(intercept, rel=1e-6, abs=1e-9)
+    ss_res = sum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True))
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    assert fit.r2 == pytest.approx(1 - ss_res / ss_tot if ss_tot > 0 else 1.0, abs=1e-6)
+
+
+def test_zero_risk_profiles_are_left_out_by_name():
+    fit = fit_power_law(["a", "b", "c"], np.array([1.0, 2.0, 4.0]), np.array([0.5, 0.25, 0.0]))
+    assert fit.left_out == ["c"] and fit.n_used == 2
+    with pytest.raises(ValueError, match="two different"):
+        fit_power_law(["a", "b"], np.array([1.0, 1.0]), np.array([0.5, 0.4]))
+
+
+def test_rising_risk_predicts_no_coarsening():
+    fit = fit_power_law(["a", "b"], np.array([1.0, 2.0]), np.array([0.1, 0.2]))
+    assert math.isnan(fit.size_for(0.05))
+    assert "predicts no coarsening" in coarsening_text(fit, 0.05)
+
+
+def test_unit_sizes():
+    assert unit_area_km2(SpatialLevel.parse("grid:2"), None) == 4.0
+    square = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]], dtype=float)
+    assert unit_area_km2(SpatialLevel.parse("district"), square) == pytest.approx(4 / 5)
+    assert math.isnan(unit_area_km2(SpatialLevel.parse("raw"), np.array([[0, 0], [1, 1], [2, 2.0]])))
+    assert math.isnan(unit_area_km2(SpatialLevel.parse("raw"), None))
+    assert width_hours(TemporalLevel.parse("6h"), 0) == 6.0
+    assert width_hours(TemporalLevel.parse("all"), 7 * 86400) == 168.0
