@@ -1,0 +1,338 @@
+"""Writing a synthetic city to a folder: events, the toolbox CDR layout, geography, cards, attributes.
+
+Files are written chunk by chunk of users, so a million users never sit in memory at once; the same
+parameters always give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from privacy_studio import __version__
+from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.sample.activity import Payments, PhoneEvents
+from privacy_studio.core.sample.city import CHUNK_USERS, CityModel, CityParams, build_city, iter_steps
+from privacy_studio.core.sample.layout import CITY_CENTRE, SHOP_CATEGORIES
+from privacy_studio.core.sample.population import AGE_BANDS, CUSTOMER_TYPES, GENDERS, INCOME_BANDS
+from privacy_studio.core.sample.writers import CsvSink, iso_times, take, write_per_group, write_table
+
+EVENT_COLUMNS = ["user", "time", "location", "x_km", "y_km", "lat", "lon"]
+CDR_COLUMNS = ["interaction", "direction", "correspondent_id", "datetime", "call_duration", "antenna_id"]
+PER_USER_CDR_LIMIT = 10_000  # above this many users the CDR layout is one cdr.csv with a user column
+
+
+@dataclass
+class CityPaths:
+    """Everything :func:`generate_city` wrote (``cdr_dir`` or ``cdr_file`` depending on the layout)."""
+
+    root: Path
+    events: Path
+    antennas: Path
+    hierarchy: Path
+    attributes: Path
+    transactions: Path
+    shops: Path
+    shop_hierarchy: Path
+    card_truth: Path
+    period2_events: Path
+    period2_truth: Path
+    meta: Path
+    readme: Path
+    cdr_dir: Path | None = None
+    cdr_file: Path | None = None
+
+    @classmethod
+    def under(cls, root: Path, cdr_layout: str) -> CityPaths:
+        return cls(
+            root=root,
+            events=root / "events.csv",
+            antennas=root / "antennas.csv",
+            hierarchy=root / "hierarchy.csv",
+            attributes=root / "attributes.csv",
+            transactions=root / "transactions.csv",
+            shops=root / "shops.csv",
+            shop_hierarchy=root / "shop_hierarchy.csv",
+            card_truth=root / "link_truth.csv",
+            period2_events=root / "period2" / "events.csv",
+            period2_truth=root / "period2" / "link_truth.csv",
+            meta=root / "meta.json",
+            readme=root / "README.txt",
+            cdr_dir=root / "cdr" if cdr_layout == "per-user" else None,
+            cdr_file=root / "cdr.csv" if cdr_layout == "single" else None,
+        )
+
+    def files(self) -> list[Path]:
+        """Every file written, cdr folder contents included, sorted."""
+        found = [p for p in self.root.rglob("*") if p.is_file()]
+        return sorted(found)
+
+
+def generate_city(
+    n_users: int,
+    days: int,
+    seed: int,
+    out_dir: str | Path,
+    start: str = "2024-03-04",
+    tz: str = "Europe/Paris",
+    control: TaskControl | None = None,
+    *,
+    cdr_layout: str = "auto",
+) -> CityPaths:
+    """Simulate ``n_users`` people over two consecutive periods of ``days`` days; write them to ``out_dir``.
+
+    ``cdr_layout`` is ``per-user`` (``cdr/<user>.csv``), ``single`` (``cdr.csv`` with a ``user`` column),
+    ``none``, or ``auto`` (per-user up to 10,000 users, single above).
+    """
+    control = as_control(control)
+    params = CityParams(n_users, days, seed, start, tz)
+    if cdr_layout == "auto":
+        cdr_layout = "per-user" if n_users <= PER_USER_CDR_LIMIT else "single"
+    if cdr_layout not in ("per-user", "single", "none"):
+        raise ValueError(f"CDR layout must be auto, per-user, single or none, not {cdr_layout!r}")
+    root = Path(out_dir)
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"{root} exists and is not a folder")
+    if root.exists() and any(root.iterdir()):
+        raise ValueError(f"{root} is not empty: choose a new or empty output folder")
+    paths = CityPaths.under(root, cdr_layout)
+    control.report(0.0, "laying out the city")
+    model = build_city(params)
+    _write_geography(model, paths)
+    _write_attributes(model, paths)
+    counts = _write_activity(model, paths, control.sub(0.02, 0.99))
+    _write_meta(model, paths, cdr_layout, counts)
+    control.report(1.0, f"wrote {root}")
+    return paths
+
+
+def _write_geography(model: CityModel, paths: CityPaths) -> None:
+    lay = model.layout
+    write_table(paths.antennas, {"antenna_id": lay.antenna_ids, "latitude": lay.lat, "longitude": lay.lon})
+    zips = lay.zip_code
+    write_table(
+        paths.hierarchy,
+        {
+            "antenna": lay.antenna_ids,
+            "zip": lay.zip_ids[zips],
+            "district": lay.district_ids[lay.district[zips]],
+            "municipality": lay.municipality_ids[lay.municipality[lay.district[zips]]],
+        },
+    )
+    shop_lat, shop_lon = CITY_CENTRE.inverse(lay.shop_x_km, lay.shop_y_km)
+    write_table(
+        paths.shops,
+        {
+            "shop_id": lay.shop_ids,
+            "latitude": np.round(shop_lat, 6),
+            "longitude": np.round(shop_lon, 6),
+            "category": np.array(SHOP_CATEGORIES)[lay.shop_category],
+        },
+    )
+    shop_zip = zips[lay.shop_antenna]
+    write_table(
+        paths.shop_hierarchy,
+        {
+            "shop": lay.shop_ids,
+            "antenna": lay.antenna_ids[lay.shop_antenna],
+            "zip": lay.zip_ids[shop_zip],
+            "district": lay.district_ids[lay.district[shop_zip]],
+            "municipality": lay.municipality_ids[lay.municipality[lay.district[shop_zip]]],
+        },
+    )
+
+
+def _write_attributes(model: CityModel, paths: CityPaths) -> None:
+    pop = model.population
+    write_table(
+        paths.attributes,
+        {
+            "user_id": model.user_ids,
+            "gender": take(np.array(GENDERS), pop.gender),
+            "age_band": take(np.array(AGE_BANDS), pop.age_band),
+            "income_band": take(np.array(INCOME_BANDS), pop.income_band),
+            "customer_type": take(np.array(CUSTOMER_TYPES), pop.customer_type),
+        },
+    )
+
+
+def _event_columns(model: CityModel, ev: PhoneEvents, ids: np.ndarray) -> dict[str, pa.Array]:
+    lay = model.layout
+    return {
+        "user": take(ids, ev.user),
+        "time": iso_times(ev.time, model.params.tz),
+        "location": take(lay.antenna_ids, ev.location),
+        "x_km": take(lay.x_km, ev.location),
+        "y_km": take(lay.y_km, ev.location),
+        "lat": take(lay.lat, ev.location),
+        "lon": take(lay.lon, ev.location),
+    }
+
+
+def _cdr_columns(model: CityModel, ev: PhoneEvents) -> dict[str, pa.Array]:
+    duration = np.nan_to_num(ev.duration, nan=0).astype(np.int64)
+    return {
+        "user": take(model.user_ids, ev.user),
+        "interaction": take(np.array(["call", "text"]), ev.interaction),
+        "direction": take(np.array(["out", "", "in"]), ev.direction + 1),
+        "correspondent_id": take(model.user_ids, ev.correspondent),
+        "datetime": iso_times(ev.time, model.params.tz, with_offset=False),
+        "call_duration": pa.array(duration, mask=np.isnan(ev.duration)),
+        "antenna_id": take(model.layout.antenna_ids, ev.location),
+    }
+
+
+def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) -> dict[str, int]:
+    """Stream both periods chunk by chunk into their files; returns row counts."""
+    events = CsvSink(paths.events, EVENT_COLUMNS)
+    later = CsvSink(paths.period2_events, EVENT_COLUMNS)
+    payments = CsvSink(paths.transactions, ["user_id", "shop", "time", "price"])
+    card_truth = CsvSink(paths.card_truth, ["user", "card_user"])
+    later_truth = CsvSink(paths.period2_truth, ["user", "pseudonym"])
+    cdr = CsvSink(paths.cdr_file, ["user", *CDR_COLUMNS]) if paths.cdr_file else None
+    active = {"period1": 0, "period2": 0, "card": 0}
+    steps = 2 * model.n_chunks()
+    for step, (period, chunk) in enumerate(iter_steps(model, 2)):
+        control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
+        ev, pay = model.simulate(period, chunk, with_payments=period == 0)
+        present = np.unique(ev.user)
+        if period == 0:
+            events.write(_event_columns(model, ev, model.user_ids))
+            active["period1"] += len(present)
+            _write_cdr(model, paths, ev, present, cdr)
+            active["card"] += _write_payments(model, pay, payments, card_truth)
+        else:
+            later.write(_event_columns(model, ev, model.later_ids))
+            later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
+            active["period2"] += len(present)
+    sinks = [events, later, payments, card_truth, later_truth] + ([cdr] if cdr else [])
+    for sink in sinks:
+        sink.close()
+    return {
+        "events_period1": events.rows,
+        "events_period2": later.rows,
+        "transactions": payments.rows,
+        "active_users_period1": active["period1"],
+        "active_users_period2": active["period2"],
+        "card_users": active["card"],
+    }
+
+
+def _write_cdr(
+    model: CityModel, paths: CityPaths, ev: PhoneEvents, present: np.ndarray, cdr: CsvSink | None
+) -> None:
+    if paths.cdr_dir is None and cdr is None:
+        return
+    columns = _cdr_columns(model, ev)
+    if cdr is not None:
+        cdr.write(columns)
+        return
+    table = pa.table({name: columns[name] for name in CDR_COLUMNS})
+    sizes = np.bincount(ev.user - present[0], minlength=0)[present - present[0]] if len(present) else present
+    write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
+
+
+def _write_payments(model: CityModel, pay: Payments | None, sink: CsvSink, truth: CsvSink) -> int:
+    if pay is None:
+        return 0
+    lay = model.layout
+    sink.write(
+        {
+            "user_id": take(model.card_ids, pay.user),
+            "shop": take(lay.shop_ids, pay.shop),
+            "time": iso_times(pay.time, model.params.tz),
+            "price": pay.price,
+        }
+    )
+    holders = np.unique(pay.user)
+    truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
+    return len(holders)
+
+
+def _write_meta(model: CityModel, paths: CityPaths, cdr_layout: str, counts: dict[str, int]) -> None:
+    params, lay = model.params, model.layout
+    periods = []
+    for i in range(2):
+        period = model.params.period(i)
+        lo, hi = period.bounds_utc()
+        start, end = iso_times(np.array([lo, hi]), params.tz).to_pylist()
+        periods.append({"start": start, "end_exclusive": end, "days": params.days})
+    meta = {
+        "generator": "privacy_studio.core.sample.generate_city",
+        "studio_version": __version__,
+        "parameters": {**asdict(params), "cdr_layout": cdr_layout, "chunk_users": CHUNK_USERS},
+        "periods": periods,
+        "counts": {
+            "users": params.n_users,
+            "antennas": lay.n_antennas,
+            "zips": len(lay.zip_ids),
+            "districts": len(lay.district_ids),
+            "municipalities": len(lay.municipality_ids),
+            "shops": len(lay.shop_ids),
+            **counts,
+        },
+        "files": {name: _DESCRIPTIONS[name] for name in _described(paths)},
+    }
+    paths.meta.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    paths.readme.write_text(_readme(meta), encoding="utf-8")
+
+
+_DESCRIPTIONS = {
+    "events.csv": "calls and texts of period 1: user,time (ISO 8601, local),location,x_km,y_km,lat,lon",
+    "antennas.csv": "antenna_id,latitude,longitude (WGS84)",
+    "hierarchy.csv": "antenna,zip,district,municipality (each unit lies inside one unit of the next level)",
+    "attributes.csv": "user_id,gender,age_band,income_band,customer_type (they shape behaviour)",
+    "transactions.csv": "card payments of period 1: user_id (card pseudonym),shop,time,price (EUR)",
+    "shops.csv": "shop_id,latitude,longitude,category",
+    "shop_hierarchy.csv": "shop,antenna,zip,district,municipality (same unit ids as hierarchy.csv)",
+    "link_truth.csv": "ground truth: user (phone id),card_user (card pseudonym) of the same person",
+    "period2/events.csv": "calls and texts of period 2 (the next days), same columns, new pseudonyms",
+    "period2/link_truth.csv": "ground truth: user (period-1 id),pseudonym (period-2 id) of the same person",
+    "cdr.csv": "period 1 in the toolbox CDR layout with a leading user column; datetime is local wall-clock",
+    "cdr": "period 1 in the toolbox CDR layout, one <user>.csv per user; datetime is local wall-clock",
+}
+
+
+def _described(paths: CityPaths) -> list[str]:
+    """Names (relative to the output folder) of the files and folders written."""
+    listed = [
+        paths.events,
+        paths.antennas,
+        paths.hierarchy,
+        paths.attributes,
+        paths.transactions,
+        paths.shops,
+    ]
+    listed += [paths.shop_hierarchy, paths.card_truth, paths.period2_events, paths.period2_truth]
+    listed += [p for p in (paths.cdr_dir, paths.cdr_file) if p is not None]
+    return [p.relative_to(paths.root).as_posix() for p in listed]
+
+
+def _readme(meta: dict) -> str:
+    p, c = meta["parameters"], meta["counts"]
+    lines = [
+        "Synthetic city made by Privacy Studio (privacy-studio generate): fictional people, no real data.",
+        "",
+        f"Command: privacy-studio generate --users {p['n_users']} --days {p['days']} --seed {p['seed']} "
+        f"--start {p['start']} --tz {p['tz']} --cdr-layout {p['cdr_layout']} --out DIR",
+        f"Period 1: {meta['periods'][0]['start']} to {meta['periods'][0]['end_exclusive']} (exclusive); "
+        f"period 2: the next {p['days']} days.",
+        f"{c['users']} users ({c['active_users_period1']} active in period 1), "
+        f"{c['events_period1']} events in period 1, {c['events_period2']} in period 2, "
+        f"{c['transactions']} card payments by {c['card_users']} card holders.",
+        f"{c['antennas']} antennas, {c['zips']} ZIP areas, {c['districts']} districts, "
+        f"{c['municipalities']} municipalities, {c['shops']} shops.",
+        "",
+        "Files:",
+    ]
+    lines += [f"  {name}: {text}" for name, text in meta["files"].items()]
+    lines += [
+        "",
+        "Period 2 uses fresh pseudonyms (period2/link_truth.csv maps them to period-1 ids); card payments",
+        "use card pseudonyms (link_truth.csv). Truth files list only people present in both files they link.",
+    ]
+    return "\n".join(lines) + "\n"
