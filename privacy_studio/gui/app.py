@@ -1,0 +1,34 @@
+"""Starting the studio: numba cache in a user folder, the QApplication, the window, kernels warmed up."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from privacy_studio.numba_cache import configure_numba_cache
+
+#: The window icon, from the repository's ``resources`` folder when running from a checkout or a bundle.
+ICON = Path(__file__).resolve().parents[2] / "resources" / "privacy-studio.svg"
+
+
+def run_app(argv: list[str]) -> int:
+    """Open the main window (on the project or data file given as the first argument) and run until closed."""
+    configure_numba_cache()  # before anything imports numba
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from privacy_studio import __version__
+    from privacy_studio.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "privacy-studio"])
+    app.setOrganizationName("PrivacyStudio")
+    app.setApplicationName("Privacy Studio")
+    app.setApplicationVersion(__version__)
+    if ICON.exists():
+        app.setWindowIcon(QIcon(str(ICON)))
+    window = MainWindow()
+    window.show()
+    window.warm_up()
+    if argv:
+        window.open_path(argv[0])
+    return int(app.exec())

@@ -1,0 +1,1 @@
+"""Modal dialogs of the studio window."""

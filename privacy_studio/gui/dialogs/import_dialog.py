@@ -1,0 +1,381 @@
+"""Import a data file or a folder of per-user CDR files: format, column roles, time zone, live preview.
+
+The preview reads only the first rows, in the GUI thread; the import itself runs in a worker with progress,
+and its report (rows kept, rows rejected per reason with line numbers) is shown and kept with the project.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.io import ReaderOptions, load_dataset, preview
+from privacy_studio.core.io.options import FORMATS, ROLES
+from privacy_studio.gui.workers import TaskRunner, Worker, readable_error
+
+AUTO = "(detect)"
+DELIMITERS = (("detect", None), ("comma ,", ","), ("semicolon ;", ";"), ("tab", "\t"), ("pipe |", "|"))
+DATE_ORDERS = (
+    ("refuse ambiguous dates", (False, False)),
+    ("day first (31/12)", (True, False)),
+    ("month first (12/31)", (False, True)),
+)
+PREVIEW_DELAY_MS = 300
+
+
+def fill_table(table: QTableWidget, columns: list[str], rows: list[Any]) -> None:
+    """Show rows (lists, tuples or dicts keyed by column) in ``table``."""
+    table.clear()
+    table.setColumnCount(len(columns))
+    table.setRowCount(len(rows))
+    table.setHorizontalHeaderLabels([str(c) for c in columns])
+    for i, row in enumerate(rows):
+        values = [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
+        for j, value in enumerate(values[: len(columns)]):
+            table.setItem(i, j, QTableWidgetItem("" if value is None else str(value)))
+    table.resizeColumnsToContents()
+
+
+def _rows_of(data: Any) -> tuple[list[str], list[Any]]:
+    """Columns and rows of a preview block given as a DataFrame, a list of dicts or a list of lists."""
+    if hasattr(data, "columns") and hasattr(data, "itertuples"):
+        return [str(c) for c in data.columns], [list(r) for r in data.itertuples(index=False)]
+    rows = list(data or [])
+    if rows and isinstance(rows[0], dict):
+        return list(rows[0]), rows
+    return [], rows
+
+
+class FilePicker(QWidget):
+    """A path field with a browse button (file or folder)."""
+
+    changed = Signal(str)
+
+    def __init__(self, caption: str, folder: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption, self.folder = caption, folder
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("optional" if not folder else "")
+        self.edit.textChanged.connect(self.changed)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(browse)
+
+    def _browse(self) -> None:
+        start = str(Path(self.edit.text()).parent) if self.edit.text() else ""
+        if self.folder:
+            path = QFileDialog.getExistingDirectory(self, self.caption, start)
+        else:
+            path, _ = QFileDialog.getOpenFileName(
+                self, self.caption, start, "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
+            )
+        if path:
+            self.edit.setText(path)
+
+    def path(self) -> str | None:
+        return self.edit.text().strip() or None
+
+
+class ImportDialog(QDialog):
+    """Choose how to read a file, see how it will be read, import it in the background."""
+
+    imported = Signal(object, str, dict)  # Dataset, path, reader options dict
+
+    def __init__(self, runner: TaskRunner, parent: QWidget | None = None, path: str | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import data")
+        self.resize(1000, 720)
+        self.runner = runner
+        self.worker: Worker | None = None
+        self.dataset: Any = None
+        self._timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
+        self._timer.timeout.connect(self.update_preview)
+
+        self.source = QLineEdit()
+        self.source.setPlaceholderText("a CSV / Parquet file, or a folder with one CDR file per person")
+        pick_file, pick_folder = QPushButton("File…"), QPushButton("CDR folder…")
+        pick_file.clicked.connect(self._pick_file)
+        pick_folder.clicked.connect(self._pick_folder)
+        src_row = QHBoxLayout()
+        src_row.addWidget(self.source, 1)
+        src_row.addWidget(pick_file)
+        src_row.addWidget(pick_folder)
+
+        self.format = QComboBox()
+        self.format.addItems(FORMATS)
+        self.delimiter = QComboBox()
+        for text, value in DELIMITERS:
+            self.delimiter.addItem(text, value)
+        self.header = QCheckBox("first row holds column names")
+        self.header.setChecked(True)
+        self.tz = QLineEdit("UTC")
+        self.tz.setToolTip(
+            "Time zone of the times in the file; day and week bins start at its local midnight."
+        )
+        completer = QCompleter(sorted(zoneinfo.available_timezones()), self.tz)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.tz.setCompleter(completer)
+        self.date_order = QComboBox()
+        for text, value in DATE_ORDERS:
+            self.date_order.addItem(text, value)
+        self.antennas = FilePicker("Antennas / locations with coordinates")
+        self.hierarchy = FilePicker("Hierarchy (location, zip, district, …)")
+        self.locations = FilePicker("List of all spatial units")
+        read = QFormLayout()
+        read.addRow("Format", self.format)
+        read.addRow("Delimiter", self.delimiter)
+        read.addRow("", self.header)
+        read.addRow("Time zone", self.tz)
+        read.addRow("Dates", self.date_order)
+        read.addRow("Antennas file", self.antennas)
+        read.addRow("Hierarchy file", self.hierarchy)
+        read.addRow("Locations file", self.locations)
+        read_box = QGroupBox("How to read")
+        read_box.setLayout(read)
+
+        mapping_box = QGroupBox("Columns (detected unless chosen)")
+        grid = QGridLayout(mapping_box)
+        self.role_boxes: dict[str, QComboBox] = {}
+        for k, role in enumerate(ROLES):
+            box = QComboBox()
+            box.addItem(AUTO)
+            grid.addWidget(QLabel(role), k // 2, (k % 2) * 2)
+            grid.addWidget(box, k // 2, (k % 2) * 2 + 1)
+            self.role_boxes[role] = box
+            box.currentIndexChanged.connect(self._schedule_preview)
+
+        self.raw_table, self.parsed_table = QTableWidget(), QTableWidget()
+        self.preview_tabs = QTabWidget()
+        self.preview_tabs.addTab(self.raw_table, "Raw rows")
+        self.preview_tabs.addTab(self.parsed_table, "As it will be read")
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #b00020")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.report.setPlaceholderText(
+            "The import report appears here: rows kept and rows rejected, per reason."
+        )
+        self.report.setMaximumHeight(140)
+
+        self.buttons = QDialogButtonBox()
+        self.import_button = self.buttons.addButton("Import", QDialogButtonBox.ButtonRole.ActionRole)
+        self.import_button.clicked.connect(self.start_import)
+        self.cancel_button = self.buttons.addButton("Cancel import", QDialogButtonBox.ButtonRole.ActionRole)
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_import)
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.close_button.clicked.connect(self._close)
+
+        top = QWidget()
+        top_layout = QHBoxLayout(top)
+        top_layout.addWidget(read_box)
+        top_layout.addWidget(mapping_box, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.preview_tabs)
+        layout = QVBoxLayout(self)
+        layout.addLayout(src_row)
+        layout.addWidget(split, 1)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.report)
+        layout.addWidget(self.buttons)
+
+        self.source.textChanged.connect(self._source_changed)
+        for signal in (
+            self.format.currentIndexChanged,
+            self.delimiter.currentIndexChanged,
+            self.header.toggled,
+            self.tz.editingFinished,
+            self.date_order.currentIndexChanged,
+            self.antennas.changed,
+            self.hierarchy.changed,
+            self.locations.changed,
+        ):
+            signal.connect(self._schedule_preview)
+        if path:
+            self.set_source(path)
+
+    # -- inputs ------------------------------------------------------------------------------------
+    def set_source(self, path: str, antennas: str | None = None, hierarchy: str | None = None) -> None:
+        """Point the dialog at a file or folder (and optional side files); the preview follows."""
+        self.antennas.edit.setText(antennas or "")
+        self.hierarchy.edit.setText(hierarchy or "")
+        self.source.setText(path)
+        self.update_preview()
+
+    def _pick_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Data file", "", "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
+        )
+        if path:
+            self.set_source(path)
+
+    def _pick_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder of per-user CDR files")
+        if path:
+            self.set_source(path)
+
+    def _source_changed(self) -> None:
+        for box in self.role_boxes.values():
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(AUTO)
+            box.blockSignals(False)
+        self._schedule_preview()
+
+    def options(self) -> ReaderOptions:
+        """The reader options the dialog shows (``ValueError`` with a readable text if inconsistent)."""
+        dayfirst, monthfirst = self.date_order.currentData()
+        mapping = {role: box.currentText() for role, box in self.role_boxes.items() if box.currentIndex() > 0}
+        tz = self.tz.text().strip() or "UTC"
+        try:
+            zoneinfo.ZoneInfo(tz)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"unknown time zone {tz!r} (use an IANA name such as Europe/Paris or UTC)"
+            ) from None
+        return ReaderOptions(
+            format=self.format.currentText(),
+            delimiter=self.delimiter.currentData(),
+            header=self.header.isChecked(),
+            mapping=mapping,
+            tz=tz,
+            dayfirst=dayfirst,
+            monthfirst=monthfirst,
+            antennas=self.antennas.path(),
+            hierarchy=self.hierarchy.path(),
+            locations=self.locations.path(),
+        )
+
+    # -- preview -----------------------------------------------------------------------------------
+    def _schedule_preview(self, *_: Any) -> None:
+        self._timer.start()
+
+    def update_preview(self) -> None:
+        """Read the first rows with the current options and show them raw and as read."""
+        self._timer.stop()
+        path = self.source.text().strip()
+        if not path:
+            return
+        try:
+            result = preview(path, self.options())
+        except Exception as exc:
+            self.problems.setText(readable_error(exc))
+            fill_table(self.raw_table, [], [])
+            fill_table(self.parsed_table, [], [])
+            return
+        columns = [str(c) for c in result.columns]
+        fill_table(self.raw_table, columns, list(result.raw_rows))
+        parsed_columns, parsed_rows = _rows_of(result.parsed_rows)
+        fill_table(self.parsed_table, parsed_columns, parsed_rows)
+        self._offer_columns(columns, dict(result.mapping or {}))
+        if self.format.currentText() == "auto":
+            self.format.setToolTip(f"detected: {result.detected_format}")
+        problems = list(result.problems or [])
+        self.problems.setText("\n".join(str(p) for p in problems))
+
+    def _offer_columns(self, columns: list[str], detected: dict[str, str]) -> None:
+        """List the file's columns in every role box, keeping choices; show the detection as a hint."""
+        for role, box in self.role_boxes.items():
+            if [box.itemText(i) for i in range(1, box.count())] != columns:
+                chosen = box.currentText()
+                box.blockSignals(True)
+                box.clear()
+                box.addItem(AUTO)
+                box.addItems(columns)
+                box.setCurrentText(chosen if chosen in columns else AUTO)
+                box.blockSignals(False)
+            box.setItemText(0, f"{AUTO} → {detected[role]}" if role in detected else AUTO)
+
+    # -- import ------------------------------------------------------------------------------------
+    def start_import(self) -> Worker | None:
+        """Read the whole input in a worker; ``imported`` is emitted when it is done."""
+        path = self.source.text().strip()
+        if not path:
+            self.problems.setText("Choose a file or a folder to import.")
+            return None
+        try:
+            options = self.options()
+        except ValueError as exc:
+            self.problems.setText(str(exc))
+            return None
+        self.problems.setText("")
+        self.report.setPlainText("Importing…")
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.import_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        worker = Worker(load_dataset, path, options, name="import")
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.finished.connect(lambda ds: self._on_imported(ds, path, options))
+        worker.signals.failed.connect(self._on_failed)
+        worker.signals.cancelled.connect(self._on_cancelled)
+        self.worker = worker
+        self.runner.start(worker)
+        return worker
+
+    def cancel_import(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(fraction * 1000))
+        self.progress.setFormat(f"{message} %p%" if message else "%p%")
+
+    def _finish(self) -> None:
+        self.worker = None
+        self.import_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
+
+    def _on_imported(self, dataset: Any, path: str, options: ReaderOptions) -> None:
+        self._finish()
+        self.dataset = dataset
+        self.report.setPlainText(dataset.report.summary_text())
+        self.imported.emit(dataset, path, options.to_dict())
+
+    def _on_failed(self, message: str, _details: str) -> None:
+        self._finish()
+        self.report.setPlainText(f"Import failed: {message}")
+
+    def _on_cancelled(self, _items: Any) -> None:
+        self._finish()
+        self.report.setPlainText("Import cancelled; nothing was changed.")
+
+    def _close(self) -> None:
+        self.cancel_import()
+        self.accept() if self.dataset is not None else self.reject()

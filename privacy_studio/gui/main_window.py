@@ -1,0 +1,574 @@
+"""The main window: project side panel, plot tabs, results table, messages, status bar with Cancel."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
+
+from privacy_studio import __version__
+from privacy_studio.core.project import SUFFIX, Project, ProjectError
+from privacy_studio.gui.dialogs.import_dialog import ImportDialog
+from privacy_studio.gui.panels.grid_panel import GridPanel
+from privacy_studio.gui.panels.help_panel import HelpPanel
+from privacy_studio.gui.panels.log_panel import LogPanel
+from privacy_studio.gui.panels.results_table import ResultsTable
+from privacy_studio.gui.panels.summary_panel import SummaryPanel
+from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.plots.disclosure import DisclosurePlot
+from privacy_studio.gui.plots.distribution import UserEmHistogram
+from privacy_studio.gui.plots.heatmap import UnicityHeatmap
+from privacy_studio.gui.plots.location_map import LocationEmMap
+from privacy_studio.gui.plots.sparsity import SparsityPlot
+from privacy_studio.gui.plots.unicity import UnicityPlot
+from privacy_studio.gui.results import as_record, profile_label
+from privacy_studio.gui.session import Session
+from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
+
+MAX_RECENT = 8
+PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
+#: Analysis panels written as self-contained widgets in their own modules: (module, class, tab title).
+ANALYSIS_PANELS = (
+    ("privacy_studio.gui.panels.tradeoff", "TradeoffPanel", "Trade-off"),
+    ("privacy_studio.gui.panels.anonymizability", "AnonymizabilityPanel", "Anonymizability"),
+    ("privacy_studio.gui.panels.attacks", "AttacksPanel", "Attacks"),
+)
+
+
+def _report_text(report: dict[str, Any] | None) -> str:
+    if not report:
+        return ""
+    from privacy_studio.core.io.report import ImportReport
+
+    return ImportReport.from_dict(report).summary_text()
+
+
+class MainWindow(QMainWindow):
+    """One window per open project; every long computation runs in ``self.runner``."""
+
+    def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("MainWindow")
+        self.qsettings = settings if settings is not None else QSettings()
+        self.session = Session(self)
+        self.runner = TaskRunner(self)
+        self.run_worker: Worker | None = None
+        self.status_worker: Worker | None = None
+        self.import_dialog: ImportDialog | None = None
+        self.resize(1400, 900)
+
+        self.plots: list[PlotTab] = [
+            UnicityPlot(),
+            UnicityHeatmap(),
+            DisclosurePlot(),
+            UserEmHistogram(),
+            SparsityPlot(),
+            LocationEmMap(),
+        ]
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        for plot in self.plots:
+            self.tabs.addTab(plot, plot.title)
+        self.analysis_panels = self._mount_analysis_panels()
+        self.setCentralWidget(self.tabs)
+
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.itemActivated.connect(self._tree_activated)
+        self.summary = SummaryPanel()
+        self.grid = GridPanel()
+        self.side_tabs = QTabWidget()
+        self.side_tabs.addTab(self.grid, "Grid")
+        self.side_tabs.addTab(self.summary, "Data")
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.tree)
+        side.addWidget(self.side_tabs)
+        side.setSizes([180, 700])
+        self.results_table = ResultsTable()
+        self.log_panel = LogPanel()
+        self.help_panel = HelpPanel()
+        self.project_dock = self._dock("Project", side, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.results_dock = self._dock("Results", self.results_table, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.log_dock = self._dock("Messages", self.log_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.results_dock, self.log_dock)
+        self.results_dock.raise_()
+        self.help_dock = self._dock("Measures help", self.help_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.help_dock.hide()
+
+        self.status_label = QLabel("Ready")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(260)
+        self.eta_label = QLabel("")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the running computation at its next step (Esc)")
+        self.cancel_button.clicked.connect(self.cancel_run)
+        bar = self.statusBar()
+        bar.addWidget(self.status_label, 1)
+        for widget in (self.progress, self.eta_label, self.cancel_button):
+            bar.addPermanentWidget(widget)
+        self._show_busy(False)
+
+        self._build_menus()
+        self.grid.run_requested.connect(self.start_run)
+        self.grid.settings_edited.connect(self.session.set_settings)
+        self.session.results_changed.connect(self._show_results)
+        self.session.dataset_changed.connect(self._show_dataset)
+        self.session.changed.connect(self._refresh_tree)
+        self.session.dirty_changed.connect(self._update_title)
+        self.runner.started.connect(self._track_status)
+        self._restore_state()
+        self._refresh_tree()
+        self._update_title()
+
+    # -- construction ------------------------------------------------------------------------------
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.replace(" ", "_"))
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _mount_analysis_panels(self) -> list[QWidget]:
+        """Add the analysis panels that are installed (each lives in its own module)."""
+        panels = []
+        for module_name, class_name, title in ANALYSIS_PANELS:
+            try:
+                cls = getattr(importlib.import_module(module_name), class_name)
+            except (ImportError, AttributeError):
+                continue
+            panel = cls(self.session)
+            self.tabs.addTab(panel, title)
+            panels.append(panel)
+        return panels
+
+    def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&New project", self.new_project, QKeySequence.StandardKey.New)
+        self._action(file_menu, "&Open project…", self.ask_open, QKeySequence.StandardKey.Open)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        file_menu.addSeparator()
+        self._action(
+            file_menu, "&Import data…", lambda: self.show_import(), "Ctrl+I", "Read a data file or folder"
+        )
+        self._action(
+            file_menu, "&Export plot…", self.export_plot, "Ctrl+E", "Save the current plot or its data"
+        )
+        self._action(file_menu, "Export &report…", self.export_report, "Ctrl+Shift+E", "Write the PDF report")
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        run_menu = self.menuBar().addMenu("&Run")
+        self._action(run_menu, "&Run grid", self.grid._request_run, "Ctrl+R", "Compute the ticked cells")
+        self._action(run_menu, "&Cancel", self.cancel_run, "Esc", "Stop the running computation")
+        view_menu = self.menuBar().addMenu("&View")
+        for dock in (self.project_dock, self.results_dock, self.log_dock, self.help_dock):
+            view_menu.addAction(dock.toggleViewAction())
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&Measures help", self.show_help, QKeySequence.StandardKey.HelpContents)
+        self._action(help_menu, "&About Privacy Studio", self.show_about)
+        self._update_recent_menu()
+
+    # -- state -------------------------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        geometry = self.qsettings.value("window/geometry")
+        state = self.qsettings.value("window/state")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def recent_files(self) -> list[str]:
+        value = self.qsettings.value("recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _remember(self, path: Path) -> None:
+        text = str(Path(path).resolve())
+        recent = [text, *(p for p in self.recent_files() if p != text)][:MAX_RECENT]
+        self.qsettings.setValue("recent", recent)
+        self._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for i, path in enumerate(self.recent_files()):
+            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
+            action.setToolTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def _update_title(self, *_: Any) -> None:
+        self.setWindowTitle(f"{self.session.title}[*] — Privacy Studio")
+        self.setWindowModified(self.session.dirty)
+
+    def log(self, message: str, level: str = "info", details: str = "") -> None:
+        self.log_panel.log(message, level, details)
+        self.status_label.setText(message)
+
+    def error(self, message: str, details: str = "") -> None:
+        """Show a problem once, readably, and keep it in the messages."""
+        self.log(message, "error", details)
+        self.log_dock.raise_()
+        QMessageBox.warning(self, "Privacy Studio", message)
+
+    # -- project files -----------------------------------------------------------------------------
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes; ``False`` if the user chose to stay."""
+        if not self.session.dirty:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {self.session.title}?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_project(self) -> None:
+        if self.maybe_save():
+            self.cancel_run()
+            self.session.replace(Project())
+            self.grid.set_levels([], [])
+            self.log("New project")
+
+    def ask_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", f"{PROJECT_FILTER};;All files (*)")
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path) -> None:
+        """Open a project, or start importing a data file, depending on what ``path`` is."""
+        if str(path).lower().endswith(SUFFIX):
+            self.open_project(path)
+        else:
+            self.show_import(str(path))
+
+    def open_project(self, path: str | Path) -> bool:
+        """Load a ``.psproj``, relocate missing inputs with the user, then read the data in the background."""
+        if not self.maybe_save():
+            return False
+        try:
+            project = Project.load(path)
+        except ProjectError as exc:
+            self.error(str(exc))
+            return False
+        relocated = self._relocate_missing(project)
+        self.cancel_run()
+        self.session.replace(project)
+        self.grid.apply_settings(project.settings)
+        self._remember(Path(path))
+        self.log(f"Opened {path}")
+        for source in project.changed_sources():
+            self.log(
+                f"{source.path} changed since the project was saved: results may not match it", "warning"
+            )
+        if relocated:
+            self.session.set_dirty(True)
+        if project.sources and not project.missing_sources():
+            worker = Worker(project.load_dataset, name="read data")
+            worker.signals.finished.connect(self.session.attach_dataset)
+            worker.signals.failed.connect(
+                lambda msg, details: self.error(f"Cannot read the data: {msg}", details)
+            )
+            self.runner.start(worker)
+        return True
+
+    def _relocate_missing(self, project: Project) -> bool:
+        """Ask where each missing input went; returns whether anything was relocated."""
+        moved = False
+        for source in project.missing_sources():
+            answer = QMessageBox.question(
+                self,
+                "Input file not found",
+                f"The project's input {source.path} (or one of its side files) is missing.\nLocate it now?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                self.log(
+                    f"Input not found: {source.path}; results are shown, the data is not loaded", "warning"
+                )
+                continue
+            new_path, _ = QFileDialog.getOpenFileName(self, f"Where is {Path(source.path).name}?")
+            if not new_path:
+                continue
+            try:
+                project.relocate(source, new_path)
+                moved = True
+            except ProjectError as exc:
+                self.error(str(exc))
+        return moved
+
+    def save(self) -> bool:
+        if self.session.path is None:
+            return self.save_as()
+        return self._save_to(self.session.path)
+
+    def save_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", f"{self.session.title}", PROJECT_FILTER)
+        if not path:
+            return False
+        if not path.endswith(SUFFIX):
+            path += SUFFIX
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            saved = self.session.save(path)
+        except ProjectError as exc:
+            self.error(str(exc))
+            return False
+        self._remember(saved)
+        self.log(f"Saved {saved}")
+        return True
+
+    # -- import ------------------------------------------------------------------------------------
+    def show_import(self, path: str | None = None) -> ImportDialog:
+        """Open the import dialog (not blocking); the dataset it imports replaces the project's data."""
+        dialog = ImportDialog(self.runner, self, path)
+        dialog.imported.connect(self._imported)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.import_dialog = dialog
+        dialog.open()
+        return dialog
+
+    @Slot(object, str, dict)
+    def _imported(self, dataset: Any, path: str, reader: dict[str, Any]) -> None:
+        self.session.set_dataset(dataset, path, reader)
+        self.grid.set_hierarchy_levels(dataset.hierarchy)
+        self.side_tabs.setCurrentWidget(self.grid)
+        self.log(
+            f"Imported {path}: {dataset.report.rows_kept:,} rows kept, "
+            f"{dataset.report.rows_rejected:,} rejected"
+        )
+
+    def _show_dataset(self, dataset: Any) -> None:
+        self.summary.set_dataset(dataset, _report_text(self.session.project.import_report))
+
+    # -- runs --------------------------------------------------------------------------------------
+    def warm_up(self) -> Worker:
+        """Compile (or load from the cache) the kernels in the background while the user looks around."""
+        from privacy_studio.gui.warmup import warm_up_kernels
+
+        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker.signals.finished.connect(lambda _: self.log("Risk engine ready"))
+        worker.signals.failed.connect(
+            lambda msg, details: self.log(f"Risk engine warm-up failed: {msg}", "warning", details)
+        )
+        self.runner.start(worker)
+        return worker
+
+    @Slot(dict)
+    def start_run(self, settings: dict[str, Any]) -> Worker | None:
+        """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
+        if self.session.dataset is None:
+            self.error("Import data (or open a project whose input files are present) before running.")
+            return None
+        if self.run_worker is not None:
+            self.log("A run is already going on: cancel it first", "warning")
+            return None
+        from privacy_studio.core.runner import RiskSettings, run_grid
+
+        try:
+            risk = RiskSettings(**{**settings, "cells": [tuple(c) for c in settings["cells"]]})
+        except (TypeError, ValueError) as exc:
+            self.error(f"These settings cannot be run: {exc}")
+            return None
+        self.session.set_settings(settings)
+        self.session.project.results = []
+        self.session.results_changed.emit([])
+        self.plots[1].set_axes(settings["spatial"], settings["temporal"])
+        worker = Worker(run_grid, self.session.dataset, risk, name="risk grid")
+        worker.signals.partial.connect(self._on_profile)
+        worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
+        worker.signals.cancelled.connect(
+            lambda items: self.log(
+                f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
+            )
+        )
+        worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
+        worker.signals.done.connect(self._run_done)
+        self.run_worker = worker
+        self.grid.run_button.setEnabled(False)
+        self.log(
+            f"Running {len(settings['cells'])} profiles, "
+            f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}"
+        )
+        self.runner.start(worker)
+        return worker
+
+    @Slot(object)
+    def _on_profile(self, result: Any) -> None:
+        record = as_record(result)
+        self.session.add_result(record)
+        self.log(f"Profile {profile_label(record)} done")
+
+    @Slot(object)
+    def _run_done(self, _worker: Worker) -> None:
+        self.run_worker = None
+        self.grid.run_button.setEnabled(True)
+
+    def cancel_run(self) -> None:
+        """Cancel whatever the status bar shows (the run or a data read)."""
+        for worker in (self.run_worker, self.status_worker):
+            if worker is not None:
+                worker.cancel()
+
+    def _show_results(self, records: list[dict[str, Any]]) -> None:
+        for plot in self.plots:
+            plot.set_records(records)
+        self.results_table.set_records(records)
+
+    # -- status bar --------------------------------------------------------------------------------
+    @Slot(object)
+    def _track_status(self, worker: Worker) -> None:
+        self.status_worker = worker
+        worker.signals.progress.connect(lambda f, m, w=worker: self._on_progress(w, f, m))
+        worker.signals.done.connect(self._status_done)
+        self.status_label.setText(f"{worker.name}…")
+        self.progress.setValue(0)
+        self._show_busy(True)
+
+    def _on_progress(self, worker: Worker, fraction: float, message: str) -> None:
+        if worker is not self.status_worker:
+            return
+        self.progress.setValue(round(fraction * 1000))
+        self.status_label.setText(f"{worker.name}: {message}" if message else worker.name)
+        self.eta_label.setText(f"{format_duration(worker.eta.remaining(fraction))} left")
+
+    @Slot(object)
+    def _status_done(self, worker: Worker) -> None:
+        if worker is self.status_worker:
+            self.status_worker = None
+            self._show_busy(False)
+
+    def _show_busy(self, busy: bool) -> None:
+        for widget in (self.progress, self.eta_label, self.cancel_button):
+            widget.setVisible(busy)
+
+    # -- tree --------------------------------------------------------------------------------------
+    def _refresh_tree(self) -> None:
+        project = self.session.project
+        self.tree.clear()
+        sources = QTreeWidgetItem(self.tree, ["Data sources"])
+        for source in project.sources:
+            item = QTreeWidgetItem(sources, [Path(source.path).name])
+            item.setToolTip(0, source.path)
+        grid = QTreeWidgetItem(self.tree, [f"Grid ({len(project.settings.get('cells') or [])} cells)"])
+        results = QTreeWidgetItem(self.tree, [f"Results ({len(project.results)} profiles)"])
+        for rec in project.results:
+            QTreeWidgetItem(results, [profile_label(rec)])
+        analyses = QTreeWidgetItem(self.tree, ["Analyses"])
+        for i in range(self.tabs.count()):
+            QTreeWidgetItem(analyses, [self.tabs.tabText(i)])
+        for item in (sources, grid, results):
+            item.setExpanded(True)
+        self._tree_targets = {id(sources): self.summary, id(grid): self.grid}
+
+    def _tree_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        parent = item.parent()
+        if parent is not None and parent.text(0) == "Analyses":
+            self.tabs.setCurrentIndex(parent.indexOfChild(item))
+        elif parent is not None and parent.text(0).startswith("Results"):
+            self.results_dock.raise_()
+        else:
+            target = self._tree_targets.get(id(parent or item))
+            if target is not None:
+                self.side_tabs.setCurrentWidget(target)
+
+    # -- export and help ---------------------------------------------------------------------------
+    def export_plot(self) -> None:
+        plot = self.tabs.currentWidget()
+        if not isinstance(plot, PlotTab):
+            self.log("The current tab is not a plot", "warning")
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self,
+            f"Export {plot.title}",
+            plot.title.replace(" ", "_"),
+            "PNG image (*.png);;SVG drawing (*.svg);;CSV data (*.csv)",
+        )
+        if path:
+            if Path(path).suffix.lower() not in (".png", ".svg", ".csv"):
+                path += "." + chosen.split("*.")[1].rstrip(")")
+            try:
+                plot.export(path)
+            except (OSError, ValueError) as exc:
+                self.error(f"Cannot export: {exc}")
+                return
+            self.log(f"Exported {path}")
+
+    def export_report(self) -> None:
+        try:
+            from privacy_studio.gui.report_pdf import export_report
+        except ImportError:
+            self.error("The PDF report is not available in this build.")
+            return
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export report", f"{self.session.title}.pdf", "PDF (*.pdf)"
+        )
+        if path:
+            try:
+                export_report(self.session.project, path)
+            except Exception as exc:
+                self.error(f"Cannot write the report: {exc}")
+                return
+            self.log(f"Report written to {path}")
+
+    def show_help(self) -> None:
+        self.help_dock.show()
+        self.help_dock.raise_()
+
+    def about_text(self) -> str:
+        from privacy_studio.versions import library_versions
+
+        rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in library_versions().items())
+        return (
+            f"<h3>Privacy Studio {__version__}</h3>"
+            "<p>Measures how identifiable the people in a behavioural dataset are, "
+            "across generalizations.</p>"
+            f"<table>{rows}</table>"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Privacy Studio", self.about_text())
+
+    # -- closing -----------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.runner.cancel_all()
+        self.runner.wait(10_000)
+        event.accept()

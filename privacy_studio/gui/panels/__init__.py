@@ -1,0 +1,1 @@
+"""Side and bottom panels of the studio window (each a self-contained widget)."""

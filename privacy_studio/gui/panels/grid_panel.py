@@ -1,0 +1,296 @@
+"""The granularity grid: spatial levels x time widths as checkable cells, plus the run parameters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.gui import help as measure_help
+
+DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
+#: (settings name, label, explanation key, ticked by default) of each measure the runner computes.
+MEASURES = (
+    ("unicity", "Unicity ε_p", "unicity", True),
+    ("kdisc", "k-disclosure", "k_disclosure", True),
+    ("kanon", "k-anonymity (full traces)", "k_anonymity", True),
+    ("em", "EM-disclosure", "em_disclosure", True),
+    ("kl", "KL-disclosure", "kl_disclosure", True),
+    ("worst", "Worst-case risk", "worst_case", False),
+)
+KNOWLEDGE = (
+    ("uniform", "uniform: p random points of the person"),
+    ("activity", "activity: points where the person is most active"),
+    ("top", "top locations: the p most visited places"),
+)
+
+
+class GridPanel(QWidget):
+    """Edits the grid and parameters; ``run_requested`` carries the settings dict for ``RiskSettings``."""
+
+    run_requested = Signal(dict)
+    settings_edited = Signal(dict)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = QTableWidget(0, 0)
+        self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
+        self.table.itemChanged.connect(self._emit_edited)
+        self.level_edit = QLineEdit()
+        self.level_edit.setPlaceholderText("district, raw, grid:2 …")
+        self.width_edit = QLineEdit()
+        self.width_edit.setPlaceholderText("30min, 1h, 1d, all …")
+        self.message = QLabel("")
+        self.message.setStyleSheet("color: #b00020")
+        self.message.setWordWrap(True)
+
+        add_level = QPushButton("Add level")
+        add_level.clicked.connect(lambda: self.add_spatial(self.level_edit.text()))
+        add_width = QPushButton("Add width")
+        add_width.clicked.connect(lambda: self.add_temporal(self.width_edit.text()))
+        remove = QPushButton("Remove selected row/column")
+        remove.clicked.connect(self.remove_selected)
+        tick_all = QPushButton("Tick all")
+        tick_all.clicked.connect(lambda: self.set_all(True))
+        edits = QGridLayout()
+        edits.addWidget(self.level_edit, 0, 0)
+        edits.addWidget(add_level, 0, 1)
+        edits.addWidget(self.width_edit, 1, 0)
+        edits.addWidget(add_width, 1, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(tick_all)
+        buttons.addWidget(remove)
+
+        self.knowledge = QComboBox()
+        for key, text in KNOWLEDGE:
+            self.knowledge.addItem(text, key)
+        self.knowledge.setToolTip(measure_help.tooltip("adversary_knowledge"))
+        self.p_from, self.p_to = QSpinBox(), QSpinBox()
+        for box, value in ((self.p_from, 1), (self.p_to, 10)):
+            box.setRange(1, 100)
+            box.setValue(value)
+        p_row = QHBoxLayout()
+        p_row.addWidget(self.p_from)
+        p_row.addWidget(QLabel("to"))
+        p_row.addWidget(self.p_to)
+        self.samples = QSpinBox()
+        self.samples.setRange(10, 10_000_000)
+        self.samples.setSingleStep(1000)
+        self.samples.setValue(10_000)
+        self.samples.setToolTip(
+            "People sampled for the Monte Carlo estimate (capped at the number of people)."
+        )
+        self.draws = QSpinBox()
+        self.draws.setRange(1, 1000)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2_000_000_000)
+        self.exact = QCheckBox("exact (all p-subsets; small data only)")
+        form = QFormLayout()
+        form.addRow("Attacker knowledge", self.knowledge)
+        form.addRow("Points known p", p_row)
+        form.addRow("People sampled", self.samples)
+        form.addRow("Draws per person", self.draws)
+        form.addRow("Random seed", self.seed)
+        form.addRow("", self.exact)
+
+        measures = QGroupBox("Measures")
+        m_layout = QVBoxLayout(measures)
+        self.measure_boxes: dict[str, QCheckBox] = {}
+        for key, text, explanation, default in MEASURES:
+            box = QCheckBox(text)
+            box.setChecked(default)
+            box.setToolTip(measure_help.tooltip(explanation))
+            m_layout.addWidget(box)
+            self.measure_boxes[key] = box
+
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
+        self.run_button.clicked.connect(self._request_run)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Granularity grid (rows: spatial levels, columns: time widths)"))
+        layout.addWidget(self.table, 1)
+        layout.addLayout(edits)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        layout.addLayout(form)
+        layout.addWidget(measures)
+        layout.addWidget(self.run_button)
+        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed):
+            box.valueChanged.connect(self._emit_edited)
+        for check in (self.exact, *self.measure_boxes.values()):
+            check.toggled.connect(self._emit_edited)
+        self.knowledge.currentIndexChanged.connect(self._emit_edited)
+
+    # -- levels ------------------------------------------------------------------------------------
+    def spatial_levels(self) -> list[str]:
+        return [self.table.verticalHeaderItem(i).text() for i in range(self.table.rowCount())]
+
+    def temporal_levels(self) -> list[str]:
+        return [self.table.horizontalHeaderItem(j).text() for j in range(self.table.columnCount())]
+
+    def add_spatial(self, text: str) -> bool:
+        """Add a row for a spatial level (``raw``, ``grid:<km>`` or a hierarchy level name)."""
+        try:
+            label = SpatialLevel.parse(text).label
+        except ValueError as exc:
+            self.message.setText(str(exc))
+            return False
+        return self._add(label, rows=True)
+
+    def add_temporal(self, text: str) -> bool:
+        """Add a column for a time width (``1h``, ``30min``, ``1w``, ``all`` …)."""
+        try:
+            label = TemporalLevel.parse(text).label
+        except ValueError as exc:
+            self.message.setText(str(exc))
+            return False
+        return self._add(label, rows=False)
+
+    def _add(self, label: str, rows: bool) -> bool:
+        existing = self.spatial_levels() if rows else self.temporal_levels()
+        self.message.setText("")
+        if label in existing:
+            return False
+        self.table.blockSignals(True)
+        if rows:
+            i = self.table.rowCount()
+            self.table.insertRow(i)
+            self.table.setVerticalHeaderItem(i, QTableWidgetItem(label))
+            cells = [(i, j) for j in range(self.table.columnCount())]
+        else:
+            j = self.table.columnCount()
+            self.table.insertColumn(j)
+            self.table.setHorizontalHeaderItem(j, QTableWidgetItem(label))
+            cells = [(i, j) for i in range(self.table.rowCount())]
+        for i, j in cells:
+            item = QTableWidgetItem("")
+            item.setFlags(
+                Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            )
+            item.setCheckState(Qt.CheckState.Unchecked)
+            self.table.setItem(i, j, item)
+        self.table.blockSignals(False)
+        self._emit_edited()
+        return True
+
+    def remove_selected(self) -> None:
+        """Remove the rows and columns whose header or cells are selected."""
+        model = self.table.selectionModel()
+        rows = sorted({i.row() for i in model.selectedRows()}, reverse=True)
+        cols = sorted({i.column() for i in model.selectedColumns()}, reverse=True)
+        if not rows and not cols and self.table.currentItem() is not None:
+            rows = [self.table.currentRow()]
+        for i in rows:
+            self.table.removeRow(i)
+        for j in cols:
+            self.table.removeColumn(j)
+        self._emit_edited()
+
+    def set_levels(self, spatial: list[str], temporal: list[str]) -> None:
+        """Start over with these rows and columns (all cells unticked)."""
+        self.table.setRowCount(0)
+        self.table.setColumnCount(0)
+        for level in spatial:
+            self.add_spatial(level)
+        for width in temporal:
+            self.add_temporal(width)
+
+    def set_hierarchy_levels(self, hierarchy: Any) -> None:
+        """Offer the levels of a loaded hierarchy (finest first) and the usual time widths."""
+        spatial = (
+            [hierarchy.location_level, *hierarchy.levels] if hierarchy is not None else ["raw", "grid:1"]
+        )
+        self.set_levels(spatial, list(DEFAULT_TEMPORAL))
+
+    # -- cells -------------------------------------------------------------------------------------
+    def set_checked(self, spatial: str, temporal: str, checked: bool = True) -> None:
+        i, j = self.spatial_levels().index(spatial), self.temporal_levels().index(temporal)
+        self.table.item(i, j).setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def set_all(self, checked: bool) -> None:
+        for i in range(self.table.rowCount()):
+            for j in range(self.table.columnCount()):
+                self.table.item(i, j).setCheckState(
+                    Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+                )
+
+    def checked_cells(self) -> list[tuple[str, str]]:
+        spatial, temporal = self.spatial_levels(), self.temporal_levels()
+        return [
+            (spatial[i], temporal[j])
+            for i in range(self.table.rowCount())
+            for j in range(self.table.columnCount())
+            if self.table.item(i, j).checkState() == Qt.CheckState.Checked
+        ]
+
+    # -- settings ----------------------------------------------------------------------------------
+    def settings(self) -> dict[str, Any]:
+        """The grid and parameters as the keyword arguments of ``RiskSettings`` (JSON-ready)."""
+        p_lo, p_hi = sorted((self.p_from.value(), self.p_to.value()))
+        return {
+            "spatial": self.spatial_levels(),
+            "temporal": self.temporal_levels(),
+            "cells": [list(c) for c in self.checked_cells()],
+            "p_values": list(range(p_lo, p_hi + 1)),
+            "knowledge": self.knowledge.currentData(),
+            "measures": [k for k, box in self.measure_boxes.items() if box.isChecked()],
+            "samples": self.samples.value(),
+            "draws": self.draws.value(),
+            "seed": self.seed.value(),
+            "exact": self.exact.isChecked(),
+        }
+
+    def apply_settings(self, settings: dict[str, Any]) -> None:
+        """Show saved settings (a project's); keys that are absent keep their current value."""
+        self.blockSignals(True)
+        if "spatial" in settings or "temporal" in settings:
+            self.set_levels(list(settings.get("spatial", [])), list(settings.get("temporal", [])))
+            for spatial, temporal in settings.get("cells") or []:
+                self.set_checked(spatial, temporal)
+        ps = settings.get("p_values") or []
+        if ps:
+            self.p_from.setValue(min(ps))
+            self.p_to.setValue(max(ps))
+        index = self.knowledge.findData(settings.get("knowledge", self.knowledge.currentData()))
+        if index >= 0:
+            self.knowledge.setCurrentIndex(index)
+        for key, box in (("samples", self.samples), ("draws", self.draws), ("seed", self.seed)):
+            if key in settings:
+                box.setValue(int(settings[key]))
+        self.exact.setChecked(bool(settings.get("exact", self.exact.isChecked())))
+        if "measures" in settings:
+            for key, box in self.measure_boxes.items():
+                box.setChecked(key in settings["measures"])
+        self.blockSignals(False)
+
+    def _emit_edited(self, *_: Any) -> None:
+        self.settings_edited.emit(self.settings())
+
+    def _request_run(self) -> None:
+        settings = self.settings()
+        if not settings["cells"]:
+            self.message.setText("Tick at least one cell of the grid to run.")
+            return
+        if not settings["measures"]:
+            self.message.setText("Choose at least one measure to compute.")
+            return
+        self.message.setText("")
+        self.run_requested.emit(settings)

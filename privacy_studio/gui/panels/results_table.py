@@ -1,0 +1,83 @@
+"""The results table: one row per profile and p with every number computed, sortable and copyable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
+
+from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.results import Record
+
+#: (header, where the value is: "profile" or "p" entry, key, explanation key)
+COLUMNS = (
+    ("spatial", "profile", "spatial", ""),
+    ("temporal", "profile", "temporal", ""),
+    ("people", "profile", "n_users", ""),
+    ("d", "profile", "d", "sparsity_theory"),
+    ("fill rate", "profile", "fill_rate", "sparsity_theory"),
+    ("p", "p", "p", "adversary_knowledge"),
+    ("unicity", "p", "unicity", "unicity"),
+    ("unicity 95% CI", "p", "unicity_ci", "unicity"),
+    ("k-disclosure", "p", "k_disclosure", "k_disclosure"),
+    ("EM", "p", "em", "em_disclosure"),
+    ("KL", "p", "kl", "kl_disclosure"),
+    ("worst-case mean", "p", "worst_mean", "worst_case"),
+    ("share at risk 1", "p", "worst_share_at_1", "worst_case"),
+    ("sampled", "p", "n_sampled", ""),
+    ("excluded", "p", "n_excluded", ""),
+)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return str(value)
+
+
+class _Item(QTableWidgetItem):
+    """Sorts numerically when both cells hold numbers."""
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        a, b = self.data(Qt.ItemDataRole.UserRole), other.data(Qt.ItemDataRole.UserRole)
+        if isinstance(a, int | float) and isinstance(b, int | float):
+            return a < b
+        return super().__lt__(other)
+
+
+class ResultsTable(QTableWidget):
+    """Rows (profile, p) of the result records."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels([c[0] for c in COLUMNS])
+        for j, (_, _, _, key) in enumerate(COLUMNS):
+            if key:
+                self.horizontalHeaderItem(j).setToolTip(measure_help.tooltip(key))
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+
+    def set_records(self, records: list[Record]) -> None:
+        rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
+        self.setSortingEnabled(False)
+        self.setRowCount(len(rows))
+        for i, (rec, entry) in enumerate(rows):
+            for j, (_, where, key, _) in enumerate(COLUMNS):
+                value = (rec if where == "profile" else entry).get(key)
+                item = _Item(_text(value))
+                if isinstance(value, int | float):
+                    item.setData(Qt.ItemDataRole.UserRole, value)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.setItem(i, j, item)
+        self.setSortingEnabled(True)
+        self.resizeColumnsToContents()
+
+    def cell_value(self, row: int, header: str) -> str:
+        """The text shown in ``row`` under ``header`` (used by tests and copy)."""
+        return self.item(row, [c[0] for c in COLUMNS].index(header)).text()

@@ -1,0 +1,69 @@
+"""Dataset summary: people, events, period, locations, the events-per-person distribution, import report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+BINS = 40
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, list | tuple):
+        return ", ".join(_text(v) for v in value) or "—"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+class SummaryPanel(QWidget):
+    """Shows ``Dataset.summary()`` as a form and the events-per-person histogram."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = QFormLayout()
+        self.empty = QLabel("No data yet: use File › Import data… (Ctrl+I).")
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setLabel("bottom", "events per person")
+        self.plot.setLabel("left", "people")
+        self.plot.setMinimumHeight(140)
+        self.curve = self.plot.plot(
+            [0, 1], [0], stepMode="center", fillLevel=0, brush="#009E7380", pen="#009E73"
+        )
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.report.setMaximumHeight(110)
+        self.report.setPlaceholderText("import report")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.empty)
+        layout.addLayout(self.form)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(QLabel("Import report"))
+        layout.addWidget(self.report)
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def set_dataset(self, dataset: Any, report_text: str = "") -> None:
+        """Show a dataset's summary (or nothing for ``None``) and its import report."""
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.empty.setVisible(dataset is None)
+        self.report.setPlainText(report_text)
+        if dataset is None:
+            self.counts = np.zeros(0, dtype=np.int64)
+            self.curve.setData([0, 1], [0])
+            return
+        for key, value in dataset.summary().items():
+            label = QLabel(_text(value))
+            label.setWordWrap(True)
+            self.form.addRow(str(key).replace("_", " "), label)
+        self.counts = np.diff(dataset.events.user_offsets())
+        if self.counts.size:
+            hist, edges = np.histogram(self.counts, bins=min(BINS, max(1, int(self.counts.max())) or 1))
+            self.curve.setData(edges, hist)

@@ -1,0 +1,99 @@
+"""What every plot tab shares: a toolbar to export the picture (PNG / SVG) and its data (CSV), and help."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.results import Record
+
+#: Colours of successive profiles (colour-blind friendly, Okabe-Ito).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+
+def profile_colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+class PlotTab(QWidget):
+    """A plot widget with export buttons; subclasses fill ``self.plot`` and implement the data hooks."""
+
+    title = "plot"
+    measure_key = ""  # key into core.explanations for tooltip and help
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.records: list[Record] = []
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.controls = QHBoxLayout()
+        self.controls.setContentsMargins(0, 0, 0, 0)
+        png = QPushButton("Export PNG…")
+        svg = QPushButton("Export SVG…")
+        data = QPushButton("Export data CSV…")
+        png.clicked.connect(lambda: self._ask_export("png"))
+        svg.clicked.connect(lambda: self._ask_export("svg"))
+        data.clicked.connect(lambda: self._ask_export("csv"))
+        self.controls.addStretch(1)
+        for button in (png, svg, data):
+            self.controls.addWidget(button)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.controls)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.note)
+        tip = measure_help.tooltip(self.measure_key)
+        if tip:
+            self.graphics.setToolTip(tip)
+
+    # -- hooks -------------------------------------------------------------------------------------
+    def set_records(self, records: list[Record]) -> None:
+        """Show these results (called with the whole list after each partial result)."""
+        self.records = list(records)
+        self.refresh()
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def data_table(self) -> tuple[list[str], list[list[Any]]]:
+        """Header and rows of exactly what is plotted, for the CSV export."""
+        raise NotImplementedError
+
+    # -- export ------------------------------------------------------------------------------------
+    def export(self, path: str | Path) -> Path:
+        """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".csv":
+            header, rows = self.data_table()
+            with path.open("w", newline="", encoding="utf-8") as f:
+                writer = csv.writer(f)
+                writer.writerow(header)
+                writer.writerows(rows)
+        elif suffix == ".svg":
+            pg_exporters.SVGExporter(self.graphics.scene()).export(str(path))
+        elif suffix == ".png":
+            exporter = pg_exporters.ImageExporter(self.graphics.scene())
+            exporter.parameters()["width"] = max(800, self.graphics.width())
+            exporter.export(str(path))
+        else:
+            raise ValueError(
+                f"cannot export a plot as {suffix or 'a file without extension'} (use .png, .svg or .csv)"
+            )
+        return path
+
+    def _ask_export(self, kind: str) -> None:
+        filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
+        name = self.title.lower().replace(" ", "_").replace("/", "_")
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {self.title}", f"{name}.{kind}", filters[kind])
+        if path:
+            if not path.lower().endswith("." + kind):
+                path += "." + kind
+            self.export(path)

@@ -1,0 +1,98 @@
+"""Heat-map of unicity ε_p over the grid (spatial levels x time widths) for a chosen p, values in cells."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QSpinBox
+
+from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.results import by_p, p_values
+
+
+class UnicityHeatmap(PlotTab):
+    title = "Unicity heat-map"
+    measure_key = "unicity"
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.p_box = QSpinBox()
+        self.p_box.setRange(1, 1000)
+        self.p_box.setPrefix("p = ")
+        self.p_box.valueChanged.connect(self.refresh)
+        self.controls.insertWidget(0, QLabel("Points known:"))
+        self.controls.insertWidget(1, self.p_box)
+        self.plot = self.graphics.addPlot()
+        self.plot.setLabel("bottom", "time width")
+        self.plot.setLabel("left", "spatial level")
+        self.plot.invertY(True)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setColorMap(pg.colormap.get("viridis"))
+        self.plot.addItem(self.image)
+        self.colorbar = self.graphics.addColorBar(
+            self.image, colorMap="viridis", values=(0, 1), interactive=False
+        )
+        self.texts: list[pg.TextItem] = []
+        self.spatial: list[str] = []
+        self.temporal: list[str] = []
+
+    def set_axes(self, spatial: list[str], temporal: list[str]) -> None:
+        """The grid's levels in the order the user listed them (cells without a result stay blank)."""
+        self.spatial, self.temporal = list(spatial), list(temporal)
+        self.refresh()
+
+    def _axes(self) -> tuple[list[str], list[str]]:
+        spatial, temporal = list(self.spatial), list(self.temporal)
+        for rec in self.records:
+            if rec["spatial"] not in spatial:
+                spatial.append(rec["spatial"])
+            if rec["temporal"] not in temporal:
+                temporal.append(rec["temporal"])
+        return spatial, temporal
+
+    def matrix(self) -> tuple[list[str], list[str], np.ndarray]:
+        """Rows = spatial levels, columns = time widths, NaN where no result (yet) for the chosen p."""
+        spatial, temporal = self._axes()
+        values = np.full((len(spatial), len(temporal)), np.nan)
+        p = self.p_box.value()
+        for rec in self.records:
+            entry = by_p(rec, p)
+            if entry is not None and entry.get("unicity") is not None:
+                values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry["unicity"]
+        return spatial, temporal, values
+
+    def refresh(self) -> None:
+        ps = p_values(self.records)
+        if ps:
+            self.p_box.setRange(ps[0], ps[-1])
+        spatial, temporal, values = self.matrix()
+        for text in self.texts:
+            self.plot.removeItem(text)
+        self.texts = []
+        if not values.size:
+            self.image.clear()
+            return
+        self.image.setImage(values, levels=(0, 1), autoLevels=False)
+        self.plot.getAxis("bottom").setTicks([[(j + 0.5, t) for j, t in enumerate(temporal)]])
+        self.plot.getAxis("left").setTicks([[(i + 0.5, s) for i, s in enumerate(spatial)]])
+        for (i, j), v in np.ndenumerate(values):
+            label = "…" if math.isnan(v) else f"{v:.3f}"
+            text = pg.TextItem(label, color="w" if not math.isnan(v) and v < 0.6 else "k", anchor=(0.5, 0.5))
+            text.setPos(j + 0.5, i + 0.5)
+            self.plot.addItem(text)
+            self.texts.append(text)
+        self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
+
+    def data_table(self) -> tuple[list[str], list[list[Any]]]:
+        spatial, temporal, values = self.matrix()
+        rows = [
+            [s, t, self.p_box.value(), values[i, j]]
+            for i, s in enumerate(spatial)
+            for j, t in enumerate(temporal)
+            if not math.isnan(values[i, j])
+        ]
+        return ["spatial", "temporal", "p", "unicity"], rows

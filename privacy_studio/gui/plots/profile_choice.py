@@ -1,0 +1,27 @@
+"""A profile selector for plots that show one profile at a time."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox
+
+from privacy_studio.gui.results import Record, profile_label
+
+
+class ProfileCombo(QComboBox):
+    """Lists the records' profiles, keeping the current choice while new results arrive."""
+
+    def update_records(self, records: list[Record]) -> None:
+        current = self.currentText()
+        labels = [profile_label(r) for r in records]
+        if labels == [self.itemText(i) for i in range(self.count())]:
+            return
+        self.blockSignals(True)
+        self.clear()
+        self.addItems(labels)
+        if current in labels:
+            self.setCurrentText(current)
+        self.blockSignals(False)
+
+    def chosen(self, records: list[Record]) -> Record | None:
+        index = self.currentIndex()
+        return records[index] if 0 <= index < len(records) else None

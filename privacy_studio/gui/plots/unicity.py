@@ -1,0 +1,74 @@
+"""Unicity ε_p against the attacker's number of known points p: one curve per profile with its 95 % band."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+
+from privacy_studio.gui.plots.base import PlotTab, profile_colour
+from privacy_studio.gui.results import Record, profile_label, series
+
+
+class _Curve:
+    """The items of one profile, built once and updated with ``setData``."""
+
+    def __init__(self, plot: pg.PlotItem, label: str, colour: str) -> None:
+        pen = pg.mkPen(colour, width=2)
+        self.line = plot.plot([], [], pen=pen, symbol="o", symbolSize=6, symbolBrush=colour, name=label)
+        self.low = pg.PlotDataItem([], [], pen=None)
+        self.high = pg.PlotDataItem([], [], pen=None)
+        band = pg.mkColor(colour)
+        band.setAlpha(50)
+        self.band = pg.FillBetweenItem(self.low, self.high, brush=band)
+        plot.addItem(self.band)
+
+    def set_data(self, ps: list[float], values: list[float], lows: list[float], highs: list[float]) -> None:
+        self.line.setData(ps, values)
+        self.low.setData(ps, lows)
+        self.high.setData(ps, highs)
+
+
+class UnicityPlot(PlotTab):
+    title = "Unicity vs p"
+    measure_key = "unicity"
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.plot = self.graphics.addPlot()
+        self.plot.setLabel("bottom", "points known to the attacker (p)")
+        self.plot.setLabel("left", "unicity ε_p (share of people singled out)")
+        self.plot.setYRange(0, 1)
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.curves: dict[str, _Curve] = {}
+
+    def refresh(self) -> None:
+        for label in [k for k in self.curves if k not in {profile_label(r) for r in self.records}]:
+            curve = self.curves.pop(label)
+            for item in (curve.line, curve.band):
+                self.plot.removeItem(item)
+        for i, rec in enumerate(self.records):
+            label = profile_label(rec)
+            if label not in self.curves:
+                self.curves[label] = _Curve(self.plot, label, profile_colour(i))
+            ps, values, lows, highs = self._points(rec)
+            self.curves[label].set_data(ps, values, lows, highs)
+
+    @staticmethod
+    def _points(rec: Record) -> tuple[list[float], list[float], list[float], list[float]]:
+        ps, values = series(rec, "unicity")
+        by = {float(e["p"]): e for e in rec.get("by_p") or [] if e.get("p") is not None}
+        lows, highs = [], []
+        for p, v in zip(ps, values, strict=True):
+            ci = by[p].get("unicity_ci") or [v, v]
+            lows.append(float(ci[0]))
+            highs.append(float(ci[1]))
+        return ps, values, lows, highs
+
+    def data_table(self) -> tuple[list[str], list[list[Any]]]:
+        rows = []
+        for rec in self.records:
+            for p, v, lo, hi in zip(*self._points(rec), strict=True):
+                rows.append([profile_label(rec), int(p), v, lo, hi])
+        return ["profile", "p", "unicity", "ci_low", "ci_high"], rows

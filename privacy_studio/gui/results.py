@@ -1,0 +1,55 @@
+"""Risk results as the GUI keeps them: the JSON records of ``ProfileResult.to_dict()``.
+
+Live results and results read back from a project file take the same form, so every plot and table reads
+one shape and the saved project reproduces the window exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+Record = dict[str, Any]
+
+
+def as_record(result: Any) -> Record:
+    """The JSON record of a runner result (already a record if it is a dict)."""
+    return dict(result) if isinstance(result, dict) else result.to_dict()
+
+
+def profile_label(rec: Record) -> str:
+    return str(rec.get("label") or f"{rec['spatial']} × {rec['temporal']}")
+
+
+def by_p(rec: Record, p: int | None) -> Record | None:
+    """The entry of ``rec['by_p']`` for knowledge size ``p`` (or the only entry for explicit knowledge)."""
+    entries = rec.get("by_p") or []
+    for entry in entries:
+        if entry.get("p") == p or entry.get("p") is None:
+            return entry
+    return None
+
+
+def series(rec: Record, key: str) -> tuple[list[float], list[float]]:
+    """Pairs (p, value) of one measure across p, skipping entries where it was not computed."""
+    ps, values = [], []
+    for entry in rec.get("by_p") or []:
+        value = entry.get(key)
+        if entry.get("p") is not None and isinstance(value, int | float) and not math.isnan(value):
+            ps.append(float(entry["p"]))
+            values.append(float(value))
+    return ps, values
+
+
+def p_values(records: list[Record]) -> list[int]:
+    """Every knowledge size present in the records, ascending."""
+    return sorted({int(e["p"]) for r in records for e in r.get("by_p") or [] if e.get("p") is not None})
+
+
+def replace_record(records: list[Record], rec: Record) -> list[Record]:
+    """``records`` with ``rec`` in place of the record of the same profile (appended if new)."""
+    key = (rec.get("spatial"), rec.get("temporal"))
+    for i, old in enumerate(records):
+        if (old.get("spatial"), old.get("temporal")) == key:
+            return [*records[:i], rec, *records[i + 1 :]]
+    return [*records, rec]

@@ -1,0 +1,92 @@
+"""The open project as the window sees it: the core ``Project``, the loaded dataset and the unsaved flag.
+
+Widgets change the project only through this object, so the unsaved-changes flag and the views stay in step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from privacy_studio.core.project import Project
+from privacy_studio.gui.results import Record, replace_record
+
+
+class Session(QObject):
+    """One open project; emits ``changed`` on every edit and ``dirty_changed`` when the flag flips."""
+
+    changed = Signal()
+    dirty_changed = Signal(bool)
+    dataset_changed = Signal(object)  # the Dataset, or None
+    results_changed = Signal(list)  # the result records
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project = Project()
+        self.dataset: Any = None
+        self.dirty = False
+
+    # -- whole project -----------------------------------------------------------------------------
+    def replace(self, project: Project, dataset: Any = None) -> None:
+        """Show another project (just opened or new); it starts unmodified."""
+        self.project = project
+        self.dataset = dataset
+        self.dataset_changed.emit(dataset)
+        self.results_changed.emit(list(project.results))
+        self.changed.emit()
+        self.set_dirty(False)
+
+    def set_dirty(self, dirty: bool = True) -> None:
+        if dirty != self.dirty:
+            self.dirty = dirty
+            self.dirty_changed.emit(dirty)
+
+    @property
+    def path(self) -> Path | None:
+        return self.project.path
+
+    @property
+    def title(self) -> str:
+        return self.project.path.name if self.project.path else self.project.name
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Save atomically (``ProjectError`` with a readable message on failure) and clear the flag."""
+        saved = self.project.save(path)
+        if self.project.name == "Untitled":
+            self.project.name = saved.stem
+        self.set_dirty(False)
+        self.changed.emit()
+        return saved
+
+    # -- edits -------------------------------------------------------------------------------------
+    def set_dataset(self, dataset: Any, path: str | Path, reader: dict[str, Any]) -> None:
+        """A newly imported dataset: it becomes the events source and earlier results no longer apply."""
+        self.project.sources = [s for s in self.project.sources if s.role != "events"]
+        self.project.add_source(path, reader)
+        self.project.import_report = dataset.report.to_dict()
+        self.project.results = []
+        self.dataset = dataset
+        self.dataset_changed.emit(dataset)
+        self.results_changed.emit([])
+        self._edited()
+
+    def attach_dataset(self, dataset: Any) -> None:
+        """The dataset of the current sources, read back after opening (changes nothing saved)."""
+        self.dataset = dataset
+        self.dataset_changed.emit(dataset)
+
+    def set_settings(self, settings: dict[str, Any]) -> None:
+        if settings != self.project.settings:
+            self.project.settings = dict(settings)
+            self._edited()
+
+    def add_result(self, record: Record) -> None:
+        self.project.results = replace_record(self.project.results, record)
+        self.results_changed.emit(list(self.project.results))
+        self._edited()
+
+    def _edited(self) -> None:
+        self.changed.emit()
+        self.set_dirty(True)

@@ -1,0 +1,167 @@
+"""The one place the studio runs work off the GUI thread: core functions in a QThreadPool.
+
+A :class:`Worker` calls a core function with a :class:`TaskControl` whose callback emits ``progress``;
+if the function returns a generator, each yielded item is emitted as ``partial`` as soon as it exists.
+Cancelling sets the control's flag, so the core stops at its next chunk; items already emitted stay valid.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+from privacy_studio.core.progress import Cancelled, TaskControl
+
+#: Minimum seconds between two progress signals (the core may report far more often than a bar can show).
+PROGRESS_INTERVAL = 0.05
+
+#: Exceptions whose text is written for the user; anything else is shown with its type and logged in full.
+_USER_ERRORS: tuple[type[BaseException], ...] = (ValueError, OSError, KeyError)
+
+
+def readable_error(exc: BaseException) -> str:
+    """One line a data-release officer can act on, for an exception raised by the core."""
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"file not found: {exc.filename}"
+    if isinstance(exc, _USER_ERRORS) or (
+        type(exc).__name__.endswith("Error") and type(exc).__module__.startswith("privacy_studio")
+    ):
+        return text
+    return f"{type(exc).__name__}: {text}"
+
+
+class EtaEstimator:
+    """Remaining time from the fraction done and the time elapsed since the task started."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._start = clock()
+
+    def elapsed(self) -> float:
+        return self._clock() - self._start
+
+    def remaining(self, fraction: float) -> float | None:
+        """Seconds left, or ``None`` while too little is done to say."""
+        elapsed = self.elapsed()
+        if fraction <= 0.01 or elapsed < 0.5:
+            return None
+        return elapsed * (1.0 - min(fraction, 1.0)) / fraction
+
+
+def format_duration(seconds: float | None) -> str:
+    """``1 h 02 min``, ``3 min 05 s``, ``12 s`` or ``…`` when unknown."""
+    if seconds is None:
+        return "…"
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s} s"
+
+
+class WorkerSignals(QObject):
+    """Signals of one worker; they live in the GUI thread, so connected slots run there."""
+
+    progress = Signal(float, str)  # fraction 0..1 of the whole task, message
+    partial = Signal(object)  # one yielded item of a generator task
+    finished = Signal(object)  # the return value (a list of the items for a generator task)
+    failed = Signal(str, str)  # readable message, full traceback for the log
+    cancelled = Signal(object)  # the items yielded before the cancellation (list) or None
+    done = Signal(object)  # the Worker, always emitted last whatever the outcome
+
+
+class Worker(QRunnable):
+    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "", **kwargs: Any) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.name = name or getattr(fn, "__name__", "task")
+        self.signals = WorkerSignals()
+        self.control = TaskControl(self._on_progress)
+        self.eta = EtaEstimator()
+        self._last_emit = 0.0
+
+    def cancel(self) -> None:
+        """Ask the core function to stop at its next chunk."""
+        self.control.cancel()
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.control.cancelled
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if fraction >= 1.0 or now - self._last_emit >= PROGRESS_INTERVAL:
+            self._last_emit = now
+            self.signals.progress.emit(float(fraction), message)
+
+    def run(self) -> None:
+        items: list[Any] = []
+        try:
+            self.eta = EtaEstimator()
+            result = self.fn(*self.args, control=self.control, **self.kwargs)
+            if inspect.isgenerator(result):
+                for item in result:
+                    items.append(item)
+                    self.signals.partial.emit(item)
+                    self.control.check()
+                result = items
+            self.control.check()
+            self.signals.progress.emit(1.0, "done")
+            self.signals.finished.emit(result)
+        except Cancelled:
+            self.signals.cancelled.emit(items)
+        except Exception as exc:
+            self.signals.failed.emit(readable_error(exc), traceback.format_exc())
+        finally:
+            self.signals.done.emit(self)
+
+
+class TaskRunner(QObject):
+    """Starts workers in a thread pool and keeps them alive until they are done."""
+
+    started = Signal(object)  # the Worker
+    stopped = Signal(object)
+
+    def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max_threads)
+        self._active: list[Worker] = []
+
+    def start(self, worker: Worker) -> Worker:
+        """Run ``worker`` in the pool; connect to its signals before calling this, so nothing is missed."""
+        self._active.append(worker)
+        worker.signals.done.connect(self._forget)
+        self.pool.start(worker)
+        self.started.emit(worker)
+        return worker
+
+    @Slot(object)
+    def _forget(self, worker: Worker) -> None:
+        if worker in self._active:
+            self._active.remove(worker)
+        self.stopped.emit(worker)
+
+    @property
+    def active(self) -> list[Worker]:
+        return list(self._active)
+
+    def cancel_all(self) -> None:
+        for worker in self._active:
+            worker.cancel()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until every worker is done (used on close and in tests)."""
+        return self.pool.waitForDone(msecs)

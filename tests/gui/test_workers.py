@@ -1,0 +1,108 @@
+"""The one thread helper: partial results in order, progress, readable errors, cancellation between chunks."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.gui.workers import EtaEstimator, TaskRunner, Worker, format_duration, readable_error
+
+
+def squares(n: int, control: TaskControl):
+    for i in range(n):
+        control.report(i / n, f"item {i}")
+        yield i * i
+
+
+def test_generator_items_arrive_as_partial_results_in_order(qtbot):
+    runner = TaskRunner()
+    worker = Worker(squares, 5)
+    got, progress = [], []
+    worker.signals.partial.connect(got.append)
+    worker.signals.progress.connect(lambda f, m: progress.append(f))
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000) as blocker:
+        runner.start(worker)
+    assert got == [i * i for i in range(5)]
+    assert blocker.args[0] == got
+    assert progress[-1] == 1.0
+    assert all(0.0 <= f <= 1.0 for f in progress)
+    qtbot.waitUntil(lambda: not runner.active)
+
+
+def test_plain_function_result_is_emitted_once(qtbot):
+    runner = TaskRunner()
+    worker = Worker(lambda a, b, control: a + b, 2, 3)
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000) as blocker:
+        runner.start(worker)
+    assert blocker.args == [5]
+
+
+def test_cancel_stops_at_next_chunk_and_keeps_items_so_far(qtbot):
+    release = threading.Event()
+
+    def slow(control: TaskControl):
+        for i in range(100):
+            control.report(i / 100)
+            yield i
+            release.wait(5)
+
+    runner = TaskRunner()
+    worker = Worker(slow)
+    finished = []
+    worker.signals.finished.connect(finished.append)
+
+    def first_item(_item):
+        worker.cancel()
+        release.set()
+
+    worker.signals.partial.connect(first_item)
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=10_000) as blocker:
+        runner.start(worker)
+    assert 1 <= len(blocker.args[0]) < 100
+    assert blocker.args[0] == list(range(len(blocker.args[0])))
+    assert finished == []
+
+
+def test_errors_arrive_as_readable_messages(qtbot):
+    def broken(control: TaskControl):
+        raise ValueError("column 'time' has no parsable dates")
+
+    runner = TaskRunner()
+    worker = Worker(broken)
+    failures = []
+    worker.signals.failed.connect(lambda message, details: failures.append((message, details)))
+    with qtbot.waitSignal(worker.signals.done, timeout=10_000):
+        runner.start(worker)
+    [(message, details)] = failures
+    assert message == "column 'time' has no parsable dates"
+    assert "Traceback" in details
+
+
+@pytest.mark.parametrize(
+    ("exc", "text"),
+    [
+        (ValueError("bad p"), "bad p"),
+        (FileNotFoundError(2, "No such file", "/x/y.csv"), "file not found: /x/y.csv"),
+        (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),
+    ],
+)
+def test_readable_error(exc, text):
+    assert readable_error(exc) == text
+
+
+def test_eta_from_fraction_and_elapsed_time():
+    now = [100.0]
+    eta = EtaEstimator(clock=lambda: now[0])
+    assert eta.remaining(0.5) is None  # no time elapsed yet
+    now[0] = 110.0
+    assert eta.remaining(0.25) == pytest.approx(30.0)
+    assert eta.remaining(0.001) is None
+
+
+def test_format_duration():
+    assert format_duration(None) == "…"
+    assert format_duration(12.4) == "12 s"
+    assert format_duration(185) == "3 min 05 s"
+    assert format_duration(3720) == "1 h 02 min"
