@@ -1,0 +1,71 @@
+"""Vectorized conversion of one Arrow column to the studio's numpy types, with a per-row validity mask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_FLOAT_RE = r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"
+_IN = {"in", "incoming", "+1", "1", "received", "mt"}
+_OUT = {"out", "outgoing", "-1", "sent", "mo"}
+
+
+def as_plain(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A dictionary-decoded, single-chunk array."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    return values
+
+
+def to_float(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """float64 values and whether each row held a finite number (blank, NaN and text are not)."""
+    values = as_plain(values)
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        try:
+            values = pc.cast(values, pa.float64())
+        except pa.ArrowInvalid:
+            numeric = pc.fill_null(pc.match_substring_regex(values, _FLOAT_RE), False)
+            values = pc.cast(pc.if_else(numeric, pc.utf8_trim_whitespace(values), None), pa.float64())
+    elif not pa.types.is_floating(values.type):
+        values = pc.cast(values, pa.float64())
+    out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    return out, np.isfinite(out)
+
+
+def to_ids(values: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray]:
+    """Ids as a string dictionary array, and whether each row has a non-blank id."""
+    if not pa.types.is_dictionary(values.type):
+        if not pa.types.is_string(values.type):
+            values = pc.cast(values, pa.string())
+        values = pc.dictionary_encode(values)
+    if not pa.types.is_string(values.dictionary.type):
+        values = pa.DictionaryArray.from_arrays(values.indices, pc.cast(values.dictionary, pa.string()))
+    blank = pc.equal(pc.utf8_trim_whitespace(values.dictionary), "").to_numpy(zero_copy_only=False)
+    idx = values.indices.to_numpy(zero_copy_only=False)
+    ok = values.is_valid().to_numpy(zero_copy_only=False)
+    if blank.any():
+        ok &= ~blank[np.where(ok, idx, 0).astype(np.int64)]
+    return values, ok
+
+
+def dictionary_codes(values: pa.DictionaryArray, lookup: dict[str, int], missing: int = -1) -> np.ndarray:
+    """Map each row's id to ``lookup[id]`` (``missing`` for null or unknown ids) through its dictionary."""
+    per_entry = np.asarray([lookup.get(v, missing) for v in values.dictionary.to_pylist()], dtype=np.int64)
+    idx = values.indices.to_numpy(zero_copy_only=False)
+    valid = values.is_valid().to_numpy(zero_copy_only=False)
+    if len(per_entry) == 0:
+        return np.full(len(values), missing, dtype=np.int64)
+    return np.where(valid, per_entry[np.where(valid, idx, 0).astype(np.int64)], missing)
+
+
+def to_direction(values: pa.Array) -> np.ndarray:
+    """int8 +1 incoming, -1 outgoing, 0 unknown / blank."""
+    ids, _ = to_ids(values)
+    lookup = {v: 1 for v in _IN} | {v: -1 for v in _OUT}
+    lowered = pa.DictionaryArray.from_arrays(
+        ids.indices, pc.utf8_lower(pc.utf8_trim_whitespace(ids.dictionary))
+    )
+    return dictionary_codes(lowered, lookup, 0).astype(np.int8)

@@ -1,0 +1,115 @@
+"""``load_dataset``: any supported input (file or folder of per-user files) to a Dataset, via the cache."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from privacy_studio.core.io import cache
+from privacy_studio.core.io.assemble import assemble
+from privacy_studio.core.io.dataset import Dataset
+from privacy_studio.core.io.errors import ReaderError
+from privacy_studio.core.io.options import ReaderOptions
+from privacy_studio.core.io.places import read_places
+from privacy_studio.core.io.report import ImportReport, SourceFile
+from privacy_studio.core.io.source import Columns, FileLayout, inspect_file, merge_columns, read_file
+from privacy_studio.core.io.timeparse import check_tz
+from privacy_studio.core.progress import TaskControl, as_control
+
+DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".gz", ".zip", ".parquet")
+SIDE_FILE_STEMS = ("antennas", "hierarchy", "locations")
+
+
+def folder_files(path: str, options: ReaderOptions) -> tuple[list[str], ReaderOptions]:
+    """Data files of a one-file-per-user folder, and options with an ``antennas.csv`` found there."""
+    side = {os.path.realpath(p) for p in (options.antennas, options.hierarchy, options.locations) if p}
+    files, found_antennas = [], None
+    for name in sorted(os.listdir(path)):
+        full = os.path.join(path, name)
+        if not os.path.isfile(full) or name.startswith(".") or not name.lower().endswith(DATA_SUFFIXES):
+            continue
+        stem = name.split(".")[0].lower()
+        if stem in SIDE_FILE_STEMS:
+            if stem == "antennas" and options.antennas is None:
+                found_antennas = full
+            continue
+        if os.path.realpath(full) not in side:
+            files.append(full)
+    if not files:
+        raise ReaderError("the folder holds no data files (.csv, .tsv, .gz, .zip, .parquet)", path)
+    if found_antennas is not None:
+        options = replace(options, antennas=found_antennas)
+    return files, options
+
+
+def load_dataset(
+    path: str, options: ReaderOptions | None = None, control: TaskControl | None = None
+) -> Dataset:
+    """Read ``path`` (file or folder) with ``options``; raise :class:`ReaderError` with one clear message."""
+    options = options if options is not None else ReaderOptions()
+    control = as_control(control)
+    path = os.fspath(path)
+    check_tz(options.tz)
+    if not os.path.exists(path):
+        raise ReaderError("file not found", path)
+    folder = os.path.isdir(path)
+    files, options = folder_files(path, options) if folder else ([path], options)
+    for side in (options.antennas, options.hierarchy, options.locations):
+        if side and not os.path.isfile(side):
+            raise ReaderError("file not found", side)
+    key = cache.cache_key(path, options) if options.use_cache else None
+    if key is not None:
+        hit = cache.load(key, options)
+        if hit is not None:
+            control.report(1.0, "re-opened from the cache")
+            return hit
+    report = ImportReport(source=path)
+    if (
+        folder
+        and options.antennas
+        and os.path.dirname(os.path.abspath(options.antennas)) == os.path.abspath(path)
+    ):
+        report.note(f"antennas read from {os.path.basename(options.antennas)} in the folder")
+    places = read_places(options.antennas, options.locations, options.hierarchy, report)
+    columns = Columns()
+    reading = control.sub(0.0, 0.85)
+    for i, file in enumerate(files):
+        stem = os.path.basename(file).split(".")[0] if folder else None
+        layout = inspect_file(file, options, user_from_name=stem)
+        if i == 0:
+            _describe(layout, report, folder, len(files))
+        part = read_file(
+            layout,
+            options,
+            places,
+            report,
+            reading.sub(i / len(files), (i + 1) / len(files)),
+            os.path.basename(file) if folder else None,
+        )
+        merge_columns(columns, part)
+    if report.rows_kept == 0:
+        raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
+    control.report(0.85, "sorting and indexing events")
+    events = assemble(columns, places, options.tz, report)
+    hierarchy = places.hierarchy() if places is not None else None
+    sources = [SourceFile.of(f) for f in files] + [
+        SourceFile.of(p) for p in (options.antennas, options.hierarchy, options.locations) if p
+    ]
+    dataset = Dataset(events, hierarchy, report, sources, options)
+    if key is not None:
+        control.report(0.95, "writing the columnar cache")
+        cache.store(key, dataset)
+    control.report(1.0, "done")
+    return dataset
+
+
+def _describe(layout: FileLayout, report: ImportReport, folder: bool, n_files: int) -> None:
+    """Notes on how the input was understood: format, mapping, unused columns."""
+    mapping = ", ".join(f"{role}={col}" for role, col in layout.roles.items())
+    what = f"{n_files} files, one per user (user id = file name)" if folder else layout.sniffed.kind
+    report.note(f"read as {layout.fmt} ({what}); columns: {mapping}")
+    if layout.user_from_name is not None and not folder:
+        report.note(f"no user column: every row belongs to user {layout.user_from_name!r} (the file name)")
+    unused = layout.unused_columns()
+    if unused:
+        report.note(f"columns not used: {', '.join(unused)}")

@@ -1,0 +1,122 @@
+"""Looking at the first bytes of an input: container (plain, gzip, zip, Parquet), text or not, delimiter."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import pyarrow as pa
+
+from privacy_studio.core.io.errors import ReaderError
+
+SAMPLE_BYTES = 1 << 16
+DELIMITERS = (",", "\t", ";", "|")
+_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+
+
+def delimiter_name(delimiter: str) -> str:
+    return _NAMES.get(delimiter, repr(delimiter))
+
+
+@dataclass
+class Sniffed:
+    """What the first bytes say about a file."""
+
+    kind: str  # "parquet" | "csv"
+    compression: str | None  # None | "gzip" | "zip"
+    sample: str  # decoded text of the first (decompressed) bytes, csv only
+    zip_member: str | None = None
+
+
+def sniff(path: str) -> Sniffed:
+    """Classify ``path``; raise :class:`ReaderError` for missing, empty or binary files."""
+    if not os.path.exists(path):
+        raise ReaderError("file not found", path)
+    if os.path.isdir(path):
+        raise ReaderError("is a folder; a folder is read as the toolbox CDR layout (one file per user)", path)
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if not head:
+        raise ReaderError("the file is empty", path)
+    if head.startswith(b"PAR1"):
+        return Sniffed("parquet", None, "")
+    compression, member = None, None
+    if head.startswith(b"\x1f\x8b"):
+        compression = "gzip"
+    elif head.startswith(b"PK\x03\x04"):
+        compression = "zip"
+        member = _zip_member(path)
+    with open_binary(path, compression, member) as fh:
+        try:
+            raw = fh.read(SAMPLE_BYTES)
+        except (OSError, EOFError, zipfile.BadZipFile) as exc:
+            raise ReaderError(f"the {compression} data is damaged ({exc})", path) from None
+    if not raw.strip():
+        raise ReaderError("the file is empty", path)
+    if b"\x00" in raw:
+        raise ReaderError("this is not a text (CSV/TSV) file: it contains binary data", path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(raw) - 4:  # not merely a multi-byte character cut by the sample's end
+            raise ReaderError(
+                f"this is not UTF-8 text (undecodable byte at offset {exc.start}); save it as UTF-8 CSV", path
+            ) from None
+        text = raw[: exc.start].decode("utf-8")
+    return Sniffed("csv", compression, text.lstrip("\ufeff"), member)
+
+
+def _zip_member(path: str) -> str:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX")]
+    except zipfile.BadZipFile as exc:
+        raise ReaderError(f"damaged zip archive ({exc})", path) from None
+    if len(names) != 1:
+        raise ReaderError(f"a zip archive must hold exactly one data file, this one holds {len(names)}", path)
+    return names[0]
+
+
+def open_binary(path: str, compression: str | None, member: str | None = None) -> BinaryIO:
+    """A binary stream of the (decompressed) content."""
+    if compression == "gzip":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if compression == "zip":
+        zf = zipfile.ZipFile(path)
+        return zf.open(member or zf.namelist()[0])  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def sample_lines(sample: str, limit: int = 200) -> list[str]:
+    """Complete non-empty lines of the sample (the last, possibly cut, line is dropped when more follow)."""
+    lines = sample.splitlines()
+    if len(sample) >= SAMPLE_BYTES - 4 and len(lines) > 1:
+        lines = lines[:-1]
+    return [ln for ln in lines[:limit] if ln.strip()]
+
+
+def detect_delimiter(lines: list[str], path: str) -> str:
+    """The candidate delimiter giving the same column count (>1) on the most sample lines."""
+    best, best_score = None, (0, 0)
+    for d in DELIMITERS:
+        counts = Counter(ln.count(d) for ln in lines)
+        n_fields, agree = counts.most_common(1)[0]
+        score = (agree, n_fields) if n_fields > 0 else (0, 0)
+        if score > best_score:
+            best, best_score = d, score
+    if best is None:
+        return ","  # a single-column file: nothing to split on
+    return best
+
+
+def to_stream(path: str, sniffed: Sniffed) -> pa.NativeFile | BinaryIO:
+    """What pyarrow's CSV reader reads: the file itself, or its decompressed content."""
+    if sniffed.compression == "gzip":
+        return pa.input_stream(path, compression="gzip")
+    if sniffed.compression == "zip":
+        return open_binary(path, "zip", sniffed.zip_member)
+    return pa.memory_map(path)
