@@ -272,13 +272,16 @@ def matched_parts(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
 
 @nb.njit(cache=True)
 def gini(sorted_values):
-    """Gini coefficient ``Σ (2i - N - 1) s_i / (N Σ s_i)`` of ascending values; 0 when all are zero."""
+    """Gini coefficient ``Σ (2i - N - 1) s_i / (N Σ s_i)`` of ascending values; 0 when all are zero.
+
+    Terms i and N+1-i have opposite weights, so they are summed as one product of a difference: equal
+    values then give exactly 0.
+    """
     n = len(sorted_values)
-    total = 0.0
+    total = sorted_values.sum()
     weighted = 0.0
-    for i in range(n):
-        total += sorted_values[i]
-        weighted += (2.0 * (i + 1) - n - 1.0) * sorted_values[i]
+    for i in range(n // 2):
+        weighted += (n - 1.0 - 2.0 * i) * (sorted_values[n - 1 - i] - sorted_values[i])
     if n == 0 or total == 0.0:
         return 0.0
     return weighted / (n * total)

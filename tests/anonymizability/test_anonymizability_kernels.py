@@ -1,0 +1,237 @@
+"""Kernels and measure API against the plain-Python reference, plus the spec's hand-checkable cases."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privacy_studio.core.events import build_event_table
+from privacy_studio.core.kernels import anonymizability as kern
+from privacy_studio.core.measures.anonymizability import (
+    DistanceParams,
+    Fingerprints,
+    anonymizability,
+    gini,
+    tail_weight_index,
+)
+
+
+def _load_reference():
+    """The plain-Python reference beside this file (the suite imports test modules by path)."""
+    spec = importlib.util.spec_from_file_location(
+        "anonymizability_reference", Path(__file__).with_name("anonymizability_reference.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ref = _load_reference()
+PER_K = ("delta", "spatial_gini", "temporal_gini", "spatial_tail", "temporal_tail", "ratio")
+
+
+@st.composite
+def small_data(draw):
+    """A few users on a coarse grid of places and minutes, so exact ties and duplicates are common."""
+    n_users = draw(st.integers(2, 7))
+    rows = []
+    for u in range(n_users):
+        for _ in range(draw(st.integers(1, 6))):
+            rows.append(
+                (
+                    u,
+                    draw(st.integers(0, 12)) * 30,
+                    draw(st.integers(0, 4)) * 2.5,
+                    draw(st.integers(0, 3)) * 4.0,
+                )
+            )
+    params = DistanceParams(
+        ws=draw(st.sampled_from([0.5, 0.3, 1.0])),
+        wt=draw(st.sampled_from([0.5, 0.7, 0.0])),
+        smax_km=draw(st.sampled_from([20.0, 5.0])),
+        tmax_h=draw(st.sampled_from([8.0, 1.5])),
+    )
+    ks = sorted(set(draw(st.lists(st.integers(2, n_users), min_size=1, max_size=3))))
+    return np.array(rows, dtype=np.float64), params, ks
+
+
+def to_events(rows):
+    seconds = rows[:, 1] * 60 + 17  # inside the minute: the measure works on minutes
+    return build_event_table(
+        rows[:, 0].astype(int), seconds.astype(np.int64), x_km=rows[:, 2].copy(), y_km=rows[:, 3].copy()
+    )
+
+
+def reference_for(rows, params, ks, targets):
+    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    return ref.anonymizability(fps, targets, ks, params.kernel_args())
+
+
+def assert_matches_reference(result, expected, ks):
+    for i, k in enumerate(ks):
+        for col, key in enumerate(PER_K):
+            want = np.array([row[col] for row in expected[k]])
+            np.testing.assert_allclose(getattr(result, key)[i], want, rtol=1e-9, atol=1e-9, err_msg=key)
+
+
+@given(small_data(), st.sampled_from(["plain", "merge", "prune"]))
+@settings(max_examples=50, deadline=None)
+def test_every_user_matches_reference(data, mode):
+    rows, params, ks = data
+    result = anonymizability(to_events(rows), ks, params=params, mode=mode)
+    expected = reference_for(rows, params, ks, range(result.delta.shape[1]))
+    assert_matches_reference(result, expected, ks)
+
+
+@given(small_data(), st.integers(0, 10))
+@settings(max_examples=30, deadline=None)
+def test_sampled_targets_match_reference_for_those_users(data, seed):
+    rows, params, ks = data
+    events = to_events(rows)
+    result = anonymizability(events, ks, targets=2, seed=seed, params=params)
+    assert len(set(result.users.tolist())) == 2
+    assert result.user_ids.tolist() == events.user_ids[result.users].tolist()
+    assert_matches_reference(result, reference_for(rows, params, ks, result.users.tolist()), ks)
+
+
+@given(small_data())
+@settings(max_examples=40, deadline=None)
+def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
+    rows, params, _ = data
+    fp = Fingerprints.from_events(to_events(rows))
+    args = params.kernel_args()
+    summary, bits, dilated = fp.bounds(params)
+    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    for a in range(fp.n_users):
+        for b in range(fp.n_users):
+            d_ab = kern.fingerprint_distance(a, b, fp.offsets, fp.t, fp.x, fp.y, 1, np.inf, 0, *args)
+            d_ba = kern.fingerprint_distance(b, a, fp.offsets, fp.t, fp.x, fp.y, 1, np.inf, 0, *args)
+            assert d_ab == d_ba
+            assert d_ab == pytest.approx(ref.fingerprint_distance(fps[a], fps[b], args), abs=1e-12)
+            assert kern.pair_bound(a, b, fp.offsets, summary, bits, dilated, *args) <= d_ab + 1e-12
+
+
+def clustered_events(n_users=120, seed=3):
+    """Users drawn around a few homes and daily routines: enough structure for the bounds to prune."""
+    rng = np.random.default_rng(seed)
+    users, times, xs, ys = [], [], [], []
+    for u in range(n_users):
+        home = rng.normal(0, 15, 2).round(1)
+        n = int(rng.integers(3, 30))
+        days = rng.integers(0, 28, n)
+        hours = rng.choice([8, 9, 12, 18, 21], n) + rng.integers(0, 30, n) / 60
+        users += [u] * n
+        times += list(((days * 24 + hours) * 3600).astype(np.int64))
+        xs += list(home[0] + rng.choice([0, 0, 3.2], n))
+        ys += list(home[1] + rng.choice([0, 0, -1.7], n))
+    return build_event_table(np.array(users), np.array(times), x_km=np.array(xs), y_km=np.array(ys))
+
+
+def test_pruning_never_changes_a_result():
+    fp = Fingerprints.from_events(clustered_events())
+    results = {m: anonymizability(fp, (2, 5, 20), mode=m) for m in ("plain", "merge", "prune")}
+    for mode in ("merge", "prune"):
+        for key in (*PER_K, "neighbours", "neighbour_distance"):
+            np.testing.assert_array_equal(getattr(results[mode], key), getattr(results["plain"], key))
+
+
+def test_results_do_not_depend_on_thread_count():
+    fp = Fingerprints.from_events(clustered_events(60, seed=5))
+    before = nb.get_num_threads()
+    try:
+        nb.set_num_threads(1)
+        one = anonymizability(fp, (2, 10), targets=30, seed=4)
+        nb.set_num_threads(before)
+        many = anonymizability(fp, (2, 10), targets=30, seed=4)
+    finally:
+        nb.set_num_threads(before)
+    for key in (*PER_K, "users", "neighbours"):
+        np.testing.assert_array_equal(getattr(one, key), getattr(many, key))
+    other = anonymizability(fp, (2,), targets=30, seed=5)
+    assert other.users.tolist() != one.users.tolist()
+
+
+def test_users_with_k_minus_1_duplicates_are_already_k_anonymous():
+    rng = np.random.default_rng(0)
+    times, xs, ys = rng.integers(0, 10**6, 8), rng.random(8), rng.random(8)
+    trace = list(zip(times.tolist(), xs.tolist(), ys.tolist(), strict=True))
+    rows = [(u, t, x, y) for u in range(4) for t, x, y in trace]  # users 0-3 identical
+    rows += [(4, 500, 1.0, 1.0), (4, 9000, 3.0, 2.0)]
+    arr = np.array(rows, dtype=np.float64)
+    events = build_event_table(
+        arr[:, 0].astype(int), arr[:, 1].astype(np.int64) * 60, x_km=arr[:, 2], y_km=arr[:, 3]
+    )
+    result = anonymizability(events, (2, 4, 5))
+    assert result.delta[0, :4].tolist() == [0.0] * 4
+    assert result.delta[1, :4].tolist() == [0.0] * 4
+    assert (result.delta[2, :4] > 0).all()  # the fifth user is different
+    assert result.delta[0, 4] > 0
+
+
+def test_isolated_users_score_one():
+    users = [0, 0, 1, 2]
+    times = np.array([0, 3600, 5 * 86400, 10 * 86400])  # days apart: beyond 8 h
+    xs = np.array([0.0, 1.0, 100.0, -100.0])  # 100 km apart: beyond 20 km
+    result = anonymizability(build_event_table(users, times, x_km=xs, y_km=np.zeros(4)), (2, 3))
+    np.testing.assert_array_equal(result.delta, 1.0)
+    np.testing.assert_array_equal(result.spatial_gini, 0.0)  # all parts are w_s: equal values
+    np.testing.assert_array_equal(result.ratio, 1.0)
+
+
+def test_gini_of_equal_values_and_of_a_single_non_zero():
+    assert gini(np.full(7, 0.3)) == 0.0
+    for n in (1, 2, 5, 40):
+        assert gini(np.r_[np.zeros(n - 1), 2.5]) == pytest.approx(1 - 1 / n)
+    assert gini(np.array([3.0, 1.0, 2.0])) == pytest.approx(4 / 18)  # (-2*1 + 0*2 + 2*3) / (3*6)
+    assert gini(np.zeros(4)) == 0.0
+
+
+def test_tail_weight_index_of_reference_distributions():
+    rng = np.random.default_rng(11)
+    assert tail_weight_index(rng.exponential(1.0, 200_000)) == pytest.approx(1.636, rel=0.05)
+    assert tail_weight_index(rng.pareto(1.0, 200_000) + 1.0) == pytest.approx(14.2, rel=0.1)
+    assert tail_weight_index(np.arange(1, 101, dtype=float)) == pytest.approx(
+        (99 - 50) / (75 - 50) * ref.NORMAL_RATIO
+    )
+    assert math.isnan(tail_weight_index(np.ones(10)))
+
+
+def test_distinct_samples_are_per_minute():
+    events = build_event_table([0, 0, 0, 1], np.array([60, 119, 120, 60]), x_km=np.zeros(4), y_km=np.zeros(4))
+    fp = Fingerprints.from_events(events)
+    assert fp.lengths().tolist() == [2, 1]
+    assert fp.t.tolist() == [1.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"ks": (1,)}, "k must be >= 2"),
+        ({"ks": (9,)}, "needs at least 9 users"),
+        ({"targets": 0}, "targets must be between"),
+        ({"mode": "fast"}, "unknown mode"),
+    ],
+)
+def test_bad_arguments_get_one_clear_message(kwargs, message):
+    events = build_event_table([0, 1, 2], np.array([0, 60, 120]), x_km=np.zeros(3), y_km=np.zeros(3))
+    with pytest.raises(ValueError, match=message):
+        anonymizability(events, **{"ks": (2,), **kwargs})
+
+
+def test_bad_parameters_and_missing_coordinates_are_refused():
+    with pytest.raises(ValueError, match="smax_km and tmax_h must be > 0"):
+        DistanceParams(tmax_h=0)
+    with pytest.raises(ValueError, match="ws must be"):
+        DistanceParams(ws=-1)
+    events = build_event_table([0, 1], np.array([0, 60]), x_km=np.array([0.0, np.nan]), y_km=np.zeros(2))
+    with pytest.raises(ValueError, match="1 of 2 events have none"):
+        anonymizability(events)
+    with pytest.raises(ValueError, match="needs coordinates"):
+        anonymizability(build_event_table([0, 1], np.array([0, 60]), ["a", "b"]))
