@@ -71,7 +71,7 @@ def recommend(
     reasoning = (
         f"Of the {int(known.sum())} profiles with both a {measure} value and a {utility_name} score, "
         f"{len(ok)} keep {measure} at or below the ceiling of {ceiling:.4g} (judged on {which}). Among them "
-        f"{labels[chosen]} has the highest {utility_name} ({utility[chosen]:.3g}) with {measure} "
+        f"{labels[chosen]} has the highest {utility_name} ({utility[chosen]:.3g}), with {measure} = "
         f"{risk[chosen]:.4g} (bound {bound[chosen]:.4g}).{tie_text} {global_text}"
     )
     return Recommendation(labels[chosen], [labels[i] for i in ok], reasoning, None)

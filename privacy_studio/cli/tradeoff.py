@@ -1,0 +1,173 @@
+"""``privacy-studio tradeoff``: Pareto front, ordinal equivalence, recommendation and power law of a grid."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from privacy_studio.cli import UserError
+
+
+def load_inputs(path: Path) -> tuple[list[dict], dict, dict]:
+    """Risk results, utility entry and saved trade-off choices of a ``.psproj`` or a ``risk --json`` file."""
+    if path.suffix == ".psproj":
+        from privacy_studio.core.project import Project, ProjectError
+
+        try:
+            project = Project.load(path)
+        except ProjectError as exc:
+            raise UserError(str(exc)) from exc
+        return project.results, project.utility, project.tradeoff
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"cannot read results file {path}: {exc}") from exc
+    if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
+        raise UserError(f"{path} is not the JSON of 'privacy-studio risk' (no 'profiles' list)")
+    return document["profiles"], {"domains": [], "scores": {}}, {}
+
+
+def read_scores(path: Path) -> dict:
+    """Expert scores from a CSV: a ``profile`` column with profile labels, then one column per domain."""
+    import pandas as pd
+
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise UserError(f"cannot read the scores file {path}: {exc}") from exc
+    if "profile" not in table.columns or table.shape[1] < 2:
+        raise UserError(f"{path}: a scores file needs a 'profile' column and one column per utility domain")
+    domains = [c for c in table.columns if c != "profile"]
+    scores = {row["profile"]: {d: row[d] or None for d in domains} for row in table.to_dict("records")}
+    return {"domains": domains, "scores": scores}
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.tradeoff import grid_table
+    from privacy_studio.core.tradeoff.analysis import analyse
+    from privacy_studio.core.utility import UtilityGrid
+
+    results, utility_entry, saved = load_inputs(Path(args.input))
+    if args.scores:
+        utility_entry = read_scores(Path(args.scores))
+    try:
+        grid = grid_table(results)
+        scores = UtilityGrid.from_dict(utility_entry)
+        if not grid.labels:
+            raise ValueError("the results hold no profile yet: run the risk analysis first")
+        if not scores.domains:
+            raise ValueError("no utility scores: give --scores FILE or type expert scores in the project")
+        domain = args.utility or saved.get("utility") or scores.domains[0]
+        missing = [label for label in grid.labels if label not in scores.scores]
+        analysis = analyse(
+            grid,
+            scores.column(domain, grid.labels),
+            measure=args.measure or saved.get("risk_measure", "unicity"),
+            p=_p_value(args.p, saved.get("risk_p", 4)),
+            utility_name=domain,
+            ceiling=args.ceiling if args.ceiling is not None else float(saved.get("ceiling", 0.05)),
+            unit_areas=dict(_unit_area(text) for text in args.unit_area),
+            period_seconds=args.period_days * 86400 if args.period_days else math.nan,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    print(summary(analysis, missing))
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8"
+        )
+    return 0
+
+
+def summary(analysis, unscored: list[str]) -> str:
+    """Human-readable table of the analysis for stdout."""
+    width = max(len(label) for label in analysis.labels) + 2
+    lines = [f"{'profile':<{width}}{'risk':>10}{'upper':>10}{'utility':>9}  Pareto"]
+    for i, label in enumerate(analysis.labels):
+        upper = "" if analysis.risk_upper is None else _num(analysis.risk_upper[i])
+        by = analysis.pareto.dominated_by.get(label)
+        status = (
+            "front" if label in analysis.pareto.front else ("dominated by " + ", ".join(by) if by else "-")
+        )
+        lines.append(
+            f"{label:<{width}}{_num(analysis.risk[i]):>10}{upper:>10}{_num(analysis.utility[i]):>9}  {status}"
+        )
+    table = analysis.ordinal
+    lines += ["", "Kendall's tau between risk measures:", " " * 18 + "".join(f"{n:>18}" for n in table.names)]
+    lines += [
+        f"{a:<18}" + "".join(f"{_num(v):>18}" for v in row)
+        for a, row in zip(table.names, table.tau, strict=True)
+    ]
+    lines += [
+        table.message(),
+        "",
+        "Recommendation: " + analysis.recommendation.reasoning,
+        "",
+        analysis.power_law_text,
+    ]
+    if unscored:
+        lines.append(f"\nNo utility score for: {', '.join(unscored)} (left out of the Pareto analysis).")
+    return "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    return "n/a" if not np.isfinite(value) else f"{value:.4g}"
+
+
+def _p_value(text: str | None, default: object) -> int | None:
+    value = default if text is None else text
+    if value in (None, "none", "null"):
+        return None
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise UserError(f"--p must be a whole number or 'none', got {value!r}") from None
+
+
+def _unit_area(text: str) -> tuple[str, float]:
+    level, _, km2 = text.partition("=")
+    try:
+        area = float(km2)
+    except ValueError:
+        area = math.nan
+    if not level or not area > 0:
+        raise UserError(
+            f"--unit-area expects LEVEL=KM2 with a positive area, e.g. district=4.5, got {text!r}"
+        )
+    return level, area
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "tradeoff",
+        help="privacy-utility trade-off: Pareto front, ordinal equivalence, recommendation, power law",
+        description="Read risk results (a project or the JSON of 'privacy-studio risk') and expert utility "
+        "scores, then print the Pareto front, Kendall's tau between risk measures, the most useful profile "
+        "under a risk ceiling and the power-law fit of risk against coarseness.",
+    )
+    p.add_argument("input", metavar="RESULTS.json|PROJECT.psproj")
+    p.add_argument("--scores", metavar="CSV", help="expert scores: a 'profile' column, one column per domain")
+    p.add_argument(
+        "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
+    )
+    p.add_argument(
+        "--measure", help="risk measure: unicity, k_disclosure, em, kl, worst_mean, worst_share_at_1"
+    )
+    p.add_argument(
+        "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"
+    )
+    p.add_argument("--ceiling", type=float, help="largest acceptable risk (default: saved choice or 0.05)")
+    p.add_argument(
+        "--unit-area",
+        action="append",
+        default=[],
+        metavar="LEVEL=KM2",
+        help="mean unit area of a non-grid spatial level, for the power law (grid:L levels are L²)",
+    )
+    p.add_argument("--period-days", type=float, help="length of the observation period (for 'all' time bins)")
+    p.add_argument("--json", metavar="OUT", help="write the whole analysis as JSON")
+    p.set_defaults(func=run)

@@ -1,0 +1,127 @@
+"""The whole analysis and ``privacy-studio tradeoff`` on a grid shaped like the thesis' (table 5.2)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from privacy_studio.cli import main
+from privacy_studio.core.project import Project
+from privacy_studio.core.tradeoff import grid_table
+from privacy_studio.core.tradeoff.analysis import analyse, coarseness
+
+# Unicity at p = 4 from the thesis' table 5.2 (its "14.46" read as 14 %), with narrow made-up intervals.
+UNICITY = {
+    ("zip", "1h"): 0.97, ("zip", "6h"): 0.79, ("zip", "12h"): 0.67, ("zip", "1w"): 0.14,
+    ("district", "1h"): 0.82, ("district", "6h"): 0.42, ("district", "12h"): 0.28, ("district", "1w"): 0.0017,
+    ("municipality", "1h"): 0.55, ("municipality", "6h"): 0.14, ("municipality", "12h"): 0.06,
+    ("municipality", "1w"): 0.0008,
+}  # fmt: skip
+TRANSPORT = {"zip": 9, "district": 7, "municipality": 4}
+WIDTH_BONUS = {"1h": 1, "6h": 0.5, "12h": 0, "1w": -3}
+
+
+def profiles(with_p1: bool = True) -> list[dict]:
+    out = []
+    for (spatial, temporal), u in UNICITY.items():
+        by_p = [
+            {
+                "p": 4,
+                "unicity": u,
+                "unicity_ci": [u * 0.98, min(1.0, u * 1.02 + 1e-4)],
+                "k_disclosure": u + (1 - u) * 0.3,
+                "em": u / 10,
+            }
+        ]
+        if with_p1:
+            by_p.append({"p": 1, "unicity": u / 4, "unicity_ci": [u / 5, u / 3]})
+        out.append({"spatial": spatial, "temporal": temporal, "n_users": 1000, "by_p": by_p})
+    return out
+
+
+def expert_scores() -> dict:
+    scores = {
+        f"{s} × {t}": {"transport": min(10.0, max(0.0, TRANSPORT[s] + WIDTH_BONUS[t]))} for s, t in UNICITY
+    }
+    return {"domains": ["transport"], "scores": scores}
+
+
+def test_analysis_of_the_thesis_grid():
+    grid = grid_table(profiles())
+    labels = grid.labels
+    utility = np.asarray([expert_scores()["scores"][label]["transport"] for label in labels])
+    result = analyse(grid, utility, ceiling=0.05, utility_name="transport", unit_areas={"zip": 1.0})
+    # zip × 1w (6 points) is more useful but its unicity of 14 % is above the ceiling.
+    assert result.recommendation.label == "district × 1w"
+    assert result.pareto.dominated_by["municipality × 1h"] == ["zip × 1w", "district × 6h", "district × 12h"]
+    assert result.pareto.dominated_by["municipality × 12h"] == ["district × 1w"]
+    assert result.ordinal.all_equivalent  # k-disclosure and EM are increasing functions of unicity here
+    assert np.isnan(result.coarseness[labels.index("district × 1h")])
+    assert result.power_law is not None and result.power_law.n_used == 4
+    doc = result.to_dict()
+    assert doc["recommendation"]["profile"] == "district × 1w"
+    assert json.loads(json.dumps(doc)) == doc
+
+
+def test_coarseness_uses_grid_side_and_period():
+    grid = grid_table([{"spatial": "grid:2", "temporal": "all", "by_p": []}])
+    assert coarseness(grid, period_seconds=7 * 86400).tolist() == [4.0 * 168]
+
+
+def test_cli_on_results_json_and_scores_csv(tmp_path, capsys):
+    results = tmp_path / "risk.json"
+    results.write_text(json.dumps({"profiles": profiles()}))
+    scores = tmp_path / "scores.csv"
+    lines = ["profile,transport,epidemiology"] + [
+        f"{label},{row['transport']:g}," for label, row in expert_scores()["scores"].items()
+    ]
+    scores.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "tradeoff.json"
+    code = main(["tradeoff", str(results), "--scores", str(scores), "--ceiling", "0.01", "--json", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "Recommendation" in text and "Kendall" in text
+    doc = json.loads(out.read_text())
+    # Under 1 %, only the week-long profiles of districts and municipalities remain; districts score higher.
+    assert doc["recommendation"]["profile"] == "district × 1w"
+    assert main(["tradeoff", str(results), "--scores", str(scores), "--utility", "epidemiology"]) == 0
+    assert "No utility score" not in capsys.readouterr().out
+
+
+def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys):
+    project = Project(name="thesis", results=profiles(), utility=expert_scores())
+    project.tradeoff = {"risk_measure": "unicity", "risk_p": 1, "utility": "transport", "ceiling": 0.2}
+    path = project.save(tmp_path / "thesis.psproj")
+    out = tmp_path / "t.json"
+    assert main(["tradeoff", str(path), "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["p"], doc["ceiling"]) == (1, 0.2)
+    assert doc["recommendation"]["profile"] == "district × 6h"  # zip × 6h: upper bound 0.26 > 0.2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--p", "7"], "no p = 7"),
+        (["--measure", "fame"], "unknown risk measure"),
+        (["--utility", "cooking"], "unknown utility domain"),
+        (["--unit-area", "zip"], "LEVEL=KM2"),
+    ],
+)
+def test_cli_bad_choices_give_one_line(tmp_path, capsys, args, message):
+    path = Project(results=profiles(), utility=expert_scores()).save(tmp_path / "p.psproj")
+    assert main(["tradeoff", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_without_scores_or_results(tmp_path, capsys):
+    results = tmp_path / "risk.json"
+    results.write_text(json.dumps({"profiles": profiles()}))
+    assert main(["tradeoff", str(results)]) == 2
+    assert "no utility scores" in capsys.readouterr().err
+    results.write_text("[1, 2]")
+    assert main(["tradeoff", str(results)]) == 2
+    assert "no 'profiles' list" in capsys.readouterr().err
