@@ -65,6 +65,7 @@ class PlotFigure:
     log_x: bool = False
     log_y: bool = False
     reverse_y: bool = False
+    percent_x: bool = False
     percent_y: bool = False
 
 

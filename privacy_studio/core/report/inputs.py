@@ -36,9 +36,14 @@ MEASURE_EXPLANATION = {
 _PROPORTIONS = {"unicity", "k_disclosure", "worst_mean", "worst_share_at_1"}
 
 
+def is_proportion(measure: str) -> bool:
+    """Whether the measure is a share of people or draws (written as a percentage)."""
+    return measure in _PROPORTIONS
+
+
 def format_measure(measure: str, value: float | None) -> str:
     """A risk value as the report writes it: proportions as percentages, EM and KL as plain numbers."""
-    return share(value) if measure in _PROPORTIONS else number(value)
+    return share(value) if is_proportion(measure) else number(value)
 
 
 @dataclass

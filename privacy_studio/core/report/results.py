@@ -17,7 +17,7 @@ from privacy_studio.core.report.content import (
     Series,
     Table,
 )
-from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
+from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure, is_proportion
 from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
@@ -181,6 +181,7 @@ def pareto_section(inp: ReportInputs) -> Section:
         f"utility: {inp.utility_name} (reversed)",
         series,
         reverse_y=True,
+        percent_x=is_proportion(inp.measure),
     )
     rows = [
         [

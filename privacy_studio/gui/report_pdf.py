@@ -1,0 +1,544 @@
+"""Render a report to PDF with Qt: text and tables laid out by QTextDocument, figures drawn with QPainter
+from the report's own numbers, A4 pages with a footer and page numbers."""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGuiApplication,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPainterPath,
+    QPdfWriter,
+    QPen,
+    QPolygonF,
+    QTextDocument,
+)
+
+from privacy_studio.core.progress import as_control
+from privacy_studio.core.report import (
+    HeatmapFigure,
+    KeyFigures,
+    Paragraph,
+    PlotFigure,
+    ReportContent,
+    Section,
+    Table,
+    build_report,
+)
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.progress import TaskControl
+    from privacy_studio.core.project import Project
+
+DPI = 300
+#: Figures are drawn on a logical canvas of this size, scaled onto an image of FIGURE_SCALE times it.
+CANVAS_W, CANVAS_H = 1000.0, 560.0
+FIGURE_SCALE = 2.4
+PALETTE = [
+    "#1f5fa8", "#d1495b", "#2a9d8f", "#e9a03b", "#6a4c93", "#8c564b",
+    "#3d8a3d", "#c2528b", "#5f6b73", "#a3a322", "#17a5c4", "#e0672c",
+]  # fmt: skip
+_CSS = """
+body { font-family: 'DejaVu Sans', 'Helvetica', sans-serif; font-size: 9.5pt; color: #1b1b1b; }
+h1 { font-size: 17pt; color: #1f3a5f; margin-top: 6pt; margin-bottom: 8pt; }
+h2 { font-size: 13pt; color: #1f3a5f; margin-top: 12pt; margin-bottom: 4pt; }
+h3 { font-size: 11pt; color: #1f3a5f; margin-top: 8pt; margin-bottom: 3pt; }
+p { margin-top: 2pt; margin-bottom: 5pt; }
+p.note { color: #4a4a4a; font-size: 8.5pt; }
+p.warning { background-color: #fff3d6; }
+p.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
+table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
+table.data th { background-color: #e4e9f0; font-weight: bold; }
+td.key { font-size: 8.5pt; color: #444444; }
+td.value { font-size: 15pt; font-weight: bold; color: #1f3a5f; }
+"""
+
+
+def export_report(
+    project: Project,
+    path: str | os.PathLike[str],
+    control: TaskControl | None = None,
+    dataset: Dataset | None = None,
+) -> Path:
+    """Build the report of ``project`` (with ``dataset`` when loaded) and write it as a PDF at ``path``."""
+    return render_pdf(build_report(project, dataset), path, control)
+
+
+def render_pdf(
+    content: ReportContent, path: str | os.PathLike[str], control: TaskControl | None = None
+) -> Path:
+    """Lay out and paint ``content`` into an A4 PDF; raises ``ValueError`` if the file cannot be written."""
+    ctl = as_control(control)
+    _ensure_app()
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise ValueError(f"{target}: the folder {target.parent} does not exist")
+    writer = QPdfWriter(str(target))
+    writer.setResolution(DPI)
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait, QMarginsF(18, 16, 18, 16)
+        )
+    )
+    writer.setTitle(f"{content.title}: {content.subtitle}")
+    writer.setCreator("Privacy Studio")
+    page = writer.pageLayout().paintRectPixels(DPI)
+    footer = DPI * 0.35
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    doc.setDocumentMargin(0)
+    doc.setDefaultStyleSheet(_CSS)
+    doc.setPageSize(QSizeF(page.width(), page.height() - footer))
+    html_text = _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)).document(content)
+    doc.setHtml(html_text)
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise ValueError(f"{target}: cannot be written (is it open in another program, or read-only?)")
+    try:
+        _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
+    finally:
+        painter.end()
+    if not target.is_file() or target.stat().st_size == 0:
+        raise ValueError(f"{target}: the PDF could not be written")
+    return target
+
+
+def _ensure_app() -> None:
+    """Text layout needs a Qt GUI application; headless runs use the offscreen platform."""
+    if QGuiApplication.instance() is None:
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        _ensure_app.app = QGuiApplication([])  # type: ignore[attr-defined]  (kept alive for the process)
+
+
+def _paint_pages(
+    painter: QPainter,
+    doc: QTextDocument,
+    writer: QPdfWriter,
+    content: ReportContent,
+    width: float,
+    height: float,
+    footer: float,
+    ctl: TaskControl,
+) -> None:
+    body_h = height - footer
+    pages = doc.pageCount()
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(7.5)
+    for i in range(pages):
+        ctl.report(i / pages, f"page {i + 1} of {pages}")
+        if i:
+            writer.newPage()
+        painter.save()
+        painter.translate(0, -i * body_h)
+        doc.drawContents(painter, QRectF(0, i * body_h, width, body_h))
+        painter.restore()
+        painter.setFont(font)
+        painter.setPen(QPen(QColor("#888888"), 2))
+        painter.drawLine(QPointF(0, height - footer * 0.75), QPointF(width, height - footer * 0.75))
+        painter.setPen(QColor("#555555"))
+        band = QRectF(0, height - footer * 0.65, width, footer * 0.65)
+        painter.drawText(
+            band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{content.subtitle}"
+        )
+        painter.drawText(
+            band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {pages}"
+        )
+
+
+class _HtmlBuilder:
+    """Turns the report content into QTextDocument HTML; figures become image resources of ``doc``."""
+
+    def __init__(self, doc: QTextDocument, width: float, ctl: TaskControl) -> None:
+        self.doc = doc
+        self.width = width
+        self.ctl = ctl
+        self.n_figures = 0
+
+    def document(self, content: ReportContent) -> str:
+        out = [f"<html><body>{self.title_page(content)}"]
+        for i, section in enumerate(content.sections):
+            self.ctl.report(i / len(content.sections), section.title)
+            out.append(self.section(section, 1))
+        out.append("</body></html>")
+        return "".join(out)
+
+    def title_page(self, content: ReportContent) -> str:
+        rows = "".join(
+            f"<tr><td class='key' width='24%'>{_e(k)}</td><td>{_e(v)}</td></tr>"
+            for k, v in content.title_facts
+        )
+        return (
+            "<div style='margin-top: 140px'><p style='font-size: 26pt; font-weight: bold; color: #1f3a5f'>"
+            f"{_e(content.title)}</p><p style='font-size: 16pt; color: "
+            f"#444444'>{_e(content.subtitle)}</p></div>"
+            f"<p style='margin-top: 40px'>&nbsp;</p><table cellpadding='4' width='100%'>{rows}</table>"
+            "<p class='note' style='margin-top: 30px'>Privacy Studio — re-identification risk of "
+            "pseudonymized "
+            "behavioural data. The numbers in this report come from the project's saved results; the input "
+            "files "
+            "are identified by their SHA-256 hashes above.</p>"
+        )
+
+    def section(self, section: Section, level: int) -> str:
+        starts_with_figure = bool(section.blocks) and isinstance(
+            section.blocks[0], PlotFigure | HeatmapFigure
+        )
+        # A heading must not sit alone at the bottom of a page above its figure: such sections open a page.
+        brk = " style='page-break-before: always'" if section.new_page or starts_with_figure else ""
+        tag = f"h{min(level, 3)}"
+        out = [f"<{tag}{brk}>{_e(section.title)}</{tag}>"]
+        for block in section.blocks:
+            out.append(self.block(block))
+        out.extend(self.section(sub, level + 1) for sub in section.subsections)
+        return "".join(out)
+
+    def block(self, block: object) -> str:
+        if isinstance(block, Paragraph):
+            return f"<p class='{block.style}'>{_e(block.text)}</p>"
+        if isinstance(block, KeyFigures):
+            return self.key_figures(block)
+        if isinstance(block, Table):
+            return self.table(block)
+        if isinstance(block, PlotFigure | HeatmapFigure):
+            return self.figure(block)
+        raise TypeError(f"cannot render a {type(block).__name__}")
+
+    def key_figures(self, block: KeyFigures) -> str:
+        cells = "".join(
+            f"<tr><td class='key' width='34%'>{_e(k.label)}</td><td class='value'>{_e(k.value)}</td>"
+            f"<td class='key'>{_e(k.detail)}</td></tr>"
+            for k in block.items
+        )
+        return f"<table cellpadding='5' width='100%' style='margin-bottom: 8pt'>{cells}</table>"
+
+    def table(self, table: Table) -> str:
+        head = "".join(f"<th align='left'>{_e(c)}</th>" for c in table.columns)
+        body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in table.rows)
+        note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        return (
+            f"<p class='caption'>{_e(table.caption)}</p><table class='data' border='1' cellspacing='0' "
+            f"cellpadding='3' width='100%'><thead><tr>{head}</tr></thead>{body}</table>{note}"
+        )
+
+    def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
+        self.n_figures += 1
+        image = render_figure(figure)
+        name = f"figure{self.n_figures}.png"
+        self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+        # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.
+        w = self.width * 96.0 / DPI
+        h = w * image.height() / image.width()
+        return (
+            f"<p align='center'><img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
+            f"<p class='caption'>{_e(figure.caption)}</p>"
+        )
+
+
+def _e(text: str) -> str:
+    return html.escape(str(text))
+
+
+# --- figures --------------------------------------------------------------------------------------------
+
+
+def render_figure(figure: PlotFigure | HeatmapFigure) -> QImage:
+    """Draw a figure of the report on a white image (used by the PDF and testable on its own)."""
+    height = CANVAS_H if isinstance(figure, PlotFigure) else _heatmap_height(figure)
+    image = QImage(int(CANVAS_W * FIGURE_SCALE), int(height * FIGURE_SCALE), QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.scale(FIGURE_SCALE, FIGURE_SCALE)
+    try:
+        if isinstance(figure, PlotFigure):
+            _Plot(painter, figure).draw()
+        else:
+            _draw_heatmap(painter, figure)
+    finally:
+        painter.end()
+    return image
+
+
+def _font(size: float, bold: bool = False) -> QFont:
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(max(1, round(size)))
+    font.setBold(bold)
+    return font
+
+
+def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
+    """Round tick values covering [lo, hi] with about ``target`` steps of 1, 2 or 5 x 10^k."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo]
+    raw = (hi - lo) / target
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    start = math.ceil(lo / step - 1e-9) * step
+    return [start + i * step for i in range(int((hi - start) / step + 1e-9) + 1)]
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Powers of ten within [lo, hi] (with 2 and 5 multiples when the range spans under three decades)."""
+    a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    mults = (1, 2, 5) if b - a < 3 else (1,)
+    ticks = [m * 10.0**k for k in range(a, b + 1) for m in mults]
+    return [t for t in ticks if lo * 0.999 <= t <= hi * 1.001] or [lo, hi]
+
+
+def _tick_text(value: float, percent: bool) -> str:
+    if percent:
+        return f"{100 * value:.3g}%"
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+        return f"{value:.0e}"
+    return f"{value:.6g}"
+
+
+class _Plot:
+    """An x-y plot with axes, ticks, grid, bands, lines, points with labels, and a legend below."""
+
+    def __init__(self, painter: QPainter, figure: PlotFigure) -> None:
+        self.p = painter
+        self.f = figure
+        named = [s for s in figure.series if not s.labels]
+        self.legend_rows = math.ceil(len(named) / 4) if len(figure.series) > 1 else 0
+        self.area = QRectF(86, 20, CANVAS_W - 110, CANVAS_H - 90 - 22 * self.legend_rows)
+        xs = [v for s in figure.series for v in s.x if _ok(v, figure.log_x)]
+        ys = [v for s in figure.series for v in (*s.y, *(s.lo or []), *(s.hi or [])) if _ok(v, figure.log_y)]
+        self.x_range = _padded(xs, figure.log_x)
+        self.y_range = _padded(ys, figure.log_y, floor_zero=figure.percent_y)
+
+    def sx(self, v: float) -> float:
+        lo, hi = self.x_range
+        t = (
+            (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+            if self.f.log_x
+            else (v - lo) / (hi - lo)
+        )
+        return self.area.left() + t * self.area.width()
+
+    def sy(self, v: float) -> float:
+        lo, hi = self.y_range
+        t = (
+            (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+            if self.f.log_y
+            else (v - lo) / (hi - lo)
+        )
+        if self.f.reverse_y:
+            t = 1 - t
+        return self.area.bottom() - t * self.area.height()
+
+    def draw(self) -> None:
+        self.axes()
+        colors = {}
+        for i, s in enumerate(self.f.series):
+            color = (
+                QColor("#9a9a9a")
+                if s.mode == "dashed" and s.name == "risk ceiling"
+                else QColor(PALETTE[i % len(PALETTE)])
+            )
+            colors[s.name] = color
+            self.series(s, color)
+        self.legend(colors)
+
+    def axes(self) -> None:
+        p, a, f = self.p, self.area, self.f
+        p.setFont(_font(13))
+        fm = QFontMetricsF(p.font())
+        xt = log_ticks(*self.x_range) if f.log_x else nice_ticks(*self.x_range)
+        yt = log_ticks(*self.y_range) if f.log_y else nice_ticks(*self.y_range)
+        for t in xt:
+            x = self.sx(t)
+            p.setPen(QPen(QColor("#e6e6e6"), 1))
+            p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()))
+            p.setPen(QColor("#333333"))
+            label = _tick_text(t, f.percent_x)
+            p.drawText(QPointF(x - fm.horizontalAdvance(label) / 2, a.bottom() + 18), label)
+        for t in yt:
+            y = self.sy(t)
+            p.setPen(QPen(QColor("#e6e6e6"), 1))
+            p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y))
+            p.setPen(QColor("#333333"))
+            label = _tick_text(t, f.percent_y)
+            p.drawText(QPointF(a.left() - 8 - fm.horizontalAdvance(label), y + 5), label)
+        p.setPen(QPen(QColor("#333333"), 1.4))
+        p.drawRect(a)
+        p.setFont(_font(14, bold=True))
+        fm = QFontMetricsF(p.font())
+        p.drawText(QPointF(a.center().x() - fm.horizontalAdvance(f.x_label) / 2, a.bottom() + 42), f.x_label)
+        p.save()
+        p.translate(20, a.center().y() + fm.horizontalAdvance(f.y_label) / 2)
+        p.rotate(-90)
+        p.drawText(QPointF(0, 0), f.y_label)
+        p.restore()
+
+    def series(self, s, color: QColor) -> None:
+        p, f = self.p, self.f
+        pts = [(x, y) for x, y in zip(s.x, s.y, strict=True) if _ok(x, f.log_x) and _ok(y, f.log_y)]
+        if s.lo is not None and s.hi is not None:
+            band = [
+                (x, lo, hi)
+                for x, lo, hi in zip(s.x, s.lo, s.hi, strict=True)
+                if _ok(x, f.log_x) and _ok(lo, f.log_y) and _ok(hi, f.log_y)
+            ]
+            if len(band) > 1:
+                poly = QPolygonF(
+                    [QPointF(self.sx(x), self.sy(hi)) for x, _, hi in band]
+                    + [QPointF(self.sx(x), self.sy(lo)) for x, lo, _ in reversed(band)]
+                )
+                fill = QColor(color)
+                fill.setAlpha(40)
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(fill)
+                p.drawPolygon(poly)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        if s.mode in ("line", "dashed") and len(pts) > 1:
+            pen = QPen(color, 2.2)
+            if s.mode == "dashed":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            path = QPainterPath(QPointF(self.sx(pts[0][0]), self.sy(pts[0][1])))
+            for x, y in pts[1:]:
+                path.lineTo(self.sx(x), self.sy(y))
+            p.drawPath(path)
+        if s.mode != "dashed":
+            p.setPen(QPen(color.darker(130), 1.2))
+            p.setBrush(color if s.mode == "line" else QColor("white"))
+            for x, y in pts:
+                p.drawEllipse(QPointF(self.sx(x), self.sy(y)), 4.5, 4.5)
+        if s.labels:
+            p.setFont(_font(11.5))
+            fm = QFontMetricsF(p.font())
+            p.setPen(QColor("#222222"))
+            for (x, y), label in zip(zip(s.x, s.y, strict=True), s.labels, strict=True):
+                if _ok(x, f.log_x) and _ok(y, f.log_y):
+                    px, w = self.sx(x), fm.horizontalAdvance(label)
+                    left = px + 7 + w > self.area.right()  # keep labels inside the plot
+                    p.drawText(QPointF(px - 7 - w if left else px + 7, self.sy(y) - 6), label)
+
+    def legend(self, colors: dict[str, QColor]) -> None:
+        if len(self.f.series) < 2:
+            return
+        p = self.p
+        p.setFont(_font(12.5))
+        fm = QFontMetricsF(p.font())
+        col_w = (CANVAS_W - 40) / 4
+        top = self.area.bottom() + 58
+        for k, s in enumerate(self.f.series):
+            x = 30 + (k % 4) * col_w
+            y = top + (k // 4) * 22
+            pen = QPen(colors[s.name], 3)
+            if s.mode == "dashed":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            p.setPen(pen)
+            if s.mode == "points":
+                p.setBrush(QColor("white"))
+                p.drawEllipse(QPointF(x + 12, y - 4), 4.5, 4.5)
+            else:
+                p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 4))
+            p.setPen(QColor("#222222"))
+            p.drawText(QPointF(x + 32, y + 1), fm.elidedText(s.name, Qt.TextElideMode.ElideRight, col_w - 40))
+
+
+def _ok(v: float | None, log: bool) -> bool:
+    return v is not None and math.isfinite(v) and (v > 0 or not log)
+
+
+def _padded(values: list[float], log: bool, floor_zero: bool = False) -> tuple[float, float]:
+    """Axis range covering ``values`` with a margin (multiplicative on log axes)."""
+    if not values:
+        return (1.0, 10.0) if log else (0.0, 1.0)
+    lo, hi = min(values), max(values)
+    if log:
+        if hi <= lo:
+            return lo / 2, hi * 2
+        return lo / 1.25, hi * 1.25
+    if hi <= lo:
+        lo, hi = lo - 0.5 * (abs(lo) or 1), hi + 0.5 * (abs(hi) or 1)
+    pad = 0.06 * (hi - lo)
+    lo = 0.0 if floor_zero and lo >= 0 and lo - pad < 0.2 * (hi - lo) else lo - pad
+    return lo, hi + pad
+
+
+def _heatmap_height(figure: HeatmapFigure) -> float:
+    return 120 + 46 * max(1, len(figure.row_labels))
+
+
+def _draw_heatmap(p: QPainter, figure: HeatmapFigure) -> None:
+    """Cells coloured from white (lowest) to dark red (highest), each with its value written in it."""
+    values = [v for row in figure.values for v in row if v is not None and math.isfinite(v)]
+    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+    left, top, cell_h = 190.0, 50.0, 46.0
+    cell_w = min(150.0, (CANVAS_W - left - 30) / max(1, len(figure.col_labels)))
+    p.setFont(_font(13, bold=True))
+    p.setPen(QColor("#333333"))
+    p.drawText(QPointF(left, 22), figure.col_title)
+    p.drawText(QPointF(10, 22), figure.row_title)
+    p.setFont(_font(13))
+    fm = QFontMetricsF(p.font())
+    for j, label in enumerate(figure.col_labels):
+        x = left + j * cell_w + (cell_w - fm.horizontalAdvance(label)) / 2
+        p.drawText(QPointF(x, top - 8), label)
+    for i, label in enumerate(figure.row_labels):
+        y = top + i * cell_h
+        p.setPen(QColor("#333333"))
+        p.drawText(
+            QRectF(10, y, left - 20, cell_h),
+            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+            label,
+        )
+        for j in range(len(figure.col_labels)):
+            rect = QRectF(left + j * cell_w, y, cell_w, cell_h)
+            v = figure.values[i][j]
+            t = 0.0 if v is None or hi <= lo else (v - lo) / (hi - lo)
+            color = QColor("#f2f2f2") if v is None else _heat(t)
+            p.fillRect(rect, color)
+            p.setPen(QPen(QColor("white"), 2))
+            p.drawRect(rect)
+            p.setPen(QColor("white") if v is not None and t > 0.55 else QColor("#1b1b1b"))
+            text = figure.cell_text[i][j] if v is not None else "not computed"
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    # colour scale
+    y = top + len(figure.row_labels) * cell_h + 24
+    width = cell_w * len(figure.col_labels)
+    for k in range(100):
+        p.fillRect(QRectF(left + k * width / 100, y, width / 100 + 0.5, 12), _heat(k / 99))
+    p.setPen(QColor("#333333"))
+    p.setFont(_font(12))
+    lo_text = next(
+        (figure.cell_text[i][j] for i, row in enumerate(figure.values) for j, v in enumerate(row) if v == lo),
+        "",
+    )
+    hi_text = next(
+        (figure.cell_text[i][j] for i, row in enumerate(figure.values) for j, v in enumerate(row) if v == hi),
+        "",
+    )
+    p.drawText(QPointF(left, y + 30), f"lowest {lo_text}")
+    label = f"highest {hi_text}"
+    p.drawText(QPointF(left + width - QFontMetricsF(p.font()).horizontalAdvance(label), y + 30), label)
+
+
+def _heat(t: float) -> QColor:
+    """White-yellow-orange-dark red ramp for t in [0, 1]."""
+    stops = [(0.0, (255, 250, 235)), (0.35, (253, 200, 110)), (0.7, (227, 100, 60)), (1.0, (140, 20, 30))]
+    t = min(max(t, 0.0), 1.0)
+    for (t0, c0), (t1, c1) in itertools.pairwise(stops):
+        if t <= t1:
+            u = (t - t0) / (t1 - t0)
+            return QColor(*(round(a + u * (b - a)) for a, b in zip(c0, c1, strict=True)))
+    return QColor(*stops[-1][1])
