@@ -46,6 +46,8 @@ class MatchingResult:
             "n_identified": len(self.identified_ids),
             "n_anonymous": len(self.anonymous_ids),
             "n_true_pairs": self.n_true_pairs,
+            "assigned": int((self.assignment >= 0).sum()),
+            "assigned_correct": int(((self.assignment >= 0) & (self.assignment == self.truth)).sum()),
             "curve": self.curve,
         }
 
