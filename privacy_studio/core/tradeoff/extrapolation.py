@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.tradeoff.powerlaw import line_fit
 
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -92,10 +93,8 @@ def fit_trend(n: np.ndarray, risk: np.ndarray, model: str = "power") -> TrendFit
         raise ValueError(
             "the trend needs subsamples of at least two sizes" + (" with ε > 0" if model == "power" else "")
         )
-    b, a = np.polyfit(x, y, 1)
-    spread = ((y - y.mean()) ** 2).sum()
-    r2 = 1.0 - ((y - a - b * x) ** 2).sum() / spread if spread > 0 else 1.0
-    return TrendFit(model, float(a), float(b), float(r2))
+    b, a, r2 = line_fit(x, y)
+    return TrendFit(model, a, b, r2)
 
 
 def runner_estimator(

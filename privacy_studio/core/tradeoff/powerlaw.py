@@ -68,12 +68,17 @@ def fit_power_law(labels: list[str], size: np.ndarray, risk: np.ndarray) -> Powe
         raise ValueError(
             "the power law needs profiles of at least two different coarseness with a positive risk"
         )
-    k, logc = np.polyfit(x, y, 1)
-    residual = y - (logc + k * x)
-    spread = ((y - y.mean()) ** 2).sum()
-    r2 = 1.0 - (residual**2).sum() / spread if spread > 0 else 1.0
+    k, logc, r2 = line_fit(x, y)
     left_out = [label for label, u in zip(labels, use, strict=True) if not u]
-    return PowerLawFit(math.exp(logc), float(k), float(r2), int(use.sum()), left_out)
+    return PowerLawFit(math.exp(logc), k, r2, int(use.sum()), left_out)
+
+
+def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares slope, intercept and R² of y against x (R² = 1 when y is constant)."""
+    slope, intercept = np.polyfit(x, y, 1)
+    spread = ((y - y.mean()) ** 2).sum()
+    r2 = 1.0 - ((y - intercept - slope * x) ** 2).sum() / spread if spread > 0 else 1.0
+    return float(slope), float(intercept), float(r2)
 
 
 def coarsening_text(fit: PowerLawFit, ceiling: float, measure: str = "the risk") -> str:
