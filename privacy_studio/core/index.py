@@ -1,0 +1,124 @@
+"""Inverted index of one generalization profile: every visited point -> the sorted users who visit it.
+
+Points are compacted to the visited ones (dense ids 0..n_points-1) so arrays stay small even when d is
+huge. Long posting lists (at least n/32 users, where a bitmap is no larger than the list) also get a dense
+bitmap so intersections with them are word-wise ANDs or bit tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from privacy_studio.core.generalize import Traces
+
+
+@dataclass
+class PointIndex:
+    """Posting lists (CSR over compact points) plus each user's trace in compact point ids."""
+
+    n_users: int
+    d: int  # dimensionality of the profile (visited or not)
+    point_ids: np.ndarray  # int64 profile point id of each compact point, ascending
+    post_ptr: np.ndarray  # int64, n_points + 1
+    post_users: np.ndarray  # int32, users ascending within each point
+    trace_ptr: np.ndarray  # int64, n_users + 1 (the traces' indptr)
+    trace_pts: np.ndarray  # int32 compact point of every trace entry
+    trace_cnt: np.ndarray  # int64 events of the user at that point
+    dense_slot: np.ndarray  # int32 per point: row in ``bitmaps`` or -1
+    bitmaps: np.ndarray  # uint64 (n_dense, n_words)
+
+    @property
+    def n_points(self) -> int:
+        return len(self.point_ids)
+
+    @property
+    def n_words(self) -> int:
+        return self.bitmaps.shape[1]
+
+    @property
+    def nnz(self) -> int:
+        return len(self.trace_pts)
+
+    def list_lengths(self) -> np.ndarray:
+        """|D_x| for every compact point."""
+        return np.diff(self.post_ptr)
+
+    def nbytes(self) -> int:
+        """Memory held by the index itself (posting lists, compact traces, bitmaps)."""
+        return sum(
+            a.nbytes
+            for a in (
+                self.point_ids,
+                self.post_ptr,
+                self.post_users,
+                self.trace_pts,
+                self.dense_slot,
+                self.bitmaps,
+            )
+        )
+
+
+@nb.njit(cache=True)
+def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.ndarray) -> np.ndarray:
+    """Counting sort of the (user, point) pairs by point; users come out ascending within each point."""
+    fill = post_ptr[:-1].copy()
+    out = np.empty(len(trace_pts), dtype=np.int32)
+    for u in range(len(trace_ptr) - 1):
+        for t in range(trace_ptr[u], trace_ptr[u + 1]):
+            x = trace_pts[t]
+            out[fill[x]] = u
+            fill[x] += 1
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def _fill_bitmaps(
+    post_ptr: np.ndarray, post_users: np.ndarray, dense_points: np.ndarray, n_words: int
+) -> np.ndarray:
+    bitmaps = np.zeros((len(dense_points), n_words), dtype=np.uint64)
+    for k in nb.prange(len(dense_points)):
+        x = dense_points[k]
+        for i in range(post_ptr[x], post_ptr[x + 1]):
+            v = post_users[i]
+            bitmaps[k, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    return bitmaps
+
+
+def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
+    """Index ``traces``; lists with at least ``dense_min`` users (default n/32, min 64) also get bitmaps."""
+    n = traces.n_users
+    points = traces.points
+    if traces.d <= 4 * len(points) + (1 << 20):
+        seen = np.zeros(traces.d, dtype=bool)
+        seen[points] = True
+        point_ids = np.flatnonzero(seen).astype(np.int64)
+        remap = np.cumsum(seen, dtype=np.int64) - 1
+        trace_pts = remap[points].astype(np.int32)
+    else:
+        point_ids, inverse = np.unique(points, return_inverse=True)
+        trace_pts = inverse.astype(np.int32).ravel()
+    counts = np.bincount(trace_pts, minlength=len(point_ids)).astype(np.int64)
+    post_ptr = np.zeros(len(point_ids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=post_ptr[1:])
+    trace_ptr = np.ascontiguousarray(traces.indptr, dtype=np.int64)
+    post_users = _fill_postings(trace_ptr, trace_pts, post_ptr)
+    threshold = max(64, n // 32) if dense_min is None else dense_min
+    dense_points = np.flatnonzero(counts >= threshold).astype(np.int64)
+    dense_slot = np.full(len(point_ids), -1, dtype=np.int32)
+    dense_slot[dense_points] = np.arange(len(dense_points), dtype=np.int32)
+    bitmaps = _fill_bitmaps(post_ptr, post_users, dense_points, (n + 63) // 64)
+    return PointIndex(
+        n,
+        traces.d,
+        point_ids,
+        post_ptr,
+        post_users,
+        trace_ptr,
+        trace_pts,
+        np.ascontiguousarray(traces.counts, dtype=np.int64),
+        dense_slot,
+        bitmaps,
+    )

@@ -1,0 +1,183 @@
+"""Anonymity sets as nested intersections of posting lists, held as sorted user lists or dense bitmaps.
+
+A walk starts at one point's posting list and intersects it with further points' lists one at a time, so
+the sizes for every prefix length p come out of one pass. ``state`` is a small int64 array:
+``[mode, point, count, buffer]``; modes say where the current set lives (a posting list, a point's bitmap,
+one of two scratch lists, or the scratch bitmap).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+REF_LIST, REF_BITS, OWN_LIST, OWN_BITS = 0, 1, 2, 3
+
+
+@nb.njit(cache=True)
+def popcount64(x: np.uint64) -> int:
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@nb.njit(cache=True)
+def has_bit(bits: np.ndarray, v: int) -> bool:
+    return (bits[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
+
+
+@nb.njit(cache=True)
+def and_count(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> int:
+    """``out = a & b`` word-wise (``out`` may be ``a``); returns the number of set bits."""
+    c = 0
+    for w in range(len(out)):
+        x = a[w] & b[w]
+        out[w] = x
+        if x:
+            c += popcount64(x)
+    return c
+
+
+@nb.njit(cache=True)
+def and_popcount(a: np.ndarray, b: np.ndarray) -> int:
+    c = 0
+    for w in range(len(a)):
+        x = a[w] & b[w]
+        if x:
+            c += popcount64(x)
+    return c
+
+
+@nb.njit(cache=True)
+def bits_to_list(bits: np.ndarray, out: np.ndarray) -> int:
+    """Write the set bits' positions in ascending order; returns how many."""
+    n = 0
+    for w in range(len(bits)):
+        x = bits[w]
+        while x:
+            low = x & (~x + np.uint64(1))
+            out[n] = w * 64 + popcount64(low - np.uint64(1))
+            n += 1
+            x ^= low
+    return n
+
+
+@nb.njit(cache=True)
+def filter_by_bits(src: np.ndarray, n: int, bits: np.ndarray, dst: np.ndarray) -> int:
+    """Keep the users of ``src[:n]`` whose bit is set (``dst`` may be ``src``)."""
+    m = 0
+    for i in range(n):
+        v = src[i]
+        if has_bit(bits, v):
+            dst[m] = v
+            m += 1
+    return m
+
+
+@nb.njit(cache=True)
+def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
+    """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: walk the shorter, binary-search the longer."""
+    if na > nb_:
+        a, na, b, nb_ = b, nb_, a, na
+    m = 0
+    lo = 0
+    for i in range(na):
+        v = a[i]
+        hi = nb_
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if b[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == nb_:
+            break
+        if b[lo] == v:
+            dst[m] = v
+            m += 1
+            lo += 1
+    return m
+
+
+@nb.njit(cache=True)
+def walk_start(x: int, post_ptr: np.ndarray, dense_slot: np.ndarray, state: np.ndarray) -> int:
+    """Start a walk at point ``x``: the set is D_x; returns its size."""
+    state[0] = REF_BITS if dense_slot[x] >= 0 else REF_LIST
+    state[1] = x
+    state[2] = post_ptr[x + 1] - post_ptr[x]
+    state[3] = 0
+    return state[2]
+
+
+@nb.njit(cache=True)
+def walk_step(
+    y: int,
+    post_ptr: np.ndarray,
+    post_users: np.ndarray,
+    dense_slot: np.ndarray,
+    bitmaps: np.ndarray,
+    buf: np.ndarray,
+    bits: np.ndarray,
+    state: np.ndarray,
+) -> int:
+    """Intersect the current set with D_y; ``buf`` is (2, max list length), ``bits`` the scratch bitmap."""
+    mode, x, c, cur = state[0], state[1], state[2], state[3]
+    ya, yb = post_ptr[y], post_ptr[y + 1]
+    dy = dense_slot[y]
+    if mode == REF_LIST or mode == OWN_LIST:  # noqa: SIM109 (numba)
+        src = post_users[post_ptr[x] : post_ptr[x + 1]] if mode == REF_LIST else buf[cur]
+        if dy >= 0:
+            dst = buf[cur] if mode == OWN_LIST else buf[0]
+            c = filter_by_bits(src, c, bitmaps[dy], dst)
+            cur = cur if mode == OWN_LIST else 0
+        else:
+            nxt = 1 - cur if mode == OWN_LIST else 0
+            c = intersect_sorted(src, c, post_users[ya:yb], yb - ya, buf[nxt])
+            cur = nxt
+        mode = OWN_LIST
+    else:
+        cbits = bitmaps[dense_slot[x]] if mode == REF_BITS else bits
+        if dy >= 0:
+            c = and_count(cbits, bitmaps[dy], bits)
+            mode = OWN_BITS
+            if c <= len(bits):  # small enough that a list is cheaper than the bitmap from now on
+                bits_to_list(bits, buf[0])
+                mode, cur = OWN_LIST, 0
+        else:
+            c = filter_by_bits(post_users[ya:yb], yb - ya, cbits, buf[0])
+            mode, cur = OWN_LIST, 0
+    state[0], state[2], state[3] = mode, c, cur
+    return c
+
+
+@nb.njit(cache=True)
+def walk_members(
+    post_ptr: np.ndarray,
+    post_users: np.ndarray,
+    dense_slot: np.ndarray,
+    bitmaps: np.ndarray,
+    buf: np.ndarray,
+    bits: np.ndarray,
+    state: np.ndarray,
+    out: np.ndarray,
+) -> np.ndarray:
+    """The current set as a sorted array of users (a view; ``out`` is used when the set is a bitmap)."""
+    mode, x, c, cur = state[0], state[1], state[2], state[3]
+    if mode == REF_LIST:
+        return post_users[post_ptr[x] : post_ptr[x + 1]]
+    if mode == OWN_LIST:
+        return buf[cur][:c]
+    src = bitmaps[dense_slot[x]] if mode == REF_BITS else bits
+    n = bits_to_list(src, out)
+    return out[:n]
+
+
+@nb.njit(cache=True)
+def walk_bitmap(
+    dense_slot: np.ndarray, bitmaps: np.ndarray, bits: np.ndarray, state: np.ndarray
+) -> np.ndarray:
+    """The current set's bitmap when the walk holds one (modes REF_BITS / OWN_BITS)."""
+    if state[0] == REF_BITS:
+        return bitmaps[dense_slot[state[1]]]
+    return bits

@@ -1,0 +1,173 @@
+"""Adversary-knowledge models (metrics.md §2): which p points of a user's own trace the attacker knows.
+
+Every model answers ``draw(points, counts, p, rng)`` with p distinct points of the trace, so new models
+plug in. The built-in ones also carry a ``kind`` code for the numba fast path, where one random order per
+(user, draw) is taken and its first p points serve every p (nested draws, monotone curves).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from privacy_studio.core.events import EventTable
+
+UNIFORM, ACTIVITY, TOP, RAREST, GIVEN = 0, 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class KnowledgeModel:
+    """Base of the models: ``kind`` selects the kernel order (None: Python ``draw`` per user)."""
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[int | None] = None
+    random: ClassVar[bool] = True  # False: the same points for every draw
+    spatial_only: ClassVar[bool] = False  # True: points are spatial units, time ignored
+
+    def draw(self, points: np.ndarray, counts: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Uniform(KnowledgeModel):
+    """p distinct points drawn uniformly from the trace (de Montjoye et al. 2013)."""
+
+    name: ClassVar[str] = "uniform"
+    kind: ClassVar[int | None] = UNIFORM
+
+    def draw(self, points: np.ndarray, counts: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+        return points[rng.choice(len(points), size=p, replace=False)]
+
+
+@dataclass(frozen=True)
+class Activity(KnowledgeModel):
+    """p distinct points without replacement, each pick proportional to the user's events there."""
+
+    name: ClassVar[str] = "activity"
+    kind: ClassVar[int | None] = ACTIVITY
+
+    def draw(self, points: np.ndarray, counts: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+        w = counts / counts.sum()
+        return points[rng.choice(len(points), size=p, replace=False, p=w)]
+
+
+@dataclass(frozen=True)
+class TopLocations(KnowledgeModel):
+    """The p spatial units where the user has most events (ties: lowest unit id), time ignored."""
+
+    name: ClassVar[str] = "top"
+    kind: ClassVar[int | None] = TOP
+    random: ClassVar[bool] = False
+    spatial_only: ClassVar[bool] = True
+
+    def draw(self, points: np.ndarray, counts: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+        order = np.lexsort((points, -counts))
+        return points[order[:p]]
+
+
+@dataclass(frozen=True)
+class Explicit(KnowledgeModel):
+    """Known events read from a file: every listed user's known points, whatever p."""
+
+    name: ClassVar[str] = "explicit"
+    random: ClassVar[bool] = False
+    path: str = ""
+    table: object = field(default=None, compare=False, repr=False)  # EventTable of the known events
+
+
+def parse_knowledge(text: str) -> KnowledgeModel:
+    """``uniform``, ``activity``, ``top`` or ``explicit:PATH`` (the file is read when the grid runs)."""
+    t = (text or "").strip()
+    simple = {m.name: m for m in (Uniform, Activity, TopLocations)}
+    if t.lower() in simple:
+        return simple[t.lower()]()
+    if t.lower().startswith("explicit:") and t[9:].strip():
+        return Explicit(path=t[9:].strip())
+    raise ValueError(f"unknown knowledge model {text!r}; use uniform, activity, top or explicit:FILE")
+
+
+def read_known_events(path: str, events: EventTable) -> EventTable:
+    """Read ``user_id,time,location_id`` rows (CSV/TSV, header) as known events coded like ``events``.
+
+    ``time`` is epoch seconds or an ISO 8601 / date-time text (UTC unless it carries an offset). Users or
+    locations the dataset does not have are an error, never dropped.
+    """
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(path, sep=None, engine="python", dtype=str)
+    except (OSError, ValueError, pd.errors.ParserError) as exc:
+        raise ValueError(f"cannot read the knowledge file {path}: {exc}") from None
+    cols = {c.strip().lower(): c for c in frame.columns}
+    picked = {}
+    for need, names in (
+        ("user", ("user_id", "user")),
+        ("time", ("time", "timestamp", "datetime")),
+        ("location", ("location_id", "location", "antenna_id")),
+    ):
+        found = next((cols[n] for n in names if n in cols), None)
+        if found is None:
+            raise ValueError(f"the knowledge file {path} needs a column {' or '.join(names)}")
+        picked[need] = frame[found].astype(str).str.strip()
+    if len(frame) == 0:
+        raise ValueError(f"the knowledge file {path} lists no known events")
+    user_code = {u: i for i, u in enumerate(events.user_ids.tolist())}
+    loc_code = {x: i for i, x in enumerate(events.location_ids.tolist())}
+    unknown_users = sorted(set(picked["user"]) - set(user_code))
+    if unknown_users:
+        raise ValueError(
+            f"the knowledge file {path} names {len(unknown_users)} user(s) not in the data, e.g. "
+            + ", ".join(unknown_users[:5])
+        )
+    unknown_locs = sorted(set(picked["location"]) - set(loc_code))
+    if unknown_locs:
+        raise ValueError(
+            f"the knowledge file {path} names {len(unknown_locs)} location(s) not in the data, e.g. "
+            + ", ".join(unknown_locs[:5])
+        )
+    raw_time = picked["time"]
+    numeric = pd.to_numeric(raw_time, errors="coerce")
+    if numeric.notna().all():
+        seconds = numeric.to_numpy(dtype=np.int64)
+    else:
+        stamps = pd.to_datetime(raw_time, utc=True, errors="coerce")
+        if stamps.isna().any():
+            bad = int(np.flatnonzero(stamps.isna().to_numpy())[0]) + 2
+            raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
+        seconds = stamps.astype("int64").to_numpy() // 1_000_000_000
+    user = np.fromiter((user_code[u] for u in picked["user"]), dtype=np.int32, count=len(frame))
+    location = np.fromiter((loc_code[x] for x in picked["location"]), dtype=np.int32, count=len(frame))
+    order = np.lexsort((seconds, user))
+    xy = {}
+    if events.locations is not None and events.has_coordinates():
+        xy = {"x_km": events.locations.x_km[location[order]], "y_km": events.locations.y_km[location[order]]}
+    return EventTable(
+        user=user[order],
+        time=seconds[order],
+        location=location[order],
+        user_ids=events.user_ids,
+        location_ids=events.location_ids,
+        tz=events.tz,
+        locations=events.locations,
+        **xy,
+    )
+
+
+def combined_table(events: EventTable, known: EventTable) -> EventTable:
+    """The data followed by the known events as extra users n.., so one generalization bins both alike."""
+    n = events.n_users
+    xy = {}
+    if events.has_coordinates() and known.has_coordinates():
+        xy = {k: np.concatenate([getattr(events, k), getattr(known, k)]) for k in ("x_km", "y_km")}
+    return EventTable(
+        user=np.concatenate([events.user, known.user + n]).astype(np.int32),
+        time=np.concatenate([events.time, known.time]),
+        location=np.concatenate([events.location, known.location]).astype(np.int32),
+        user_ids=np.concatenate([events.user_ids, np.asarray([f"known:{u}" for u in events.user_ids])]),
+        location_ids=events.location_ids,
+        tz=events.tz,
+        locations=events.locations,
+        **xy,
+    )

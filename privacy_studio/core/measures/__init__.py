@@ -1,0 +1,1 @@
+"""Risk measures of metrics.md §2-§4, one module per family; kernels here, orchestration in core.runner."""
