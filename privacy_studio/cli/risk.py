@@ -1,0 +1,191 @@
+"""``privacy-studio risk INPUT``: re-identification and disclosure risk over a grid of profiles (issue #3)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from privacy_studio.cli import UserError
+from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+
+
+def parse_p_values(text: str) -> list[int]:
+    """``1-10``, ``1,2,4`` or a mix such as ``1-3,6``; raise ``UserError`` on anything else."""
+    values: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        lo, dash, hi = part.partition("-")
+        try:
+            if dash:
+                a, b = int(lo), int(hi)
+                if b < a:
+                    raise ValueError
+                values.extend(range(a, b + 1))
+            else:
+                values.append(int(part))
+        except ValueError:
+            raise UserError(f"--p {text!r}: expected numbers of known points like 1-10 or 1,2,4") from None
+    if any(p < 1 for p in values):
+        raise UserError(f"--p {text!r}: the number of known points must be at least 1")
+    return sorted(set(values))
+
+
+def split_list(text: str, flag: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UserError(f"{flag} is empty: give a comma-separated list")
+    return items
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, shown only once a run takes longer than a second."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - self.start < 1.0 or (now - self.last < 0.2 and fraction < 1.0):
+            return
+        self.last, self.shown = now, True
+        filled = int(30 * fraction)
+        self.stream.write(
+            f"\r[{'#' * filled}{'.' * (30 - filled)}] {100 * fraction:5.1f}% {message[:50]:<50}"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _sci(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def print_table(profiles: list[dict], out=sys.stdout) -> None:
+    """One line per profile and p: the headline numbers."""
+    cols = (
+        ("n", 8),
+        ("d", 10),
+        ("p", 4),
+        ("unicity", 8),
+        ("95% CI", 15),
+        ("k-disc", 7),
+        ("EM", 8),
+        ("worst", 6),
+    )
+    print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
+    for prof in profiles:
+        label = f"{prof['spatial']} x {prof['temporal']}"
+        for r in prof["by_p"]:
+            ci = r["unicity_ci"]
+            ci_text = "-" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
+            p = "-" if r["p"] is None else str(r["p"])
+            values = (prof["n_users"], prof["d"], p, _fmt(r["unicity"]), ci_text)
+            values += (_fmt(r["k_disclosure"]), _sci(r["em"]), _fmt(r["worst_mean"]))
+            cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
+            print(f"{label:<22} {cells}", file=out)
+            label = ""
+        if prof.get("kanon"):
+            k = prof["kanon"]
+            print(
+                f"{'':<22} full-fingerprint k = {k['k']}, unique share {k['share_below']['2']:.3f}", file=out
+            )
+
+
+def write_json(path: str, payload: dict) -> None:
+    """Write atomically so a reader never sees half a file."""
+    text = json.dumps(payload, indent=1, allow_nan=False)
+    if path == "-":
+        sys.stdout.write(text + "\n")
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    os.replace(tmp, path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.io import ReaderError, load_dataset
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    settings = RiskSettings(
+        spatial=split_list(args.spatial, "--spatial"),
+        temporal=split_list(args.temporal, "--temporal"),
+        p_values=parse_p_values(args.p),
+        knowledge=args.knowledge,
+        measures=split_list(args.measures, "--measures"),
+        samples=args.samples,
+        draws=args.draws,
+        seed=args.seed,
+        exact=args.exact,
+        reference_p=args.reference_p,
+        em_samples=args.em_samples,
+    )
+    bar = ProgressBar()
+    control = TaskControl(bar)
+    profiles: list[dict] = []
+    try:
+        settings.validate()
+        dataset = load_dataset(args.input, reader_options_from_args(args), control=control.sub(0.0, 0.1))
+        for result in run_grid(dataset, settings, control=control.sub(0.1, 1.0)):
+            profiles.append(result.to_dict())
+    except (ReaderError, ValueError) as exc:
+        bar.close()
+        raise UserError(str(exc)) from None
+    except Cancelled:
+        bar.close()
+        return 130
+    bar.close()
+    print_table(profiles)
+    write_json(args.json, {"profiles": profiles, "settings": settings.to_dict(), "input": args.input})
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "risk",
+        help="unicity, k-disclosure, k-anonymity, EM/KL and worst-case risk over a grid of profiles",
+    )
+    p.add_argument("input", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
+    p.add_argument(
+        "--spatial", required=True, metavar="LEVELS", help="comma list: raw, grid:<km>, hierarchy levels"
+    )
+    p.add_argument(
+        "--temporal", required=True, metavar="WIDTHS", help="comma list such as 1h,6h,12h,1w or all"
+    )
+    p.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
+    p.add_argument(
+        "--knowledge", default="uniform", help="uniform | activity | top | explicit:FILE (default uniform)"
+    )
+    p.add_argument(
+        "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"
+    )
+    p.add_argument(
+        "--samples", type=int, default=10000, help="users sampled without replacement (default 10000)"
+    )
+    p.add_argument("--draws", type=int, default=1, help="knowledge draws per sampled user (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--exact", action="store_true", help="average over all p-subsets of every trace (small data)"
+    )
+    p.add_argument("--reference-p", type=int, default=4, help="p of the per-user / per-location details")
+    p.add_argument("--em-samples", type=int, default=1000, help="sampled users on whom EM / KL are computed")
+    p.add_argument(
+        "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"
+    )
+    add_reader_arguments(p)
+    p.set_defaults(func=run)
