@@ -30,7 +30,7 @@ class Period:
         if first.tzinfo is not None:
             raise ValueError(f"start date {start!r} must be a plain local date, without a time zone")
         start_local = int((first - pd.Timestamp("1970-01-01")) // pd.Timedelta(seconds=1))
-        return cls(start_local, days, int(first.dayofweek), tz)
+        return cls(start_local, days, int(first.day_of_week), tz)
 
     def weekday(self, day: np.ndarray) -> np.ndarray:
         return (self.first_weekday + day) % 7

@@ -83,8 +83,8 @@ def build_layout(n_users: int, rng: np.random.Generator) -> CityLayout:
     x, y, muni = x[order], y[order], muni[order]
     x, y = np.round(x, 3), np.round(y, 3)
     lat, lon = CITY_CENTRE.inverse(x, y)
-    n_districts = max(round(n_ant / 34), n_muni)
-    n_zips = max(round(n_ant / 7), n_districts)
+    n_districts = max(round(n_ant / 34), 2 * n_muni)
+    n_zips = max(round(n_ant / 7), 2 * n_districts)
     district_of_antenna = _split(x, y, muni, n_districts, rng)
     zip_of_antenna = _split(x, y, district_of_antenna, n_zips, rng)
     zip_district = np.zeros(zip_of_antenna.max() + 1, dtype=np.int32)
