@@ -22,7 +22,6 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.report.results import results_section
-from privacy_studio.core.tradeoff import recommend
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -117,17 +116,8 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         ]
     users = float(np.nanmax(grid.n_users)) if np.isfinite(grid.n_users).any() else None
     figures.append(KeyFigure("People in the dataset", count(users), "risk is relative to these people"))
-    rec = None
-    if inp.utility is not None:
-        rec = recommend(
-            grid.labels,
-            risk,
-            inp.utility,
-            inp.ceiling,
-            inp.risk_upper(),
-            measure=inp.risk_label,
-            utility_name=f"utility ({inp.utility_name})",
-        )
+    rec = inp.recommendation
+    if rec is not None:
         headline["recommended"] = rec.label
         if rec.label is not None:
             i = grid.labels.index(rec.label)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.report.numbers import number, share
-from privacy_studio.core.tradeoff import GridTable, grid_table
+from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table, recommend
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class ReportInputs:
     utility_name: str | None
     utility: np.ndarray | None
     ceiling: float
+    recommendation: Recommendation | None = None
 
     @property
     def measure_name(self) -> str:
@@ -99,7 +100,18 @@ def resolve_inputs(project: Project, dataset: Dataset | None = None) -> ReportIn
             notes.append(f"{MEASURE_NAMES[measure]} was not computed: unicity is used instead.")
             measure = "unicity"
     utility_name, utility = _utility(project, grid, notes)
-    return ReportInputs(project, dataset, grid, measure, p, notes, utility_name, utility, ceiling)
+    inp = ReportInputs(project, dataset, grid, measure, p, notes, utility_name, utility, ceiling)
+    if grid is not None and utility is not None:
+        inp.recommendation = recommend(
+            grid.labels,
+            inp.risk(),
+            utility,
+            ceiling,
+            inp.risk_upper(),
+            measure=inp.risk_label,
+            utility_name=f"utility ({utility_name})",
+        )
+    return inp
 
 
 def _utility(

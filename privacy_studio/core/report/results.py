@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.report.content import (
@@ -21,6 +22,7 @@ from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, forma
 from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
+from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
 from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_area_km2, width_hours
 
 
@@ -314,29 +316,52 @@ def extrapolation_section(inp: ReportInputs) -> Section:
 
 
 def groups_section(inp: ReportInputs) -> Section:
-    saved = inp.project.analyses.get("risk_by_group")
-    if not saved:
-        return absent("Risk by group", "no user-attributes file was analysed for this project.")
+    """Risk by user group, from the project's attributes file and the per-user results of one profile."""
+    grid = inp.grid
+    assert grid is not None
+    source = next((s for s in inp.project.sources if s.role == "attributes"), None)
+    if source is None:
+        return absent("Risk by group", "the project has no user-attributes file (gender, age band, …).")
+    if not source.exists():
+        return absent("Risk by group", f"the user-attributes file {source.path} was not found.")
+    rec = inp.recommendation
+    label = rec.label if rec is not None and rec.label is not None else grid.labels[0]
+    row = inp.project.results[grid.labels.index(label)]
+    per_user = row.get("per_user") or {}
+    if not per_user.get("unique_rate"):
+        return absent("Risk by group", f"the results of {label} keep no per-user risk.")
+    try:
+        report = risk_by_group(
+            np.asarray(per_user["user_ids"]),
+            np.asarray([np.nan if v is None else v for v in per_user["unique_rate"]], dtype=np.float64),
+            None if per_user.get("em") is None else np.asarray(per_user["em"], dtype=np.float64),
+            read_attributes(source.path),
+        )
+    except ValueError as exc:
+        return absent("Risk by group", str(exc))
     rows = [
         [
-            r["attribute"],
-            r["group"],
-            count(r["n_users"]),
-            share(r["mean_unique"]),
-            number(r.get("mean_em")),
-            f"{number(r['odds_ratio'], 3)} [{number(r['ci_low'], 3)}, {number(r['ci_high'], 3)}]",
+            r.attribute,
+            r.group,
+            count(r.n_users),
+            share(r.mean_unique),
+            number(r.mean_em),
+            f"{number(r.odds_ratio, 3)} [{number(r.ci_low, 3)}, {number(r.ci_high, 3)}]",
         ]
-        for r in saved["rows"]
+        for r in report.rows
     ]
+    at = row.get("reference_p")
     table = Table(
-        "Table 4. Risk by group: mean uniqueness rate and odds ratio of being unique against everyone else.",
+        f"Table 4. Risk by group for profile {label}"
+        + ("" if at is None else f" at p = {at}")
+        + ": mean uniqueness rate and odds ratio of being unique against everyone else (95% interval).",
         ["Attribute", "Group", "Users", "Unique (mean)", "EM (mean)", "Odds ratio [95%]"],
         rows,
-        f"{count(saved.get('n_matched'))} users matched to the attributes file; "
-        f"{count(saved.get('n_without_attributes'))} without attributes; "
-        f"{count(saved.get('n_without_risk'))} listed in it without a risk value.",
+        f"{count(report.n_matched)} sampled users matched to the attributes file; "
+        f"{count(report.n_without_attributes)} without attributes; "
+        f"{count(report.n_without_risk)} listed in it without a risk value (not sampled or excluded).",
     )
-    return Section("Risk by group", [table])
+    return Section("Risk by group", [table, Paragraph(EXPLANATIONS["risk_by_group"].not_what, "note")])
 
 
 def import_section(inp: ReportInputs) -> Section:

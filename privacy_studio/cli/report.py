@@ -1,0 +1,163 @@
+"""``privacy-studio report PROJECT.psproj --pdf OUT.pdf``: the PDF risk report of a project, headless.
+
+Runs the project's risk grid first when its results are missing (or with ``--rerun``), optionally the
+population extrapolation, then writes the same report the studio exports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from privacy_studio.cli import UserError
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.progress import TaskControl
+    from privacy_studio.core.project import Project
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write the PDF risk report of a project (runs the analysis first if results are missing)",
+        description="Write the PDF risk report of a .psproj project: title page, summary for decision "
+        "makers, method, results, limitations and per-profile appendix.",
+    )
+    p.add_argument("project", help="the project file (.psproj)")
+    p.add_argument("--pdf", required=True, metavar="OUT.pdf", help="where to write the report")
+    p.add_argument(
+        "--rerun", action="store_true", help="recompute the risk results even if the project has them"
+    )
+    p.add_argument(
+        "--population",
+        type=int,
+        metavar="N",
+        help="also extrapolate unicity to a population of N people (reruns one profile on user subsets)",
+    )
+    p.add_argument("--save", action="store_true", help="store newly computed results in the project file")
+    p.add_argument("--text", metavar="OUT.txt", help="also write the report as plain text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.cli.risk import ProgressBar
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.core.project import Project, ProjectError
+
+    pdf = Path(args.pdf)
+    if pdf.suffix.lower() != ".pdf":
+        raise UserError(f"--pdf {pdf}: the report file name must end in .pdf")
+    if args.population is not None and args.population < 1:
+        raise UserError(f"--population must be a positive number of people, got {args.population}")
+    try:
+        project = Project.load(args.project)
+    except ProjectError as exc:
+        raise UserError(str(exc)) from None
+    bar = ProgressBar()
+    control = TaskControl(bar)
+    try:
+        dataset = _load(project, control.sub(0.0, 0.1))
+        computed = _compute(project, dataset, args, control.sub(0.1, 0.85))
+        if computed and args.save:
+            project.save()
+        from privacy_studio.gui.report_pdf import export_report
+
+        export_report(project, pdf, control.sub(0.85, 1.0), dataset)
+    except (ProjectError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    except Cancelled:
+        return 130
+    finally:
+        bar.close()
+    if args.text:
+        from privacy_studio.core.report import build_report
+
+        Path(args.text).write_text(build_report(project, dataset).text(), encoding="utf-8")
+    print(f"report written to {pdf}")
+    return 0
+
+
+def _load(project: Project, control: TaskControl) -> Dataset | None:
+    """The project's dataset, or None (with a warning) when its input files are missing."""
+    from privacy_studio.core.io import ReaderError
+
+    missing = project.missing_sources()
+    for source in missing:
+        print(f"warning: input file not found: {source.path}", file=sys.stderr)
+    for source in project.changed_sources():
+        print(f"warning: {source.path} changed since the project was saved (hash differs)", file=sys.stderr)
+    if project.events_source() in missing:
+        return None
+    try:
+        return project.load_dataset(control)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _compute(
+    project: Project, dataset: Dataset | None, args: argparse.Namespace, control: TaskControl
+) -> bool:
+    """Run what the report needs and the project lacks; True if the project changed."""
+    from privacy_studio.core.project import jsonable
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    changed = False
+    if not project.results or args.rerun:
+        if dataset is None:
+            raise ValueError(f"{project.path}: the project has no results and its input data is missing")
+        settings = RiskSettings.from_dict(project.settings)
+        project.results = [
+            jsonable(r.to_dict()) for r in run_grid(dataset, settings, control=control.sub(0, 0.7))
+        ]
+        changed = True
+    if project.import_report is None and dataset is not None:
+        project.import_report = jsonable(dataset.report.to_dict())
+        changed = True
+    if args.population is not None:
+        if dataset is None:
+            raise ValueError("--population needs the project's input data, which is missing")
+        project.analyses["population_extrapolation"] = extrapolate(
+            project, dataset, args.population, control.sub(0.7, 1.0)
+        )
+        changed = True
+    return changed
+
+
+def extrapolate(project: Project, dataset: Dataset, population: int, control: TaskControl) -> dict:
+    """Unicity of the recommended (else first) profile on 10 % … 100 % user subsets, for the report's fit."""
+    from dataclasses import replace
+
+    from privacy_studio.core.report.inputs import resolve_inputs
+    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
+
+    inp = resolve_inputs(project, dataset)
+    assert inp.grid is not None
+    rec = inp.recommendation
+    i = inp.grid.labels.index(rec.label) if rec is not None and rec.label is not None else 0
+    p = inp.p if inp.p is not None else 1
+    settings = replace(
+        RiskSettings.from_dict(project.settings),
+        spatial=[inp.grid.spatial[i]],
+        temporal=[inp.grid.temporal[i]],
+        cells=None,
+        p_values=[p],
+        measures=["unicity"],
+        reference_p=p,
+    )
+    seed = int(project.settings.get("seed", 0))
+    curve = subsample_curve(
+        dataset.events.n_users, runner_estimator(dataset, settings, "unicity", p), seed=seed, control=control
+    )
+    return {
+        "measure": "unicity",
+        "p": p,
+        "profile": inp.grid.labels[i],
+        "n": curve.n.tolist(),
+        "risk": curve.risk.tolist(),
+        "model": "power",
+        "population": population,
+    }
