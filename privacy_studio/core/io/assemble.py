@@ -94,10 +94,6 @@ def assemble(columns: Columns, places: Places | None, tz: str, report: ImportRep
         centre = (loc_lat, loc_lon) if loc_lat is not None and np.isfinite(loc_lat).any() else (lat, lon)
         proj = LocalProjection.centred_on(*centre)
         if lat is not None:
-            if "x_km" in floats:
-                report.note(
-                    "x_km/y_km columns were recomputed from lat/lon so events and places share one projection"
-                )
             floats["x_km"], floats["y_km"] = proj.forward(lat, lon)
             floats["lat"], floats["lon"] = lat, lon
         if loc_lat is not None:

@@ -22,7 +22,7 @@ def check_header(names: list[str], path: str) -> None:
         seen[key] = i
     if names and sum(bool(_LOOKS_LIKE_DATA.match(n)) for n in names) * 2 > len(names):
         raise ReaderError(
-            f"the first line {','.join(names)!r} looks like data, not a header; "
+            f"the first line ({', '.join(repr(n) for n in names)}) looks like data, not a header; "
             "pass --no-header --columns user,time,... naming each column's role",
             path,
             line=1,

@@ -107,7 +107,8 @@ class PlaceFile:
             }
             nan = np.full(len(ids), np.nan)
             return cls(label, path, ids, nan, nan.copy(), levels, first)
-        ids = _ids(table, _column(table, "location", path), path)
+        id_column = _column(table, "location", path, required=False) or _column(table, "merchant", path)
+        ids = _ids(table, id_column, path)
         lat_col = _column(table, "lat", path, required=label == "antennas file")
         lon_col = _column(table, "lon", path, required=lat_col is not None)
         if lat_col is None or lon_col is None:

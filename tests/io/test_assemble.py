@@ -1,0 +1,37 @@
+"""The fast assembly equals the reference ``build_event_table`` on random data."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.events import build_event_table
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.io.assemble import sort_order
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 5)), min_size=0, max_size=200))
+def test_sort_order_is_a_stable_lexsort(rows: list[tuple[int, int]]) -> None:
+    user = np.asarray([r[0] for r in rows], dtype=np.int32)
+    time = np.asarray([r[1] for r in rows], dtype=np.int64)
+    np.testing.assert_array_equal(sort_order(user, time, 7), np.lexsort((time, user)))
+
+
+ids = st.sampled_from(["a", "b", "B", "10", "9", "zz", "ü"])
+
+
+@given(st.lists(st.tuples(ids, st.integers(1_600_000_000, 1_600_100_000), ids), min_size=1, max_size=60))
+def test_load_matches_build_event_table(rows: list[tuple[str, int, str]]) -> None:
+    text = "user,time,location\n" + "".join(f"{u},{t},{loc}\n" for u, t, loc in rows)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "e.csv")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        got = load_dataset(path, ReaderOptions(use_cache=False)).events
+    want = build_event_table([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    for name in ("user", "time", "location", "user_ids", "location_ids"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)

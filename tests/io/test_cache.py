@@ -1,0 +1,88 @@
+"""The columnar cache returns an identical dataset, is keyed by content and options, and can be bypassed."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+
+from privacy_studio.core.events import EventTable
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.io.cache import cache_key
+
+CDR = """interaction,direction,correspondent_id,datetime,call_duration,antenna_id
+call,in,A,2014-03-02 07:13:30,210,1
+text,out,B,2014-03-02 08:00:00,,2
+"""
+
+
+def assert_same_events(a: EventTable, b: EventTable) -> None:
+    for f in fields(EventTable):
+        if f.name.startswith("_"):
+            continue
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "locations":
+            assert (x is None) == (y is None)
+            if x is not None:
+                for name in ("ids", "lat", "lon", "x_km", "y_km"):
+                    np.testing.assert_array_equal(getattr(x, name), getattr(y, name))
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            np.testing.assert_array_equal(x, y, err_msg=f.name)
+        else:
+            assert x == y, f.name
+
+
+def test_round_trip_equality(write, private_cache: Path) -> None:
+    antennas = write("antennas.csv", "antenna_id,latitude,longitude\n1,42.3,-71\n2,42.4,-71.1\n")
+    hierarchy = write("h.csv", "antenna,zip\n1,z1\n2,z2\n")
+    path = write("ego.csv", CDR)
+    options = ReaderOptions(antennas=antennas, hierarchy=hierarchy, tz="America/New_York")
+    first = load_dataset(path, options)
+    assert len(list(private_cache.iterdir())) == 1
+    again = load_dataset(path, options)
+    assert "re-opened from the columnar cache" in again.report.notes
+    assert isinstance(again.events.time, np.memmap)
+    assert_same_events(first.events, again.events)
+    assert again.hierarchy is not None and first.hierarchy is not None
+    assert again.hierarchy.levels == first.hierarchy.levels
+    np.testing.assert_array_equal(again.hierarchy.unit_codes["zip"], first.hierarchy.unit_codes["zip"])
+    assert again.sources == first.sources
+    assert again.summary() == first.summary()
+
+
+def test_key_follows_content_and_options(write) -> None:
+    path = write("e.csv", "user,time,location\nu,2024-01-01,a\n")
+    key = cache_key(path, ReaderOptions())
+    assert cache_key(path, ReaderOptions(use_cache=False)) == key
+    assert cache_key(path, ReaderOptions(tz="Europe/Paris")) != key
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("v,2024-01-02,b\n")
+    assert cache_key(path, ReaderOptions()) != key
+    assert load_dataset(path).events.n_events == 2
+
+
+def test_same_size_edit_is_seen(write) -> None:
+    path = write("e.csv", "user,time,location\nu,2024-01-01,a\n")
+    assert load_dataset(path).events.location_ids.tolist() == ["a"]
+    st = os.stat(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("user,time,location\nu,2024-01-01,b\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size and mtime: the sampled bytes differ
+    assert load_dataset(path).events.location_ids.tolist() == ["b"]
+
+
+def test_bypass(write, private_cache: Path) -> None:
+    path = write("e.csv", "user,time,location\nu,2024-01-01,a\n")
+    ds = load_dataset(path, ReaderOptions(use_cache=False))
+    assert list(private_cache.iterdir()) == []
+    assert "re-opened from the columnar cache" not in ds.report.notes
+
+
+def test_unwritable_cache_only_costs_speed(write, monkeypatch, tmp_path) -> None:
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(blocker / "sub"))
+    path = write("e.csv", "user,time,location\nu,2024-01-01,a\n")
+    assert load_dataset(path).events.n_events == 1
