@@ -34,7 +34,7 @@ def test_exact_law_is_recovered_and_inverted():
         st.tuples(st.floats(0.1, 1000), st.floats(1e-4, 1.0)),
         min_size=2,
         max_size=10,
-        unique_by=lambda r: round(math.log(r[0]), 6),
+        unique_by=lambda r: round(math.log(r[0]), 2),
     )
 )
 def test_fit_equals_plain_least_squares(rows):
@@ -46,7 +46,7 @@ def test_fit_equals_plain_least_squares(rows):
     intercept = my - slope * mx
     fit = fit_power_law([str(i) for i in range(len(rows))], [s for s, _ in rows], [r for _, r in rows])
     assert fit.exponent == pytest.approx(slope, rel=1e-6, abs=1e-9)
-    assert math.log(fit.prefactor) == pytest.approx(intercept, rel=1e-6, abs=1e-9)
+    assert fit.log_prefactor == pytest.approx(intercept, rel=1e-6, abs=1e-9)
     ss_res = sum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True))
     ss_tot = sum((y - my) ** 2 for y in ys)
     assert fit.r2 == pytest.approx(1 - ss_res / ss_tot if ss_tot > 0 else 1.0, abs=1e-6)

@@ -72,7 +72,7 @@ class TradeoffAnalysis:
             "power_law": None
             if fit is None
             else {
-                "prefactor": fit.prefactor,
+                "log_prefactor": fit.log_prefactor,
                 "exponent": fit.exponent,
                 "r2": fit.r2,
                 "n_used": fit.n_used,

@@ -18,20 +18,26 @@ from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 class PowerLawFit:
     """Least-squares line in log-log space; ``r2`` is computed on the logs."""
 
-    prefactor: float  # c
+    log_prefactor: float  # ln c
     exponent: float  # k
     r2: float
     n_used: int
     left_out: list[str]  # profiles without a positive risk or a known size
 
+    @property
+    def prefactor(self) -> float:
+        return math.exp(self.log_prefactor) if self.log_prefactor < 700 else math.inf
+
     def predict(self, size: np.ndarray | float) -> np.ndarray:
-        return self.prefactor * np.asarray(size, dtype=np.float64) ** self.exponent
+        with np.errstate(over="ignore", divide="ignore"):  # extreme fits give inf / 0, not warnings
+            return np.exp(self.log_prefactor + self.exponent * np.log(np.asarray(size, dtype=np.float64)))
 
     def size_for(self, ceiling: float) -> float:
         """Coarseness (km² x h) at which the fitted risk falls to ``ceiling``; NaN if risk does not fall."""
         if not (ceiling > 0) or self.exponent >= 0:
             return float("nan")
-        return float((ceiling / self.prefactor) ** (1.0 / self.exponent))
+        with np.errstate(over="ignore"):
+            return float(np.exp((math.log(ceiling) - self.log_prefactor) / self.exponent))
 
 
 def unit_area_km2(level: SpatialLevel, unit_xy: np.ndarray | None) -> float:
@@ -70,14 +76,16 @@ def fit_power_law(labels: list[str], size: np.ndarray, risk: np.ndarray) -> Powe
         )
     k, logc, r2 = line_fit(x, y)
     left_out = [label for label, u in zip(labels, use, strict=True) if not u]
-    return PowerLawFit(math.exp(logc), k, r2, int(use.sum()), left_out)
+    return PowerLawFit(logc, k, r2, int(use.sum()), left_out)
 
 
 def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     """Least-squares slope, intercept and R² of y against x (R² = 1 when y is constant)."""
-    slope, intercept = np.polyfit(x, y, 1)
-    spread = ((y - y.mean()) ** 2).sum()
-    r2 = 1.0 - ((y - intercept - slope * x) ** 2).sum() / spread if spread > 0 else 1.0
+    dx, dy = x - x.mean(), y - y.mean()
+    slope = (dx * dy).sum() / (dx * dx).sum()
+    intercept = y.mean() - slope * x.mean()
+    spread = (dy * dy).sum()
+    r2 = 1.0 - ((dy - slope * dx) ** 2).sum() / spread if spread > 0 else 1.0
     return float(slope), float(intercept), float(r2)
 
 
