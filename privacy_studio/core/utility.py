@@ -263,3 +263,24 @@ def _spread_error(
     seen = np.abs(share[parent] - fine_mass).sum()
     unseen = (share * (n_children - visited)).sum()
     return float((seen + unseen) / total)
+
+
+def computed_utilities(
+    events: EventTable, traces: dict[str, Traces], hierarchy: Hierarchy | None = None
+) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """Computed 0-10 scores of every profile against the finest one (the most distinct points).
+
+    Returns the scores by profile label, and for profiles that could not be scored (not nested in the
+    finest) the reason, so none is dropped silently.
+    """
+    if not traces:
+        return {}, {}
+    finest = max(traces, key=lambda label: traces[label].nnz)
+    scores: dict[str, dict[str, float]] = {}
+    problems: dict[str, str] = {}
+    for label, coarse in traces.items():
+        try:
+            scores[label] = information_loss(events, traces[finest], coarse, hierarchy).utilities()
+        except ValueError as exc:
+            problems[label] = str(exc)
+    return scores, problems

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, information_loss
+from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, computed_utilities, information_loss
 
 MONDAY = 4 * 86400
 T0 = MONDAY + 2_000 * 7 * 86400  # a Monday midnight, UTC
@@ -167,3 +167,20 @@ def test_non_nested_profiles_are_refused():
         information_loss(
             events, fine, generalize(events, Profile.parse("district", "90min"), hierarchy), hierarchy
         )
+
+
+def test_computed_utilities_score_against_the_finest_and_report_the_rest():
+    users, times, locs = [1, 1, 2, 2, 3], [T0, T0 + 7200, T0, T0 + 100, T0 + 9000], [0, 1, 0, 1, 2]
+    events, hierarchy = make(users, times, locs, {0: 0, 1: 0, 2: 1})
+    traces = {
+        label: generalize(events, Profile.parse(*label.split(" × ")), hierarchy)
+        for label in ["district × 1h", "antenna × 1h", "antenna × 90min"]
+    }
+    scores, problems = computed_utilities(events, traces, hierarchy)
+    assert scores["antenna × 1h"] == {name: 10.0 for name in COMPUTED_SCORES}
+    assert (
+        scores["district × 1h"]
+        == information_loss(events, traces["antenna × 1h"], traces["district × 1h"], hierarchy).utilities()
+    )
+    assert list(problems) == ["antenna × 90min"] and "nested" in problems["antenna × 90min"]
+    assert computed_utilities(events, {}, hierarchy) == ({}, {})
