@@ -16,6 +16,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -134,7 +135,9 @@ def one(attack: str, n: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 users only")
-    parser.add_argument("--json", default="benchmarks/bench_attacks.json", help="where to write the results")
+    parser.add_argument(
+        "--json", default="benchmarks/results/bench_attacks.json", help="where to write the results"
+    )
     parser.add_argument("--one", nargs=2, metavar=("ATTACK", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -161,6 +164,7 @@ def main() -> int:
             f"{r['peak_rss_mb']:>8.0f} {r['kernel_ns_per_pair']:>8.1f} {r['baseline_ns_per_pair']:>9.0f} "
             f"{r['speedup_vs_baseline']:>8.0f} {r['accuracy']:>5.2f}"
         )
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     with open(args.json, "w", encoding="utf-8") as fh:
         json.dump({"benchmark": "attacks", "rows": rows}, fh, indent=2)
     print(f"wrote {args.json}")
