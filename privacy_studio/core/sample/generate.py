@@ -160,34 +160,62 @@ def _write_attributes(model: CityModel, paths: CityPaths) -> None:
     )
 
 
-def _event_columns(model: CityModel, ev: PhoneEvents, ids: np.ndarray) -> dict[str, pa.Array]:
-    lay = model.layout
-    return {
-        "user": take(ids, ev.user),
-        "time": iso_times(ev.time, model.params.tz),
-        "location": take(lay.antenna_ids, ev.location),
-        "x_km": take(lay.x_km, ev.location),
-        "y_km": take(lay.y_km, ev.location),
-        "lat": take(lay.lat, ev.location),
-        "lon": take(lay.lon, ev.location),
-    }
+@dataclass
+class _Columns:
+    """Id and coordinate columns as Arrow arrays, converted once and gathered for every chunk."""
 
+    users: pa.Array
+    later_users: pa.Array
+    cards: pa.Array
+    antennas: pa.Array
+    shops: pa.Array
+    coordinates: dict[str, pa.Array]  # x_km, y_km, lat, lon per antenna
 
-def _cdr_columns(model: CityModel, ev: PhoneEvents) -> dict[str, pa.Array]:
-    duration = np.nan_to_num(ev.duration, nan=0).astype(np.int64)
-    return {
-        "user": take(model.user_ids, ev.user),
-        "interaction": take(np.array(["call", "text"]), ev.interaction),
-        "direction": take(np.array(["out", "", "in"]), ev.direction + 1),
-        "correspondent_id": take(model.user_ids, ev.correspondent),
-        "datetime": iso_times(ev.time, model.params.tz, with_offset=False),
-        "call_duration": pa.array(duration, mask=np.isnan(ev.duration)),
-        "antenna_id": take(model.layout.antenna_ids, ev.location),
-    }
+    @classmethod
+    def of(cls, model: CityModel) -> _Columns:
+        lay = model.layout
+        return cls(
+            users=pa.array(model.user_ids),
+            later_users=pa.array(model.later_ids),
+            cards=pa.array(model.card_ids),
+            antennas=pa.array(lay.antenna_ids),
+            shops=pa.array(lay.shop_ids),
+            coordinates={k: pa.array(getattr(lay, k)) for k in ("x_km", "y_km", "lat", "lon")},
+        )
+
+    def events(self, ev: PhoneEvents, users: pa.Array, tz: str) -> dict[str, pa.Array]:
+        coordinates = {k: take(v, ev.location) for k, v in self.coordinates.items()}
+        return {
+            "user": take(users, ev.user),
+            "time": iso_times(ev.time, tz),
+            "location": take(self.antennas, ev.location),
+            **coordinates,
+        }
+
+    def cdr(self, ev: PhoneEvents, tz: str) -> dict[str, pa.Array]:
+        duration = np.nan_to_num(ev.duration, nan=0).astype(np.int64)
+        return {
+            "user": take(self.users, ev.user),
+            "interaction": take(np.array(["call", "text"]), ev.interaction),
+            "direction": take(np.array(["out", "", "in"]), ev.direction + 1),
+            "correspondent_id": take(self.users, ev.correspondent),
+            "datetime": iso_times(ev.time, tz, with_offset=False),
+            "call_duration": pa.array(duration, mask=np.isnan(ev.duration)),
+            "antenna_id": take(self.antennas, ev.location),
+        }
+
+    def payments(self, pay: Payments, tz: str) -> dict[str, pa.Array]:
+        return {
+            "user_id": take(self.cards, pay.user),
+            "shop": take(self.shops, pay.shop),
+            "time": iso_times(pay.time, tz),
+            "price": pa.array(pay.price),
+        }
 
 
 def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) -> dict[str, int]:
     """Stream both periods chunk by chunk into their files; returns row counts."""
+    tz, columns = model.params.tz, _Columns.of(model)
     events = CsvSink(paths.events, EVENT_COLUMNS)
     later = CsvSink(paths.period2_events, EVENT_COLUMNS)
     payments = CsvSink(paths.transactions, ["user_id", "shop", "time", "price"])
@@ -201,17 +229,26 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
         ev, pay = model.simulate(period, chunk, with_payments=period == 0)
         present = np.unique(ev.user)
         if period == 0:
-            events.write(_event_columns(model, ev, model.user_ids))
+            events.write(columns.events(ev, columns.users, tz))
             active["period1"] += len(present)
-            _write_cdr(model, paths, ev, present, cdr)
-            active["card"] += _write_payments(model, pay, payments, card_truth)
+            if cdr is not None:
+                cdr.write(columns.cdr(ev, tz))
+            elif paths.cdr_dir is not None:
+                table = pa.table({name: columns.cdr(ev, tz)[name] for name in CDR_COLUMNS})
+                sizes = np.bincount(ev.user - present[0])[present - present[0]] if len(present) else present
+                write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
+            if pay is not None:
+                payments.write(columns.payments(pay, tz))
+                holders = np.unique(pay.user)
+                card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
+                active["card"] += len(holders)
         else:
-            later.write(_event_columns(model, ev, model.later_ids))
+            later.write(columns.events(ev, columns.later_users, tz))
             later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
             active["period2"] += len(present)
-    sinks = [events, later, payments, card_truth, later_truth] + ([cdr] if cdr else [])
-    for sink in sinks:
-        sink.close()
+    for sink in (events, later, payments, card_truth, later_truth, cdr):
+        if sink is not None:
+            sink.close()
     return {
         "events_period1": events.rows,
         "events_period2": later.rows,
@@ -220,37 +257,6 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
         "active_users_period2": active["period2"],
         "card_users": active["card"],
     }
-
-
-def _write_cdr(
-    model: CityModel, paths: CityPaths, ev: PhoneEvents, present: np.ndarray, cdr: CsvSink | None
-) -> None:
-    if paths.cdr_dir is None and cdr is None:
-        return
-    columns = _cdr_columns(model, ev)
-    if cdr is not None:
-        cdr.write(columns)
-        return
-    table = pa.table({name: columns[name] for name in CDR_COLUMNS})
-    sizes = np.bincount(ev.user - present[0], minlength=0)[present - present[0]] if len(present) else present
-    write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
-
-
-def _write_payments(model: CityModel, pay: Payments | None, sink: CsvSink, truth: CsvSink) -> int:
-    if pay is None:
-        return 0
-    lay = model.layout
-    sink.write(
-        {
-            "user_id": take(model.card_ids, pay.user),
-            "shop": take(lay.shop_ids, pay.shop),
-            "time": iso_times(pay.time, model.params.tz),
-            "price": pay.price,
-        }
-    )
-    holders = np.unique(pay.user)
-    truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
-    return len(holders)
 
 
 def _write_meta(model: CityModel, paths: CityPaths, cdr_layout: str, counts: dict[str, int]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -51,22 +52,36 @@ def write_table(path: Path, columns: dict[str, pa.Array | np.ndarray]) -> int:
     return sink.rows
 
 
-def take(values: np.ndarray, codes: np.ndarray) -> pa.Array:
+def take(values: np.ndarray | pa.Array, codes: np.ndarray) -> pa.Array:
     """``values[codes]`` as an Arrow array, without building Python strings per row."""
-    return pc.take(pa.array(values), pa.array(codes))
+    return pc.take(values if isinstance(values, pa.Array) else pa.array(values), pa.array(codes))
 
 
 def iso_times(utc: np.ndarray, tz: str, *, with_offset: bool = True) -> pa.Array:
-    """Local wall-clock times as ISO 8601 text: ``2024-03-04T08:13:22+01:00`` (or ``2024-03-04 08:13:22``)."""
+    """Local wall-clock times as ISO 8601 text: ``2024-03-04T08:13:22+01:00`` (or ``2024-03-04 08:13:22``).
+
+    Assembled from small tables of the distinct days, the 86,400 clock times and the distinct offsets,
+    which is many times faster than formatting every timestamp.
+    """
     utc = np.asarray(utc, dtype=np.int64)
     offsets = utc_offsets(utc, tz)
-    stamps = pa.array(utc + offsets, pa.timestamp("s"))
-    if not with_offset:
-        return pc.strftime(stamps, format="%Y-%m-%d %H:%M:%S")
-    text = pc.strftime(stamps, format="%Y-%m-%dT%H:%M:%S")
-    distinct, inverse = np.unique(offsets, return_inverse=True)
-    suffix = take(np.array([_offset_text(int(o)) for o in distinct]), inverse)
-    return pc.binary_join_element_wise(text, suffix, "")
+    local = utc + offsets
+    days, day_index = np.unique(local // 86_400, return_inverse=True)
+    day_format = "%Y-%m-%dT" if with_offset else "%Y-%m-%d "
+    day_text = pc.strftime(pa.array(days * 86_400, pa.timestamp("s")), format=day_format)
+    parts = [pc.take(day_text, pa.array(day_index)), take(_clock(), local % 86_400)]
+    if with_offset:
+        distinct, inverse = np.unique(offsets, return_inverse=True)
+        parts.append(take(np.array([_offset_text(int(o)) for o in distinct]), inverse))
+    return pc.binary_join_element_wise(*parts, "")
+
+
+@cache
+def _clock() -> pa.Array:
+    """``HH:MM:SS`` of every second of a day."""
+    two = np.char.zfill(np.arange(60).astype(str), 2)
+    text = np.char.add(np.char.add(two[:24, None, None], ":"), np.char.add(two[None, :, None], ":"))
+    return pa.array(np.char.add(text, two[None, None, :]).ravel())
 
 
 def _offset_text(seconds: int) -> str:
