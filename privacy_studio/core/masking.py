@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privacy_studio.core.kernels.attacks import swap_at_offsets, swap_within_window
+from privacy_studio.core.kernels.attacks import swap_ranks
 
 METHODS = ("noise", "multiplicative", "micro", "rankswap", "rankswap-dist")
 
@@ -105,20 +105,27 @@ def _swap_column(values: np.ndarray, source: np.ndarray) -> np.ndarray:
 def rank_swap(x: np.ndarray, p_percent: float, rng: np.random.Generator) -> np.ndarray:
     """Rank swapping: each value swapped with one at most W = p % · n ranks above it (each marginal kept)."""
     x = check_table(x)
-    w = window_ranks(len(x), p_percent)
+    n = len(x)
+    w = window_ranks(n, p_percent)
+    ranks = np.arange(n)
     return np.column_stack(
-        [_swap_column(x[:, j], swap_within_window(w, rng.random(len(x)))) for j in range(x.shape[1])]
+        [_swap_column(x[:, j], swap_ranks(ranks + 1, ranks + w, rng.random(n))) for j in range(x.shape[1])]
     )
 
 
 def rank_swap_distribution(x: np.ndarray, p_percent: float, rng: np.random.Generator) -> np.ndarray:
-    """p-distribution rank swapping: the rank distance is drawn from N(W/2, W/2), so no window bounds it."""
+    """p-distribution rank swapping: the rank distance is drawn from N(W/2, W/2), so no window bounds it.
+
+    Each rank goes to the first unswapped rank at or above its drawn distance (at least 1).
+    """
     x = check_table(x)
-    w = window_ranks(len(x), p_percent)
+    n = len(x)
+    w = window_ranks(n, p_percent)
+    ranks = np.arange(n)
     cols = []
     for j in range(x.shape[1]):
-        offsets = np.rint(rng.normal(0.5 * w, 0.5 * w, size=len(x))).astype(np.int64)
-        cols.append(_swap_column(x[:, j], swap_at_offsets(offsets)))
+        offsets = np.maximum(1, np.rint(rng.normal(0.5 * w, 0.5 * w, size=n)).astype(np.int64))
+        cols.append(_swap_column(x[:, j], swap_ranks(ranks + offsets, np.full(n, n - 1), np.zeros(n))))
     return np.column_stack(cols)
 
 

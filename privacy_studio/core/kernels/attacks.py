@@ -156,11 +156,11 @@ def rank_of_target(costs: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def swap_within_window(window: int, draws: np.ndarray) -> np.ndarray:
+def swap_ranks(first: np.ndarray, last: np.ndarray, draws: np.ndarray) -> np.ndarray:
     """Rank swapping of one attribute: for every sorted position, the sorted position whose value it gets.
 
     Walking the ranks upwards, every not-yet-swapped rank i is swapped with a rank chosen uniformly (by
-    ``draws[i]`` in [0, 1)) among the unswapped ranks i+1..i+window; so no value moves more than ``window``.
+    ``draws[i]`` in [0, 1)) among the unswapped ranks ``first[i]..last[i]``; with none free it stays.
     """
     n = len(draws)
     source = np.arange(n)
@@ -168,38 +168,20 @@ def swap_within_window(window: int, draws: np.ndarray) -> np.ndarray:
     for i in range(n):
         if swapped[i]:
             continue
+        lo, hi = max(first[i], i + 1), min(last[i], n - 1)
         free = 0
-        for j in range(i + 1, min(n, i + window + 1)):
+        for j in range(lo, hi + 1):
             free += not swapped[j]
         if free == 0:
             continue
         pick = int(draws[i] * free)
-        for j in range(i + 1, min(n, i + window + 1)):
+        for j in range(lo, hi + 1):
             if not swapped[j]:
                 if pick == 0:
                     source[i], source[j] = j, i
                     swapped[i] = swapped[j] = True
                     break
                 pick -= 1
-    return source
-
-
-@nb.njit(cache=True)
-def swap_at_offsets(offsets: np.ndarray) -> np.ndarray:
-    """Rank swapping with drawn distances: unswapped rank i takes the first free rank >= i + offsets[i]."""
-    n = len(offsets)
-    source = np.arange(n)
-    swapped = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        if swapped[i]:
-            continue
-        j = i + max(1, offsets[i])
-        while j < n and swapped[j]:
-            j += 1
-        if j >= n:
-            continue
-        source[i], source[j] = j, i
-        swapped[i] = swapped[j] = True
     return source
 
 
