@@ -208,3 +208,20 @@ def test_time_zone_and_dayfirst(write) -> None:
     ev = load_dataset(path, ReaderOptions(dayfirst=True, tz="Europe/Paris")).events
     assert ev.tz == "Europe/Paris"
     assert ev.time.tolist() == [utc("2024-03-02T07:30"), utc("2024-03-13T07:30")]
+
+
+def test_byte_order_mark_and_crlf(write) -> None:
+    check_events(write("bom.csv", ("\ufeff" + EVENTS).replace("\n", "\r\n")))
+
+
+def test_progress_and_cancellation(write) -> None:
+    from privacy_studio.core.progress import Cancelled, TaskControl
+
+    path = write("e.csv", EVENTS)
+    seen: list[float] = []
+    load_dataset(path, ReaderOptions(use_cache=False), TaskControl(lambda f, _m: seen.append(f)))
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    control = TaskControl()
+    control.cancel()
+    with pytest.raises(Cancelled):
+        load_dataset(path, ReaderOptions(use_cache=False), control)

@@ -40,6 +40,7 @@ class TimeParser:
         self.column = column
         self.path = path
         self.style: str | None = None
+        self.aware = False  # ISO values carry offsets (decided with the style, tried first)
 
     def parse(self, values: pa.Array, first_line: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """UTC epoch seconds (int64) and a mask of rows that parsed."""
@@ -78,6 +79,8 @@ class TimeParser:
                 self.path,
                 column=self.column,
             )
+        if style == "iso":
+            self.aware = (pc.sum(_matches(sample, _OFFSET_RE)).as_py() or 0) * 2 > len(sample)
         if style == "slashed" and not (self.dayfirst or self.monthfirst):
             self._refuse_ambiguous(present.slice(0, 200_000))
         return style
@@ -123,12 +126,11 @@ class TimeParser:
         return self._localize(naive, ok), ok
 
     def _iso(self, values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        # Arrow's cast is fast but all-or-nothing: try the column's usual kind, else go row by row.
         try:
-            return self._from_timestamps(pc.cast(values, pa.timestamp("ns")))
-        except pa.ArrowInvalid:
-            pass
-        try:
-            return self._from_timestamps(pc.cast(values, pa.timestamp("ns", tz="UTC")))
+            return self._from_timestamps(
+                pc.cast(values, pa.timestamp("ns", tz="UTC" if self.aware else None))
+            )
         except pa.ArrowInvalid:
             pass
         # Mixed zone styles or bad rows: pandas parses row by row in C and marks failures.
