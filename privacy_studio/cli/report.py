@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         project = Project.load(args.project)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
-    bar = ProgressBar()
+    bar = ProgressBar(sys.stderr)
     control = TaskControl(bar)
     try:
         dataset = _load(project, control.sub(0.0, 0.1))

@@ -296,7 +296,7 @@ def nice_ticks(lo: float, hi: float, target: int = 6) -> list[float]:
 def log_ticks(lo: float, hi: float) -> list[float]:
     """Powers of ten within [lo, hi] (with 2 and 5 multiples when the range spans under three decades)."""
     a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    mults = (1, 2, 5) if b - a < 3 else (1,)
+    mults = (1, 2, 5) if b - a <= 3 else (1,)
     ticks = [m * 10.0**k for k in range(a, b + 1) for m in mults]
     return [t for t in ticks if lo * 0.999 <= t <= hi * 1.001] or [lo, hi]
 
@@ -304,7 +304,9 @@ def log_ticks(lo: float, hi: float) -> list[float]:
 def _tick_text(value: float, percent: bool) -> str:
     if percent:
         return f"{100 * value:.3g}%"
-    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+    if abs(value) >= 1e4 and value == round(value):
+        return f"{value:,.0f}"
+    if value != 0 and abs(value) < 1e-3:
         return f"{value:.0e}"
     return f"{value:.6g}"
 

@@ -18,6 +18,8 @@ from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
     ReportInputs,
     format_measure,
+    measure_cells,
+    measure_columns,
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
@@ -331,11 +333,7 @@ def appendix_section(inp: ReportInputs) -> Section:
         rows = [
             [
                 "–" if e.get("p") is None else str(e["p"]),
-                *(
-                    format_measure(m, e.get(m))
-                    + (f" {interval(e.get('unicity_ci'))}" if m == "unicity" else "")
-                    for m in measures
-                ),
+                *measure_cells(e, measures),
                 count(e.get("n_sampled")),
                 count(e.get("n_excluded")),
             ]
@@ -345,9 +343,7 @@ def appendix_section(inp: ReportInputs) -> Section:
         fill = row.get("fill_rate")
         if isinstance(fill, float) and math.isfinite(fill):
             detail += f", fill rate {number(fill, 3)}"
-        table = Table(
-            f"{label} ({detail})", ["p", *(MEASURE_NAMES[m] for m in measures), "Sampled", "Excluded"], rows
-        )
+        table = Table(f"{label} ({detail})", ["p", *measure_columns(measures), "Sampled", "Excluded"], rows)
         section.add(table)
     section.add(Paragraph(f"Shares are written as percentages ({share(0.5)} = one in two).", "note"))
     return section

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.report.numbers import number, share
+from privacy_studio.core.report.numbers import interval, number, share
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table, recommend
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 
@@ -44,6 +44,26 @@ def is_proportion(measure: str) -> bool:
 def format_measure(measure: str, value: float | None) -> str:
     """A risk value as the report writes it: proportions as percentages, EM and KL as plain numbers."""
     return share(value) if is_proportion(measure) else number(value)
+
+
+def measure_columns(measures: list[str]) -> list[str]:
+    """Column titles for :func:`measure_cells`: each measure, with unicity followed by its interval."""
+    out = []
+    for m in measures:
+        out.append(MEASURE_NAMES[m])
+        if m == "unicity":
+            out.append("95% interval")
+    return out
+
+
+def measure_cells(entry: dict, measures: list[str]) -> list[str]:
+    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`."""
+    out = []
+    for m in measures:
+        out.append(format_measure(m, entry.get(m)))
+        if m == "unicity":
+            out.append(interval(entry.get("unicity_ci")) or "–")
+    return out
 
 
 @dataclass

@@ -18,8 +18,15 @@ from privacy_studio.core.report.content import (
     Series,
     Table,
 )
-from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure, is_proportion
-from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.report.inputs import (
+    MEASURE_NAMES,
+    ReportInputs,
+    format_measure,
+    is_proportion,
+    measure_cells,
+    measure_columns,
+)
+from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
@@ -65,18 +72,23 @@ def grid_section(inp: ReportInputs) -> Section:
     grid = inp.grid
     assert grid is not None
     measures = [m for m in MEASURE_NAMES if np.isfinite(grid.values(m, inp.p)).any()]
-    columns = ["Profile", "Users", "d", *(MEASURE_NAMES[m] for m in measures), "Excluded"]
+    columns = ["Profile", "Users", "d", *measure_columns(measures), "Excluded"]
     rows = []
     for i, label in enumerate(grid.labels):
         entry = grid.by_p[i].get(inp.p, {})
-        cells = [format_measure(m, entry.get(m)) for m in measures]
-        if "unicity" in measures:
-            cells[measures.index("unicity")] += f" {interval(entry.get('unicity_ci'))}".rstrip()
         d = inp.project.results[i].get("d")
-        rows.append([label, count(grid.n_users[i]), count(d), *cells, count(entry.get("n_excluded"))])
+        rows.append(
+            [
+                label,
+                count(grid.n_users[i]),
+                count(d),
+                *measure_cells(entry, measures),
+                count(entry.get("n_excluded")),
+            ]
+        )
     at = "" if inp.p is None else f" at p = {inp.p}"
     table = Table(
-        f"Table 1. Risk of every profile{at} (95% interval in brackets).",
+        f"Table 1. Risk of every profile{at}.",
         columns,
         rows,
         "Excluded: users with fewer than p distinct points, who cannot be drawn from (counted, not hidden).",

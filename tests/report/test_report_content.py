@@ -1,0 +1,211 @@
+"""Report content: every section present, absent inputs said so, numbers equal to the core's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from privacy_studio.core.project import Project
+from privacy_studio.core.report import HeatmapFigure, KeyFigures, PlotFigure, Section, Table, build_report
+from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.tradeoff import grid_table, pareto, recommend
+
+SECTIONS = [
+    "Summary for decision makers",
+    "Method",
+    "Results",
+    "Limitations",
+    "Appendix: per-profile details",
+]
+RESULT_SUBSECTIONS = [
+    "Risk across the grid",
+    "Unicity against p",
+    "Pareto analysis",
+    "Ordinal equivalence",
+    "Power law",
+    "Population extrapolation",
+    "Risk by group",
+    "Import report",
+]
+
+
+def _section(report, title: str) -> Section:
+    """A top-level section, or a subsection of Results (the Method part reuses some titles)."""
+    results = next(s for s in report.sections if s.title == "Results")
+    found = [s for s in [*report.sections, *results.subsections] if s.title == title]
+    assert len(found) == 1, title
+    return found[0]
+
+
+def _blocks(section: Section, kind: type) -> list:
+    return [b for b in section.blocks if isinstance(b, kind)]
+
+
+def test_number_formats() -> None:
+    assert share(0.1234) == "12.3%" and share(None) == "–" and share(float("nan")) == "–"
+    assert interval([0.1, 0.25]) == "[10.0%, 25.0%]" and interval(None) == "" and interval([None, 0.2]) == ""
+    assert number(0.000123456) == "0.0001235" and count(12345.0) == "12,345"
+
+
+def test_every_section_is_there_in_order(make_project) -> None:
+    report = build_report(make_project())
+    assert [s.title for s in report.sections] == SECTIONS
+    assert [s.title for s in _section(report, "Results").subsections] == RESULT_SUBSECTIONS
+    text = report.text()
+    for title in SECTIONS + RESULT_SUBSECTIONS:
+        assert title in text
+
+
+def test_absent_inputs_are_said_not_hidden(make_project) -> None:
+    report = build_report(make_project())
+    for title in ("Power law", "Population extrapolation", "Risk by group", "Import report"):
+        section = _section(report, title)
+        assert not section.available
+        assert section.blocks[0].text.startswith("Not available:")
+
+
+def test_project_without_results_still_has_every_section() -> None:
+    report = build_report(Project(name="empty"))
+    assert [s.title for s in report.sections] == SECTIONS
+    assert [s.title for s in _section(report, "Results").subsections] == RESULT_SUBSECTIONS
+    assert "No risk results" in report.text()
+
+
+def test_headline_and_recommendation_equal_the_core(make_project) -> None:
+    project = make_project(ceiling=0.2)
+    report = build_report(project)
+    grid = grid_table(project.results)
+    risk, upper = grid.values("unicity", 4), grid.upper("unicity", 4)
+    utility = np.asarray([project.utility["scores"][label]["transport"] for label in grid.labels])
+    expected = recommend(grid.labels, risk, utility, 0.2, upper)
+    assert report.headline["recommended"] == expected.label == "district × 1d"
+    assert report.headline["max"] == risk.max() and report.headline["min"] == risk.min()
+    assert report.headline["max_label"] == grid.labels[int(np.argmax(risk))]
+    figures = _blocks(_section(report, "Summary for decision makers"), KeyFigures)[0].items
+    values = {f.label: f.value for f in figures}
+    assert values["Recommended profile"] == expected.label
+    assert values["Highest unicity at p = 4"] == share(risk.max())
+    assert values["Profiles under the ceiling"] == f"{len(expected.meets_ceiling)} of {len(grid.labels)}"
+
+
+def test_ceiling_that_cannot_be_met_gives_a_warning(make_project) -> None:
+    report = build_report(make_project(ceiling=0.01))
+    summary = _section(report, "Summary for decision makers")
+    assert report.headline["recommended"] is None
+    assert any(
+        b.style == "warning" and "No profile of the grid" in b.text
+        for b in summary.blocks
+        if hasattr(b, "style")
+    )
+
+
+def test_without_utility_no_recommendation_and_no_pareto(make_project) -> None:
+    report = build_report(make_project(with_utility=False))
+    assert "recommended" not in report.headline
+    assert "No recommendation" in report.text()
+    assert not _section(report, "Pareto analysis").available
+
+
+def test_grid_table_and_heatmap_carry_the_results(make_project) -> None:
+    project = make_project()
+    report = build_report(project)
+    grid = grid_table(project.results)
+    section = _section(report, "Risk across the grid")
+    table = _blocks(section, Table)[0]
+    assert [r[0] for r in table.rows] == grid.labels
+    col = table.columns.index("unicity")
+    assert [r[col] for r in table.rows] == [share(v) for v in grid.values("unicity", 4)]
+    assert [r[col + 1] for r in table.rows] == [interval(e[4]["unicity_ci"]) for e in grid.by_p]
+    heat = _blocks(section, HeatmapFigure)[0]
+    for label, s, t, v in zip(
+        grid.labels, grid.spatial, grid.temporal, grid.values("unicity", 4), strict=True
+    ):
+        assert heat.values[heat.row_labels.index(s)][heat.col_labels.index(t)] == v, label
+
+
+def test_pareto_figure_and_table_match_the_core(make_project) -> None:
+    project = make_project()
+    report = build_report(project)
+    grid = grid_table(project.results)
+    utility = np.asarray([project.utility["scores"][label]["transport"] for label in grid.labels])
+    expected = pareto(grid.labels, grid.values("unicity", 4), utility)
+    section = _section(report, "Pareto analysis")
+    figure = _blocks(section, PlotFigure)[0]
+    front = next(s for s in figure.series if s.name == "Pareto front")
+    assert front.labels == expected.front and figure.reverse_y
+    table = _blocks(section, Table)[0]
+    assert {r[0] for r in table.rows if r[3] == "yes"} == set(expected.front)
+    assert {r[0]: r[4] for r in table.rows if r[3] == "no"} == {
+        k: ", ".join(v) for k, v in expected.dominated_by.items()
+    }
+
+
+def test_unicity_curves_have_one_series_per_profile_with_bands(make_project) -> None:
+    project = make_project()
+    figure = _blocks(_section(build_report(project), "Unicity against p"), PlotFigure)[0]
+    assert [s.name for s in figure.series] == [r["label"] for r in project.results]
+    first = project.results[0]["by_p"]
+    assert figure.series[0].y == [e["unicity"] for e in first]
+    assert figure.series[0].hi == [e["unicity_ci"][1] for e in first]
+
+
+def test_saved_extrapolation_is_fitted_and_labelled(make_project) -> None:
+    project = make_project()
+    n = [100.0, 200.0, 400.0, 800.0]
+    project.analyses["population_extrapolation"] = {
+        "measure": "unicity", "p": 4, "profile": "zip × 1h", "n": n, "risk": [0.8, 0.6, 0.45, 0.34],
+        "model": "power", "population": 10000,
+    }  # fmt: skip
+    section = _section(build_report(project), "Population extrapolation")
+    assert section.available
+    assert (
+        "Extrapolation (not a measurement)" in section.blocks[1].text and "10,000" in section.blocks[1].text
+    )
+
+
+def test_missing_p_falls_back_and_says_so(make_project) -> None:
+    project = make_project()
+    project.tradeoff["risk_p"] = 7
+    report = build_report(project)
+    assert report.headline["p"] == 4
+    assert "No results at p = 7" in report.text()
+
+
+def test_method_lists_parameters_and_reproduction_command(make_project) -> None:
+    text = build_report(make_project()).text()
+    assert "Random seed | 5" in text
+    assert "privacy-studio risk INPUT --spatial antenna,zip,district --temporal 1h,6h,1d --p 1,2,3,4" in text
+    assert "What it does not mean" in text
+
+
+@given(
+    n_spatial=st.integers(1, 3),
+    n_temporal=st.integers(1, 4),
+    p_max=st.integers(1, 5),
+    drop=st.lists(st.integers(0, 11), max_size=3),
+)
+def test_any_grid_gives_a_consistent_report(
+    make_results, n_spatial: int, n_temporal: int, p_max: int, drop: list[int]
+) -> None:
+    results = make_results(
+        ["antenna", "zip", "district"][:n_spatial], ["1h", "6h", "1d", "1w"][:n_temporal], p_max
+    )
+    for i in drop:  # some profiles lack some measures
+        if i < len(results):
+            for e in results[i]["by_p"]:
+                e["kl"] = None
+    project = Project(results=results)
+    report = build_report(project)
+    grid = grid_table(results)
+    p = report.headline["p"]
+    risk = grid.values("unicity", p)
+    assert report.headline["max"] == pytest.approx(np.nanmax(risk))
+    heat = _blocks(_section(report, "Risk across the grid"), HeatmapFigure)[0]
+    cells = [v for row in heat.values for v in row if v is not None]
+    assert sorted(cells) == sorted(float(v) for v in risk if math.isfinite(v))
+    appendix = _section(report, "Appendix: per-profile details")
+    assert len(_blocks(appendix, Table)) == len(results)
