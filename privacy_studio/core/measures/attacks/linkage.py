@@ -8,6 +8,10 @@ squared differences whose weights are learned to maximize correct links (mixed-i
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +79,20 @@ def mahalanobis_transform(za: np.ndarray, zb: np.ndarray) -> np.ndarray:
     return vecs[:, keep] / np.sqrt(vals[keep])
 
 
+@contextmanager
+def _native_stdout_silenced() -> Iterator[None]:
+    """Keep the solver's native debug prints off standard output, where the JSON result may go."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 @dataclass
 class LearnedWeights:
     """Weights of the weighted-mean distance and how they were found."""
@@ -123,17 +141,18 @@ def learn_weights(za: np.ndarray, zb: np.ndarray, seed: int = 0, time_limit: flo
     pull = np.zeros((2 * m, nv))
     pull[:m, :m], pull[:m, m + n_k :] = -eye, eye  # t - p >= -1/m
     pull[m:, :m], pull[m:, m + n_k :] = eye, eye  # t + p >= 1/m
-    res = milp(
-        c=np.concatenate([np.zeros(m), np.ones(n_k), np.full(m, 0.25)]),
-        constraints=[
-            LinearConstraint(a_rows, delta, np.inf),
-            LinearConstraint(simplex, 1.0, 1.0),
-            LinearConstraint(pull, np.r_[np.full(m, -1.0 / m), np.full(m, 1.0 / m)], np.inf),
-        ],
-        integrality=np.concatenate([np.zeros(m), np.ones(n_k), np.zeros(m)]),
-        bounds=Bounds(np.zeros(nv), np.ones(nv)),
-        options={"time_limit": time_limit},
-    )
+    with _native_stdout_silenced():
+        res = milp(
+            c=np.concatenate([np.zeros(m), np.ones(n_k), np.full(m, 0.25)]),
+            constraints=[
+                LinearConstraint(a_rows, delta, np.inf),
+                LinearConstraint(simplex, 1.0, 1.0),
+                LinearConstraint(pull, np.r_[np.full(m, -1.0 / m), np.full(m, 1.0 / m)], np.inf),
+            ],
+            integrality=np.concatenate([np.zeros(m), np.ones(n_k), np.zeros(m)]),
+            bounds=Bounds(np.zeros(nv), np.ones(nv)),
+            options={"time_limit": time_limit},
+        )
     if res.x is None:
         raise ValueError(f"learning the distance weights failed: {res.message}")
     w = np.clip(res.x[:m], 0.0, None)
