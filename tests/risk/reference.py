@@ -1,0 +1,70 @@
+"""Slow, obviously-correct plain-Python versions of the risk measures (metrics.md §3-§4), for the tests."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+
+def anonymity_set(traces: list[set[int]], known: set[int]) -> list[int]:
+    """E = users whose trace contains every known point."""
+    return [v for v, t in enumerate(traces) if known <= t]
+
+
+def em_kl(traces: list[set[int]], known: set[int], d: int) -> tuple[float, float, list[float]]:
+    """EM_u, KL_u (means over all d points) and EM_uj per point, straight from the definitions."""
+    n = len(traces)
+    members = anonymity_set(traces, known)
+    em_j = []
+    kl = 0.0
+    for j in range(d):
+        prior = sum(j in t for t in traces) / n
+        post = sum(j in traces[v] for v in members) / len(members)
+        em_j.append(abs(post - prior))
+        for pt, qt in ((post, prior), (1 - post, 1 - prior)):
+            if pt > 0:
+                kl += pt * math.log(pt / qt)
+    return sum(em_j) / d, kl / d, em_j
+
+
+def exact_measures(traces: list[set[int]], p: int, d: int) -> dict:
+    """Every measure averaged over all p-subsets of every trace (users with < p points excluded)."""
+    uni, kdisc, em, kl, worst, per_point = [], [], [], [], [], [0.0] * d
+    for t in traces:
+        subsets = [set(c) for c in combinations(sorted(t), p)]
+        if not subsets:
+            continue
+        sizes = [len(anonymity_set(traces, a)) for a in subsets]
+        uni.append(sum(s == 1 for s in sizes) / len(sizes))
+        kdisc.append(sum(1 / s for s in sizes) / len(sizes))
+        worst.append(max(1 / s for s in sizes))
+        res = [em_kl(traces, a, d) for a in subsets]
+        em.append(sum(r[0] for r in res) / len(res))
+        kl.append(sum(r[1] for r in res) / len(res))
+        for j in range(d):
+            per_point[j] += sum(r[2][j] for r in res) / len(res)
+    m = len(uni)
+    mean = (lambda xs: sum(xs) / m) if m else (lambda xs: float("nan"))
+    return {
+        "n_included": m,
+        "unicity": mean(uni),
+        "kdisc": mean(kdisc),
+        "em": mean(em),
+        "kl": mean(kl),
+        "worst_mean": mean(worst),
+        "worst_share": mean([w == 1.0 for w in worst]),
+        "per_point_em": [x / m for x in per_point] if m else [],
+    }
+
+
+def fingerprint_class_sizes(traces: list[set[int]]) -> list[int]:
+    """Size of each user's class of identical traces."""
+    keys = [frozenset(t) for t in traces]
+    return [keys.count(k) for k in keys]
+
+
+def sparsity(n: int, q: float, d: int) -> tuple[float, float]:
+    """P_unique and P_2anon by the textbook formulas (fine for moderate values)."""
+    p_match = (q * q + (1 - q) ** 2) ** d
+    p_unique = (1 - p_match) ** (n - 1)
+    return p_unique, (1 - p_unique) ** n

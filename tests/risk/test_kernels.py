@@ -1,0 +1,175 @@
+"""Numba kernels against the plain-Python reference on random small datasets (hypothesis)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privacy_studio.core.index import build_index
+from privacy_studio.core.kernels.rng import stream_key
+from privacy_studio.core.knowledge import ACTIVITY, TOP, UNIFORM
+from privacy_studio.core.measures.disclosure import point_priors
+from privacy_studio.core.measures.exact import exact_sizes
+from privacy_studio.core.measures.kanonymity import class_sizes
+from privacy_studio.core.measures.theory import sparsity_curves
+from privacy_studio.core.measures.unicity import order_trace, sample_sizes
+from privacy_studio.core.measures.wilson import wilson_interval
+from tests.risk import reference
+from tests.risk.helpers import traces_from_sets
+
+
+@st.composite
+def datasets(draw, max_users: int = 12, max_d: int = 8):
+    d = draw(st.integers(2, max_d))
+    n = draw(st.integers(1, max_users))
+    sets = [set(draw(st.lists(st.integers(0, d - 1), min_size=1, max_size=d, unique=True))) for _ in range(n)]
+    dense_min = draw(st.sampled_from([1, 2, 3, None]))  # small thresholds force the bitmap paths
+    return sets, d, dense_min
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(), st.integers(1, 3))
+def test_exact_mode_matches_reference(data, p):
+    sets, d, dense_min = data
+    index = build_index(traces_from_sets(sets, d), dense_min=dense_min)
+    r = exact_sizes(index, p, with_em=True)
+    ref = reference.exact_measures(sets, p, d)
+    offsets, sizes = r["offsets"], r["sizes"]
+    per_user_unique, per_user_inv, per_user_em, per_user_kl, worst = [], [], [], [], []
+    for u in range(len(sets)):
+        a, b = offsets[u], offsets[u + 1]
+        if b == a:
+            continue
+        per_user_unique.append(np.mean(sizes[a:b] == 1))
+        per_user_inv.append(np.mean(1.0 / sizes[a:b]))
+        per_user_em.append(np.mean(r["em"][a:b]))
+        per_user_kl.append(np.mean(r["kl"][a:b]))
+        worst.append(1.0 / sizes[a:b].min())
+    assert len(per_user_unique) == ref["n_included"]
+    if not per_user_unique:
+        return
+    assert np.mean(per_user_unique) == pytest.approx(ref["unicity"], abs=1e-9)
+    assert np.mean(per_user_inv) == pytest.approx(ref["kdisc"], abs=1e-9)
+    assert np.mean(per_user_em) == pytest.approx(ref["em"], abs=1e-9)
+    assert np.mean(per_user_kl) == pytest.approx(ref["kl"], abs=1e-9)
+    assert np.mean(worst) == pytest.approx(ref["worst_mean"], abs=1e-9)
+    q = point_priors(index.list_lengths(), index.n_users)[0]
+    m = ref["n_included"]
+    per_point = np.zeros(d)
+    per_point[index.point_ids] = (r["acc"] + m * q) / m
+    np.testing.assert_allclose(per_point, ref["per_point_em"], atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(), st.sampled_from([UNIFORM, ACTIVITY, TOP]), st.integers(0, 2**31), st.integers(1, 3))
+def test_sampled_walks_match_reference(data, kind, seed, draws):
+    """Each draw's nested sets, EM and KL equal the reference for the very points the model drew."""
+    sets, d, dense_min = data
+    counts = [[1 + (j * 7 + u) % 5 for j in sorted(s)] for u, s in enumerate(sets)]
+    traces = traces_from_sets(sets, d, counts)
+    index = build_index(traces, dense_min=dense_min)
+    users = np.arange(len(sets))[::-1].copy()
+    pmax = 4
+    r = sample_sizes(
+        index,
+        users,
+        kind=kind,
+        pmax=pmax,
+        draws=draws,
+        seed=seed,
+        em_p=[1, 2, 3, 4],
+        em_users=len(users),
+        ref_p=2,
+        worst=True,
+    )
+    lengths = index.list_lengths()
+    for s, u in enumerate(users):
+        a, b = index.trace_ptr[u], index.trace_ptr[u + 1]
+        m = min(pmax, b - a)
+        for k in range(draws):
+            order = np.zeros(pmax, dtype=np.int64)
+            order_trace(
+                kind,
+                index.trace_pts[a:b],
+                index.trace_cnt[a:b],
+                lengths,
+                np.uint64(stream_key(seed, u, k)),
+                m,
+                np.zeros(b - a),
+                order,
+            )
+            for j in range(pmax):
+                if j >= m:
+                    assert r["sizes"][s, k, j] == 0
+                    continue
+                known = {int(index.point_ids[x]) for x in order[: j + 1]}
+                assert r["sizes"][s, k, j] == len(reference.anonymity_set(sets, known))
+                em, kl, _ = reference.em_kl(sets, known, d)
+                assert r["em"][s, k, j] == pytest.approx(em, abs=1e-9)
+                assert r["kl"][s, k, j] == pytest.approx(kl, abs=1e-9)
+        # p = 1 worst case is exact: the rarest point of the trace
+        rarest = min(len(reference.anonymity_set(sets, {x})) for x in sets[u])
+        assert r["rare"][s, 0] == rarest
+
+
+def test_activity_order_follows_counts():
+    """Weighted draws without replacement: the heavy point comes first far more often."""
+    traces = traces_from_sets([{0, 1}], 2, [[1, 9]])
+    index = build_index(traces)
+    first_heavy = 0
+    for k in range(2000):
+        order = np.zeros(1, dtype=np.int64)
+        order_trace(
+            ACTIVITY,
+            index.trace_pts,
+            index.trace_cnt,
+            index.list_lengths(),
+            np.uint64(stream_key(1, 0, k)),
+            1,
+            np.zeros(2),
+            order,
+        )
+        first_heavy += int(order[0] == 1)
+    assert 0.86 < first_heavy / 2000 < 0.94  # expected 0.9
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_users=20, max_d=4))
+def test_kanonymity_matches_reference(data):
+    sets, d, _ = data
+    sizes = class_sizes(traces_from_sets(sets, d))
+    assert sizes.tolist() == reference.fingerprint_class_sizes(sets)
+
+
+@pytest.mark.parametrize("n,q,d", [(10, 0.1, 5), (100, 0.05, 40), (1000, 0.3, 12), (50, 0.5, 3)])
+def test_theory_matches_formula(n, q, d):
+    curves = sparsity_curves(n, q, [d])
+    p_unique, p_2anon = reference.sparsity(n, q, d)
+    assert curves["p_unique"][0] == pytest.approx(p_unique, rel=1e-9, abs=1e-300)
+    assert curves["p_2anon"][0] == pytest.approx(p_2anon, rel=1e-9, abs=1e-300)
+
+
+def test_theory_is_stable_for_huge_d():
+    curves = sparsity_curves(1_000_000, 1e-6, [10**7, 10**9])
+    assert np.all(np.isfinite(curves["p_unique"])) and np.all(np.isfinite(curves["p_2anon"]))
+    assert 0 < curves["p_unique"][0] < 1 and curves["p_unique"][1] == pytest.approx(1.0)
+
+
+def test_theory_rejects_bad_input():
+    with pytest.raises(ValueError, match="q must be"):
+        sparsity_curves(10, 1.5, [1])
+    with pytest.raises(ValueError, match="n must be"):
+        sparsity_curves(0, 0.5, [1])
+
+
+def test_wilson_interval_known_value():
+    lo, hi = wilson_interval(20, 100)
+    z = 1.959963984540054
+    centre = (0.2 + z * z / 200) / (1 + z * z / 100)
+    half = z * math.sqrt(0.2 * 0.8 / 100 + z * z / 40000) / (1 + z * z / 100)
+    assert (lo, hi) == pytest.approx((centre - half, centre + half))
+    assert wilson_interval(0, 0) == (0.0, 1.0)
