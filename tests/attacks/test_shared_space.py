@@ -1,0 +1,55 @@
+"""Two datasets on one point space: merged users keep their order, hierarchies merge on shared levels,
+and ground truth comes from equal ids or a links list."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from privacy_studio.core.events import build_event_table
+from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.measures.attacks.shared_space import merge_tables, truth_pairs
+from privacy_studio.core.measures.attacks.sparse_users import split_traces
+
+DAY = 86400
+
+
+def test_calls_and_shops_meet_on_a_shared_level():
+    calls = build_event_table(
+        np.array(["u1", "u2", "u1"]), np.array([0, DAY, 2 * DAY]), np.array(["A1", "A2", "A1"])
+    )
+    cards = build_event_table(np.array(["c9", "c8"]), np.array([10, DAY + 10]), np.array(["S1", "S2"]))
+    h_calls = Hierarchy.from_mapping(calls.location_ids, "antenna", {"zip": np.array(["Z1", "Z2"])})
+    h_cards = Hierarchy.from_mapping(
+        cards.location_ids, "shop", {"zip": np.array(["Z1", "Z2"]), "x": np.array(["a", "b"])}
+    )
+    merged = merge_tables(calls, cards, h_calls, h_cards)
+    assert merged.n_first == 2
+    assert merged.events.user_ids.tolist() == ["0|u1", "0|u2", "1|c8", "1|c9"]
+    assert merged.hierarchy.levels == ("zip",)
+    first, second = split_traces(generalize(merged.events, Profile.parse("zip", "1d"), merged.hierarchy), 2)
+    # u1: Z1 on days 0 and 2; u2: Z2 on day 1; c8: Z2 day 1; c9: Z1 day 0 -> c9 shares u1's first bin.
+    assert first.keys[first.indptr[0] : first.indptr[1]].tolist()[0] == second.keys[second.indptr[1]]
+    assert first.keys[first.indptr[1]] == second.keys[second.indptr[0]]
+
+
+def test_location_missing_from_hierarchies_is_named():
+    calls = build_event_table(np.array(["u1"]), np.array([0]), np.array(["A1"]))
+    cards = build_event_table(np.array(["c1"]), np.array([0]), np.array(["S1"]))
+    h = Hierarchy.from_mapping(calls.location_ids, "antenna", {"zip": np.array(["Z1"])})
+    with pytest.raises(ValueError, match="location 'S1' is in no hierarchy file"):
+        merge_tables(calls, cards, h, None)
+
+
+def test_empty_dataset_is_refused():
+    calls = build_event_table(np.array(["u1"]), np.array([0]), np.array(["A1"]))
+    empty = build_event_table(np.array([], dtype=str), np.array([], dtype=np.int64), np.array([], dtype=str))
+    with pytest.raises(ValueError, match="at least one event"):
+        merge_tables(calls, empty)
+
+
+def test_truth_from_ids_and_links():
+    first, second = np.array(["a", "b", "c"]), np.array(["x", "a", "y"])
+    assert truth_pairs(first, second).tolist() == [1, -1, -1]
+    assert truth_pairs(first, second, [("b", "x"), ("c", "y"), ("zz", "x")]).tolist() == [-1, 0, 2]
