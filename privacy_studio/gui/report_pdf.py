@@ -317,8 +317,7 @@ class _Plot:
     def __init__(self, painter: QPainter, figure: PlotFigure) -> None:
         self.p = painter
         self.f = figure
-        named = [s for s in figure.series if not s.labels]
-        self.legend_rows = math.ceil(len(named) / 4) if len(figure.series) > 1 else 0
+        self.legend_rows = math.ceil(len(figure.series) / 4) if len(figure.series) > 1 else 0
         self.area = QRectF(86, 20, CANVAS_W - 110, CANVAS_H - 90 - 22 * self.legend_rows)
         xs = [v for s in figure.series for v in s.x if _ok(v, figure.log_x)]
         ys = [v for s in figure.series for v in (*s.y, *(s.lo or []), *(s.hi or [])) if _ok(v, figure.log_y)]
@@ -326,24 +325,11 @@ class _Plot:
         self.y_range = _padded(ys, figure.log_y, floor_zero=figure.percent_y)
 
     def sx(self, v: float) -> float:
-        lo, hi = self.x_range
-        t = (
-            (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-            if self.f.log_x
-            else (v - lo) / (hi - lo)
-        )
-        return self.area.left() + t * self.area.width()
+        return self.area.left() + _fraction(v, self.x_range, self.f.log_x) * self.area.width()
 
     def sy(self, v: float) -> float:
-        lo, hi = self.y_range
-        t = (
-            (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
-            if self.f.log_y
-            else (v - lo) / (hi - lo)
-        )
-        if self.f.reverse_y:
-            t = 1 - t
-        return self.area.bottom() - t * self.area.height()
+        t = _fraction(v, self.y_range, self.f.log_y)
+        return self.area.bottom() - (1 - t if self.f.reverse_y else t) * self.area.height()
 
     def draw(self) -> None:
         self.axes()
@@ -455,6 +441,12 @@ class _Plot:
                 p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 4))
             p.setPen(QColor("#222222"))
             p.drawText(QPointF(x + 32, y + 1), fm.elidedText(s.name, Qt.TextElideMode.ElideRight, col_w - 40))
+
+
+def _fraction(v: float, span: tuple[float, float], log: bool) -> float:
+    """Where ``v`` lies between the ends of an axis, 0 to 1 (on a log scale when ``log``)."""
+    lo, hi = (math.log10(x) for x in span) if log else span
+    return ((math.log10(v) if log else v) - lo) / (hi - lo)
 
 
 def _ok(v: float | None, log: bool) -> bool:

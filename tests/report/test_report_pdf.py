@@ -16,6 +16,7 @@ from privacy_studio.cli import main
 from privacy_studio.core.project import Project
 from privacy_studio.core.report import build_report
 from privacy_studio.core.report.numbers import share
+from privacy_studio.core.report.results import RESULT_TITLES
 from privacy_studio.core.tradeoff import grid_table
 
 pytestmark = [
@@ -28,13 +29,7 @@ TITLES = [
     "Summary for decision makers",
     "Method",
     "Results",
-    "Risk across the grid",
-    "Unicity against p",
-    "Pareto analysis",
-    "Ordinal equivalence",
-    "Power law",
-    "Population extrapolation",
-    "Risk by group",
+    *RESULT_TITLES,
     "Import report",
     "Limitations",
     "Appendix: per-profile details",

@@ -23,7 +23,7 @@ from privacy_studio.core.report.inputs import (
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
-from privacy_studio.core.report.results import results_section
+from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -148,7 +148,9 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
-    return section
+    glance = heatmap(inp)
+    glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
+    return section.add(glance)
 
 
 def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) -> KeyFigure:
@@ -195,8 +197,7 @@ def method_section(inp: ReportInputs) -> Section:
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
     ]
     for source in inp.project.sources:
-        reader = ", ".join(f"{k}={v}" for k, v in source.reader.items() if k not in ("antennas", "hierarchy"))
-        params.append([f"Reader ({source.role})", reader or "defaults"])
+        params.append([f"Reader ({source.role})", " ".join(reader_flags(source.reader)) or "defaults"])
     section.add(
         Table(
             "Table M1. Parameters of the analysis (with the seed, the run is reproducible).",
@@ -230,13 +231,11 @@ def reproduce_command(inp: ReportInputs) -> str:
     """The ``privacy-studio risk`` call with the project's grid and parameters."""
     s = inp.project.settings
     src = next((x for x in inp.project.sources if x.role == "events"), None)
-    parts = ["privacy-studio risk", Path(src.path).name if src else "INPUT"]
-    if src is not None:
-        parts += [
-            f"--{k} {Path(str(v)).name}"
-            for k, v in src.aux_paths().items()
-            if k in ("hierarchy", "locations")
-        ]
+    parts = [
+        "privacy-studio risk",
+        Path(src.path).name if src else "INPUT",
+        *(reader_flags(src.reader) if src else []),
+    ]
     for key, flag in (("spatial", "--spatial"), ("temporal", "--temporal")):
         if s.get(key):
             parts.append(f"{flag} {','.join(map(str, s[key]))}")
@@ -246,6 +245,9 @@ def reproduce_command(inp: ReportInputs) -> str:
         "samples": "--samples",
         "draws": "--draws",
         "seed": "--seed",
+        "measures": "--measures",
+        "reference_p": "--reference-p",
+        "em_samples": "--em-samples",
     }
     for key, flag in optional.items():
         if s.get(key) is not None:
@@ -254,6 +256,29 @@ def reproduce_command(inp: ReportInputs) -> str:
     if s.get("exact"):
         parts.append("--exact")
     return " ".join(parts) + " --json OUT.json"
+
+
+def reader_flags(reader: dict) -> list[str]:
+    """The ``privacy-studio`` reading flags that give these reader options (defaults left out)."""
+    flags = []
+    if reader.get("format", "auto") != "auto":
+        flags.append(f"--format {reader['format']}")
+    if reader.get("delimiter"):
+        flags.append(f"--delimiter {reader['delimiter']!r}")
+    if reader.get("header") is False:
+        flags.append("--no-header")
+    if reader.get("columns"):
+        flags.append(f"--columns {','.join(reader['columns'])}")
+    flags += [f"--map {role}={column}" for role, column in (reader.get("mapping") or {}).items()]
+    if reader.get("tz", "UTC") != "UTC":
+        flags.append(f"--tz {reader['tz']}")
+    flags += [f"--{key}" for key in ("dayfirst", "monthfirst") if reader.get(key)]
+    flags += [
+        f"--{key} {Path(str(reader[key])).name}"
+        for key in ("antennas", "hierarchy", "locations")
+        if reader.get(key)
+    ]
+    return flags
 
 
 def limitations_section(inp: ReportInputs) -> Section:

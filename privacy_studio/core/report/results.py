@@ -42,7 +42,7 @@ def results_section(inp: ReportInputs) -> Section:
     section = Section("Results", new_page=True)
     if inp.grid is None:
         section.add(Paragraph("Not available: the project has no risk results yet.", "warning"))
-        section.subsections = [absent(t, "no risk results") for t in _RESULT_TITLES]
+        section.subsections = [absent(t, "no risk results") for t in RESULT_TITLES]
     else:
         section.subsections = [
             grid_section(inp),
@@ -57,7 +57,8 @@ def results_section(inp: ReportInputs) -> Section:
     return section
 
 
-_RESULT_TITLES = [
+#: The results subsections, in report order (the import report follows them).
+RESULT_TITLES = [
     "Risk across the grid",
     "Unicity against p",
     "Pareto analysis",
