@@ -12,8 +12,9 @@ from privacy_studio.core.sample.population import AGE_BANDS, CUSTOMER_TYPES, INC
 def _per_user(values: np.ndarray, user: np.ndarray, n_users: int, reduce) -> np.ndarray:
     """``reduce`` applied to each user's values (plain Python: the reference)."""
     order = np.argsort(user, kind="stable")
+    ordered = values[order]
     bounds = np.searchsorted(user[order], np.arange(n_users + 1))
-    return np.array([reduce(values[order][bounds[u] : bounds[u + 1]]) for u in range(n_users)])
+    return np.array([reduce(ordered[bounds[u] : bounds[u + 1]]) for u in range(n_users)])
 
 
 @pytest.fixture(scope="module")
