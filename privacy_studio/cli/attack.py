@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from typing import Any
@@ -13,36 +12,58 @@ from privacy_studio.cli import UserError
 SIDES = (("identified", "the identified dataset (attacker's side)"), ("anonymous", "the anonymous dataset"))
 
 
-def _load(args: argparse.Namespace, side: str) -> Any:
-    """Read one side's dataset with its own format / side files and the shared time zone."""
-    from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
+def _side(args: argparse.Namespace, side: str) -> dict[str, Any]:
+    """One dataset of a request: its path and reader options (own format and side files, shared time zone)."""
+    reader = {"format": getattr(args, f"{side}_format"), "tz": args.tz}
+    for option in ("antennas", "locations", "hierarchy"):
+        value = getattr(args, f"{side}_{option}")
+        if value:
+            reader[option] = value
+    return {"path": getattr(args, side), "reader": reader}
 
-    options = ReaderOptions(
-        format=getattr(args, f"{side}_format"),
-        tz=args.tz,
-        antennas=getattr(args, f"{side}_antennas"),
-        locations=getattr(args, f"{side}_locations"),
-        hierarchy=getattr(args, f"{side}_hierarchy"),
-    )
+
+def _request(args: argparse.Namespace) -> dict[str, Any]:
+    """The JSON-ready request of the chosen attack (the same form the studio saves in a project)."""
+    if args.attack in ("matching", "profiling"):
+        request = {
+            "attack": args.attack,
+            "identified": _side(args, "identified"),
+            "anonymous": _side(args, "anonymous"),
+            "links": args.links,
+            "spatial": args.spatial,
+        }
+        if args.attack == "matching":
+            keys = ("temporal", "price_bins", "c", "epsilons")
+        else:
+            keys = ("distance", "hour_of_week", "sizes", "top_k", "seed")
+        return {**request, **{k: getattr(args, k) for k in keys}}
+    request = {
+        "attack": args.attack,
+        "original": args.original,
+        "masked": args.masked,
+        "columns": args.columns,
+    }
+    if args.attack == "linkage":
+        return {**request, "distances": args.distance, "seed": args.seed}
+    return {**request, "window_ranks": args.window_ranks, "p_percent": args.p_percent}
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.measures.attacks.requests import describe, run_attack
+    from privacy_studio.core.progress import TaskControl
+
+    control = TaskControl(None if args.quiet else _progress)
     try:
-        return load_dataset(getattr(args, side), options)
-    except ReaderError as exc:
+        result = run_attack(_request(args), control)
+    except ValueError as exc:
         raise UserError(str(exc)) from exc
-
-
-def read_links(path: str | None) -> list[tuple[str, str]] | None:
-    """Ground-truth pairs from a CSV with a header and two columns (identified id, anonymous id)."""
-    if path is None:
-        return None
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.reader(fh))
-    except OSError as exc:
-        raise UserError(f"cannot read the links file {path}: {exc}") from exc
-    bad = next((i for i, r in enumerate(rows[1:], start=2) if len(r) < 2), None)
-    if bad is not None:
-        raise UserError(f"{path}, line {bad}: expected two columns (identified id, anonymous id)")
-    return [(r[0], r[1]) for r in rows[1:]]
+    finally:
+        if not args.quiet:
+            print(file=sys.stderr)
+    _write(result, args.json)
+    if args.json:  # without --json the standard output is the JSON alone
+        print(describe(args.attack, result))
+    return 0
 
 
 def _write(result: dict, path: str | None) -> None:
@@ -61,108 +82,6 @@ def _progress(fraction: float, message: str) -> None:
     print(f"\r{100 * fraction:5.1f}%  {message:<50}", end="", file=sys.stderr, flush=True)
 
 
-def _control(args: argparse.Namespace) -> Any:
-    from privacy_studio.core.progress import TaskControl
-
-    return TaskControl(None if args.quiet else _progress)
-
-
-def run_matching(args: argparse.Namespace) -> int:
-    from privacy_studio.core.generalize import Profile
-    from privacy_studio.core.measures.attacks.matching import run_matching as attack
-
-    a, b = _load(args, "identified"), _load(args, "anonymous")
-    try:
-        profile = Profile.parse(args.spatial, args.temporal, args.price_bins)
-        result = attack(
-            a.events,
-            b.events,
-            profile,
-            hierarchy_identified=a.hierarchy,
-            hierarchy_anonymous=b.hierarchy,
-            links=read_links(args.links),
-            c=args.c,
-            epsilons=tuple(args.epsilons),
-            control=_control(args),
-        )
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
-    _write(result.to_dict(), args.json)
-    best = result.curve[0]
-    print(
-        f"\nmatched {best['matched']} users, {best['correct']} correctly (true pairs: {result.n_true_pairs})"
-    )
-    return 0
-
-
-def run_profiling(args: argparse.Namespace) -> int:
-    from privacy_studio.core.generalize import SpatialLevel
-    from privacy_studio.core.measures.attacks.profiling import run_profiling as attack
-
-    a, b = _load(args, "identified"), _load(args, "anonymous")
-    try:
-        result = attack(
-            a.events,
-            b.events,
-            SpatialLevel.parse(args.spatial),
-            distance=args.distance,
-            hour_of_week=args.hour_of_week,
-            hierarchy_identified=a.hierarchy,
-            hierarchy_anonymous=b.hierarchy,
-            links=read_links(args.links),
-            sizes=tuple(args.sizes),
-            top_k=tuple(args.top_k),
-            seed=args.seed,
-            control=_control(args),
-        )
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
-    _write(result.to_dict(), args.json)
-    last = result.curve[-1]
-    print(f"\naccuracy {last['accuracy']} over {last['population']} users ({args.distance})")
-    return 0
-
-
-def _tables(args: argparse.Namespace) -> tuple[Any, Any]:
-    from privacy_studio.core.measures.attacks.features import read_numeric_table
-
-    orig, cols = read_numeric_table(args.original, args.columns)
-    masked, mcols = read_numeric_table(args.masked, args.columns)
-    if len(cols) != len(mcols):
-        raise ValueError(
-            f"{args.original} has {len(cols)} numeric attributes but {args.masked} has {len(mcols)}: "
-            "the files must have the same width (pick the same ones with --columns)"
-        )
-    return orig[cols].to_numpy(float), masked[mcols].to_numpy(float)
-
-
-def run_linkage(args: argparse.Namespace) -> int:
-    from privacy_studio.core.measures.attacks.linkage import DISTANCES, record_linkage
-
-    try:
-        x, y = _tables(args)
-        result = record_linkage(x, y, tuple(args.distance or DISTANCES), seed=args.seed)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
-    _write(result, args.json)
-    for name, row in result["distances"].items():
-        print(f"{name:<12} {row['percent_correct']:6.2f} % correct re-identifications")
-    return 0
-
-
-def run_transparency(args: argparse.Namespace) -> int:
-    from privacy_studio.core.measures.attacks.transparency import transparency_attack
-
-    try:
-        x, y = _tables(args)
-        result = transparency_attack(x, y, window=args.window_ranks, p_percent=args.p_percent)
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
-    _write(result, args.json)
-    print(f"{100 * result['pinned_share']:.1f} % of records pinned to one masked record")
-    return 0
-
-
 def run_features(args: argparse.Namespace) -> int:
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
     from privacy_studio.core.measures.attacks.features import user_features
@@ -177,11 +96,8 @@ def run_features(args: argparse.Namespace) -> int:
     return 0
 
 
-def _common(p: argparse.ArgumentParser, with_json: bool = True) -> None:
-    if with_json:
-        p.add_argument(
-            "--json", metavar="OUT", help="write the result as JSON here (default: standard output)"
-        )
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", metavar="OUT", help="write the result as JSON here (default: standard output)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -232,7 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--price-bins", type=int, metavar="N", help="add log price bins, N per factor of ten")
     p.add_argument("--c", type=float, default=0.5, help="shared component θ = c·min(λ1, λ2) (default 0.5)")
     p.add_argument("--epsilons", type=float, nargs="+", default=list(DEFAULT_EPSILONS), help="ε values")
-    p.set_defaults(func=run_matching)
+    p.set_defaults(func=run)
 
     p = kinds.add_parser("profiling", help="link period 1 to period 2 through location histograms")
     _two_datasets(p)
@@ -242,20 +158,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="population sizes")
     p.add_argument("--top-k", type=int, nargs="+", default=list(DEFAULT_TOP_K), help="k of top-k accuracy")
     p.add_argument("--seed", type=int, default=0, help="seed of the sub-population draws")
-    p.set_defaults(func=run_profiling)
+    p.set_defaults(func=run)
 
     p = kinds.add_parser("linkage", help="distance-based record linkage of a masked numeric file")
     _two_tables(p)
     p.add_argument("--distance", choices=DISTANCES, action="append", help="repeatable (default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the learned-weights training sample")
-    p.set_defaults(func=run_linkage)
+    p.set_defaults(func=run)
 
     p = kinds.add_parser("transparency", help="candidate sets of the transparency attack on rank swapping")
     _two_tables(p)
     window = p.add_mutually_exclusive_group(required=True)
     window.add_argument("--window-ranks", type=int, metavar="W", help="published window in ranks")
     window.add_argument("--p-percent", type=float, metavar="P", help="published window in %% of the records")
-    p.set_defaults(func=run_transparency)
+    p.set_defaults(func=run)
 
     p = kinds.add_parser("features", help="write per-user numeric attributes of a dataset as CSV")
     p.add_argument("--data", required=True, metavar="PATH", help="event data file or folder")

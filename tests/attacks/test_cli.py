@@ -113,3 +113,29 @@ def test_different_widths_are_refused(numeric, capsys):
     pd.read_csv(src)[["a", "b", "c"]].to_csv(numeric / "w.csv", index=False)
     assert main(["attack", "linkage", "--original", str(numeric / "w.csv"), "--masked", str(narrow)]) == 2
     assert "same width" in capsys.readouterr().err
+
+
+def test_requests_run_the_same_attack_as_the_command(numeric, tmp_path):
+    from privacy_studio.core.measures.attacks.requests import describe, run_attack
+
+    src = str(numeric / "x.csv")
+    cols = ["a", "b", "c"]
+    request = {
+        "attack": "linkage",
+        "original": src,
+        "masked": src,
+        "columns": cols,
+        "distances": ["euclidean"],
+    }
+    result = run_attack(request)
+    assert result["distances"]["euclidean"]["percent_correct"] == 100.0
+    assert describe("linkage", result).startswith(
+        "Record linkage on 30 records x 3 attributes: euclidean 100.0 %"
+    )
+    with pytest.raises(ValueError, match="unknown attack 'guess'"):
+        run_attack({"attack": "guess"})
+    links = tmp_path / "links.csv"
+    links.write_text("user,card\nu1\n")
+    bad = {"attack": "matching", "identified": {"path": src}, "anonymous": {"path": src}, "links": str(links)}
+    with pytest.raises(ValueError, match="line 2: expected two columns"):
+        run_attack(bad)
