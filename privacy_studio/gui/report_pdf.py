@@ -318,6 +318,7 @@ class _Plot:
         self.p = painter
         self.f = figure
         self.legend_rows = math.ceil(len(figure.series) / 4) if len(figure.series) > 1 else 0
+        self.placed: list[QRectF] = []  # point labels drawn so far
         self.area = QRectF(86, 20, CANVAS_W - 110, CANVAS_H - 90 - 22 * self.legend_rows)
         xs = [v for s in figure.series for v in s.x if _ok(v, figure.log_x)]
         ys = [v for s in figure.series for v in (*s.y, *(s.lo or []), *(s.hi or [])) if _ok(v, figure.log_y)]
@@ -410,14 +411,26 @@ class _Plot:
             for x, y in pts:
                 p.drawEllipse(QPointF(self.sx(x), self.sy(y)), 4.5, 4.5)
         if s.labels:
-            p.setFont(_font(11.5))
-            fm = QFontMetricsF(p.font())
-            p.setPen(QColor("#222222"))
-            for (x, y), label in zip(zip(s.x, s.y, strict=True), s.labels, strict=True):
-                if _ok(x, f.log_x) and _ok(y, f.log_y):
-                    px, w = self.sx(x), fm.horizontalAdvance(label)
-                    left = px + 7 + w > self.area.right()  # keep labels inside the plot
-                    p.drawText(QPointF(px - 7 - w if left else px + 7, self.sy(y) - 6), label)
+            self.point_labels(s)
+
+    def point_labels(self, s) -> None:
+        """Name each point beside it, trying right, left, above and below; a name that would cover another
+        is left out (the tables give every profile)."""
+        p, f = self.p, self.f
+        p.setFont(_font(11.5))
+        fm = QFontMetricsF(p.font())
+        p.setPen(QColor("#222222"))
+        for x, y, label in zip(s.x, s.y, s.labels, strict=True):
+            if not (_ok(x, f.log_x) and _ok(y, f.log_y)):
+                continue
+            px, py, w, h = self.sx(x), self.sy(y), fm.horizontalAdvance(label), fm.height()
+            spots = [(px + 7, py - h), (px - 7 - w, py - h), (px - w / 2, py - h - 6), (px - w / 2, py + 6)]
+            for left, top in spots:
+                rect = QRectF(left, top, w, h)
+                if self.area.contains(rect) and not any(rect.intersects(r) for r in self.placed):
+                    self.placed.append(rect)
+                    p.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
+                    break
 
     def legend(self, colors: dict[str, QColor]) -> None:
         if len(self.f.series) < 2:
