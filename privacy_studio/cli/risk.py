@@ -43,8 +43,8 @@ def split_list(text: str, flag: str) -> list[str]:
 class ProgressBar:
     """A one-line progress bar on stderr, shown only once a run takes longer than a second."""
 
-    def __init__(self, stream=sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
         self.start = time.monotonic()
         self.last = 0.0
         self.shown = False
@@ -74,8 +74,9 @@ def _sci(x: float | None) -> str:
     return "-" if x is None else f"{x:.3g}"
 
 
-def print_table(profiles: list[dict], out=sys.stdout) -> None:
+def print_table(profiles: list[dict], out=None) -> None:
     """One line per profile and p: the headline numbers."""
+    out = out or sys.stdout
     cols = (
         ("n", 8),
         ("d", 10),

@@ -362,12 +362,12 @@ def _presult(
 
 def _per_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: int) -> dict:
     """EM_j estimated over the EM users, summed over time bins per spatial unit."""
-    if n_terms == 0:
-        return {}
     q, _, _, _ = point_priors(index.list_lengths(), index.n_users)
-    em_point = (acc + n_terms * q) / n_terms
     units = traces.point_unit(index.point_ids)
-    per_unit = np.bincount(units, weights=em_point, minlength=traces.n_units)
+    per_unit = np.full(traces.n_units, np.nan)  # None in JSON: no user had reference_p points
+    if n_terms:
+        em_point = (acc + n_terms * q) / n_terms
+        per_unit = np.bincount(units, weights=em_point, minlength=traces.n_units)
     xy = traces.unit_xy if traces.unit_xy is not None else np.full((traces.n_units, 2), np.nan)
     return {
         "unit_ids": [str(u) for u in traces.unit_ids[: traces.n_units]],
