@@ -1,8 +1,10 @@
-"""The attacks panel shows every attack's result from its JSON-ready dictionary."""
+"""The attacks panel: results from their dictionaries, runs through a task runner, results kept in
+the project."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from privacy_studio.core.generalize import Profile, SpatialLevel
@@ -16,10 +18,12 @@ from privacy_studio.core.measures.attacks.transparency import transparency_attac
 pytestmark = pytest.mark.gui
 
 
-def test_panel_shows_all_results(qtbot):
+def test_panel_shows_all_results_and_keeps_them_in_the_project(qtbot):
     from privacy_studio.gui.panels.attacks_panel import AttacksPanel
+    from privacy_studio.gui.session import Session
 
-    panel = AttacksPanel()
+    session = Session()
+    panel = AttacksPanel(session)
     qtbot.addWidget(panel)
     assert panel.summary_lines() == []
     a, b = planted_pair(30, seed=1)
@@ -38,5 +42,36 @@ def test_panel_shows_all_results(qtbot):
     assert "30 true pairs" in lines[0]
     assert "whole population of 30" in lines[1]
     assert panel.linkage_table.rowCount() == 1 and panel.linkage_table.item(0, 0).text() == "euclidean"
-    assert "Window 2 ranks over 20 records" in lines[3]
+    assert "window 2 ranks, 20 records" in lines[3]
     assert len(panel.matching_plot.listDataItems()) == 2
+    assert set(session.project.analyses["attacks"]) == {"matching", "profiling", "linkage", "transparency"}
+    assert session.dirty
+    # A new panel on the same project shows the saved results.
+    again = AttacksPanel(session)
+    qtbot.addWidget(again)
+    assert again.summary_lines() == lines
+
+
+def test_run_button_goes_through_the_task_runner(qtbot, tmp_path):
+    from privacy_studio.gui.panels.attacks_panel import AttacksPanel
+    from privacy_studio.gui.workers import TaskRunner
+
+    x = np.random.default_rng(1).normal(size=(25, 2))
+    pd.DataFrame(x, columns=["a", "b"]).to_csv(tmp_path / "o.csv", index=False)
+    pd.DataFrame(mask(x, "rankswap", p=8), columns=["a", "b"]).to_csv(tmp_path / "m.csv", index=False)
+    runner = TaskRunner()
+    panel = AttacksPanel(runner=runner)
+    qtbot.addWidget(panel)
+    panel.original.edit.setText(str(tmp_path / "o.csv"))
+    panel.masked.edit.setText(str(tmp_path / "m.csv"))
+    with qtbot.waitSignal(panel.run_requested):
+        worker = panel.start(panel.table_request("transparency"))
+    with qtbot.waitSignal(worker.signals.done, timeout=60_000):
+        pass
+    assert "transparency" in panel.results and panel.results["transparency"]["n_records"] == 25
+    panel.masked.edit.setText(str(tmp_path / "missing.csv"))
+    worker = panel.start(panel.table_request("linkage"))
+    with qtbot.waitSignal(worker.signals.done, timeout=60_000):
+        pass
+    assert "missing.csv" in panel.status.text()
+    runner.wait()

@@ -1,5 +1,8 @@
-"""Attacks page: precision-recall of the matching attack, accuracy against population of the profiling attack,
-record-linkage table and transparency result. It only shows results; workers run the attacks.
+"""Attacks page: pick two datasets or an original and a masked file, run an attack in the task runner, and
+see the precision-recall curve, accuracy against population, the linkage table and the transparency result.
+
+The panel starts no thread itself: runs go through ``gui.workers`` (the runner given, or the window's
+``runner``). Results are kept in the project under ``analyses["attacks"]`` so they are saved and reported.
 """
 
 from __future__ import annotations
@@ -7,13 +10,31 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f} %"
+ANALYSIS_KEY = "attacks"
 
 
 def _points(rows: list[dict], x: str, y: str) -> tuple[list[float], list[float]]:
@@ -21,37 +42,166 @@ def _points(rows: list[dict], x: str, y: str) -> tuple[list[float], list[float]]
     return [a for a, _ in kept], [b for _, b in kept]
 
 
-class AttacksPanel(QWidget):
-    """Four tabs filled by :meth:`set_results` from the attacks' JSON-ready dictionaries."""
+class PathField(QWidget):
+    """A path line edit with a browse button."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, placeholder: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText(placeholder)
+        browse = QPushButton("…")
+        browse.setFixedWidth(28)
+        browse.clicked.connect(self._browse)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.edit, 1)
+        row.addWidget(browse)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a file", self.edit.text())
+        if path:
+            self.edit.setText(path)
+
+    def value(self) -> str | None:
+        return self.edit.text().strip() or None
+
+
+class DatasetPicker(QGroupBox):
+    """One dataset of a two-dataset attack: data file or folder, coordinates file and hierarchy file."""
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.data = PathField("events, CDR or card-transactions file / folder")
+        self.places = PathField("optional antennas or shops file (id, latitude, longitude)")
+        self.hierarchy = PathField("optional spatial hierarchy file")
+        form = QFormLayout(self)
+        form.addRow("data", self.data)
+        form.addRow("places", self.places)
+        form.addRow("hierarchy", self.hierarchy)
+
+    def side(self, tz: str) -> dict[str, Any]:
+        reader: dict[str, Any] = {"tz": tz}
+        if self.places.value():
+            reader["locations"] = self.places.value()
+        if self.hierarchy.value():
+            reader["hierarchy"] = self.hierarchy.value()
+        return {"path": self.data.value() or "", "reader": reader}
+
+
+class AttacksPanel(QWidget):
+    """Inputs and results of the four attacks; :meth:`set_results` shows results from their dictionaries."""
+
+    run_requested = Signal(dict)  # the request, emitted when a run starts
+
+    def __init__(self, session: Any = None, runner: Any = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.runner = runner
+        self.results: dict[str, Any] = {}
         self.tabs = QTabWidget()
+        self.tabs.addTab(self._two_datasets_page(), "Two datasets")
+        self.tabs.addTab(self._masked_file_page(), "Masked file")
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        if session is not None:
+            session.changed.connect(self._restore)
+            self._restore()
+
+    # -- inputs ------------------------------------------------------------------------------------
+    def _two_datasets_page(self) -> QWidget:
+        page = QWidget()
+        self.identified = DatasetPicker("Identified dataset (the attacker's)")
+        self.anonymous = DatasetPicker("Anonymous dataset (the release)")
+        self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
+        self.tz = QLineEdit("UTC")
+        self.spatial = QLineEdit("raw")
+        self.temporal = QLineEdit("1h")
+        self.c = QDoubleSpinBox()
+        self.c.setRange(0.0, 0.99)
+        self.c.setSingleStep(0.05)
+        self.c.setValue(0.5)
+        self.distance = QComboBox()
+        self.distance.addItems(["js", "cosine", "l1", "dot"])
+        self.hour_of_week = QCheckBox("place x hour of week")
+        form = QFormLayout()
+        form.addRow("links", self.links)
+        form.addRow("time zone", self.tz)
+        form.addRow("spatial level", self.spatial)
+        form.addRow("matching: time bins", self.temporal)
+        form.addRow("matching: shared part c", self.c)
+        form.addRow("profiling: distance", self.distance)
+        form.addRow("profiling: cells", self.hour_of_week)
+        run_matching = QPushButton("Run matching attack")
+        run_matching.clicked.connect(lambda: self.start(self.matching_request()))
+        run_profiling = QPushButton("Run profiling attack")
+        run_profiling.clicked.connect(lambda: self.start(self.profiling_request()))
+        buttons = QHBoxLayout()
+        buttons.addWidget(run_matching)
+        buttons.addWidget(run_profiling)
         self.matching_plot = self._plot("ε (standard deviations)", "share")
         self.matching_note = QLabel("Run a matching attack to see precision and recall against ε.")
         self.profiling_plot = self._plot("population (people)", "accuracy")
         self.profiling_plot.setLogMode(x=True, y=False)
         self.profiling_note = QLabel("Run a profiling attack to see accuracy against population size.")
+        pickers = QHBoxLayout()
+        pickers.addWidget(self.identified)
+        pickers.addWidget(self.anonymous)
+        plots = QHBoxLayout()
+        for plot, note in (
+            (self.matching_plot, self.matching_note),
+            (self.profiling_plot, self.profiling_note),
+        ):
+            column = QVBoxLayout()
+            note.setWordWrap(True)
+            column.addWidget(plot, 1)
+            column.addWidget(note)
+            plots.addLayout(column)
+        layout = QVBoxLayout(page)
+        layout.addLayout(pickers)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addLayout(plots, 1)
+        return page
+
+    def _masked_file_page(self) -> QWidget:
+        page = QWidget()
+        self.original = PathField("original numeric CSV (with a header)")
+        self.masked = PathField("masked CSV: row i is the masked version of row i")
+        self.columns = QLineEdit()
+        self.columns.setPlaceholderText("attributes, comma-separated (default: every column)")
+        self.window_ranks = QSpinBox()
+        self.window_ranks.setRange(0, 1_000_000)
+        self.window_ranks.setValue(2)
+        form = QFormLayout()
+        form.addRow("original", self.original)
+        form.addRow("masked", self.masked)
+        form.addRow("attributes", self.columns)
+        form.addRow("published window (ranks)", self.window_ranks)
+        run_linkage = QPushButton("Run record linkage")
+        run_linkage.clicked.connect(lambda: self.start(self.table_request("linkage")))
+        run_transparency = QPushButton("Run transparency attack")
+        run_transparency.clicked.connect(lambda: self.start(self.table_request("transparency")))
+        buttons = QHBoxLayout()
+        buttons.addWidget(run_linkage)
+        buttons.addWidget(run_transparency)
         self.linkage_table = QTableWidget(0, 2)
         self.linkage_table.setHorizontalHeaderLabels(["distance", "correct re-identifications"])
         self.linkage_note = QLabel("Run record linkage on an original and a masked file.")
         self.transparency_note = QLabel("Run the transparency attack on a rank-swapped file.")
-        for title, widgets in (
-            ("Matching", (self.matching_plot, self.matching_note)),
-            ("Profiling", (self.profiling_plot, self.profiling_note)),
-            ("Record linkage", (self.linkage_table, self.linkage_note)),
-            ("Transparency", (self.transparency_note,)),
-        ):
-            page = QWidget()
-            layout = QVBoxLayout(page)
-            for w in widgets:
-                if isinstance(w, QLabel):
-                    w.setWordWrap(True)
-                layout.addWidget(w, 1 if not isinstance(w, QLabel) else 0)
-            layout.addStretch(0)
-            self.tabs.addTab(page, title)
-        QVBoxLayout(self).addWidget(self.tabs)
-        self.results: dict[str, Any] = {}
+        layout = QVBoxLayout(page)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.linkage_table, 1)
+        for note in (self.linkage_note, self.transparency_note):
+            note.setWordWrap(True)
+            layout.addWidget(note)
+        return page
 
     @staticmethod
     def _plot(x_label: str, y_label: str) -> pg.PlotWidget:
@@ -63,30 +213,100 @@ class AttacksPanel(QWidget):
         plot.showGrid(x=True, y=True, alpha=0.2)
         return plot
 
+    # -- requests and runs -------------------------------------------------------------------------
+    def _pair(self, attack: str) -> dict[str, Any]:
+        tz = self.tz.text().strip() or "UTC"
+        return {
+            "attack": attack,
+            "identified": self.identified.side(tz),
+            "anonymous": self.anonymous.side(tz),
+            "links": self.links.value(),
+            "spatial": self.spatial.text().strip() or "raw",
+        }
+
+    def matching_request(self) -> dict[str, Any]:
+        return {
+            **self._pair("matching"),
+            "temporal": self.temporal.text().strip() or "1h",
+            "c": self.c.value(),
+        }
+
+    def profiling_request(self) -> dict[str, Any]:
+        extra = {"distance": self.distance.currentText(), "hour_of_week": self.hour_of_week.isChecked()}
+        return {**self._pair("profiling"), **extra}
+
+    def table_request(self, attack: str) -> dict[str, Any]:
+        columns = [c.strip() for c in self.columns.text().split(",") if c.strip()] or None
+        request = {
+            "attack": attack,
+            "original": self.original.value() or "",
+            "masked": self.masked.value() or "",
+        }
+        request["columns"] = columns
+        if attack == "transparency":
+            request["window_ranks"] = self.window_ranks.value()
+        return request
+
+    def start(self, request: dict[str, Any]) -> Any:
+        """Run a request in the task runner (the given one or the window's); return the worker or None."""
+        from privacy_studio.core.measures.attacks.requests import run_attack
+        from privacy_studio.gui.workers import Worker
+
+        runner = self.runner if self.runner is not None else getattr(self.window(), "runner", None)
+        if runner is None:
+            self.status.setText("No task runner is available to run the attack.")
+            return None
+        kind = request["attack"]
+        worker = Worker(run_attack, request, name=f"{kind} attack")
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.finished.connect(lambda result: self.set_results({kind: result}))
+        worker.signals.failed.connect(lambda message, _details: self.status.setText(f"{kind}: {message}"))
+        worker.signals.done.connect(lambda _w: self.progress.setVisible(False))
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.status.setText(f"running the {kind} attack…")
+        self.run_requested.emit(request)
+        return runner.start(worker)
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(round(100 * fraction))
+        self.status.setText(message)
+
+    # -- results -----------------------------------------------------------------------------------
     def set_results(self, results: dict[str, Any]) -> None:
-        """Show any of ``matching``, ``profiling``, ``linkage``, ``transparency``; others stay as they are."""
-        self.results.update(results)
-        if "matching" in results:
-            self._show_matching(results["matching"])
-        if "profiling" in results:
-            self._show_profiling(results["profiling"])
-        if "linkage" in results:
-            self._show_linkage(results["linkage"])
-        if "transparency" in results:
-            self._show_transparency(results["transparency"])
+        """Show any of the attacks' result dictionaries and keep them in the project."""
+        self._show(results)
+        if self.session is not None:
+            self.session.project.analyses[ANALYSIS_KEY] = dict(self.results)
+            self.session.set_dirty(True)
+            self.session.changed.emit()
+
+    def _restore(self) -> None:
+        stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
+        if stored != self.results:
+            self.results = {}
+            self._show(stored)
+
+    def _show(self, results: dict[str, Any]) -> None:
+        self.results.update({k: v for k, v in results.items() if k in ATTACKS})
+        shows = {
+            "matching": self._show_matching,
+            "profiling": self._show_profiling,
+            "linkage": self._show_linkage,
+            "transparency": self._show_transparency,
+        }
+        for kind, result in results.items():
+            if kind in shows:
+                shows[kind](result)
+        if results:
+            self.status.setText("")
 
     def _show_matching(self, r: dict) -> None:
         self.matching_plot.clear()
         for key, colour in (("precision", BLUE), ("recall", ORANGE)):
             xs, ys = _points(r["curve"], "epsilon", key)
             self.matching_plot.plot(xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=key)
-        first = r["curve"][0] if r["curve"] else {}
-        self.matching_note.setText(
-            f"{r['profile']}: {r['n_identified']:,} identified vs {r['n_anonymous']:,} anonymous people, "
-            f"{r['n_true_pairs']:,} true pairs. Without filter {r['assigned_correct']:,} of "
-            f"{r['assigned']:,} assignments are right; at ε = {first.get('epsilon', 0)} precision "
-            f"{_pct(first.get('precision'))}, recall {_pct(first.get('recall'))}."
-        )
+        self.matching_note.setText(describe("matching", r))
 
     def _show_profiling(self, r: dict) -> None:
         self.profiling_plot.clear()
@@ -96,12 +316,7 @@ class AttacksPanel(QWidget):
             self.profiling_plot.plot(
                 xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=key
             )
-        last = r["curve"][-1] if r["curve"] else {}
-        self.profiling_note.setText(
-            f"Distance {r['distance']} on {r['spatial']}{' x hour of week' if r['hour_of_week'] else ''}: "
-            f"accuracy {_pct(last.get('accuracy'))} over the whole population of "
-            f"{last.get('population', 0):,}."
-        )
+        self.profiling_note.setText(describe("profiling", r))
 
     def _show_linkage(self, r: dict) -> None:
         rows = list(r["distances"].items())
@@ -109,26 +324,11 @@ class AttacksPanel(QWidget):
         for i, (name, row) in enumerate(rows):
             self.linkage_table.setItem(i, 0, QTableWidgetItem(name))
             self.linkage_table.setItem(i, 1, QTableWidgetItem(f"{row['percent_correct']:.2f} %"))
-        loss = r.get("information_loss", {})
-        extra = ""
-        if "learned" in r:
-            w = ", ".join(f"{v:.2f}" for v in r["learned"]["weights"])
-            extra = f" Learned weights: {w}{' (relaxed program)' if r['learned']['relaxed'] else ''}."
-        self.linkage_note.setText(
-            f"{r['n_records']:,} records x {r['n_attributes']} attributes. Information loss score "
-            f"{loss.get('score', float('nan')):.4g}.{extra}"
-        )
+        self.linkage_note.setText(describe("linkage", r))
 
     def _show_transparency(self, r: dict) -> None:
-        self.transparency_note.setText(
-            f"Window {r['window_ranks']} ranks over {r['n_records']:,} records: "
-            f"{_pct(r['pinned_share'])} pinned to a single masked record, "
-            f"{r['mean_candidates']:.2f} candidates on average, "
-            f"{r['linkage_percent_correct']:.1f} % re-identified by linkage inside the candidate sets."
-        )
+        self.transparency_note.setText(describe("transparency", r))
 
     def summary_lines(self) -> list[str]:
         """One plain sentence per attack shown, for the project report."""
-        labels = (self.matching_note, self.profiling_note, self.linkage_note, self.transparency_note)
-        keys = ("matching", "profiling", "linkage", "transparency")
-        return [label.text() for key, label in zip(keys, labels, strict=True) if key in self.results]
+        return [describe(kind, self.results[kind]) for kind in ATTACKS if kind in self.results]
