@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba as nb
 import numpy as np
 
 from privacy_studio.core.events import EventTable
@@ -210,10 +211,10 @@ def density_error(fine: Traces, coarse: Traces, unit_map: np.ndarray) -> float:
     if fine.n_price_bins != 1 or coarse.n_price_bins != 1:
         raise ValueError("the density-map error is defined for place x time profiles, not price bins")
     times = bin_map(fine, coarse)
-    fine_points, fine_users = np.unique(fine.points, return_counts=True)
-    coarse_points, coarse_users = np.unique(coarse.points, return_counts=True)
+    fine_points, fine_users = key_counts(fine.points, fine.d)
+    coarse_points, coarse_users = key_counts(coarse.points, coarse.d)
     parent = unit_map[fine.point_unit(fine_points)] * coarse.n_bins + times[fine.point_bin(fine_points)]
-    where = np.searchsorted(coarse_points, parent)
+    where = position(coarse_points, coarse.d, parent)
     children_units = np.bincount(unit_map[unit_map >= 0], minlength=coarse.n_units)
     children_bins = np.bincount(times, minlength=coarse.n_bins)
     return _spread_error(
@@ -233,18 +234,71 @@ def od_error(
     """
     same_user = user[1:] == user[:-1]
     n_fine = len(unit_map)
-    fine_pairs, fine_flows = np.unique(
-        fine_units[:-1][same_user] * n_fine + fine_units[1:][same_user], return_counts=True
-    )
-    coarse_pairs, coarse_flows = np.unique(
-        coarse_units[:-1][same_user] * n_coarse + coarse_units[1:][same_user], return_counts=True
+    fine_pairs, fine_flows = pair_counts(fine_units[:-1][same_user], fine_units[1:][same_user], n_fine)
+    coarse_pairs, coarse_flows = key_counts(
+        coarse_units[:-1][same_user] * n_coarse + coarse_units[1:][same_user], n_coarse**2
     )
     parent = unit_map[fine_pairs // n_fine] * n_coarse + unit_map[fine_pairs % n_fine]
     children = np.bincount(unit_map[unit_map >= 0], minlength=n_coarse)
     return _spread_error(
-        fine_flows, np.searchsorted(coarse_pairs, parent), coarse_flows,
+        fine_flows, position(coarse_pairs, n_coarse**2, parent), coarse_flows,
         children[coarse_pairs // n_coarse] * children[coarse_pairs % n_coarse],
     )  # fmt: skip
+
+
+def key_counts(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys (ascending) in ``[0, n_keys)`` and how often each occurs: a bincount when the key space
+    is not much larger than the data (no sort), else ``np.unique``."""
+    if n_keys <= 16 * len(keys) + (1 << 20):
+        counts = np.bincount(keys, minlength=n_keys)
+        present = np.flatnonzero(counts)
+        return present, counts[present]
+    return np.unique(keys, return_counts=True)
+
+
+def position(keys: np.ndarray, n_keys: int, queries: np.ndarray) -> np.ndarray:
+    """Index in ascending ``keys`` of every query (all present): a dense table when small, else a search."""
+    if n_keys <= 16 * len(queries) + (1 << 20):
+        table = np.empty(n_keys, dtype=np.int64)
+        table[keys] = np.arange(len(keys))
+        return table[queries]
+    return np.searchsorted(keys, queries)
+
+
+def pair_counts(origin: np.ndarray, dest: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``origin * n_units + dest`` keys (grouped by origin, unsorted within) and their counts."""
+    return _pair_counts(np.ascontiguousarray(origin, np.int64), np.ascontiguousarray(dest, np.int64), n_units)
+
+
+@nb.njit(cache=True)
+def _pair_counts(origin: np.ndarray, dest: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    # Counting sort by origin, then per origin a scratch counter over destinations: O(pairs + units).
+    start = np.zeros(n_units + 1, dtype=np.int64)
+    for o in origin:
+        start[o + 1] += 1
+    start = np.cumsum(start)
+    fill = start[:-1].copy()
+    by_origin = np.empty(len(origin), dtype=np.int64)
+    for i in range(len(origin)):
+        by_origin[fill[origin[i]]] = dest[i]
+        fill[origin[i]] += 1
+    seen = np.zeros(n_units, dtype=np.int64)
+    keys = np.empty(len(origin), dtype=np.int64)
+    counts = np.empty(len(origin), dtype=np.int64)
+    m = 0
+    for a in range(n_units):
+        first = m
+        for j in range(start[a], start[a + 1]):
+            b = by_origin[j]
+            if seen[b] == 0:
+                keys[m] = a * n_units + b
+                m += 1
+            seen[b] += 1
+        for k in range(first, m):
+            b = keys[k] - a * n_units
+            counts[k] = seen[b]
+            seen[b] = 0
+    return keys[:m], counts[:m]
 
 
 def _spread_error(
