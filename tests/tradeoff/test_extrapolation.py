@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.tradeoff.extrapolation import fit_trend, subsample_curve
+from privacy_studio.core.tradeoff.extrapolation import fit_trend, runner_estimator, subsample_curve
 
 
 def exact_unicity_p1(traces: list[set], keep: np.ndarray) -> float:
@@ -50,3 +50,23 @@ def test_bad_parameters_are_refused():
         fit_trend(np.array([1, 2]), np.array([0.1, 0.2]), "cubic")
     with pytest.raises(ValueError, match="two sizes"):
         fit_trend(np.array([5.0, 5.0]), np.array([0.1, 0.2]))
+
+
+def test_runner_estimator_measures_the_subset_with_the_risk_engine():
+    from privacy_studio.core.events import build_event_table
+    from privacy_studio.core.runner import RiskSettings
+
+    rng = np.random.default_rng(5)
+    traces = [set(rng.choice(25, size=3, replace=False).tolist()) for _ in range(40)]
+    rows = [(f"u{i:02d}", 1_700_000_000 + k, loc) for i, t in enumerate(traces) for k, loc in enumerate(t)]
+    users, times, locs = (np.asarray(c) for c in zip(*rows, strict=True))
+    events = build_event_table(users, times, locs)
+    settings = RiskSettings(
+        spatial=["raw"], temporal=["all"], p_values=[1], measures=["unicity"], exact=True, reference_p=1
+    )
+    estimate = runner_estimator(events, settings, p=1)
+    keep = np.array([0, 3, 4, 10, 11, 20, 33, 39])
+    # User codes follow the sorted ids u00..u39, so code i is traces[i].
+    assert estimate(keep) == pytest.approx(exact_unicity_p1(traces, keep), abs=1e-12)
+    with pytest.raises(ValueError, match="no unicity at p = 4"):
+        runner_estimator(events, settings, p=4)(keep)

@@ -11,7 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats.contingency import odds_ratio
 
-from privacy_studio.core.tradeoff.groups import MISSING, odds_ratio_woolf, read_attributes, risk_by_group
+from privacy_studio.core.tradeoff.groups import (
+    MISSING,
+    odds_ratio_woolf,
+    read_attributes,
+    risk_by_group,
+    risk_by_group_of,
+)
 
 
 @given(st.lists(st.integers(1, 60), min_size=4, max_size=4))
@@ -70,3 +76,31 @@ def test_bad_attribute_files_give_one_message(tmp_path):
         read_attributes(tmp_path / "missing.csv")
     with pytest.raises(ValueError, match="one entry per user"):
         risk_by_group(np.array(["a"]), np.array([1.0, 0.0]), None, pd.DataFrame({"g": ["x"]}, index=["a"]))
+
+
+def test_groups_from_a_risk_engine_result():
+    from privacy_studio.core.events import build_event_table
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    users = np.array(["a", "a", "b", "b", "c", "c", "d"])
+    locs = np.array([1, 2, 1, 3, 1, 2, 4])
+    events = build_event_table(users, np.arange(7) + 1_700_000_000, locs)
+    settings = RiskSettings(
+        spatial=["raw"], temporal=["all"], p_values=[1], measures=["unicity", "em"], exact=True, reference_p=1
+    )
+    result = next(iter(run_grid(events, settings)))
+    attrs = pd.DataFrame({"gender": ["f", "m", "f", "m"]}, index=["a", "b", "c", "d"])
+    report = risk_by_group_of(result.to_dict(), attrs)
+    per_user = result.per_user
+    want = risk_by_group(
+        np.asarray(per_user["user_ids"]),
+        np.asarray(per_user["unique_rate"]),
+        np.asarray(per_user["em"]),
+        attrs,
+    )
+    assert report == want and report.n_matched == 4
+    # a: {1,2} -> 2 is shared with c: 0 unique; b: {1,3} -> 3 is b's only: 1/2; c like a; d: {4}: 1.
+    rows = {r.group: r for r in report.rows}
+    assert rows["f"].mean_unique == 0.0 and rows["m"].mean_unique == 0.75
+    with pytest.raises(ValueError, match="no per-user risks"):
+        risk_by_group_of({"spatial": "raw", "temporal": "all"}, attrs)

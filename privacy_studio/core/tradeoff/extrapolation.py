@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.tradeoff.powerlaw import line_fit
+
+if TYPE_CHECKING:
+    from privacy_studio.core.events import EventTable
+    from privacy_studio.core.hierarchy import Hierarchy
+    from privacy_studio.core.runner import RiskSettings
 
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -98,17 +104,22 @@ def fit_trend(n: np.ndarray, risk: np.ndarray, model: str = "power") -> TrendFit
 
 
 def runner_estimator(
-    dataset, settings, measure: str = "unicity", p: int = 4
+    events: EventTable,
+    settings: RiskSettings,
+    hierarchy: Hierarchy | None = None,
+    measure: str = "unicity",
+    p: int = 4,
 ) -> Callable[[np.ndarray], float]:
     """An ``estimate`` for :func:`subsample_curve`: the risk engine on the first profile of ``settings``."""
     from privacy_studio.core.runner import run_grid
 
+    one = replace(settings, cells=[settings.cell_labels()[0]])
+
     def estimate(keep: np.ndarray) -> float:
-        subset = replace(dataset, events=dataset.events.subset_users(keep))
-        first = next(iter(run_grid(subset, settings)))
-        entries = {e.get("p"): e for e in first.to_dict()["by_p"]}
-        if p not in entries or entries[p].get(measure) is None:
+        result = next(iter(run_grid(events.subset_users(keep), one, hierarchy)))
+        entry = next((e for e in result.to_dict()["by_p"] if e.get("p") == p), None)
+        if entry is None or entry.get(measure) is None:
             raise ValueError(f"the risk engine returned no {measure} at p = {p}")
-        return float(entries[p][measure])
+        return float(entry[measure])
 
     return estimate

@@ -106,3 +106,17 @@ def risk_by_group(
         len(has_risk) - len(matched),
         int((~attributes.index.isin(has_risk.index)).sum()),
     )
+
+
+def risk_by_group_of(result: object, attributes: pd.DataFrame) -> GroupReport:
+    """:func:`risk_by_group` on the per-user risks of one ``ProfileResult`` (or its ``to_dict()``)."""
+    record = result.to_dict() if hasattr(result, "to_dict") else result
+    per_user = record.get("per_user") or {} if isinstance(record, dict) else {}
+    if not per_user.get("user_ids"):
+        raise ValueError("this result has no per-user risks: run the analysis again to get them")
+    rate = [np.nan if v is None else v for v in per_user["unique_rate"]]
+    em = per_user.get("em")
+    em_values = None if em is None else np.asarray([np.nan if v is None else v for v in em], dtype=np.float64)
+    return risk_by_group(
+        np.asarray(per_user["user_ids"]), np.asarray(rate, dtype=np.float64), em_values, attributes
+    )
