@@ -60,7 +60,7 @@ h3 { font-size: 11pt; color: #1f3a5f; margin-top: 8pt; margin-bottom: 3pt; }
 p { margin-top: 2pt; margin-bottom: 5pt; }
 p.note { color: #4a4a4a; font-size: 8.5pt; }
 p.warning { background-color: #fff3d6; }
-p.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
+p.caption, td.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
 table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
 table.data th { background-color: #e4e9f0; font-weight: bold; }
 td.key { font-size: 8.5pt; color: #444444; }
@@ -227,12 +227,18 @@ class _HtmlBuilder:
         return f"<table cellpadding='5' width='100%' style='margin-bottom: 8pt'>{cells}</table>"
 
     def table(self, table: Table) -> str:
+        """The caption is the first header row, so it never sits alone at the foot of a page and it repeats
+        with the column titles when a table continues on the next page."""
         head = "".join(f"<th align='left'>{_e(c)}</th>" for c in table.columns)
         body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in table.rows)
         note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        caption = (
+            f"<tr><td colspan='{len(table.columns)}' class='caption' style='border: "
+            f"none'>{_e(table.caption)}</td></tr>"
+        )
         return (
-            f"<p class='caption'>{_e(table.caption)}</p><table class='data' border='1' cellspacing='0' "
-            f"cellpadding='3' width='100%'><thead><tr>{head}</tr></thead>{body}</table>{note}"
+            "<table class='data' border='1' cellspacing='0' cellpadding='3' width='100%'>"
+            f"<thead>{caption}<tr>{head}</tr></thead>{body}</table>{note}"
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:

@@ -204,3 +204,15 @@ def test_any_json_content_round_trips(
     p.sources.append(DataSource(path=str(folder / "x.csv"), reader={"tz": "UTC"}))
     p.save(folder / "p.psproj")
     assert Project.load(folder / "p.psproj") == p
+
+
+def test_the_sample_project_opens_with_its_data() -> None:
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj"
+    project = Project.load(sample)
+    assert project.missing_sources() == []
+    assert project.changed_sources() == [], (
+        "sample_data changed: refresh the hashes in sample_data/sample.psproj "
+        "(load it, set each source's sha256 = sha256_of(path), save)"
+    )
+    assert {s.role for s in project.sources} == {"events", "attributes"}
+    assert project.utility["domains"] and project.settings["p_values"] == [1, 2, 3, 4, 5, 6]
