@@ -14,6 +14,7 @@ from privacy_studio.core.tradeoff.powerlaw import (
     coarsening_text,
     fit_power_law,
     unit_area_km2,
+    unit_areas,
     width_hours,
 )
 
@@ -73,3 +74,18 @@ def test_unit_sizes():
     assert math.isnan(unit_area_km2(SpatialLevel.parse("raw"), None))
     assert width_hours(TemporalLevel.parse("6h"), 0) == 6.0
     assert width_hours(TemporalLevel.parse("all"), 7 * 86400) == 168.0
+
+
+def test_unit_areas_from_the_data():
+    from privacy_studio.core.events import LocationTable, build_event_table
+    from privacy_studio.core.hierarchy import Hierarchy
+
+    ids = np.array(["a", "b", "c", "d", "e"])
+    x = np.array([0.0, 2.0, 0.0, 2.0, 1.0])
+    y = np.array([0.0, 0.0, 2.0, 2.0, 1.0])
+    locations = LocationTable(ids, np.full(5, np.nan), np.full(5, np.nan), x, y)
+    events = build_event_table(np.array(["u"] * 5), np.arange(5), ids, locations=locations, x_km=x, y_km=y)
+    hierarchy = Hierarchy.from_mapping(ids, "antenna", {"district": np.array(["n", "n", "s", "s", "s"])})
+    areas = unit_areas(events, ["raw", "grid:0.5", "district", "nowhere"], hierarchy)
+    assert areas["raw"] == pytest.approx(4 / 5) and areas["grid:0.5"] == 0.25
+    assert math.isnan(areas["district"]) and math.isnan(areas["nowhere"])  # two centres span no area

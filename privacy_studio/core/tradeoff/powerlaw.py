@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.events import EventTable
+from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
+from privacy_studio.core.hierarchy import Hierarchy
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,19 @@ def unit_area_km2(level: SpatialLevel, unit_xy: np.ndarray | None) -> float:
     except QhullError:
         return float("nan")
     return float(hull.volume / len(xy))  # in 2-D, ``volume`` is the area
+
+
+def unit_areas(events: EventTable, levels: list[str], hierarchy: Hierarchy | None = None) -> dict[str, float]:
+    """:func:`unit_area_km2` of every spatial level label (NaN where the data cannot tell)."""
+    out = {}
+    for label in levels:
+        level = SpatialLevel.parse(label)
+        try:
+            xy = None if level.kind == "grid" else spatial_units(events, level, hierarchy).xy
+        except ValueError:
+            xy = None
+        out[label] = unit_area_km2(level, xy)
+    return out
 
 
 def width_hours(level: TemporalLevel, period_seconds: float) -> float:
