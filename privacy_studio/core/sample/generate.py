@@ -227,7 +227,7 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
     for step, (period, chunk) in enumerate(iter_steps(model, 2)):
         control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
         ev, pay = model.simulate(period, chunk, with_payments=period == 0)
-        present = np.unique(ev.user)
+        present, sizes = np.unique(ev.user, return_counts=True)
         if period == 0:
             events.write(columns.events(ev, columns.users, tz))
             active["period1"] += len(present)
@@ -235,7 +235,6 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
                 cdr.write(columns.cdr(ev, tz))
             elif paths.cdr_dir is not None:
                 table = pa.table({name: columns.cdr(ev, tz)[name] for name in CDR_COLUMNS})
-                sizes = np.bincount(ev.user - present[0])[present - present[0]] if len(present) else present
                 write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
             if pay is not None:
                 payments.write(columns.payments(pay, tz))

@@ -99,7 +99,7 @@ def write_per_group(
     """
     body = csv_bytes(table)
     line_ends = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == ord("\n")) + 1
-    bounds = np.concatenate([[0], line_ends[np.cumsum(sizes) - 1]]) if len(line_ends) else np.zeros(1, int)
+    bounds = np.concatenate([[0], line_ends[np.cumsum(sizes) - 1]])
     head = (",".join(header) + "\n").encode()
     directory.mkdir(parents=True, exist_ok=True)
     for i, name in enumerate(names):
