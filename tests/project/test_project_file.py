@@ -103,6 +103,12 @@ def test_save_is_atomic_and_leaves_no_temp_files(inputs: Path, monkeypatch: pyte
     assert sorted(f.name for f in inputs.iterdir() if f.name.endswith(".tmp")) == []
 
 
+def test_non_finite_numbers_are_stored_as_null(tmp_path: Path) -> None:
+    p = Project(results=[{"em": float("nan"), "kl": np.float32("inf"), "ok": np.float64(0.5)}])
+    p.save(tmp_path / "p.psproj")
+    assert Project.load(tmp_path / "p.psproj").results == [{"em": None, "kl": None, "ok": 0.5}]
+
+
 def test_save_without_path_is_a_clear_error() -> None:
     with pytest.raises(ProjectError, match="never been saved"):
         Project().save()
@@ -182,7 +188,7 @@ json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-(10**9), 10**9)
-    | st.floats(allow_nan=False)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8),
     lambda children: (
         st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
