@@ -119,7 +119,16 @@ def test_cli_report_of_the_sample_project(tmp_path: Path) -> None:
     project = Project.load(SAMPLE)
     project.save(tmp_path / "sample.psproj")  # paths stay valid: saved relative to the new folder
     out = tmp_path / "sample.pdf"
-    assert main(["report", str(tmp_path / "sample.psproj"), "--pdf", str(out), "--save"]) == 0
+    argv = [
+        "report",
+        str(tmp_path / "sample.psproj"),
+        "--pdf",
+        str(out),
+        "--save",
+        "--text",
+        str(tmp_path / "r.txt"),
+    ]
+    assert main(argv) == 0
     saved = Project.load(tmp_path / "sample.psproj")
     assert len(saved.results) == 12 and saved.import_report is not None
     text = pdf_text(out)
@@ -133,4 +142,6 @@ def test_cli_report_of_the_sample_project(tmp_path: Path) -> None:
     for label, value in zip(grid.labels, risk, strict=True):
         assert label in text and share(value) in text
     assert "Not available: no user-attributes" not in text  # the sample has an attributes file
+    plain = (tmp_path / "r.txt").read_text(encoding="utf-8")
+    assert f"Highest unicity at p = 4: {share(headline['max'])}" in plain
     assert_pages_not_blank(out, tmp_path)
