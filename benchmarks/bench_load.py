@@ -31,6 +31,11 @@ RESULTS = Path(__file__).parent / "results" / "bench_load.json"
 
 
 def _peak_mb() -> float:
+    """This process's peak resident memory (VmHWM: unlike ru_maxrss it does not inherit the parent's)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -123,6 +128,13 @@ def _write_parquet(data: Path) -> dict:
     return {"seconds": time.perf_counter() - t}
 
 
+def _generate_city(data: Path, n_users: int, days: int) -> dict:
+    from privacy_studio.core.sample import generate_city
+
+    generate_city(n_users, days, 1, data, cdr_layout="none")
+    return {}
+
+
 def _own_writer(data: Path, n_users: int, days: int) -> dict:
     """A quick stand-in city (uniform antennas, 4-level hierarchy, ~40 events per user over the period)."""
     import numpy as np
@@ -200,12 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (data / "events.csv").exists():
         print(f"generating {users:,} users x {args.days} days with {writer} into {data} ...", flush=True)
         t = time.perf_counter()
-        if args.own_writer:
-            _own_writer(data, users, args.days)
-        else:
-            from privacy_studio.core.sample import generate_city
-
-            generate_city(users, args.days, 1, data, cdr_layout="none")
+        _run(_own_writer if args.own_writer else _generate_city, data, users, args.days)
         stages["generate"] = {"seconds": time.perf_counter() - t}
     if not (data / "events.parquet").exists():
         _run(_write_parquet, data)

@@ -64,70 +64,96 @@ def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]
     return rank[codes].astype(np.int32), values[order]
 
 
-def _concat(pieces: list[np.ndarray], dtype: type) -> np.ndarray:
-    return np.concatenate(pieces).astype(dtype, copy=False) if pieces else np.zeros(0, dtype=dtype)
+@nb.njit(cache=True, parallel=True)
+def _gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    out = np.empty(len(order), dtype=values.dtype)
+    for i in nb.prange(len(order)):
+        out[i] = values[order[i]]
+    return out
+
+
+class _Sorter:
+    """Concatenates each column's pieces and puts it in (user, time) order at once, freeing the pieces."""
+
+    def __init__(self, user: np.ndarray, time: np.ndarray, n_users: int) -> None:
+        self.order = None if _is_sorted(user, time) else sort_order(user, time, n_users)
+
+    def arrange(self, values: np.ndarray) -> np.ndarray:
+        return values if self.order is None else _gather(values, self.order)
+
+    def take(self, pieces: list, dtype: type) -> np.ndarray:
+        """Concatenate ``pieces`` (emptied as a side effect) and arrange the result."""
+        joined = np.concatenate(pieces).astype(dtype, copy=False) if pieces else np.zeros(0, dtype=dtype)
+        pieces.clear()
+        return self.arrange(joined)
 
 
 def assemble(columns: Columns, places: Places | None, tz: str, report: ImportReport) -> EventTable:
     """The EventTable of all kept rows, coordinates projected with one projection for events and places."""
     user, user_ids = factorize(columns.user)
-    time = _concat(columns.time, np.int64)
+    columns.user.clear()
+    time = np.concatenate(columns.time) if columns.time else np.zeros(0, dtype=np.int64)
+    columns.time.clear()
+    sorter = _Sorter(user, time, len(user_ids))
+    user, time = sorter.arrange(user), sorter.arrange(time)
     if places is not None and columns.location:
-        location, location_ids = _concat(columns.location, np.int64).astype(np.int32), places.ids
+        location, location_ids = sorter.take(columns.location, np.int32), places.ids
     elif columns.location:
-        location, location_ids = factorize(columns.location)
+        codes, location_ids = factorize(columns.location)
+        columns.location.clear()
+        location = sorter.arrange(codes)
     else:
         location, location_ids = np.full(len(time), -1, dtype=np.int32), np.asarray([], dtype=str)
-    floats = {k: _concat(v, np.float64) for k, v in columns.floats.items()}
-    lat, lon = floats.pop("lat", None), floats.pop("lon", None)
-    loc_lat, loc_lon = _location_coordinates(location, location_ids, places, lat, lon)
-    if lat is None and loc_lat is not None and len(time) and (location >= 0).all():
-        lat, lon = loc_lat[location], loc_lon[location]
-        missing = int(np.isnan(lat).sum())
-        if missing:
-            report.note(
-                f"{missing:,} events are at locations without coordinates (km grids will refuse them)"
-            )
-    locations = None
-    if lat is not None or loc_lat is not None:
-        # Centre on the places when they have coordinates (they span the area), else on the events.
-        centre = (loc_lat, loc_lon) if loc_lat is not None and np.isfinite(loc_lat).any() else (lat, lon)
-        proj = LocalProjection.centred_on(*centre)
-        if lat is not None:
-            floats["x_km"], floats["y_km"] = proj.forward(lat, lon)
-            floats["lat"], floats["lon"] = lat, lon
-        if loc_lat is not None:
-            locations = LocationTable(location_ids, loc_lat, loc_lon, *proj.forward(loc_lat, loc_lon))
-        report.note(
-            f"coordinates projected to km around ({proj.lat0:.5f}, {proj.lon0:.5f}) (local equirectangular)"
-        )
-    take = None if _is_sorted(user, time) else sort_order(user, time, len(user_ids))
-
-    def arranged(a: np.ndarray) -> np.ndarray:
-        return a if take is None else a[take]
-
-    extra: dict[str, object] = {k: arranged(v) for k, v in floats.items()}
+    extra: dict[str, object] = {k: sorter.take(v, np.float64) for k, v in columns.floats.items()}
     if columns.merchant:
         codes, ids = factorize(columns.merchant)
-        extra["merchant"], extra["merchant_ids"] = arranged(codes), ids
+        extra["merchant"], extra["merchant_ids"] = sorter.arrange(codes), ids
     if columns.interaction:
         codes, names = factorize(columns.interaction)
-        extra["interaction"], extra["interaction_names"] = (
-            arranged(codes.astype(np.int8)),
-            tuple(names.tolist()),
-        )
+        extra["interaction"] = sorter.arrange(codes.astype(np.int8))
+        extra["interaction_names"] = tuple(names.tolist())
     if columns.direction:
-        extra["direction"] = arranged(_concat(columns.direction, np.int8))
+        extra["direction"] = sorter.take(columns.direction, np.int8)
+    locations = _project(extra, location, location_ids, places, report)
     return EventTable(
-        user=arranged(user),
-        time=arranged(time),
-        location=arranged(location),
+        user=user,
+        time=time,
+        location=location,
         user_ids=user_ids,
         location_ids=np.asarray(location_ids, dtype=str),
         tz=tz,
         locations=locations,
         **extra,
     )
+
+
+def _project(
+    extra: dict, location: np.ndarray, location_ids: np.ndarray, places: Places | None, report: ImportReport
+) -> LocationTable | None:
+    """Fill the events' lat/lon/x_km/y_km in ``extra``; return the location table (one shared projection)."""
+    lat, lon = extra.get("lat"), extra.get("lon")
+    loc_lat, loc_lon = _location_coordinates(location, location_ids, places, lat, lon)
+    if lat is None and loc_lat is not None and len(location) and (location >= 0).all():
+        lat, lon = loc_lat[location], loc_lon[location]
+        missing = int(np.isnan(lat).sum())
+        if missing:
+            report.note(
+                f"{missing:,} events are at locations without coordinates (km grids will refuse them)"
+            )
+    if lat is None and loc_lat is None:
+        return None
+    # Centre on the places when they have coordinates (they span the area), else on the events.
+    centre = (loc_lat, loc_lon) if loc_lat is not None and np.isfinite(loc_lat).any() else (lat, lon)
+    proj = LocalProjection.centred_on(*centre)
+    report.note(
+        f"coordinates projected to km around ({proj.lat0:.5f}, {proj.lon0:.5f}) (local equirectangular)"
+    )
+    if lat is not None:
+        extra["lat"], extra["lon"] = lat, lon
+        extra["x_km"], extra["y_km"] = proj.forward(lat, lon)
+    if loc_lat is None:
+        return None
+    return LocationTable(location_ids, loc_lat, loc_lon, *proj.forward(loc_lat, loc_lon))
 
 
 def _location_coordinates(

@@ -51,21 +51,24 @@ def to_ids(values: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray]:
     return values, ok
 
 
-def dictionary_codes(values: pa.DictionaryArray, lookup: dict[str, int], missing: int = -1) -> np.ndarray:
-    """Map each row's id to ``lookup[id]`` (``missing`` for null or unknown ids) through its dictionary."""
-    per_entry = np.asarray([lookup.get(v, missing) for v in values.dictionary.to_pylist()], dtype=np.int64)
+def dictionary_codes(
+    values: pa.DictionaryArray, keys: pa.Array, codes: np.ndarray, missing: int = -1
+) -> np.ndarray:
+    """int32 ``codes[i]`` for each row whose id is ``keys[i]``; ``missing`` for null or unknown ids."""
+    pos = pc.fill_null(pc.index_in(values.dictionary, value_set=keys), -1).to_numpy(zero_copy_only=False)
+    per_entry = np.where(pos >= 0, np.asarray(codes)[np.maximum(pos, 0)] if len(codes) else missing, missing)
     idx = values.indices.to_numpy(zero_copy_only=False)
     valid = values.is_valid().to_numpy(zero_copy_only=False)
     if len(per_entry) == 0:
-        return np.full(len(values), missing, dtype=np.int64)
-    return np.where(valid, per_entry[np.where(valid, idx, 0).astype(np.int64)], missing)
+        return np.full(len(values), missing, dtype=np.int32)
+    return np.where(valid, per_entry[np.where(valid, idx, 0).astype(np.int64)], missing).astype(np.int32)
 
 
 def to_direction(values: pa.Array) -> np.ndarray:
     """int8 +1 incoming, -1 outgoing, 0 unknown / blank."""
     ids, _ = to_ids(values)
-    lookup = {v: 1 for v in _IN} | {v: -1 for v in _OUT}
     lowered = pa.DictionaryArray.from_arrays(
         ids.indices, pc.utf8_lower(pc.utf8_trim_whitespace(ids.dictionary))
     )
-    return dictionary_codes(lowered, lookup, 0).astype(np.int8)
+    keys = pa.array([*_IN, *_OUT])
+    return dictionary_codes(lowered, keys, np.asarray([1] * len(_IN) + [-1] * len(_OUT)), 0).astype(np.int8)

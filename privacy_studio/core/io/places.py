@@ -130,7 +130,8 @@ class Places:
     lat: np.ndarray
     lon: np.ndarray
     files: list[PlaceFile]
-    lookup: dict[str, int]  # id -> code, only for ids every given file lists
+    allowed: pa.Array  # ids every given file lists ...
+    allowed_codes: np.ndarray  # ... and their codes
     hierarchy_file: PlaceFile | None
 
     def rejection_reason(self, location_id: str) -> str:
@@ -192,5 +193,5 @@ def read_places(
         listed = np.zeros(len(ids), dtype=bool)
         listed[pos[inside]] = True
         allowed &= listed
-    lookup = {v: i for i, v in enumerate(ids.tolist()) if allowed[i]}
-    return Places(ids.astype(str), lat, lon, files, lookup, h)
+    codes = np.flatnonzero(allowed).astype(np.int32)
+    return Places(ids.astype(str), lat, lon, files, pa.array(ids[codes].tolist(), pa.string()), codes, h)

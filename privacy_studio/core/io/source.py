@@ -43,7 +43,7 @@ from privacy_studio.core.progress import TaskControl
 
 ID_ROLES = ("user", "location", "merchant", "interaction")
 FLOAT_ROLES = ("lat", "lon", "x_km", "y_km", "amount", "duration")
-BLOCK_SIZE = 1 << 24
+BLOCK_SIZE = 1 << 20
 
 
 @dataclass
@@ -335,7 +335,7 @@ class BatchReader:
         if self.places is None:
             kept["location"] = ids
             return
-        codes = dictionary_codes(ids, self.places.lookup)
+        codes = dictionary_codes(ids, self.places.allowed, self.places.allowed_codes)
         unknown = ok & (codes < 0)
         if unknown.any():
             entries = ids.dictionary.to_pylist()
