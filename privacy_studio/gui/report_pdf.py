@@ -63,6 +63,7 @@ p.warning { background-color: #fff3d6; }
 p.caption, td.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
 table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
 table.data th { background-color: #e4e9f0; font-weight: bold; }
+table.wide { font-size: 7pt; }
 td.key { font-size: 8.5pt; color: #444444; }
 td.value { font-size: 15pt; font-weight: bold; color: #1f3a5f; }
 """
@@ -230,14 +231,18 @@ class _HtmlBuilder:
         """The caption is the first header row, so it never sits alone at the foot of a page and it repeats
         with the column titles when a table continues on the next page."""
         head = "".join(f"<th align='left'>{_e(c)}</th>" for c in table.columns)
-        body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in table.rows)
+        td = (
+            "<td style='white-space: nowrap'>" if len(table.columns) > 6 else "<td>"
+        )  # wide: keep cells whole
+        body = "".join("<tr>" + "".join(f"{td}{_e(c)}</td>" for c in row) + "</tr>" for row in table.rows)
         note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
         caption = (
             f"<tr><td colspan='{len(table.columns)}' class='caption' style='border: "
             f"none'>{_e(table.caption)}</td></tr>"
         )
         return (
-            "<table class='data' border='1' cellspacing='0' cellpadding='3' width='100%'>"
+            f"<table class='{'data wide' if len(table.columns) > 6 else 'data'}' border='1' cellspacing='0' "
+            "cellpadding='3' width='100%'>"
             f"<thead>{caption}<tr>{head}</tr></thead>{body}</table>{note}"
         )
 

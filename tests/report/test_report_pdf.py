@@ -145,3 +145,16 @@ def test_cli_report_of_the_sample_project(tmp_path: Path) -> None:
     plain = (tmp_path / "r.txt").read_text(encoding="utf-8")
     assert f"Highest unicity at p = 4: {share(headline['max'])}" in plain
     assert_pages_not_blank(out, tmp_path)
+
+
+def test_cancel_stops_the_export(make_project, tmp_path: Path) -> None:
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.gui.report_pdf import export_report
+
+    seen: list[float] = []
+    control = TaskControl(lambda f, _m: seen.append(f))
+    export_report(make_project(), tmp_path / "a.pdf", control)
+    assert seen and seen == sorted(seen) and seen[0] >= 0.0 and seen[-1] <= 1.0
+    control.cancel()
+    with pytest.raises(Cancelled):
+        export_report(make_project(), tmp_path / "b.pdf", control)
