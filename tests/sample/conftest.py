@@ -29,7 +29,7 @@ def small_city(tmp_path_factory: pytest.TempPathFactory) -> CityPaths:
 @pytest.fixture(scope="session")
 def behaviour_city() -> SimulatedCity:
     """A city big enough for statistical checks of behaviour, kept in memory."""
-    return simulate_city(3000, 28, 11, periods=2, payments=True)
+    return simulate_city(3000, 28, 11, periods=2)
 
 
 def _read_rows(path: Path) -> list[dict[str, str]]:

@@ -107,7 +107,7 @@ def test_attributes_shape_behaviour(behaviour_city, calls):
 
 def test_card_payments_follow_the_phone(behaviour_city):
     """A payment's (district, day) also holds a call of the same person far more often than another's."""
-    model, pay = behaviour_city.model, behaviour_city.payments
+    model, pay = behaviour_city.model, behaviour_city.payments[0]
     calls = behaviour_city.periods[0]
     district = model.layout.antenna_district()
     day = to_local_seconds(calls.time, model.params.tz) // 86_400

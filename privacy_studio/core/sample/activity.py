@@ -92,55 +92,44 @@ class Payments:
 
 
 def simulate_chunk(
-    layout: CityLayout,
-    people: Population,
-    first_user: int,
-    period: Period,
-    rng: np.random.Generator,
-    with_payments: bool,
-) -> tuple[PhoneEvents, Payments | None]:
-    """Events (and payments) of the users ``first_user .. first_user + len(people) - 1`` over ``period``."""
+    layout: CityLayout, people: Population, first_user: int, period: Period, rng: np.random.Generator
+) -> tuple[PhoneEvents, Payments]:
+    """Phone events and card payments of users ``first_user ..`` (``len(people)`` of them) over ``period``."""
     n, days = len(people), period.days
     weekday = period.weekday(np.arange(days))
     intensity = rng.gamma(DAY_BURSTINESS, 1.0 / DAY_BURSTINESS, (n, days))
     trip_day = rng.random((n, days)) < people.trip_rate[:, None]
     destination = _trip_destinations(layout, people.home, days, rng)
 
-    counts = rng.poisson(people.rate[:, None] * CALLS_BY_WEEKDAY[weekday][None, :] * intensity)
-    user, day = _expand(counts)
-    hour = _draw_hours(day, weekday, rng)
-    local = period.start_local + day * DAY + hour * 3600 + rng.integers(0, 3600, len(day))
-    ctx = _context(hour, weekday[day] >= 5)
-    location = _place(layout, people, user, ctx, trip_day[user, day], destination[user, day], rng)
-    calls = _phone_events(people, first_user, user, local_to_utc(local, period.tz), location, rng)
-    if not with_payments:
-        return calls.take(np.lexsort((calls.time, calls.user))), None
+    def draw(rate: np.ndarray, hours: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk user, UTC time, antenna) of events drawn at ``rate`` per user-day."""
+        user, day = _expand(rng.poisson(rate))
+        hour = _draw_hours(day, weekday, rng) if hours is None else _hours_from(hours, len(day), rng)
+        local = period.start_local + day * DAY + hour * 3600 + rng.integers(0, 3600, len(day))
+        ctx = _context(hour, weekday[day] >= 5)
+        antenna = _place(layout, people, user, ctx, trip_day[user, day], destination[user, day], rng)
+        return user, local_to_utc(local, period.tz), antenna
 
-    counts = rng.poisson(
-        people.purchase_rate[:, None] * SHOPPING_BY_WEEKDAY[weekday][None, :] * intensity**0.7
-    )
-    user, day = _expand(counts)
-    hour = _hours_from(SHOP_HOURS, len(day), rng)
-    local = period.start_local + day * DAY + hour * 3600 + rng.integers(0, 3600, len(day))
-    ctx = _context(hour, weekday[day] >= 5)
-    antenna = _place(layout, people, user, ctx, trip_day[user, day], destination[user, day], rng)
-    shops_here = layout.shop_offsets[antenna + 1] - layout.shop_offsets[antenna]
-    shop = (layout.shop_offsets[antenna] + (rng.random(len(antenna)) * shops_here).astype(np.int64)).astype(
-        np.int32
-    )
+    user, time, antenna = draw(people.rate[:, None] * CALLS_BY_WEEKDAY[weekday] * intensity, None)
+    calls = _phone_events(people, first_user, user, time, antenna, rng)
+    spend = people.purchase_rate[:, None] * SHOPPING_BY_WEEKDAY[weekday] * intensity**0.7
+    user, time, antenna = draw(spend, SHOP_HOURS)
+    shop = layout.shop_offsets[antenna] + (rng.random(len(antenna)) * np.diff(layout.shop_offsets)[antenna])
+    shop = shop.astype(np.int32)
     price = SHOP_MEDIAN_PRICE[layout.shop_category[shop]] * rng.lognormal(0.0, 0.55, len(shop))
-    time = local_to_utc(local, period.tz)
-    payments = Payments(first_user + user.astype(np.int32), time, shop, np.round(np.maximum(price, 0.5), 2))
+    order = np.lexsort((time, user))
+    payments = Payments(
+        (first_user + user[order]).astype(np.int32),
+        time[order],
+        shop[order],
+        np.round(np.maximum(price, 0.5), 2)[order],
+    )
 
     echo = np.flatnonzero(rng.random(len(shop)) < PAYMENT_ECHO)
     lo, hi = period.bounds_utc()
     echo_time = np.clip(time[echo] + np.round(rng.normal(0, 600, len(echo))).astype(np.int64), lo, hi - 1)
     echoes = _phone_events(people, first_user, user[echo], echo_time, layout.shop_antenna[shop[echo]], rng)
     calls = PhoneEvents.concat([calls, echoes])
-    order = np.lexsort((payments.time, payments.user))
-    payments = Payments(
-        payments.user[order], payments.time[order], payments.shop[order], payments.price[order]
-    )
     return calls.take(np.lexsort((calls.time, calls.user))), payments
 
 

@@ -67,16 +67,14 @@ class CityModel:
     def chunk_users(self, chunk: int) -> slice:
         return slice(chunk * CHUNK_USERS, min((chunk + 1) * CHUNK_USERS, self.params.n_users))
 
-    def simulate(self, period: int, chunk: int, with_payments: bool) -> tuple[PhoneEvents, Payments | None]:
-        """Events of one chunk of users in one period (payments only if asked)."""
+    def simulate(self, period: int, chunk: int) -> tuple[PhoneEvents, Payments]:
+        """Phone events and card payments of one chunk of users in one period."""
         rng = np.random.default_rng([self.params.seed, _EVENTS, period, chunk])
         users = self.chunk_users(chunk)
         people = _slice(self.population, users)
         for _ in range(period):
             people = relocate(people, self.layout, MOVERS_PER_PERIOD, rng)
-        return simulate_chunk(
-            self.layout, people, users.start, self.params.period(period), rng, with_payments
-        )
+        return simulate_chunk(self.layout, people, users.start, self.params.period(period), rng)
 
     def locations(self) -> LocationTable:
         lay = self.layout
@@ -123,11 +121,11 @@ def _slice(people: Population, users: slice) -> Population:
 
 @dataclass
 class SimulatedCity:
-    """A city with all its events in memory (``periods[i]`` are the phone events of period i)."""
+    """A city with all its events in memory: phone events and card payments of each period."""
 
     model: CityModel
     periods: list[PhoneEvents]
-    payments: Payments | None
+    payments: list[Payments]
 
     def event_table(self, period: int = 0) -> EventTable:
         """The phone events of one period as the studio's :class:`EventTable` (ids of that period)."""
@@ -160,26 +158,21 @@ def simulate_city(
     tz: str = "Europe/Paris",
     *,
     periods: int = 1,
-    payments: bool = False,
     control: TaskControl | None = None,
 ) -> SimulatedCity:
     """Simulate in memory (for benchmarks and tests); same data as :func:`generate_city` for equal inputs."""
     control = as_control(control)
     model = build_city(CityParams(n_users, days, seed, start, tz))
-    results: list[list[PhoneEvents]] = [[] for _ in range(periods)]
-    paid: list[Payments] = []
+    events: list[list[PhoneEvents]] = [[] for _ in range(periods)]
+    paid: list[list[Payments]] = [[] for _ in range(periods)]
     for step, (period, chunk) in enumerate(iter_steps(model, periods)):
-        control.report(
-            step / (periods * model.n_chunks()), f"simulating period {period + 1}, users chunk {chunk + 1}"
-        )
-        events, pay = model.simulate(period, chunk, with_payments=payments and period == 0)
-        results[period].append(events)
-        if pay is not None:
-            paid.append(pay)
+        message = f"simulating period {period + 1}, users chunk {chunk + 1}"
+        control.report(step / (periods * model.n_chunks()), message)
+        calls, pay = model.simulate(period, chunk)
+        events[period].append(calls)
+        paid[period].append(pay)
     control.report(1.0, "simulated")
-    return SimulatedCity(
-        model, [PhoneEvents.concat(r) for r in results], Payments.concat(paid) if paid else None
-    )
+    return SimulatedCity(model, [PhoneEvents.concat(e) for e in events], [Payments.concat(p) for p in paid])
 
 
 def iter_steps(model: CityModel, periods: int) -> Iterator[tuple[int, int]]:

@@ -226,7 +226,7 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
     steps = 2 * model.n_chunks()
     for step, (period, chunk) in enumerate(iter_steps(model, 2)):
         control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
-        ev, pay = model.simulate(period, chunk, with_payments=period == 0)
+        ev, pay = model.simulate(period, chunk)
         present, sizes = np.unique(ev.user, return_counts=True)
         if period == 0:
             events.write(columns.events(ev, columns.users, tz))
@@ -236,11 +236,10 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
             elif paths.cdr_dir is not None:
                 table = pa.table({name: columns.cdr(ev, tz)[name] for name in CDR_COLUMNS})
                 write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
-            if pay is not None:
-                payments.write(columns.payments(pay, tz))
-                holders = np.unique(pay.user)
-                card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
-                active["card"] += len(holders)
+            payments.write(columns.payments(pay, tz))
+            holders = np.unique(pay.user)
+            card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
+            active["card"] += len(holders)
         else:
             later.write(columns.events(ev, columns.later_users, tz))
             later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
