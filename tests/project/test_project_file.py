@@ -222,3 +222,10 @@ def test_the_sample_project_opens_with_its_data() -> None:
     )
     assert {s.role for s in project.sources} == {"events", "attributes"}
     assert project.utility["domains"] and project.settings["p_values"] == [1, 2, 3, 4, 5, 6]
+
+
+def test_load_dataset_reads_the_events_source_with_its_options() -> None:
+    project = Project.load(Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj")
+    dataset = project.load_dataset()
+    assert dataset.events.n_users > 0 and dataset.hierarchy is not None
+    assert dataset.options.tz == project.events_source().reader["tz"]
