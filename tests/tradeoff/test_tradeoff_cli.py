@@ -12,46 +12,11 @@ from privacy_studio.core.project import Project
 from privacy_studio.core.tradeoff import grid_table
 from privacy_studio.core.tradeoff.analysis import analyse, coarseness
 
-# Unicity at p = 4 from the thesis' table 5.2 (its "14.46" read as 14 %), with narrow made-up intervals.
-UNICITY = {
-    ("zip", "1h"): 0.97, ("zip", "6h"): 0.79, ("zip", "12h"): 0.67, ("zip", "1w"): 0.14,
-    ("district", "1h"): 0.82, ("district", "6h"): 0.42, ("district", "12h"): 0.28, ("district", "1w"): 0.0017,
-    ("municipality", "1h"): 0.55, ("municipality", "6h"): 0.14, ("municipality", "12h"): 0.06,
-    ("municipality", "1w"): 0.0008,
-}  # fmt: skip
-TRANSPORT = {"zip": 9, "district": 7, "municipality": 4}
-WIDTH_BONUS = {"1h": 1, "6h": 0.5, "12h": 0, "1w": -3}
 
-
-def profiles(with_p1: bool = True) -> list[dict]:
-    out = []
-    for (spatial, temporal), u in UNICITY.items():
-        by_p = [
-            {
-                "p": 4,
-                "unicity": u,
-                "unicity_ci": [u * 0.98, min(1.0, u * 1.02 + 1e-4)],
-                "k_disclosure": u + (1 - u) * 0.3,
-                "em": u / 10,
-            }
-        ]
-        if with_p1:
-            by_p.append({"p": 1, "unicity": u / 4, "unicity_ci": [u / 5, u / 3]})
-        out.append({"spatial": spatial, "temporal": temporal, "n_users": 1000, "by_p": by_p})
-    return out
-
-
-def expert_scores() -> dict:
-    scores = {
-        f"{s} × {t}": {"transport": min(10.0, max(0.0, TRANSPORT[s] + WIDTH_BONUS[t]))} for s, t in UNICITY
-    }
-    return {"domains": ["transport"], "scores": scores}
-
-
-def test_analysis_of_the_thesis_grid():
-    grid = grid_table(profiles())
+def test_analysis_of_the_thesis_grid(thesis_profiles, thesis_scores):
+    grid = grid_table(thesis_profiles())
     labels = grid.labels
-    utility = np.asarray([expert_scores()["scores"][label]["transport"] for label in labels])
+    utility = np.asarray([thesis_scores["scores"][label]["transport"] for label in labels])
     result = analyse(grid, utility, ceiling=0.05, utility_name="transport", unit_areas={"zip": 1.0})
     # zip × 1w (6 points) is more useful but its unicity of 14 % is above the ceiling.
     assert result.recommendation.label == "district × 1w"
@@ -70,12 +35,12 @@ def test_coarseness_uses_grid_side_and_period():
     assert coarseness(grid, period_seconds=7 * 86400).tolist() == [4.0 * 168]
 
 
-def test_cli_on_results_json_and_scores_csv(tmp_path, capsys):
+def test_cli_on_results_json_and_scores_csv(tmp_path, capsys, thesis_profiles, thesis_scores):
     results = tmp_path / "risk.json"
-    results.write_text(json.dumps({"profiles": profiles()}))
+    results.write_text(json.dumps({"profiles": thesis_profiles()}))
     scores = tmp_path / "scores.csv"
     lines = ["profile,transport,epidemiology"] + [
-        f"{label},{row['transport']:g}," for label, row in expert_scores()["scores"].items()
+        f"{label},{row['transport']:g}," for label, row in thesis_scores["scores"].items()
     ]
     scores.write_text("\n".join(lines) + "\n")
     out = tmp_path / "tradeoff.json"
@@ -90,8 +55,8 @@ def test_cli_on_results_json_and_scores_csv(tmp_path, capsys):
     assert "No utility score" not in capsys.readouterr().out
 
 
-def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys):
-    project = Project(name="thesis", results=profiles(), utility=expert_scores())
+def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, thesis_scores):
+    project = Project(name="thesis", results=thesis_profiles(), utility=thesis_scores)
     project.tradeoff = {"risk_measure": "unicity", "risk_p": 1, "utility": "transport", "ceiling": 0.2}
     path = project.save(tmp_path / "thesis.psproj")
     out = tmp_path / "t.json"
@@ -110,16 +75,16 @@ def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys):
         (["--unit-area", "zip"], "LEVEL=KM2"),
     ],
 )
-def test_cli_bad_choices_give_one_line(tmp_path, capsys, args, message):
-    path = Project(results=profiles(), utility=expert_scores()).save(tmp_path / "p.psproj")
+def test_cli_bad_choices_give_one_line(tmp_path, capsys, args, message, thesis_profiles, thesis_scores):
+    path = Project(results=thesis_profiles(), utility=thesis_scores).save(tmp_path / "p.psproj")
     assert main(["tradeoff", str(path), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
 
-def test_cli_without_scores_or_results(tmp_path, capsys):
+def test_cli_without_scores_or_results(tmp_path, capsys, thesis_profiles):
     results = tmp_path / "risk.json"
-    results.write_text(json.dumps({"profiles": profiles()}))
+    results.write_text(json.dumps({"profiles": thesis_profiles()}))
     assert main(["tradeoff", str(results)]) == 2
     assert "no utility scores" in capsys.readouterr().err
     results.write_text("[1, 2]")

@@ -35,6 +35,11 @@ class TradeoffAnalysis:
     power_law: PowerLawFit | None
     power_law_text: str
 
+    @property
+    def risk_name(self) -> str:
+        """The risk measure as shown to people, e.g. ``unicity at p = 4``."""
+        return _measure_name(self.measure, self.p)
+
     def to_dict(self) -> dict:
         """JSON-ready form (NaN becomes null)."""
         fit = self.power_law

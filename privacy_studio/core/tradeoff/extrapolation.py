@@ -21,8 +21,8 @@ DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 #: Trend models of ε against n, and what each one says.
 MODELS: dict[str, str] = {
-    "power": "ε = c · n^k (a straight line in log ε against log n); needs ε > 0",
-    "log": "ε = a + b · ln n (a straight line in ε against log n), clipped to [0, 1]",
+    "power": "ε = c · n^k (a straight line in log ε against log n)",
+    "log": "ε = a + b · ln n, clipped to [0, 1]",
 }
 
 

@@ -1,0 +1,626 @@
+"""The privacy-utility trade-off view: expert scores, Pareto plot, ordinal equivalence, recommendation,
+power law, population extrapolation and risk by group — a self-contained widget fed with risk results."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.tradeoff import GridTable, grid_table
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
+from privacy_studio.core.tradeoff.extrapolation import MODELS, SubsampleCurve, fit_trend
+from privacy_studio.core.tradeoff.grid import RISK_MEASURES
+from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
+from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+
+COMPUTED_PREFIX = "computed: "
+FRONT_PEN = pg.mkPen("#0072B2", width=2)
+CEILING_PEN = pg.mkPen("#D55E00", style=Qt.PenStyle.DashLine)
+POINT_BRUSH, DOMINATED_BRUSH = pg.mkBrush("#0072B2"), pg.mkBrush("#BBBBBB")
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    return table
+
+
+def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            table.setItem(r, c, QTableWidgetItem(text))
+    table.resizeColumnsToContents()
+
+
+def _num(value: float, digits: int = 4) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
+
+
+def _plot(bottom: str, left: str) -> pg.PlotWidget:
+    plot = pg.PlotWidget(background="w")
+    plot.setLabel("bottom", bottom)
+    plot.setLabel("left", left)
+    plot.showGrid(x=True, y=True, alpha=0.2)
+    return plot
+
+
+class TradeoffPanel(QWidget):
+    """Call :meth:`set_results` with the risk records (live, as they arrive); edits are announced by
+    ``utility_changed`` (the project's ``utility`` dict) and ``choices_changed`` (its ``tradeoff`` dict)."""
+
+    utility_changed = Signal(dict)
+    choices_changed = Signal(dict)
+    extrapolation_requested = Signal()  # the window runs the subsamples and calls set_subsample_curve
+
+    def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.records: list[dict] = []
+        self.grid: GridTable | None = None
+        self.scores = UtilityGrid()
+        self.computed: dict[str, dict[str, float]] = {}
+        self.unit_areas: dict[str, float] = {}
+        self.period_seconds = math.nan
+        self.analysis: TradeoffAnalysis | None = None
+        self.curve: SubsampleCurve | None = None
+        self.attributes = None
+        self.group_report: GroupReport | None = None
+        self._filling = False
+        self._wanted: dict | None = None
+        self._build()
+        if session is not None:
+            session.results_changed.connect(self.set_results)
+            session.changed.connect(self._project_maybe_replaced)
+            self._project = None
+            self._project_maybe_replaced()
+
+    # -- construction ------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.score_table = QTableWidget(0, 0)
+        self.score_table.itemChanged.connect(self._score_edited)
+        self.score_table.horizontalHeader().sectionDoubleClicked.connect(self._ask_rename)
+        self.score_table.setToolTip("Expert scores 0-10 (10 = most useful). Double-click a header to rename.")
+        add, remove = QPushButton("Add domain…"), QPushButton("Remove domain")
+        add.clicked.connect(self._ask_add)
+        remove.clicked.connect(self._remove_current)
+        self.measure = QComboBox()
+        self.measure.addItems(list(RISK_MEASURES))
+        self.p_choice = QComboBox()
+        self.utility_choice = QComboBox()
+        self.ceiling = QDoubleSpinBox()
+        self.ceiling.setRange(0.0, 100.0)
+        self.ceiling.setDecimals(3)
+        self.ceiling.setSuffix(" %")
+        self.ceiling.setValue(5.0)
+        for widget in (self.measure, self.p_choice, self.utility_choice):
+            widget.currentIndexChanged.connect(self._choices_edited)
+        self.ceiling.valueChanged.connect(self._choices_edited)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #D55E00")
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.addWidget(QLabel("Expert utility scores (0-10) per profile and application domain"))
+        left_layout.addWidget(self.score_table, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(add)
+        buttons.addWidget(remove)
+        left_layout.addLayout(buttons)
+        form = QFormLayout()
+        form.addRow("Risk measure", self.measure)
+        form.addRow("Known points p", self.p_choice)
+        form.addRow("Utility", self.utility_choice)
+        form.addRow("Risk ceiling", self.ceiling)
+        left_layout.addLayout(form)
+        left_layout.addWidget(self.message)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_pareto(), "Pareto")
+        self.tabs.addTab(self._build_ordinal(), "Ordinal equivalence")
+        self.tabs.addTab(self._build_power_law(), "Power law")
+        self.tabs.addTab(self._build_population(), "Population")
+        self.tabs.addTab(self._build_groups(), "Risk by group")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([380, 820])
+        QVBoxLayout(self).addWidget(splitter)
+        self._refresh_choices()
+
+    def _build_pareto(self) -> QWidget:
+        self.pareto_plot = _plot("utility (reversed: more useful to the left)", "risk")
+        self.pareto_plot.invertX(True)
+        self.points = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"))
+        self.front_line = pg.PlotDataItem(pen=FRONT_PEN)
+        self.ceiling_line = pg.InfiniteLine(angle=0, pen=CEILING_PEN)
+        self.chosen = pg.ScatterPlotItem(size=20, brush=None, pen=pg.mkPen("#D55E00", width=2))
+        for item in (self.front_line, self.points, self.chosen, self.ceiling_line):
+            self.pareto_plot.addItem(item)
+        self.pareto_plot.getViewBox().setDefaultPadding(0.1)
+        self.point_labels: list[pg.TextItem] = []
+        self.recommendation = QLabel("No results yet.")
+        self.recommendation.setWordWrap(True)
+        self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.dominance = _table(["profile", "risk", "utility", "Pareto", "dominated by"])
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.pareto_plot, 3)
+        layout.addWidget(self.recommendation)
+        layout.addWidget(self.dominance, 2)
+        return page
+
+    def _build_ordinal(self) -> QWidget:
+        self.tau_table = QTableWidget(0, 0)
+        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tau_message = QLabel("")
+        self.tau_message.setWordWrap(True)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(QLabel("Kendall's tau between the profile rankings of each pair of risk measures"))
+        layout.addWidget(self.tau_table, 1)
+        layout.addWidget(self.tau_message)
+        return page
+
+    def _build_power_law(self) -> QWidget:
+        self.power_plot = _plot("unit area × bin width (km²·h)", "risk")
+        self.power_plot.setLogMode(x=True, y=True)
+        self.power_points = pg.ScatterPlotItem(size=9, brush=POINT_BRUSH)
+        self.power_line = pg.PlotDataItem(pen=FRONT_PEN)
+        self.power_ceiling = pg.InfiniteLine(angle=0, pen=CEILING_PEN)
+        for item in (self.power_points, self.power_line, self.power_ceiling):
+            self.power_plot.addItem(item)
+        self.power_text = QLabel("")
+        self.power_text.setWordWrap(True)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.power_plot, 1)
+        layout.addWidget(self.power_text)
+        return page
+
+    def _build_population(self) -> QWidget:
+        self.population_plot = _plot("users in the file (n)", "risk")
+        self.population_plot.setLogMode(x=True, y=False)
+        self.sub_points = pg.ScatterPlotItem(size=8, brush=POINT_BRUSH)
+        self.trend_line = pg.PlotDataItem(pen=pg.mkPen("#0072B2", width=2, style=Qt.PenStyle.DashLine))
+        self.extrapolated = pg.ScatterPlotItem(size=14, symbol="star", brush=pg.mkBrush("#D55E00"))
+        self.extrapolated_label = pg.TextItem("", color="#D55E00", anchor=(1, 1))
+        for item in (self.sub_points, self.trend_line, self.extrapolated, self.extrapolated_label):
+            self.population_plot.addItem(item)
+        self.model = QComboBox()
+        self.model.addItems(list(MODELS))
+        self.model.setToolTip("\n".join(f"{k}: {v}" for k, v in MODELS.items()))
+        self.population = QSpinBox()
+        self.population.setRange(1, 2_000_000_000)
+        self.population.setGroupSeparatorShown(True)
+        self.population.setValue(1_000_000)
+        self.model.currentIndexChanged.connect(self._refresh_population)
+        self.population.valueChanged.connect(self._refresh_population)
+        run = QPushButton("Measure on subsamples…")
+        run.clicked.connect(self.extrapolation_requested)
+        self.population_text = QLabel(
+            "Measure the risk on 10 % … 100 % of the users to see how it depends on n."
+        )
+        self.population_text.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Trend"))
+        controls.addWidget(self.model)
+        controls.addWidget(QLabel("Population to extrapolate to"))
+        controls.addWidget(self.population)
+        controls.addStretch(1)
+        controls.addWidget(run)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(controls)
+        layout.addWidget(self.population_plot, 1)
+        layout.addWidget(self.population_text)
+        return page
+
+    def _build_groups(self) -> QWidget:
+        load = QPushButton("Load user attributes…")
+        load.clicked.connect(self._ask_attributes)
+        self.group_profile = QComboBox()
+        self.group_profile.currentIndexChanged.connect(self._refresh_groups)
+        self.group_table = _table(
+            [
+                "attribute",
+                "group",
+                "users",
+                "mean uniqueness",
+                "mean EM",
+                "odds ratio (unique)",
+                "95 % interval",
+            ]
+        )
+        self.group_text = QLabel("Load a CSV with a user id column and attributes (gender, age band, …).")
+        self.group_text.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.addWidget(load)
+        controls.addWidget(QLabel("Profile"))
+        controls.addWidget(self.group_profile, 1)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(controls)
+        layout.addWidget(self.group_table, 1)
+        layout.addWidget(self.group_text)
+        return page
+
+    # -- inputs ------------------------------------------------------------------------------------
+    def set_results(self, records: list[Any]) -> None:
+        """Show these risk results (``ProfileResult`` objects or their records); called after each one."""
+        self.records = [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in records]
+        try:
+            self.grid = grid_table(self.records)
+        except ValueError as exc:
+            self.grid = None
+            self.message.setText(str(exc))
+        self._refresh_scores()
+        self._refresh_choices()
+        self.refresh()
+        self._refresh_group_profiles()
+
+    def set_utility(self, utility: dict) -> None:
+        """Load the project's expert scores (``{"domains": [...], "scores": {...}}``)."""
+        self.scores = UtilityGrid.from_dict(utility)
+        self._refresh_scores()
+        self._refresh_choices()
+        self.refresh()
+
+    def utility(self) -> dict:
+        return self.scores.to_dict()
+
+    def set_choices(self, choices: dict) -> None:
+        """Restore the project's trade-off choices (risk_measure, risk_p, utility, ceiling)."""
+        self._filling = True
+        self.measure.setCurrentText(str(choices.get("risk_measure") or "unicity"))
+        self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
+        self._filling = False
+        self._wanted = choices
+        self._refresh_choices()
+        self.refresh()
+
+    def choices(self) -> dict:
+        return {
+            "risk_measure": self.measure.currentText(),
+            "risk_p": self.p_choice.currentData(),
+            "utility": self.utility_choice.currentText() or None,
+            "ceiling": self.ceiling.value() / 100.0,
+        }
+
+    def set_computed_utility(self, scores: dict[str, dict[str, float]]) -> None:
+        """Computed 0-10 scores per profile label (``core.utility.computed_utilities``)."""
+        self.computed = dict(scores)
+        self._refresh_choices()
+        self.refresh()
+
+    def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
+        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law."""
+        self.unit_areas = dict(areas)
+        self.period_seconds = period_seconds
+        self.refresh()
+
+    def set_subsample_curve(self, curve: SubsampleCurve) -> None:
+        """Risk measured on random user subsets (``core.tradeoff.extrapolation.subsample_curve``)."""
+        self.curve = curve
+        self._refresh_population()
+
+    def set_attributes(self, attributes) -> None:
+        """A user-attributes table (``core.tradeoff.groups.read_attributes``)."""
+        self.attributes = attributes
+        self._refresh_groups()
+
+    # -- the analysis ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Recompute the analysis for the current choices and redraw every view."""
+        self.analysis = None
+        if self.grid is None or not self.grid.labels:
+            self._draw_pareto()
+            return
+        name = self.utility_choice.currentText()
+        if not name:
+            self.message.setText("Add a utility domain and type expert scores (0-10) to see the trade-off.")
+            self._draw_pareto()
+            return
+        try:
+            self.analysis = analyse(
+                self.grid,
+                self._utility_column(name),
+                measure=self.measure.currentText(),
+                p=self.p_choice.currentData(),
+                utility_name=name,
+                ceiling=self.ceiling.value() / 100.0,
+                unit_areas=self.unit_areas,
+                period_seconds=self.period_seconds,
+            )
+            self.message.setText("")
+        except ValueError as exc:
+            self.message.setText(str(exc))
+        self._draw_pareto()
+        self._draw_ordinal()
+        self._draw_power_law()
+
+    def _utility_column(self, name: str) -> np.ndarray:
+        assert self.grid is not None
+        if name.startswith(COMPUTED_PREFIX):
+            key = name.removeprefix(COMPUTED_PREFIX)
+            return np.asarray([self.computed.get(label, {}).get(key, np.nan) for label in self.grid.labels])
+        return self.scores.column(name, self.grid.labels)
+
+    def _draw_pareto(self) -> None:
+        for label in self.point_labels:
+            self.pareto_plot.removeItem(label)
+        self.point_labels = []
+        a = self.analysis
+        if a is None:
+            self.points.setData([], [])
+            self.chosen.setData([], [])
+            self.front_line.setData([], [])
+            self.recommendation.setText("No results yet." if self.grid is None else "")
+            _fill(self.dominance, [])
+            return
+        known = np.isfinite(a.risk) & np.isfinite(a.utility)
+        brushes = [POINT_BRUSH if label in a.pareto.front else DOMINATED_BRUSH for label in a.labels]
+        idx = np.flatnonzero(known)
+        self.points.setData(a.utility[idx], a.risk[idx], brush=[brushes[i] for i in idx], data=idx)
+        front = [a.labels.index(label) for label in a.pareto.front]
+        self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
+        for i in idx:
+            text = pg.TextItem(a.labels[i], color="#333333", anchor=(0, 1))
+            text.setPos(a.utility[i], a.risk[i])
+            self.pareto_plot.addItem(text)
+            self.point_labels.append(text)
+        self.ceiling_line.setPos(a.ceiling)
+        self.pareto_plot.setLabel("left", a.risk_name)
+        self.pareto_plot.setLabel("bottom", f"{a.utility_name} (reversed: more useful to the left)")
+        rec = a.recommendation
+        chosen = [a.labels.index(rec.label)] if rec.label else []
+        self.chosen.setData(a.utility[chosen], a.risk[chosen])
+        self.recommendation.setText(("⚠ " + rec.warning) if rec.warning else rec.reasoning)
+        rows = []
+        for i, label in enumerate(a.labels):
+            status = (
+                "missing"
+                if label in a.pareto.missing
+                else ("front" if label in a.pareto.front else "dominated")
+            )
+            rows.append(
+                [
+                    label,
+                    _num(a.risk[i]),
+                    _num(a.utility[i], 3),
+                    status,
+                    ", ".join(a.pareto.dominated_by.get(label, [])),
+                ]
+            )
+        _fill(self.dominance, rows)
+
+    def _draw_ordinal(self) -> None:
+        table = self.analysis.ordinal if self.analysis else None
+        names = [] if table is None else table.names
+        self.tau_table.setRowCount(len(names))
+        self.tau_table.setColumnCount(len(names))
+        self.tau_table.setHorizontalHeaderLabels(names)
+        self.tau_table.setVerticalHeaderLabels(names)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                self.tau_table.setItem(i, j, QTableWidgetItem(_num(table.tau[i, j], 3)))
+        self.tau_message.setText("" if table is None else table.message())
+
+    def _draw_power_law(self) -> None:
+        a = self.analysis
+        if a is None:
+            return
+        ok = np.isfinite(a.coarseness) & (a.coarseness > 0) & (a.risk > 0)
+        self.power_plot.setLabel("left", a.risk_name)
+        self.power_ceiling.setPos(math.log10(a.ceiling) if a.ceiling > 0 else -12)
+        self.power_points.setData(np.log10(a.coarseness[ok]), np.log10(a.risk[ok]))
+        if a.power_law is not None:
+            xs = np.geomspace(a.coarseness[ok].min(), a.coarseness[ok].max(), 50)
+            self.power_line.setData(xs, a.power_law.predict(xs))
+        else:
+            self.power_line.setData([], [])
+        missing = sorted({s for s, area in zip(self.grid.spatial, a.coarseness, strict=True) if not area > 0})
+        extra = f" Unknown unit area for: {', '.join(missing)}." if missing else ""
+        self.power_text.setText(a.power_law_text + extra)
+
+    def _refresh_population(self) -> None:
+        curve = self.curve
+        if curve is None:
+            return
+        self.sub_points.setData(np.log10(curve.n), curve.risk)
+        target = self.population.value()
+        try:
+            fit = fit_trend(curve.n, curve.risk, self.model.currentText())
+        except ValueError as exc:
+            self.trend_line.setData([], [])
+            self.extrapolated.setData([], [])
+            self.population_text.setText(str(exc))
+            return
+        xs = np.geomspace(curve.n.min(), max(curve.n.max(), target), 60)
+        self.trend_line.setData(xs, fit.predict(xs))
+        value = float(fit.predict(target))
+        self.extrapolated.setData([math.log10(target)], [value])
+        self.extrapolated_label.setText(f"extrapolation: {value:.3g}")
+        self.extrapolated_label.setPos(math.log10(target), value)
+        self.population_text.setText(fit.describe(target))
+
+    def _refresh_group_profiles(self) -> None:
+        current = self.group_profile.currentText()
+        self.group_profile.blockSignals(True)
+        self.group_profile.clear()
+        self.group_profile.addItems(
+            [r.get("label") or f"{r['spatial']} × {r['temporal']}" for r in self.records]
+        )
+        if current:
+            self.group_profile.setCurrentText(current)
+        self.group_profile.blockSignals(False)
+        self._refresh_groups()
+
+    def _refresh_groups(self) -> None:
+        if self.attributes is None or not self.records:
+            return
+        record = self.records[max(0, self.group_profile.currentIndex())]
+        try:
+            report = risk_by_group_of(record, self.attributes)
+        except ValueError as exc:
+            self.group_text.setText(str(exc))
+            return
+        self.group_report = report
+        _fill(
+            self.group_table,
+            [
+                [r.attribute, r.group, f"{r.n_users:,}", _num(r.mean_unique, 3), _num(r.mean_em, 3),
+                 _num(r.odds_ratio, 3), f"{_num(r.ci_low, 3)} – {_num(r.ci_high, 3)}"]
+                for r in report.rows
+            ],
+        )  # fmt: skip
+        self.group_text.setText(
+            f"{report.n_matched:,} users with both a risk and attributes; {report.n_without_attributes:,} "
+            f"without attributes and {report.n_without_risk:,} in the attributes file without a risk value "
+            "(not in the data, or too few points) are left out. Odds ratio > 1: the group is more often "
+            "unique than everyone else (Woolf 95 % interval)."
+        )
+
+    # -- editing -----------------------------------------------------------------------------------
+    def _labels(self) -> list[str]:
+        return [] if self.grid is None else list(self.grid.labels)
+
+    def _refresh_scores(self) -> None:
+        self._filling = True
+        labels = self._labels()
+        self.score_table.setRowCount(len(labels))
+        self.score_table.setColumnCount(len(self.scores.domains))
+        self.score_table.setHorizontalHeaderLabels(self.scores.domains)
+        self.score_table.setVerticalHeaderLabels(labels)
+        for r, label in enumerate(labels):
+            for c, domain in enumerate(self.scores.domains):
+                value = self.scores.scores.get(label, {}).get(domain)
+                self.score_table.setItem(r, c, QTableWidgetItem("" if value is None else f"{value:g}"))
+        self._filling = False
+
+    def _score_edited(self, item: QTableWidgetItem) -> None:
+        if self._filling:
+            return
+        label = self._labels()[item.row()]
+        domain = self.scores.domains[item.column()]
+        try:
+            self.scores.set_score(label, domain, item.text().strip() or None)
+        except ValueError as exc:
+            self.message.setText(str(exc))
+            self._refresh_scores()
+            return
+        self.message.setText("")
+        self._utility_edited()
+
+    def add_domain(self, name: str) -> None:
+        self.scores.add_domain(name.strip())
+        self._utility_edited()
+
+    def rename_domain(self, old: str, new: str) -> None:
+        self.scores.rename_domain(old, new.strip())
+        self._utility_edited()
+
+    def remove_domain(self, name: str) -> None:
+        self.scores.remove_domain(name)
+        self._utility_edited()
+
+    def _utility_edited(self) -> None:
+        self._refresh_scores()
+        self._refresh_choices()
+        self.refresh()
+        self._store("utility", self.scores.to_dict())
+        self.utility_changed.emit(self.scores.to_dict())
+
+    def _choices_edited(self) -> None:
+        if self._filling:
+            return
+        self.refresh()
+        self._store("tradeoff", self.choices())
+        self.choices_changed.emit(self.choices())
+
+    def _refresh_choices(self) -> None:
+        """Fill the p and utility choosers from the results and scores, keeping the current choices."""
+        wanted = self._wanted or {}
+        self._wanted = None
+        p_now = wanted.get("risk_p", self.p_choice.currentData() if self.p_choice.count() else 4)
+        u_now = wanted.get("utility") or self.utility_choice.currentText()
+        self._filling = True
+        self.p_choice.clear()
+        for p in [] if self.grid is None else self.grid.p_values():
+            self.p_choice.addItem("explicit" if p is None else str(p), p)
+        index = self.p_choice.findData(p_now)
+        self.p_choice.setCurrentIndex(index if index >= 0 else self.p_choice.count() - 1)
+        self.utility_choice.clear()
+        computed = sorted({k for row in self.computed.values() for k in row if k in COMPUTED_SCORES})
+        self.utility_choice.addItems(self.scores.domains + [COMPUTED_PREFIX + k for k in computed])
+        if u_now and self.utility_choice.findText(u_now) >= 0:
+            self.utility_choice.setCurrentText(u_now)
+        self._filling = False
+
+    def _ask_add(self) -> None:
+        name, ok = QInputDialog.getText(
+            self, "Add utility domain", "Application domain (e.g. transport planning):"
+        )
+        if ok:
+            self._try(lambda: self.add_domain(name))
+
+    def _ask_rename(self, column: int) -> None:
+        old = self.scores.domains[column]
+        name, ok = QInputDialog.getText(self, "Rename utility domain", "New name:", text=old)
+        if ok:
+            self._try(lambda: self.rename_domain(old, name))
+
+    def _remove_current(self) -> None:
+        column = self.score_table.currentColumn()
+        if 0 <= column < len(self.scores.domains):
+            self.remove_domain(self.scores.domains[column])
+
+    def _ask_attributes(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "User attributes", "", "CSV (*.csv *.txt);;All files (*)")
+        if path:
+            self._try(lambda: self.set_attributes(read_attributes(path)))
+
+    def _try(self, action) -> None:
+        try:
+            action()
+        except ValueError as exc:
+            self.message.setText(str(exc))
+
+    # -- the session (when mounted in the studio window) --------------------------------------------
+    def _project_maybe_replaced(self) -> None:
+        project = self.session.project
+        if project is self._project:
+            return
+        self._project = project
+        self.scores = UtilityGrid.from_dict(project.utility)
+        self.set_choices(project.tradeoff)
+        self.set_results(project.results)
+
+    def _store(self, key: str, value: dict) -> None:
+        if self.session is None or getattr(self.session.project, key) == value:
+            return
+        setattr(self.session.project, key, value)
+        self.session.set_dirty(True)

@@ -1,0 +1,105 @@
+"""The trade-off panel driven like a user would: live results, score edits, choices, extra analyses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privacy_studio.core.tradeoff.extrapolation import SubsampleCurve
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def panel(qtbot):
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+
+    widget = TradeoffPanel()
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    widget.show()
+    return widget
+
+
+def test_live_results_fill_the_pareto_view(panel, thesis_profiles, thesis_scores):
+    records = thesis_profiles()
+    panel.set_utility(thesis_scores)
+    panel.set_results(records[:3])  # partial results, as they arrive
+    assert panel.analysis is not None and len(panel.analysis.labels) == 3
+    panel.set_results(records)
+    a = panel.analysis
+    assert a.recommendation.label == "district × 1w"
+    assert panel.recommendation.text() == a.recommendation.reasoning
+    assert panel.pareto_plot.getViewBox().xInverted()
+    assert len(panel.point_labels) == 12 and panel.dominance.rowCount() == 12
+    assert "same whichever" in panel.tau_message.text()
+    image = panel.pareto_plot.grab().toImage()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colours) > 3, "the Pareto plot looks blank"
+
+
+def test_editing_scores_and_domains_updates_and_announces(panel, thesis_profiles, thesis_scores, qtbot):
+    panel.set_results(thesis_profiles())
+    panel.add_domain("transport")
+    assert panel.message.text().startswith("Add a utility domain") is False
+    with qtbot.waitSignal(panel.utility_changed) as signal:
+        panel.score_table.item(0, 0).setText("8")
+    assert signal.args[0]["scores"]["zip × 1h"] == {"transport": 8.0}
+    panel.score_table.item(1, 0).setText("11")  # refused: the cell goes back to empty
+    assert "0 to 10" in panel.message.text() and panel.score_table.item(1, 0).text() == ""
+    panel.rename_domain("transport", "mobility")
+    assert panel.utility()["scores"]["zip × 1h"] == {"mobility": 8.0}
+    assert panel.utility_choice.currentText() == "mobility"
+
+
+def test_choices_round_trip_and_drive_the_analysis(panel, thesis_profiles, thesis_scores, qtbot):
+    panel.set_utility(thesis_scores)
+    panel.set_results(thesis_profiles())
+    panel.set_choices({"risk_measure": "unicity", "risk_p": 1, "utility": "transport", "ceiling": 0.2})
+    assert panel.choices() == {"risk_measure": "unicity", "risk_p": 1, "utility": "transport", "ceiling": 0.2}
+    assert panel.analysis.recommendation.label == "district × 6h"
+    with qtbot.waitSignal(panel.choices_changed):
+        panel.ceiling.setValue(0.01)
+    assert panel.analysis.recommendation.warning is not None
+    assert panel.recommendation.text().startswith("⚠")
+    panel.set_computed_utility({label: {"points_kept": 5.0} for label in panel.grid.labels})
+    panel.utility_choice.setCurrentText("computed: points_kept")
+    assert np.all(panel.analysis.utility == 5.0)
+
+
+def test_power_law_population_and_groups(panel, thesis_profiles, thesis_scores, tmp_path):
+    panel.set_utility(thesis_scores)
+    panel.set_results(thesis_profiles())
+    panel.set_unit_areas({"zip": 1.0, "district": 8.0, "municipality": 60.0})
+    assert panel.analysis.power_law is not None and panel.analysis.power_law.n_used == 12
+    assert "R²" in panel.power_text.text()
+    n = np.array([100.0, 200.0, 400.0, 800.0])
+    panel.set_subsample_curve(SubsampleCurve(n, 0.8 * n**-0.25))
+    panel.population.setValue(10_000)
+    assert "Extrapolation (not a measurement)" in panel.population_text.text()
+    assert panel.extrapolated_label.textItem.toPlainText().startswith("extrapolation")
+    records = thesis_profiles()
+    records[0]["per_user"] = {"user_ids": ["a", "b", "c"], "unique_rate": [1.0, 0.0, None], "em": None}
+    panel.set_results(records)
+    panel.set_attributes(pd.DataFrame({"gender": ["f", "m", "f"]}, index=["a", "b", "c"]))
+    assert panel.group_table.rowCount() == 2
+    assert "2 users with both" in panel.group_text.text()
+    panel.group_profile.setCurrentIndex(1)
+    assert "no per-user risks" in panel.group_text.text()
+
+
+def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profiles, thesis_scores):
+    from privacy_studio.core.project import Project
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    session = Session()
+    panel = TradeoffPanel(session)
+    qtbot.addWidget(panel)
+    session.replace(Project(results=thesis_profiles(), utility=thesis_scores))
+    assert panel.analysis is not None and panel.analysis.utility_name == "transport"
+    panel.ceiling.setValue(1.0)
+    assert session.project.tradeoff["ceiling"] == pytest.approx(0.01) and session.dirty
+    panel.score_table.item(0, 0).setText("3")
+    assert session.project.utility["scores"]["zip × 1h"]["transport"] == 3.0
