@@ -31,10 +31,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
 ANALYSIS_KEY = "attacks"
+
+
+def _form(rows: list[tuple[str, QWidget]], layout: QFormLayout | None = None) -> QFormLayout:
+    """A form with one labelled row per (label, widget)."""
+    form = layout if layout is not None else QFormLayout()
+    for label, widget in rows:
+        form.addRow(label, widget)
+    return form
 
 
 def _points(rows: list[dict], x: str, y: str) -> tuple[list[float], list[float]]:
@@ -74,10 +83,9 @@ class DatasetPicker(QGroupBox):
         self.data = PathField("events, CDR or card-transactions file / folder")
         self.places = PathField("optional antennas or shops file (id, latitude, longitude)")
         self.hierarchy = PathField("optional spatial hierarchy file")
-        form = QFormLayout(self)
-        form.addRow("data", self.data)
-        form.addRow("places", self.places)
-        form.addRow("hierarchy", self.hierarchy)
+        _form(
+            [("data", self.data), ("places", self.places), ("hierarchy", self.hierarchy)], QFormLayout(self)
+        )
 
     def side(self, tz: str) -> dict[str, Any]:
         reader: dict[str, Any] = {"tz": tz}
@@ -127,16 +135,19 @@ class AttacksPanel(QWidget):
         self.c.setSingleStep(0.05)
         self.c.setValue(0.5)
         self.distance = QComboBox()
-        self.distance.addItems(["js", "cosine", "l1", "dot"])
+        self.distance.addItems(list(DISTANCES))
         self.hour_of_week = QCheckBox("place x hour of week")
-        form = QFormLayout()
-        form.addRow("links", self.links)
-        form.addRow("time zone", self.tz)
-        form.addRow("spatial level", self.spatial)
-        form.addRow("matching: time bins", self.temporal)
-        form.addRow("matching: shared part c", self.c)
-        form.addRow("profiling: distance", self.distance)
-        form.addRow("profiling: cells", self.hour_of_week)
+        form = _form(
+            [
+                ("links", self.links),
+                ("time zone", self.tz),
+                ("spatial level", self.spatial),
+                ("matching: time bins", self.temporal),
+                ("matching: shared part c", self.c),
+                ("profiling: distance", self.distance),
+                ("profiling: cells", self.hour_of_week),
+            ]
+        )
         run_matching = QPushButton("Run matching attack")
         run_matching.clicked.connect(lambda: self.start(self.matching_request()))
         run_profiling = QPushButton("Run profiling attack")
@@ -178,11 +189,14 @@ class AttacksPanel(QWidget):
         self.window_ranks = QSpinBox()
         self.window_ranks.setRange(0, 1_000_000)
         self.window_ranks.setValue(2)
-        form = QFormLayout()
-        form.addRow("original", self.original)
-        form.addRow("masked", self.masked)
-        form.addRow("attributes", self.columns)
-        form.addRow("published window (ranks)", self.window_ranks)
+        form = _form(
+            [
+                ("original", self.original),
+                ("masked", self.masked),
+                ("attributes", self.columns),
+                ("published window (ranks)", self.window_ranks),
+            ]
+        )
         run_linkage = QPushButton("Run record linkage")
         run_linkage.clicked.connect(lambda: self.start(self.table_request("linkage")))
         run_transparency = QPushButton("Run transparency attack")
@@ -258,10 +272,11 @@ class AttacksPanel(QWidget):
             return None
         kind = request["attack"]
         worker = Worker(run_attack, request, name=f"{kind} attack")
+        # Bound methods of this widget, so the slots run in the GUI thread whatever thread emits.
         worker.signals.progress.connect(self._on_progress)
-        worker.signals.finished.connect(lambda result: self.set_results({kind: result}))
-        worker.signals.failed.connect(lambda message, _details: self.status.setText(f"{kind}: {message}"))
-        worker.signals.done.connect(lambda _w: self.progress.setVisible(False))
+        worker.signals.finished.connect(self._on_finished)
+        worker.signals.failed.connect(self._on_failed)
+        worker.signals.done.connect(self._on_done)
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.status.setText(f"running the {kind} attack…")
@@ -271,6 +286,15 @@ class AttacksPanel(QWidget):
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(100 * fraction))
         self.status.setText(message)
+
+    def _on_finished(self, result: dict[str, Any]) -> None:
+        self.set_results({result["attack"]: result})
+
+    def _on_failed(self, message: str, _details: str) -> None:
+        self.status.setText(f"The attack failed: {message}")
+
+    def _on_done(self, _worker: Any) -> None:
+        self.progress.setVisible(False)
 
     # -- results -----------------------------------------------------------------------------------
     def set_results(self, results: dict[str, Any]) -> None:
