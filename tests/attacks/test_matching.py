@@ -124,3 +124,12 @@ def test_bad_shared_component_is_refused():
     v = vectors([{0: 1}, {1: 2}], 2)
     with pytest.raises(ValueError, match="c must be in"):
         matching_scores(v, v, 1.0)
+
+
+def test_too_large_populations_are_refused_before_allocating(monkeypatch):
+    from privacy_studio.core.measures.attacks import sparse_users
+
+    monkeypatch.setattr(sparse_users, "MAX_PAIRS", 3)
+    v = vectors([{0: 1}, {1: 2}], 2)
+    with pytest.raises(ValueError, match="attack a sample of the users"):
+        matching_scores(v, v)

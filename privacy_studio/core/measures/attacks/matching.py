@@ -14,7 +14,7 @@ from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.attacks import TERM_POISSON, eccentricity, pair_scores
 from privacy_studio.core.measures.attacks.shared_space import merge_tables, truth_pairs
-from privacy_studio.core.measures.attacks.sparse_users import UserVectors, split_traces
+from privacy_studio.core.measures.attacks.sparse_users import UserVectors, check_pair_budget, split_traces
 from privacy_studio.core.progress import TaskControl, as_control
 
 #: Default ε grid of the precision / recall curve (in standard deviations).
@@ -91,6 +91,7 @@ def matching_scores(first: UserVectors, second: UserVectors, c: float = 0.5) -> 
         raise ValueError(f"the shared-component factor c must be in [0, 1), got {c}")
     if first.n_bins != second.n_bins:
         raise ValueError("the two datasets are not on the same bin space")
+    check_pair_budget(first.n_users, second.n_users)
     lam1, lam2, theta = bin_rates(first, second, c)
     # ln φ(a, 0) - θ = a·ln((λ1 - θ) / λ1): a closed form for the bins only one of the two users visits.
     with np.errstate(divide="ignore", invalid="ignore"):

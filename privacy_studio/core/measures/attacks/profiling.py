@@ -15,7 +15,11 @@ from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.attacks import TERM_DOT, TERM_JS, TERM_L1, pair_scores, rank_of_target
 from privacy_studio.core.kernels.csr import dedupe_segments
 from privacy_studio.core.measures.attacks.shared_space import merge_tables, truth_pairs
-from privacy_studio.core.measures.attacks.sparse_users import UserVectors, split_on_shared_bins
+from privacy_studio.core.measures.attacks.sparse_users import (
+    UserVectors,
+    check_pair_budget,
+    split_on_shared_bins,
+)
 from privacy_studio.core.progress import TaskControl, as_control
 
 DISTANCES = ("js", "cosine", "l1", "dot")
@@ -55,6 +59,7 @@ def profiling_costs(first: UserVectors, second: UserVectors, distance: str = "js
     """Cost (lower = more alike) of every pair of histograms: JS divergence, cosine or L1 distance, -dot."""
     if distance not in DISTANCES:
         raise ValueError(f"unknown distance {distance!r}; use one of {', '.join(DISTANCES)}")
+    check_pair_budget(first.n_users, second.n_users)
     norm = 2 if distance == "cosine" else 1
     p, q = first.normalized(norm), second.normalized(norm)
     base = {"js": np.log(2.0), "cosine": 1.0, "l1": 2.0, "dot": 0.0}[distance]

@@ -8,6 +8,18 @@ import numpy as np
 
 from privacy_studio.core.generalize import Traces
 
+#: Largest score matrix the attacks build (float64 entries, about 3.2 GB); the assignment needs it dense.
+MAX_PAIRS = 400_000_000
+
+
+def check_pair_budget(n_first: int, n_second: int) -> None:
+    """Refuse populations whose dense score matrix would not fit, with a message saying what to do."""
+    if n_first * n_second > MAX_PAIRS:
+        raise ValueError(
+            f"{n_first:,} x {n_second:,} users need a {n_first * n_second * 8 / 1e9:.1f} GB score matrix; "
+            f"the limit is {MAX_PAIRS * 8 / 1e9:.1f} GB: attack a sample of the users (e.g. 20,000 per side)"
+        )
+
 
 @dataclass
 class UserVectors:
