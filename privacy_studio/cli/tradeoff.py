@@ -12,8 +12,9 @@ import numpy as np
 from privacy_studio.cli import UserError
 
 
-def load_inputs(path: Path) -> tuple[list[dict], dict, dict]:
-    """Risk results, utility entry and saved trade-off choices of a ``.psproj`` or a ``risk --json`` file."""
+def load_inputs(path: Path) -> tuple[list[dict], dict, dict, dict]:
+    """Risk results, expert utility, saved trade-off choices and computed utility scores (by profile) of a
+    ``.psproj``, or of a ``risk --json`` file (which has only results)."""
     if path.suffix == ".psproj":
         from privacy_studio.core.project import Project, ProjectError
 
@@ -21,14 +22,15 @@ def load_inputs(path: Path) -> tuple[list[dict], dict, dict]:
             project = Project.load(path)
         except ProjectError as exc:
             raise UserError(str(exc)) from exc
-        return project.results, project.utility, project.tradeoff
+        computed = project.analyses.get("information_loss") or {}
+        return project.results, project.utility, project.tradeoff, computed
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"cannot read results file {path}: {exc}") from exc
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise UserError(f"{path} is not the JSON of 'privacy-studio risk' (no 'profiles' list)")
-    return document["profiles"], {"domains": [], "scores": {}}, {}
+    return document["profiles"], {"domains": [], "scores": {}}, {}, {}
 
 
 def read_scores(path: Path) -> dict:
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.tradeoff.analysis import analyse
     from privacy_studio.core.utility import UtilityGrid
 
-    results, utility_entry, saved = load_inputs(Path(args.input))
+    results, utility_entry, saved, computed = load_inputs(Path(args.input))
     if args.scores:
         utility_entry = read_scores(Path(args.scores))
     try:
@@ -59,13 +61,14 @@ def run(args: argparse.Namespace) -> int:
         scores = UtilityGrid.from_dict(utility_entry)
         if not grid.labels:
             raise ValueError("the results hold no profile yet: run the risk analysis first")
-        if not scores.domains:
+        domain = args.utility or saved.get("utility") or (scores.domains or [None])[0]
+        if domain is None:
             raise ValueError("no utility scores: give --scores FILE or type expert scores in the project")
-        domain = args.utility or saved.get("utility") or scores.domains[0]
-        missing = [label for label in grid.labels if label not in scores.scores]
+        column = utility_column(domain, grid.labels, scores, computed)
+        missing = [label for label, value in zip(grid.labels, column, strict=True) if not np.isfinite(value)]
         analysis = analyse(
             grid,
-            scores.column(domain, grid.labels),
+            column,
             measure=args.measure or saved.get("risk_measure", "unicity"),
             p=_p_value(args.p, saved.get("risk_p", 4)),
             utility_name=domain,
@@ -81,6 +84,18 @@ def run(args: argparse.Namespace) -> int:
             json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8"
         )
     return 0
+
+
+def utility_column(name: str, labels: list[str], scores, computed: dict) -> np.ndarray:
+    """The expert domain ``name``, or the computed score of that name (``points_kept``, …) if no domain is."""
+    from privacy_studio.core.utility import COMPUTED_SCORES
+
+    if name in COMPUTED_SCORES and name not in scores.domains:
+        if not computed:
+            raise ValueError(f"the computed score {name!r} has not been computed for this project yet")
+        values = [computed.get(label, {}).get(name) for label in labels]
+        return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
+    return scores.column(name, labels)
 
 
 def summary(analysis, unscored: list[str]) -> str:

@@ -52,7 +52,7 @@ def test_cli_on_results_json_and_scores_csv(tmp_path, capsys, thesis_profiles, t
     # Under 1 %, only the week-long profiles of districts and municipalities remain; districts score higher.
     assert doc["recommendation"]["profile"] == "district × 1w"
     assert main(["tradeoff", str(results), "--scores", str(scores), "--utility", "epidemiology"]) == 0
-    assert "No utility score" not in capsys.readouterr().out
+    assert "No utility score for: zip × 1h, zip × 6h" in capsys.readouterr().out  # the empty column
 
 
 def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, thesis_scores):
@@ -64,6 +64,15 @@ def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, 
     doc = json.loads(out.read_text())
     assert (doc["p"], doc["ceiling"]) == (1, 0.2)
     assert doc["recommendation"]["profile"] == "district × 6h"  # zip × 6h: upper bound 0.26 > 0.2
+    project.analyses["information_loss"] = {
+        "zip × 1h": {"od_matrix": 9.0},
+        "district × 1w": {"od_matrix": 8.0},
+    }
+    path = project.save()
+    assert main(["tradeoff", str(path), "--utility", "od_matrix", "--p", "4", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["recommendation"]["profile"] == "district × 1w"
+    assert "No utility score for: zip × 6h" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

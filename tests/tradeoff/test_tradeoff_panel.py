@@ -66,6 +66,10 @@ def test_choices_round_trip_and_drive_the_analysis(panel, thesis_profiles, thesi
     panel.set_computed_utility({label: {"points_kept": 5.0} for label in panel.grid.labels})
     panel.utility_choice.setCurrentText("computed: points_kept")
     assert np.all(panel.analysis.utility == 5.0)
+    assert panel.choices()["utility"] == "points_kept"  # stored bare, as the report reads it
+    panel.set_choices({"utility": "transport"})
+    panel.set_choices({"utility": "points_kept"})
+    assert panel.utility_choice.currentText() == "computed: points_kept"
 
 
 def test_power_law_population_and_groups(panel, thesis_profiles, thesis_scores, tmp_path):
@@ -103,3 +107,5 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     assert session.project.tradeoff["ceiling"] == pytest.approx(0.01) and session.dirty
     panel.score_table.item(0, 0).setText("3")
     assert session.project.utility["scores"]["zip × 1h"]["transport"] == 3.0
+    panel.set_computed_utility({"zip × 1h": {"od_matrix": 7.0}})
+    assert session.project.analyses["information_loss"] == {"zip × 1h": {"od_matrix": 7.0}}

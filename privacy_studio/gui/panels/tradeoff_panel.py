@@ -306,15 +306,22 @@ class TradeoffPanel(QWidget):
         return {
             "risk_measure": self.measure.currentText(),
             "risk_p": self.p_choice.currentData(),
-            "utility": self.utility_choice.currentText() or None,
+            "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
         }
 
     def set_computed_utility(self, scores: dict[str, dict[str, float]]) -> None:
-        """Computed 0-10 scores per profile label (``core.utility.computed_utilities``)."""
+        """Computed 0-10 scores per profile label (``core.utility.computed_utilities``); kept in the project
+        as ``analyses["information_loss"]``."""
         self.computed = dict(scores)
         self._refresh_choices()
         self.refresh()
+        if (
+            self.session is not None
+            and self.session.project.analyses.get("information_loss") != self.computed
+        ):
+            self.session.project.analyses["information_loss"] = self.computed
+            self.session.set_dirty(True)
 
     def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
         """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law."""
@@ -567,6 +574,8 @@ class TradeoffPanel(QWidget):
         self._wanted = None
         p_now = wanted.get("risk_p", self.p_choice.currentData() if self.p_choice.count() else 4)
         u_now = wanted.get("utility") or self.utility_choice.currentText()
+        if u_now in COMPUTED_SCORES and u_now not in self.scores.domains:
+            u_now = COMPUTED_PREFIX + u_now
         self._filling = True
         self.p_choice.clear()
         for p in [] if self.grid is None else self.grid.p_values():
@@ -616,6 +625,7 @@ class TradeoffPanel(QWidget):
             return
         self._project = project
         self.scores = UtilityGrid.from_dict(project.utility)
+        self.computed = dict(project.analyses.get("information_loss") or {})
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
 
