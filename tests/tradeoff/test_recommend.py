@@ -56,3 +56,8 @@ def test_chosen_profile_dominated_outside_the_ceiling_is_explained():
 def test_bad_ceiling_is_refused():
     with pytest.raises(ValueError, match="ceiling"):
         recommend(LABELS, RISK, UTILITY, -1.0)
+
+
+def test_nothing_scored_says_so():
+    rec = recommend(LABELS, RISK, np.full(5, np.nan), 0.05, UPPER, utility_name="epidemiology")
+    assert rec.label is None and "epidemiology score yet" in rec.warning

@@ -44,11 +44,14 @@ def recommend(
     known = np.isfinite(bound) & np.isfinite(utility)
     ok = [i for i in range(len(labels)) if known[i] and bound[i] <= ceiling]
     which = "the upper end of its 95 % interval" if risk_upper is not None else "its estimate"
-    if not ok:
-        best = min((i for i in range(len(labels)) if known[i]), key=lambda i: (bound[i], i), default=None)
-        closest = (
-            "" if best is None else f" The least risky profile, {labels[best]}, reaches {bound[best]:.4g}."
+    if not known.any():
+        warning = (
+            f"No profile has both a {measure} value and a {utility_name} score yet: nothing to recommend."
         )
+        return Recommendation(None, [], warning, warning)
+    if not ok:
+        best = min(np.flatnonzero(known), key=lambda i: (bound[i], i))
+        closest = f" The least risky profile, {labels[best]}, reaches {bound[best]:.4g}."
         warning = (
             f"No profile of the grid keeps {measure} at or below {ceiling:.4g} (judged on {which}).{closest} "
             "Coarser profiles than those in the grid are needed, or the ceiling must be reconsidered."
