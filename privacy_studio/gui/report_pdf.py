@@ -416,7 +416,7 @@ class _Plot:
             for x, y in pts[1:]:
                 path.lineTo(self.sx(x), self.sy(y))
             p.drawPath(path)
-        if s.mode != "dashed":
+        if s.mode == "points" or (s.mode == "line" and len(pts) <= 20):  # dense curves: no markers
             p.setPen(QPen(color.darker(130), 1.2))
             p.setBrush(color if s.mode == "line" else QColor("white"))
             for x, y in pts:

@@ -24,6 +24,8 @@ SECTIONS = [
 RESULT_SUBSECTIONS = [
     "Risk across the grid",
     "Unicity against p",
+    "Full-fingerprint k-anonymity",
+    "Sparsity theory",
     "Pareto analysis",
     "Ordinal equivalence",
     "Power law",

@@ -207,6 +207,10 @@ def method_section(inp: ReportInputs) -> Section:
     )
     section.add(Paragraph(f"Command line that reproduces the risk figures: {reproduce_command(inp)}", "note"))
     shown = list(dict.fromkeys(MEASURE_EXPLANATION[m] for m in MEASURE_NAMES if _computed(inp, m)))
+    if any(r.get("kanon") for r in inp.project.results):
+        shown.append("k_anonymity")
+    if inp.project.results:
+        shown.append("sparsity_theory")
     shown += ["pareto_front", "ordinal_equivalence", "power_law", "population_extrapolation", "risk_by_group"]
     section.subsections = [_explained(EXPLANATIONS[key]) for key in shown]
     return section

@@ -10,6 +10,7 @@ import numpy as np
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
 from privacy_studio.core.io.report import ImportReport
+from privacy_studio.core.measures.theory import sparsity_curves
 from privacy_studio.core.report.content import (
     HeatmapFigure,
     Paragraph,
@@ -47,6 +48,8 @@ def results_section(inp: ReportInputs) -> Section:
         section.subsections = [
             grid_section(inp),
             curves_section(inp),
+            kanonymity_section(inp),
+            theory_section(inp),
             pareto_section(inp),
             ordinal_section(inp),
             power_law_section(inp),
@@ -61,6 +64,8 @@ def results_section(inp: ReportInputs) -> Section:
 RESULT_TITLES = [
     "Risk across the grid",
     "Unicity against p",
+    "Full-fingerprint k-anonymity",
+    "Sparsity theory",
     "Pareto analysis",
     "Ordinal equivalence",
     "Power law",
@@ -151,6 +156,85 @@ def curves_section(inp: ReportInputs) -> Section:
     return Section("Unicity against p", [figure, text])
 
 
+def kanonymity_section(inp: ReportInputs) -> Section:
+    """Per profile: the dataset's k and the share of people in groups of identical traces below 2 … 100."""
+    rows = []
+    for r in inp.project.results:
+        kanon = r.get("kanon")
+        if kanon:
+            below = kanon.get("share_below", {})
+            rows.append([r.get("label", ""), count(kanon.get("k")), *(share(below.get(k)) for k in KANON_K)])
+    if not rows:
+        return absent("Full-fingerprint k-anonymity", "it was not among the measures computed.")
+    table = Table(
+        "Table 2. Full-fingerprint k-anonymity: the smallest group of people with identical traces (k), and "
+        "the share of people in groups smaller than 2 (unique), 5, 10 and 100.",
+        ["Profile", "k", *(f"in groups < {k}" for k in KANON_K)],
+        rows,
+    )
+    return Section("Full-fingerprint k-anonymity", [table])
+
+
+#: Group sizes for which the k-anonymity table gives the share of people in smaller groups.
+KANON_K = ("2", "5", "10", "100")
+
+
+def theory_section(inp: ReportInputs) -> Section:
+    """The Bernoulli sparsity model at each profile's n, d and fill rate, beside the measured uniqueness."""
+    rows, first = [], None
+    for r in inp.project.results:
+        n, d, q = r.get("n_users"), r.get("d"), r.get("fill_rate")
+        if not (n and d and isinstance(q, float) and math.isfinite(q)):
+            continue
+        first = first or (int(n), float(q), int(d), r.get("label", ""))
+        curve = sparsity_curves(int(n), q, [d])
+        unique = (r.get("kanon") or {}).get("share_below", {}).get("2")
+        rows.append(
+            [
+                r.get("label", ""),
+                count(n),
+                count(d),
+                number(q, 3),
+                share(float(curve["p_unique"][0])),
+                share(float(curve["p_2anon"][0])),
+                share(unique),
+            ]
+        )
+    if first is None:
+        return absent("Sparsity theory", "the results keep no dimension d and fill rate.")
+    n, q, d, label = first
+    ds = np.unique(np.geomspace(1, max(10.0 * d, 10.0), 80).round())
+    curve = sparsity_curves(n, q, ds)
+    figure = PlotFigure(
+        f"Figure 3. Sparsity theory for n = {n:,} people and fill rate q = {number(q, 3)} (profile {label}): "
+        f"chance that a random record is unique, and that the whole dataset is 2-anonymous, against d; the "
+        f"profile's own d = {d:,} is marked.",
+        "d (spatial units x time bins)",
+        "probability",
+        [
+            Series("P(unique)", ds.tolist(), curve["p_unique"].tolist()),
+            Series("P(2-anonymous)", ds.tolist(), curve["p_2anon"].tolist(), mode="dashed"),
+            Series(
+                "this profile",
+                [float(d)],
+                [float(sparsity_curves(n, q, [d])["p_unique"][0])],
+                labels=[label],
+                mode="points",
+            ),
+        ],
+        log_x=True,
+        percent_y=True,
+    )
+    table = Table(
+        "Table 3. The model at every profile's own n, d and fill rate q, beside the share of people whose "
+        "whole trace is unique in the data.",
+        ["Profile", "n", "d", "q", "model: P(unique)", "model: P(2-anonymous)", "measured: unique"],
+        rows,
+        EXPLANATIONS["sparsity_theory"].not_what,
+    )
+    return Section("Sparsity theory", [figure, table])
+
+
 def _float(value: object) -> float:
     return float("nan") if value is None else float(value)  # type: ignore[arg-type]
 
@@ -190,7 +274,7 @@ def pareto_section(inp: ReportInputs) -> Section:
         bottom = float(np.nanmin(inp.utility))
         series.append(Series("risk ceiling", [inp.ceiling, inp.ceiling], [bottom, top], mode="dashed"))
     figure = PlotFigure(
-        f"Figure 3. Pareto plot: {inp.risk_label} against utility ({inp.utility_name}), utility reversed so "
+        f"Figure 4. Pareto plot: {inp.risk_label} against utility ({inp.utility_name}), utility reversed so "
         "that the bottom-left is best; the front is joined.",
         inp.risk_label,
         f"utility: {inp.utility_name} (reversed)",
@@ -209,7 +293,7 @@ def pareto_section(inp: ReportInputs) -> Section:
         for i in known
     ]
     table = Table(
-        "Table 2. Pareto analysis: which profiles dominate which.",
+        "Table 4. Pareto analysis: which profiles dominate which.",
         ["Profile", inp.risk_label, "Utility", "On the front", "Dominated by"],
         rows,
         f"Left out (risk or utility unknown): {', '.join(result.missing)}." if result.missing else "",
@@ -231,7 +315,7 @@ def ordinal_section(inp: ReportInputs) -> Section:
         "Ordinal equivalence",
         [
             Table(
-                f"Table 3. Kendall's tau between the profile rankings of the risk measures{at}.",
+                f"Table 5. Kendall's tau between the profile rankings of the risk measures{at}.",
                 ["", *names],
                 rows,
             ),
@@ -270,7 +354,7 @@ def power_law_section(inp: ReportInputs) -> Section:
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
     xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
     figure = PlotFigure(
-        f"Figure 4. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
+        f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
         "the "
         "fitted power law.",
         "unit area x bin width (km²·h)",
@@ -314,7 +398,7 @@ def extrapolation_section(inp: ReportInputs) -> Section:
         return absent("Population extrapolation", str(exc))
     xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
     figure = PlotFigure(
-        f"Figure 5. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
+        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
         f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
         "number of people n",
         what,
@@ -365,7 +449,7 @@ def groups_section(inp: ReportInputs) -> Section:
     ]
     at = row.get("reference_p")
     table = Table(
-        f"Table 4. Risk by group for profile {label}"
+        f"Table 6. Risk by group for profile {label}"
         + ("" if at is None else f" at p = {at}")
         + ": mean uniqueness rate and odds ratio of being unique against everyone else (95% interval).",
         ["Attribute", "Group", "Users", "Unique (mean)", "EM (mean)", "Odds ratio [95%]"],
@@ -398,7 +482,7 @@ def import_section(inp: ReportInputs) -> Section:
     ]
     if rows:
         blocks.append(
-            Table("Table 5. Rejected rows by reason (first line numbers).", ["Reason", "Rows", "Lines"], rows)
+            Table("Table 7. Rejected rows by reason (first line numbers).", ["Reason", "Rows", "Lines"], rows)
         )
     blocks.extend(Paragraph(f"Note: {n}", "note") for n in report.notes)
     return Section("Import report", blocks)
