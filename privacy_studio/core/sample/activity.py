@@ -86,10 +86,6 @@ class Payments:
     def __len__(self) -> int:
         return len(self.user)
 
-    @classmethod
-    def concat(cls, parts: list[Payments]) -> Payments:
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
-
 
 def simulate_chunk(
     layout: CityLayout, people: Population, first_user: int, period: Period, rng: np.random.Generator
