@@ -130,7 +130,7 @@ def _place_antennas(
     """Antenna coordinates (km from the centre) and the municipality each falls in.
 
     Half the antennas cluster tightly around the city centre, the rest around suburb centres on a ring,
-    and a few are scattered over the countryside; each belongs to the municipality whose centre is nearest.
+    and a few are scattered over the countryside; each joins the municipality nearest in units of its spread.
     """
     ring = 11.0 * scale
     phase = rng.uniform(0, 2 * np.pi)
@@ -174,7 +174,7 @@ def _split(
 def _kmeans(
     x: np.ndarray, y: np.ndarray, k: int, rng: np.random.Generator, iterations: int = 12
 ) -> np.ndarray:
-    """Lloyd's k-means from random antennas; labels renumbered 0..k'-1 by first appearance of west-most."""
+    """Lloyd's k-means started from random antennas; clusters numbered west to east by their centre."""
     pts = np.column_stack([x, y])
     centres = pts[rng.choice(len(pts), size=k, replace=False)]
     for _ in range(iterations):
