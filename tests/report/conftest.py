@@ -39,6 +39,11 @@ def fake_results(spatial: list[str] = SPATIAL, temporal: list[str] = TEMPORAL, p
                     "label": f"{s} × {t}",
                     "n_users": 100,
                     "d": 1000 // (1 + si),
+                    "fill_rate": 0.01 * (1 + si + ti),
+                    "kanon": {
+                        "k": 1 + si,
+                        "share_below": {"2": 0.9 / (1 + ti), "5": 0.95, "10": 1.0, "100": 1.0},
+                    },
                     "by_p": by_p,
                 }
             )

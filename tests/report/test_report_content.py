@@ -155,6 +155,30 @@ def test_unicity_curves_have_one_series_per_profile_with_bands(make_project) -> 
     assert figure.series[0].hi == [e["unicity_ci"][1] for e in first]
 
 
+def test_kanonymity_table_carries_the_results(make_project) -> None:
+    project = make_project()
+    table = _blocks(_section(build_report(project), "Full-fingerprint k-anonymity"), Table)[0]
+    for row, result in zip(table.rows, project.results, strict=True):
+        assert row[0] == result["label"] and row[1] == count(result["kanon"]["k"])
+        assert row[2:] == [share(result["kanon"]["share_below"][k]) for k in ("2", "5", "10", "100")]
+
+
+def test_sparsity_theory_matches_the_plain_formula(make_project) -> None:
+    project = make_project()
+    section = _section(build_report(project), "Sparsity theory")
+    table = _blocks(section, Table)[0]
+    for row, r in zip(table.rows, project.results, strict=True):
+        n, d, q = r["n_users"], r["d"], r["fill_rate"]
+        p_unique = (1 - (q * q + (1 - q) ** 2) ** d) ** (n - 1)
+        p_2anon = (1 - p_unique) ** n
+        assert row[4:] == [share(p_unique), share(p_2anon), share(r["kanon"]["share_below"]["2"])]
+    curve = next(s for s in _blocks(section, PlotFigure)[0].series if s.name == "P(unique)")
+    first = project.results[0]
+    q, n = first["fill_rate"], first["n_users"]
+    for d, value in zip(curve.x, curve.y, strict=True):
+        assert value == pytest.approx((1 - (q * q + (1 - q) ** 2) ** d) ** (n - 1), rel=1e-9, abs=1e-300)
+
+
 def test_saved_extrapolation_is_fitted_and_labelled(make_project) -> None:
     project = make_project()
     n = [100.0, 200.0, 400.0, 800.0]

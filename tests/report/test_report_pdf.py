@@ -87,7 +87,7 @@ def test_figures_are_drawn(make_project) -> None:
     report = build_report(make_project())
     results = next(s for s in report.sections if s.title == "Results")
     figures = [b for s in results.subsections for b in s.blocks if isinstance(b, PlotFigure | HeatmapFigure)]
-    assert len(figures) == 3  # heat-map, unicity curves, Pareto plot
+    assert len(figures) == 4  # heat-map, unicity curves, sparsity theory, Pareto plot
     for figure in figures:
         image = render_figure(figure).convertToFormat(QImage.Format.Format_Grayscale8)
         raw = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.bytesPerLine() * image.height())
