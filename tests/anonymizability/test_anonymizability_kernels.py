@@ -18,6 +18,7 @@ from privacy_studio.core.measures.anonymizability import (
     DistanceParams,
     Fingerprints,
     anonymizability,
+    fingerprint_distance,
     gini,
     tail_weight_index,
 )
@@ -107,15 +108,16 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
     args = params.kernel_args()
-    summary, bits, dilated = fp.bounds(params)
+    bounds = fp.bounds(params)
     fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
     for a in range(fp.n_users):
         for b in range(fp.n_users):
-            d_ab = kern.fingerprint_distance(a, b, fp.offsets, fp.t, fp.x, fp.y, 1, np.inf, 0, *args)
-            d_ba = kern.fingerprint_distance(b, a, fp.offsets, fp.t, fp.x, fp.y, 1, np.inf, 0, *args)
+            d_ab = fingerprint_distance(fp, a, b, params)
+            d_ba = fingerprint_distance(fp, b, a, params)
             assert d_ab == d_ba
             assert d_ab == pytest.approx(ref.fingerprint_distance(fps[a], fps[b], args), abs=1e-12)
-            assert kern.pair_bound(a, b, fp.offsets, summary, bits, dilated, *args) <= d_ab + 1e-12
+            for fine in (False, True):
+                assert kern.pair_bound(a, b, fp.offsets, bounds, fine, *args) <= d_ab + 1e-12
 
 
 def clustered_events(n_users=120, seed=3):

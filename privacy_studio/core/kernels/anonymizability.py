@@ -16,6 +16,9 @@ MODE_PLAIN = 0
 MODE_MERGE = 1
 MODE_PRUNE = 2
 
+#: Fingerprints this short are scanned even in merge mode: a branch-free scan beats the merge's bookkeeping.
+SCAN_BELOW = 32
+
 #: Safety margin when a lower bound computed by another formula is compared with a distance.
 BOUND_MARGIN = 1e-9
 
@@ -87,8 +90,55 @@ def _combine(first, s, n, half):
     return s / n
 
 
+@nb.njit(inline="always")
+def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax):
+    """Distance from (ti, xi, yi) to the nearest sample of ``b`` by a merge instead of a scan.
+
+    Walks outwards from the merge pointer ``p`` over the samples less than δt_max away, counting them per
+    place of ``b``. Samples farther away all have temporal part exactly w_t, so when needed their minimum is
+    w_t plus the spatial part to the nearest place of ``b`` that has a sample outside the window.
+    """
+    loc, loc_off, loc_x, loc_y, loc_n = places
+    lo, hi = off[b], off[b + 1]
+    base = loc_off[b]
+    best = np.inf
+    complete = True
+    jr = p
+    while jr < hi:
+        if abs(t[jr] - ti) / tmax >= 1.0:
+            break
+        sp, tp = _parts(xi, yi, ti, x[jr], y[jr], t[jr], ws, wt, smax, tmax)
+        if tp > best:
+            complete = False
+            break
+        best = min(best, sp + tp)
+        scratch[loc[jr] - base] += 1
+        jr += 1
+    jl = p - 1
+    while jl >= lo:
+        if abs(t[jl] - ti) / tmax >= 1.0:
+            break
+        sp, tp = _parts(xi, yi, ti, x[jl], y[jl], t[jl], ws, wt, smax, tmax)
+        if tp > best:
+            complete = False
+            break
+        best = min(best, sp + tp)
+        scratch[loc[jl] - base] += 1
+        jl -= 1
+    if complete and best > wt:
+        for place in range(base, loc_off[b + 1]):
+            if scratch[place - base] < loc_n[place]:
+                sp = ws * min((abs(xi - loc_x[place]) + abs(yi - loc_y[place])) / smax, 1.0)
+                best = min(best, sp + wt)
+    for j in range(jl + 1, jr):
+        scratch[loc[j] - base] = 0
+    return best
+
+
 @nb.njit(cache=True)
-def _directed_sum(a, b, off, t, x, y, merge, first, half, worst, worst_b, b_code, ws, wt, smax, tmax):
+def _directed_sum(
+    a, b, off, t, x, y, places, scratch, mode, first, half, worst, worst_b, b_code, ws, wt, smax, tmax
+):
     """Sum over samples of ``a`` of the minimum distance to ``b``; NaN once the candidate cannot win.
 
     The partial sum never exceeds the final one (terms are >= 0 and rounding is monotone), so abandoning
@@ -100,10 +150,12 @@ def _directed_sum(a, b, off, t, x, y, merge, first, half, worst, worst_b, b_code
     p = lo
     for i in range(off[a], off[a + 1]):
         ti = t[i]
-        if merge:
+        if mode == MODE_PLAIN or hi - lo <= SCAN_BELOW:
+            _, best = _nearest_sample(ti, x[i], y[i], t, x, y, lo, hi, p, False, ws, wt, smax, tmax)
+        else:
             while p < hi and t[p] < ti:
                 p += 1
-        _, best = _nearest_sample(ti, x[i], y[i], t, x, y, lo, hi, p, merge, ws, wt, smax, tmax)
+            best = _nearest_value(ti, x[i], y[i], b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax)
         s += best
         if worst < np.inf:
             v = _combine(first, s, n, half)
@@ -113,72 +165,120 @@ def _directed_sum(a, b, off, t, x, y, merge, first, half, worst, worst_b, b_code
 
 
 @nb.njit(cache=True)
-def fingerprint_distance(a, b, off, t, x, y, mode, worst, worst_b, ws, wt, smax, tmax):
-    """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``b`` cannot beat (worst, worst_b)."""
+def fingerprint_distance(a, b, off, t, x, y, places, scratch, mode, worst, worst_b, ws, wt, smax, tmax):
+    """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``b`` cannot beat (worst, worst_b).
+
+    ``places`` describes each user's distinct locations; ``scratch`` is a zeroed int64 work array at least as
+    long as the most places of any user (it is left zeroed).
+    """
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
-    merge = mode != MODE_PLAIN
     if mode != MODE_PRUNE:
         worst = np.inf
     if na == nb_:
-        s1 = _directed_sum(a, b, off, t, x, y, merge, 0.0, True, worst, worst_b, b, ws, wt, smax, tmax)
+        s1 = _directed_sum(
+            a, b, off, t, x, y, places, scratch, mode, 0.0, True, worst, worst_b, b, ws, wt, smax, tmax
+        )
         if np.isnan(s1):
             return np.nan
         first = s1 / na
-        s2 = _directed_sum(b, a, off, t, x, y, merge, first, True, worst, worst_b, b, ws, wt, smax, tmax)
+        s2 = _directed_sum(
+            b, a, off, t, x, y, places, scratch, mode, first, True, worst, worst_b, b, ws, wt, smax, tmax
+        )
         if np.isnan(s2):
             return np.nan
         return _combine(first, s2, nb_, True)
     long_, short = (a, b) if na > nb_ else (b, a)
-    s = _directed_sum(long_, short, off, t, x, y, merge, 0.0, False, worst, worst_b, b, ws, wt, smax, tmax)
+    s = _directed_sum(
+        long_, short, off, t, x, y, places, scratch, mode, 0.0, False, worst, worst_b, b, ws, wt, smax, tmax
+    )
     if np.isnan(s):
         return np.nan
     return _combine(0.0, s, max(na, nb_), False)
 
 
-@nb.njit(cache=True)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@nb.njit(inline="always")
 def _popcount(v):
-    """Number of set bits of a uint64."""
-    c = 0
-    while v:
-        v &= v - np.uint64(1)
-        c += 1
-    return c
+    """Number of set bits of a uint64 (branch-free SWAR count)."""
+    v = v - ((v >> np.uint64(1)) & _M1)
+    v = (v & _M2) + ((v >> np.uint64(2)) & _M2)
+    v = (v + (v >> np.uint64(4))) & _M4
+    return int((v * _H01) >> np.uint64(56))
+
+
+@nb.njit(inline="always")
+def _count_weight(level):
+    """Weight of count level k (cells holding >= 2^k samples): 1, 1, 2, 4, ... so the sum never exceeds c."""
+    return 1 if level == 0 else 1 << (level - 1)
 
 
 @nb.njit(cache=True)
-def _uncovered(u, v, bits, dilated):
-    """Occupied time bins of ``u`` with no sample of ``v`` within δt_max: each holds >= 1 sample of ``u``."""
-    c = 0
-    for w in range(bits.shape[1]):
-        c += _popcount(bits[u, w] & ~dilated[v, w])
-    return c
+def _level_bound(u, v, bits, dilated, increments, fine):
+    """Lower bound on the summed parts (spatial or temporal) of ``u``'s samples matched in ``v``.
+
+    ``bits[u, k]`` marks cells (time bins or map squares) holding >= 2^k samples of ``u``; ``dilated[v, r]``
+    the cells within r+1 cells of one of ``v``'s. A sample outside ``dilated[v, r]`` is more than r+1 cell
+    widths from every sample of ``v``, which adds ``increments[r]`` to its part. Without ``fine`` only the
+    occupied cells beyond the threshold count: a few word operations, for ordering candidates.
+    """
+    levels = dilated.shape[1]
+    if not fine:
+        count = 0
+        for w in range(bits.shape[2]):
+            count += _popcount(bits[u, 0, w] & ~dilated[v, levels - 1, w])
+        return count * increments.sum()
+    total = 0.0
+    for r in range(levels):
+        count = 0
+        for k in range(bits.shape[1]):
+            for w in range(bits.shape[2]):
+                count += _count_weight(k) * _popcount(bits[u, k, w] & ~dilated[v, r, w])
+        total += count * increments[r]
+    return total
 
 
 @nb.njit(cache=True)
-def _directed_bound(u, v, n, summary, bits, dilated, ws, wt, smax, tmax):
-    """Lower bound on the mean minimum distance from samples of ``u`` to ``v``: boxes plus uncovered bins."""
+def _directed_bound(u, v, n, bounds, fine, ws, wt, smax, tmax):
+    """Lower bound on the mean minimum distance from samples of ``u`` to ``v``.
+
+    The minimum of a sum is at least the sum of the minima, so spatial and temporal bounds add up; each is
+    the better of the bounding-box gap and the cell-level bound.
+    """
+    summary, t_bits, t_dilated, t_inc, s_bits, s_dilated, s_inc = bounds
     dx = max(summary[v, 0] - summary[u, 1], summary[u, 0] - summary[v, 1], 0.0)
     dy = max(summary[v, 2] - summary[u, 3], summary[u, 2] - summary[v, 3], 0.0)
     dt = max(summary[v, 4] - summary[u, 5], summary[u, 4] - summary[v, 5], 0.0)
     s_box, t_box = _parts(0.0, 0.0, 0.0, dx, dy, dt, ws, wt, smax, tmax)
-    c = _uncovered(u, v, bits, dilated)
-    return s_box + (c * wt + (n - c) * t_box) / n
+    s_cells = _level_bound(u, v, s_bits, s_dilated, s_inc, fine) / n
+    t_cells = _level_bound(u, v, t_bits, t_dilated, t_inc, fine) / n
+    return max(s_box, s_cells) + max(t_box, t_cells)
 
 
 @nb.njit(cache=True)
-def pair_bound(a, b, off, summary, bits, dilated, ws, wt, smax, tmax):
-    """A lower bound on ``Δ_ab`` that costs O(bitmap words) instead of a sample merge."""
+def pair_bound(a, b, off, bounds, fine, ws, wt, smax, tmax):
+    """A lower bound on ``Δ_ab`` from bitmap words instead of samples (``fine``: tighter, ~10x the work)."""
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
     if na == nb_:
         return 0.5 * (
-            _directed_bound(a, b, na, summary, bits, dilated, ws, wt, smax, tmax)
-            + _directed_bound(b, a, nb_, summary, bits, dilated, ws, wt, smax, tmax)
+            _directed_bound(a, b, na, bounds, fine, ws, wt, smax, tmax)
+            + _directed_bound(b, a, nb_, bounds, fine, ws, wt, smax, tmax)
         )
     if na > nb_:
-        return _directed_bound(a, b, na, summary, bits, dilated, ws, wt, smax, tmax)
-    return _directed_bound(b, a, nb_, summary, bits, dilated, ws, wt, smax, tmax)
+        return _directed_bound(a, b, na, bounds, fine, ws, wt, smax, tmax)
+    return _directed_bound(b, a, nb_, bounds, fine, ws, wt, smax, tmax)
+
+
+@nb.njit(inline="always")
+def _exceeds(bound, worst):
+    """Whether a lower bound (computed by another formula than Δ) proves a distance > worst, with margin."""
+    return bound - BOUND_MARGIN * (1.0 + bound) > worst
 
 
 @nb.njit(cache=True)
@@ -195,7 +295,7 @@ def _insert(idx, dist, count, b, d):
 
 
 @nb.njit(parallel=True, cache=True)
-def nearest_neighbours(targets, off, t, x, y, m, mode, summary, bits, dilated, ws, wt, smax, tmax):
+def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, smax, tmax):
     """The ``m`` users with the smallest ``Δ_ab`` (then lowest code) for each target, and those distances.
 
     ``MODE_PRUNE`` visits candidates by increasing lower bound and stops once the bound exceeds the m-th
@@ -205,15 +305,17 @@ def nearest_neighbours(targets, off, t, x, y, m, mode, summary, bits, dilated, w
     n_t = len(targets)
     out_idx = np.full((n_t, m), -1, dtype=np.int64)
     out_d = np.full((n_t, m), np.inf)
+    max_places = np.diff(places[1]).max()
     for q in nb.prange(n_t):
         a = targets[q]
         idx = out_idx[q]
         dist = out_d[q]
         count = 0
+        scratch = np.zeros(max_places, dtype=np.int64)
         if mode == MODE_PRUNE:
             bound = np.empty(n_users)
             for b in range(n_users):
-                bound[b] = pair_bound(a, b, off, summary, bits, dilated, ws, wt, smax, tmax)
+                bound[b] = pair_bound(a, b, off, bounds, False, ws, wt, smax, tmax)
             order = np.argsort(bound)
         else:
             bound = np.zeros(0)
@@ -225,9 +327,14 @@ def nearest_neighbours(targets, off, t, x, y, m, mode, summary, bits, dilated, w
             full = count == m
             worst = dist[m - 1] if full else np.inf
             worst_b = idx[m - 1] if full else n_users
-            if mode == MODE_PRUNE and full and bound[b] - BOUND_MARGIN * (1.0 + bound[b]) > worst:
-                break
-            d = fingerprint_distance(a, b, off, t, x, y, mode, worst, worst_b, ws, wt, smax, tmax)
+            if mode == MODE_PRUNE and full:
+                if _exceeds(bound[b], worst):
+                    break
+                if _exceeds(pair_bound(a, b, off, bounds, True, ws, wt, smax, tmax), worst):
+                    continue
+            d = fingerprint_distance(
+                a, b, off, t, x, y, places, scratch, mode, worst, worst_b, ws, wt, smax, tmax
+            )
             if np.isnan(d):
                 continue
             if full and (d > worst or (d == worst and b > worst_b)):
@@ -341,25 +448,67 @@ def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
     return out
 
 
-@nb.njit(cache=True)
-def time_bitmaps(off, t, t0, width, reach, n_words):
-    """Per user a bitmap of occupied time bins and one dilated by ``reach`` bins on each side.
+@nb.njit(inline="always")
+def _mark(bits, u, level, cell):
+    bits[u, level, cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
 
-    A sample in a bin where the other user's dilated bitmap is empty is more than ``reach*width`` >= δt_max
-    minutes from all of that user's samples, so its temporal part is exactly w_t.
+
+@nb.njit(cache=True)
+def time_bitmaps(off, t, t0, width, reach, n_words, n_levels):
+    """Per user: time bins holding >= 2^k samples (k < n_levels), and occupied bins dilated by 1..reach.
+
+    ``width * reach`` >= δt_max, so a sample outside the bins dilated by ``reach`` is at least δt_max away
+    from every sample of that user: its temporal part is exactly w_t.
     """
     n_users = len(off) - 1
     n_bins = n_words * 64
-    bits = np.zeros((n_users, n_words), dtype=np.uint64)
-    dilated = np.zeros((n_users, n_words), dtype=np.uint64)
-    one = np.uint64(1)
+    bits = np.zeros((n_users, n_levels, n_words), dtype=np.uint64)
+    dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
     for u in range(n_users):
-        last = -(reach + 2)
-        for i in range(off[u], off[u + 1]):
+        i = off[u]
+        while i < off[u + 1]:
             k = int(np.floor((t[i] - t0) / width))
-            bits[u, k >> 6] |= one << np.uint64(k & 63)
-            start = max(k - reach, last + reach + 1, 0)
-            for c in range(start, min(k + reach, n_bins - 1) + 1):
-                dilated[u, c >> 6] |= one << np.uint64(c & 63)
-            last = k
+            j = i
+            while j < off[u + 1] and int(np.floor((t[j] - t0) / width)) == k:
+                j += 1
+            for level in range(n_levels):
+                if j - i >= 1 << level:
+                    _mark(bits, u, level, k)
+            for r in range(reach):
+                for c in range(max(k - r - 1, 0), min(k + r + 1, n_bins - 1) + 1):
+                    _mark(dilated, u, r, c)
+            i = j
+    return bits, dilated
+
+
+@nb.njit(cache=True)
+def space_bitmaps(places, x0, y0, cell, side, reach, n_words, n_levels):
+    """Per user: map squares (``side`` x ``side`` grid of ``cell`` km) holding >= 2^k samples, and occupied
+    squares dilated by 1..reach squares (Chebyshev), from the users' distinct places.
+    """
+    _, loc_off, loc_x, loc_y, loc_n = places
+    n_users = len(loc_off) - 1
+    bits = np.zeros((n_users, n_levels, n_words), dtype=np.uint64)
+    dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
+    counts = np.zeros(side * side, dtype=np.int64)
+    squares = np.empty(len(loc_x), dtype=np.int64)
+    for u in range(n_users):
+        for p in range(loc_off[u], loc_off[u + 1]):
+            gx = min(int(np.floor((loc_x[p] - x0) / cell)), side - 1)
+            gy = min(int(np.floor((loc_y[p] - y0) / cell)), side - 1)
+            squares[p] = gx * side + gy
+            counts[squares[p]] += loc_n[p]
+        for p in range(loc_off[u], loc_off[u + 1]):
+            g = squares[p]
+            if counts[g] == 0:
+                continue
+            for level in range(n_levels):
+                if counts[g] >= 1 << level:
+                    _mark(bits, u, level, g)
+            counts[g] = 0
+            gx, gy = g // side, g % side
+            for r in range(reach):
+                for cx in range(max(gx - r - 1, 0), min(gx + r + 1, side - 1) + 1):
+                    for cy in range(max(gy - r - 1, 0), min(gy + r + 1, side - 1) + 1):
+                        _mark(dilated, u, r, cx * side + cy)
     return bits, dilated

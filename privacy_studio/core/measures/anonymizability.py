@@ -25,8 +25,14 @@ MODES = {"plain": kern.MODE_PLAIN, "merge": kern.MODE_MERGE, "prune": kern.MODE_
 #: every thread busy.
 TARGET_CHUNK = 128
 
-#: At most this many 64-bit words per user in the time-bin bitmaps used by the pruning bound.
-MAX_BITMAP_WORDS = 256
+#: Pruning bound resolution: cells (time bins, map squares) per saturation threshold δt_max / δs_max,
+#: at most this many 64-bit words of time bins and squares per map side, and count levels (>= 1, 2, 4, ...
+#: samples per cell) per bitmap.
+CELLS_PER_THRESHOLD = 8
+MAX_TIME_WORDS = 16
+MAX_MAP_SIDE = 32
+TIME_COUNT_LEVELS = 3
+SPACE_COUNT_LEVELS = 7
 
 _PER_K_KEYS = ("delta", "spatial_gini", "temporal_gini", "spatial_tail", "temporal_tail", "ratio")
 
@@ -100,13 +106,18 @@ def _parse_amount(text: str, units: dict[str, float], whole: str) -> float:
 
 @dataclass
 class Fingerprints:
-    """Per user the distinct samples (minute, x_km, y_km), sorted by time then space, in CSR form."""
+    """Per user the distinct samples (minute, x_km, y_km), sorted by time then space, in CSR form.
+
+    Users listed in the data but without any event cannot be compared: they are left out and counted in
+    ``n_without_samples`` (reported with every result), so codes here index ``user_ids`` of this object.
+    """
 
     user_ids: np.ndarray
     offsets: np.ndarray  # int64, n_users + 1
     t: np.ndarray  # float64 minutes since the epoch (UTC)
     x: np.ndarray  # float64 km
     y: np.ndarray  # float64 km
+    n_without_samples: int = 0
     _bounds: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -142,18 +153,48 @@ class Fingerprints:
         keep = np.ones(len(user), dtype=bool)
         keep[1:] = (np.diff(user) != 0) | (np.diff(minute) != 0) | (np.diff(x) != 0) | (np.diff(y) != 0)
         counts = np.bincount(user[keep], minlength=len(user_ids))
-        offsets = np.zeros(len(user_ids) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return cls(np.asarray(user_ids), offsets, minute[keep], x[keep], y[keep])
+        present = counts > 0
+        offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
+        np.cumsum(counts[present], out=offsets[1:])
+        return cls(
+            np.asarray(user_ids)[present],
+            offsets,
+            minute[keep],
+            x[keep],
+            y[keep],
+            n_without_samples=int((~present).sum()),
+        )
 
-    def bounds(self, params: DistanceParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-user boxes (x, y, t ranges) and time-bin bitmaps for the pruning lower bound (cached)."""
-        tmax = params.kernel_args()[3]
-        if tmax not in self._bounds:
-            self._bounds[tmax] = self._compute_bounds(tmax)
-        return self._bounds[tmax]
+    def places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct (x, y) places per user: sample -> place index, CSR offsets, coordinates, sample counts."""
+        if "places" not in self._bounds:
+            user = np.repeat(np.arange(self.n_users), self.lengths())
+            order = np.lexsort((self.y, self.x, user))
+            new = np.ones(len(order), dtype=bool)
+            new[1:] = (
+                (np.diff(user[order]) != 0) | (np.diff(self.x[order]) != 0) | (np.diff(self.y[order]) != 0)
+            )
+            place_of_sorted = np.cumsum(new) - 1
+            loc = np.empty(len(order), dtype=np.int64)
+            loc[order] = place_of_sorted
+            first = order[new]
+            loc_off = np.zeros(self.n_users + 1, dtype=np.int64)
+            np.cumsum(np.bincount(user[first], minlength=self.n_users), out=loc_off[1:])
+            loc_n = np.bincount(loc, minlength=len(first)).astype(np.int64)
+            self._bounds["places"] = (loc, loc_off, self.x[first], self.y[first], loc_n)
+        return self._bounds["places"]
 
-    def _compute_bounds(self, tmax: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def bounds(self, params: DistanceParams) -> tuple[np.ndarray, ...]:
+        """Per-user boxes and cell bitmaps in time and space with their level increments (cached).
+
+        These feed the lower bound on ``Δ_ab`` that lets the pruned search skip candidates.
+        """
+        args = params.kernel_args()
+        if args not in self._bounds:
+            self._bounds[args] = self._compute_bounds(*args)
+        return self._bounds[args]
+
+    def _compute_bounds(self, ws: float, wt: float, smax: float, tmax: float) -> tuple[np.ndarray, ...]:
         starts = self.offsets[:-1]
         summary = np.column_stack(
             [
@@ -167,11 +208,36 @@ class Fingerprints:
         )
         t0 = float(self.t.min())
         span = float(self.t.max()) - t0
-        width = max(1.0, math.floor(tmax / 4.0), math.ceil((span + 1.0) / (64 * MAX_BITMAP_WORDS)))
+        width = max(
+            1.0, math.floor(tmax / CELLS_PER_THRESHOLD), math.ceil((span + 1) / (64 * MAX_TIME_WORDS))
+        )
         reach = math.ceil(tmax / width)
-        n_words = int(span // width) // 64 + 1
-        bits, dilated = kern.time_bitmaps(self.offsets, self.t, t0, width, reach, n_words)
-        return summary, bits, dilated
+        t_bits, t_dilated = kern.time_bitmaps(
+            self.offsets, self.t, t0, width, reach, int(span // width) // 64 + 1, TIME_COUNT_LEVELS
+        )
+        x0, y0 = float(self.x.min()), float(self.y.min())
+        extent = max(float(self.x.max()) - x0, float(self.y.max()) - y0)
+        cell = max(smax / CELLS_PER_THRESHOLD, extent / (MAX_MAP_SIDE - 1))
+        side = int(extent // cell) + 1
+        s_reach = math.ceil(smax / cell)
+        s_bits, s_dilated = kern.space_bitmaps(
+            self.places(), x0, y0, cell, side, s_reach, (side * side - 1) // 64 + 1, SPACE_COUNT_LEVELS
+        )
+        return (
+            summary,
+            t_bits,
+            t_dilated,
+            _increments(width, reach, tmax, wt),
+            s_bits,
+            s_dilated,
+            _increments(cell, s_reach, smax, ws),
+        )
+
+
+def _increments(cell: float, reach: int, threshold: float, weight: float) -> np.ndarray:
+    """What dilation level r adds to a part: weight * (min((r+1) cell / threshold, 1) - min(r cell / ...))."""
+    levels = np.minimum(np.arange(reach + 1) * cell / threshold, 1.0)
+    return np.diff(levels) * weight
 
 
 def event_coordinates(events: EventTable) -> tuple[np.ndarray, np.ndarray]:
@@ -215,6 +281,7 @@ class AnonymizabilityResult:
     level: str = "raw"
     mode: str = "prune"
     n_candidates: int = 0
+    n_without_samples: int = 0
 
     def row(self, k: int) -> int:
         """Row of ``k`` in the per-k arrays."""
@@ -238,6 +305,7 @@ class AnonymizabilityResult:
             "params": self.params.to_dict(),
             "mode": self.mode,
             "n_candidates": self.n_candidates,
+            "users_without_samples": self.n_without_samples,
             "results": results,
         }
 
@@ -267,7 +335,8 @@ def anonymizability(
     chosen = select_targets(fp.n_users, targets, seed)
     m = int(ks_arr.max()) - 1
     args = params.kernel_args()
-    summary, bits, dilated = fp.bounds(params)
+    bounds = fp.bounds(params)
+    places = fp.places()
     neighbours = np.empty((len(chosen), m), dtype=np.int64)
     distance = np.empty((len(chosen), m))
     stats = np.empty((5, len(ks_arr), len(chosen)))
@@ -275,7 +344,7 @@ def anonymizability(
     for start in range(0, len(chosen), TARGET_CHUNK):
         part = chosen[start : start + TARGET_CHUNK]
         idx, dist = kern.nearest_neighbours(
-            part, fp.offsets, fp.t, fp.x, fp.y, m, MODES[mode], summary, bits, dilated, *args
+            part, fp.offsets, fp.t, fp.x, fp.y, places, m, MODES[mode], bounds, *args
         )
         neighbours[start : start + len(part)] = idx
         distance[start : start + len(part)] = dist
@@ -301,6 +370,7 @@ def anonymizability(
         level=level,
         mode=mode,
         n_candidates=fp.n_users,
+        n_without_samples=fp.n_without_samples,
     )
 
 
@@ -367,6 +437,28 @@ def sample_distances(
     for b in neighbours:
         pos = kern.matched_parts(user, int(b), fp.offsets, fp.t, fp.x, fp.y, spatial, temporal, pos, *args)
     return {"total": spatial + temporal, "spatial": spatial, "temporal": temporal}
+
+
+def fingerprint_distance(fp: Fingerprints, a: int, b: int, params: DistanceParams | None = None) -> float:
+    """``Δ_ab`` between users with codes ``a`` and ``b`` (symmetric)."""
+    places = fp.places()
+    scratch = np.zeros(int(np.diff(places[1]).max()), dtype=np.int64)
+    return float(
+        kern.fingerprint_distance(
+            a,
+            b,
+            fp.offsets,
+            fp.t,
+            fp.x,
+            fp.y,
+            places,
+            scratch,
+            kern.MODE_MERGE,
+            np.inf,
+            0,
+            *(params or DistanceParams()).kernel_args(),
+        )
+    )
 
 
 def gini(values: np.ndarray) -> float:
