@@ -29,6 +29,8 @@ class PointIndex:
     trace_cnt: np.ndarray  # int64 events of the user at that point
     dense_slot: np.ndarray  # int32 per point: row in ``bitmaps`` or -1
     bitmaps: np.ndarray  # uint64 (n_dense, n_words)
+    list_len: np.ndarray  # int64 |D_x| per compact point
+    max_list: int  # longest posting list
 
     @property
     def n_points(self) -> int:
@@ -41,10 +43,6 @@ class PointIndex:
     @property
     def nnz(self) -> int:
         return len(self.trace_pts)
-
-    def list_lengths(self) -> np.ndarray:
-        """|D_x| for every compact point."""
-        return np.diff(self.post_ptr)
 
     def nbytes(self) -> int:
         """Memory held by the index itself (posting lists, compact traces, bitmaps)."""
@@ -121,4 +119,6 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
         np.ascontiguousarray(traces.counts, dtype=np.int64),
         dense_slot,
         bitmaps,
+        counts,
+        int(counts.max(initial=1)),
     )

@@ -362,7 +362,7 @@ def _presult(
 
 def _per_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: int) -> dict:
     """EM_j estimated over the EM users, summed over time bins per spatial unit."""
-    q, _, _, _ = point_priors(index.list_lengths(), index.n_users)
+    q, _, _, _ = point_priors(index.list_len, index.n_users)
     units = traces.point_unit(index.point_ids)
     per_unit = np.full(traces.n_units, np.nan)  # None in JSON: no user had reference_p points
     if n_terms:
@@ -393,6 +393,7 @@ def _sampled_run(
     em_p = sorted(set(settings.p_values) | {settings.reference_p}) if want & {"em", "kl"} else []
     if kind == GIVEN and em_p:
         em_p = list(range(1, pmax + 1))  # each user's own set length decides which prefix counts
+    priors = point_priors(index.list_len, index.n_users) if em_p else None
     parts: list[dict[str, np.ndarray]] = []
     acc = None
     for start in range(0, len(users), CHUNK_USERS):
@@ -405,6 +406,7 @@ def _sampled_run(
                 ptr[start : start + len(chunk) + 1] - ptr[start],
                 pts[ptr[start] : ptr[start + len(chunk)]],
             )
+        em_users = max(0, min(len(chunk), settings.em_samples - start))
         r = sample_sizes(
             index,
             chunk,
@@ -412,17 +414,19 @@ def _sampled_run(
             pmax=pmax,
             draws=draws,
             seed=settings.seed,
-            em_p=em_p,
-            em_users=max(0, min(len(chunk), settings.em_samples - start)),
+            em_p=em_p if em_users else [],
+            em_users=em_users,
             ref_p=settings.reference_p,
             worst="worst" in want,
             given=chunk_given,
+            priors=priors,
         )
-        acc = r["acc"] if acc is None else acc + r["acc"]
+        if em_users:
+            acc = r["acc"] if acc is None else acc + r["acc"]
         parts.append(r)
     control.report(1.0, "done")
     out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare")}
-    out["acc"] = acc
+    out["acc"] = acc if acc is not None else np.zeros(index.n_points)
     return out
 
 
@@ -576,11 +580,15 @@ def _explicit_orders(
     return traces, listed.astype(np.int64), (ptr, pts)
 
 
-def _compact_given(index: PointIndex, given: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Known profile points -> compact index points, each user's shortest posting lists first."""
+def _compact_given(
+    index: PointIndex, given: tuple[np.ndarray, np.ndarray], shortest_first: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Known profile points -> compact index points; for whole known sets, shortest posting lists first."""
     ptr, pts = given
     compact = np.searchsorted(index.point_ids, pts).astype(np.int64)
-    lengths = index.list_lengths()[compact]
+    if not shortest_first:  # a model's order: its prefixes are the knowledge for each p
+        return ptr, compact
+    lengths = index.list_len[compact]
     out = compact.copy()
     for i in range(len(ptr) - 1):
         a, b = ptr[i], ptr[i + 1]
@@ -592,15 +600,15 @@ def _compact_given(index: PointIndex, given: tuple[np.ndarray, np.ndarray]) -> t
 
 
 def _profile_traces(
-    events: EventTable, hierarchy: Hierarchy | None, profile: Profile, base: Traces | None
+    events: EventTable, hierarchy: Hierarchy | None, profile: Profile, pool: list[Traces]
 ) -> tuple[Traces, str | None]:
-    """The profile's traces, coarsened from ``base`` when the hierarchy and widths allow it."""
-    if base is not None:
-        if base.profile == profile:
-            return base, None
-        derived = derive_traces(base, profile, events, hierarchy)
+    """The profile's traces, coarsened from the smallest kept traces that allow it, else from the events."""
+    for fine in sorted(pool, key=lambda t: t.nnz):
+        if fine.profile == profile:
+            return fine, None
+        derived = derive_traces(fine, profile, events, hierarchy)
         if derived is not None:
-            return derived, base.profile.label
+            return derived, fine.profile.label
     return generalize(events, profile, hierarchy), None
 
 
@@ -643,7 +651,7 @@ def _run_profile(
         if given is None and model.kind is None:
             given = python_orders(model, work, users, settings)
         if given is not None:
-            given = _compact_given(index, given)
+            given = _compact_given(index, given, shortest_first=isinstance(model, Explicit))
         by_p, per_user, per_location = _evaluate_sampled(
             index, work, events, users, kind, settings, control, given, isinstance(model, Explicit)
         )
@@ -713,13 +721,16 @@ def run_grid(
         model = Explicit(path=model.path, table=read_known_events(model.path, events))
     users = sample_users(events.n_users, settings.samples, settings.seed)
     base: Traces | None = None
+    previous: Traces | None = None
     for i, profile in enumerate(profiles):
         step = control.sub(i / len(profiles), (i + 1) / len(profiles))
         step.report(0.0, f"{profile.label}: generalizing")
         t0 = time.perf_counter()
         if base is None and not isinstance(model, Explicit):
             base = generalize(events, base_profile(profiles, hierarchy), hierarchy)
-        traces, derived_from = _profile_traces(events, hierarchy, profile, base)
+        pool = [t for t in (base, previous) if t is not None]
+        traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
+        previous = traces if base is not None else None
         timings = {"generalize": time.perf_counter() - t0}
         yield _run_profile(
             events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings

@@ -57,7 +57,7 @@ def test_exact_mode_matches_reference(data, p):
     assert np.mean(per_user_em) == pytest.approx(ref["em"], abs=1e-9)
     assert np.mean(per_user_kl) == pytest.approx(ref["kl"], abs=1e-9)
     assert np.mean(worst) == pytest.approx(ref["worst_mean"], abs=1e-9)
-    q = point_priors(index.list_lengths(), index.n_users)[0]
+    q = point_priors(index.list_len, index.n_users)[0]
     m = ref["n_included"]
     per_point = np.zeros(d)
     per_point[index.point_ids] = (r["acc"] + m * q) / m
@@ -86,7 +86,7 @@ def test_sampled_walks_match_reference(data, kind, seed, draws):
         ref_p=2,
         worst=True,
     )
-    lengths = index.list_lengths()
+    lengths = index.list_len
     for s, u in enumerate(users):
         a, b = index.trace_ptr[u], index.trace_ptr[u + 1]
         m = min(pmax, b - a)
@@ -127,7 +127,7 @@ def test_activity_order_follows_counts():
             ACTIVITY,
             index.trace_pts,
             index.trace_cnt,
-            index.list_lengths(),
+            index.list_len,
             np.uint64(stream_key(1, 0, k)),
             1,
             np.zeros(2),

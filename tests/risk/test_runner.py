@@ -273,3 +273,34 @@ def test_cli_bad_parameters_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "at least 1" in err and "hierarchy" in err
     assert "Traceback" not in err
+
+
+def test_a_python_knowledge_model_plugs_in():
+    """A model without a kernel fast path is drawn in Python; its prefixes are the knowledge for each p."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from privacy_studio.core.knowledge import KnowledgeModel
+    from privacy_studio.core.runner import _run_profile
+
+    @dataclass(frozen=True)
+    class LastPoints(KnowledgeModel):
+        name: ClassVar[str] = "last"
+
+        def draw(self, points, counts, p, rng):
+            return points[::-1][:p]
+
+    sets = random_sets(30, 9, seed=13)
+    events = table_from_sets(sets, 9)
+    traces = generalize(events, Profile.parse("raw", "all"))
+    settings = RiskSettings(["raw"], ["all"], p_values=[1, 2], measures=["unicity", "kdisc"], reference_p=2)
+    users = np.arange(len(sets))
+    res = _run_profile(
+        events, None, traces.profile, traces, None, settings, LastPoints(), users, TaskControl(), {}
+    )
+    for row in res.by_p:
+        sizes = [
+            len(reference.anonymity_set(sets, set(sorted(s)[::-1][: row.p]))) for s in sets if len(s) >= row.p
+        ]
+        assert row.unicity == pytest.approx(np.mean([k == 1 for k in sizes]))
+        assert row.k_disclosure == pytest.approx(np.mean([1 / k for k in sizes]))

@@ -56,7 +56,7 @@ def test_worked_example_em_of_one_point():
     from privacy_studio.core.measures.disclosure import em_kl_of_set, point_priors
 
     index = build_index(generalize(worked_table(), Profile.parse("raw", "all")))
-    q, g, q_all, g_all = point_priors(index.list_lengths(), index.n_users)
+    q, g, q_all, g_all = point_priors(index.list_len, index.n_users)
     state = np.zeros(4, dtype=np.int64)
     walk_start(0, index.post_ptr, index.dense_slot, state)  # point b1
     acc = np.zeros(index.n_points)

@@ -134,7 +134,7 @@ def exact_sizes(index: PointIndex, p: int, with_em: bool = False) -> dict[str, n
     ``acc`` holds per point Σ_u mean_A (EM_uj - q_j) over each user's subsets.
     """
     offsets = subset_offsets(index, p)
-    q, g, q_all, g_all = point_priors(index.list_lengths(), index.n_users)
+    q, g, q_all, g_all = point_priors(index.list_len, index.n_users)
     sizes, em, kl, acc = _exact_pass(
         p,
         offsets,

@@ -104,16 +104,14 @@ def _sample_pass(
     worst: bool,
     given_ptr: np.ndarray,
     given_pts: np.ndarray,
+    list_len: np.ndarray,
+    max_list: int,
 ):
     n_s = len(users)
     n_points = len(post_ptr) - 1
-    max_list = 1
-    for x in range(n_points):
-        max_list = max(max_list, post_ptr[x + 1] - post_ptr[x])
     max_trace = 1
     for u in users:
         max_trace = max(max_trace, trace_ptr[u + 1] - trace_ptr[u])
-    list_len = np.diff(post_ptr)
     sizes = np.zeros((n_s, draws, pmax), dtype=np.int64)
     em = np.full((n_s, draws, pmax), np.nan)
     kl = np.full((n_s, draws, pmax), np.nan)
@@ -199,21 +197,26 @@ def sample_sizes(
     ref_p: int | None = None,
     worst: bool = False,
     given: tuple[np.ndarray, np.ndarray] | None = None,
+    priors: tuple[np.ndarray, np.ndarray, float, float] | None = None,
 ) -> dict[str, np.ndarray]:
     """|E_u| (and EM/KL sums, rarest-first sizes) for ``users`` x ``draws`` x p = 1..pmax.
 
     Returns ``sizes`` (S, R, pmax; 0 = excluded), ``em``/``kl`` (per-user means over points, NaN where not
     computed: users beyond ``em_users`` or p not in ``em_p``), ``rare`` (S, pmax) sizes along the rarest
     points first, and ``acc`` (per point Σ_u (EM_uj - q_j) over the EM users at ``ref_p``). With ``kind``
-    GIVEN, ``given = (ptr, points)`` holds each sampled user's order (compact points) instead.
+    GIVEN, ``given = (ptr, points)`` holds each sampled user's order (compact points) instead. ``priors``
+    (from :func:`point_priors`) may be passed to avoid recomputing them for every chunk of users.
     """
     if given is None:
         given = (np.zeros(len(users) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    q, g, q_all, g_all = point_priors(index.list_lengths(), index.n_users)
     em_mask = np.zeros(pmax, dtype=np.bool_)
     for p in em_p or []:
         if 1 <= p <= pmax:
             em_mask[p - 1] = True
+    if not em_mask.any():
+        q, g, q_all, g_all = np.zeros(0), np.zeros(0), 0.0, 0.0
+    else:
+        q, g, q_all, g_all = priors or point_priors(index.list_len, index.n_users)
     ref_k = (ref_p - 1) if ref_p is not None and 1 <= ref_p <= pmax and em_mask[ref_p - 1] else -1
     sizes, em, kl, rare, acc = _sample_pass(
         np.ascontiguousarray(users, dtype=np.int64),
@@ -238,6 +241,8 @@ def sample_sizes(
         worst,
         np.ascontiguousarray(given[0], dtype=np.int64),
         np.ascontiguousarray(given[1], dtype=np.int64),
+        index.list_len,
+        index.max_list,
     )
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}
