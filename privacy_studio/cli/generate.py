@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "generate",
         help="write a synthetic city: events, toolbox CDRs, card payments, attributes, a second period",
-        description="Simulate N people in a fictional city over two consecutive periods of D days and write "
+        description="Simulate N people in a fictional city over consecutive periods of D days and write "
         "every file the studio reads. The same parameters always give byte-identical files.",
     )
     p.add_argument("--users", type=int, required=True, metavar="N", help="number of people")
@@ -54,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("auto", "per-user", "single", "none"),
         default="auto",
         help="toolbox CDR files: one per user, one cdr.csv, or none (auto: per-user up to 10,000 users)",
+    )
+    p.add_argument(
+        "--periods", type=int, choices=(1, 2), default=2, help="consecutive periods to write (default 2)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=run)

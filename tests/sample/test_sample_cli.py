@@ -22,7 +22,7 @@ def test_generate_command_writes_the_city(tmp_path, capsys):
         "tz": "UTC",
         "chunk_users": 20_000,
     }
-    assert meta["parameters"] == expected | {"cdr_layout": "per-user"}
+    assert meta["parameters"] == expected | {"cdr_layout": "per-user", "periods": 2}
     assert (out / "cdr").is_dir()
     assert (out / "events.csv").read_text().splitlines()[1].split(",")[1].endswith("+00:00")
 

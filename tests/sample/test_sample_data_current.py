@@ -29,10 +29,11 @@ def test_sample_data_matches_the_documented_command(tmp_path):
         "start": params["start"],
         "tz": params["tz"],
         "cdr-layout": params["cdr_layout"],
+        "periods": str(params["periods"]),
     }
     fresh = generate_city(
         int(args["users"]), int(args["days"]), int(args["seed"]), tmp_path / "s", args["start"], args["tz"],
-        cdr_layout=args["cdr-layout"],
+        cdr_layout=args["cdr-layout"], periods=int(args["periods"]),
     )  # fmt: skip
     for path in fresh.files():
         name = path.relative_to(fresh.root)

@@ -185,9 +185,14 @@ def test_meta_counts_match_the_files(small_city, read_rows, small_params):
     assert str(counts["events_period1"]) in small_city.readme.read_text()
 
 
-def test_single_cdr_file_layout(tmp_path, read_rows):
-    paths = generate_city(30, 3, 1, tmp_path / "one", cdr_layout="single")
+def test_single_cdr_file_and_single_period(tmp_path, read_rows):
+    paths = generate_city(30, 3, 1, tmp_path / "one", cdr_layout="single", periods=1)
     assert paths.cdr_dir is None and not (paths.root / "cdr").exists()
+    assert paths.period2_events is None and not (paths.root / "period2").exists()
+    meta = json.loads(paths.meta.read_text())
+    assert len(meta["periods"]) == 1 and "events_period2" not in meta["counts"]
+    written = {p.relative_to(paths.root).as_posix() for p in paths.files()}
+    assert set(meta["files"]) | {"meta.json", "README.txt"} == written
     rows = read_rows(paths.cdr_file)
     assert list(rows[0]) == ["user", *CDR_COLUMNS]
     assert [r["user"] for r in rows] == [r["user"] for r in read_rows(paths.events)]
@@ -203,6 +208,7 @@ def test_single_cdr_file_layout(tmp_path, read_rows):
         ({"start": "2024-03-04T10:00+01:00"}, "plain local date"),
         ({"tz": "Mars/Olympus"}, "unknown time zone"),
         ({"cdr_layout": "zip"}, "CDR layout"),
+        ({"periods": 3}, "number of periods"),
     ],
 )
 def test_bad_parameters_give_one_clear_message(tmp_path, kwargs, message):

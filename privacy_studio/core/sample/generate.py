@@ -39,15 +39,15 @@ class CityPaths:
     shops: Path
     shop_hierarchy: Path
     card_truth: Path
-    period2_events: Path
-    period2_truth: Path
     meta: Path
     readme: Path
+    period2_events: Path | None = None
+    period2_truth: Path | None = None
     cdr_dir: Path | None = None
     cdr_file: Path | None = None
 
     @classmethod
-    def under(cls, root: Path, cdr_layout: str) -> CityPaths:
+    def under(cls, root: Path, cdr_layout: str, periods: int) -> CityPaths:
         return cls(
             root=root,
             events=root / "events.csv",
@@ -58,10 +58,10 @@ class CityPaths:
             shops=root / "shops.csv",
             shop_hierarchy=root / "shop_hierarchy.csv",
             card_truth=root / "link_truth.csv",
-            period2_events=root / "period2" / "events.csv",
-            period2_truth=root / "period2" / "link_truth.csv",
             meta=root / "meta.json",
             readme=root / "README.txt",
+            period2_events=root / "period2" / "events.csv" if periods == 2 else None,
+            period2_truth=root / "period2" / "link_truth.csv" if periods == 2 else None,
             cdr_dir=root / "cdr" if cdr_layout == "per-user" else None,
             cdr_file=root / "cdr.csv" if cdr_layout == "single" else None,
         )
@@ -82,8 +82,9 @@ def generate_city(
     control: TaskControl | None = None,
     *,
     cdr_layout: str = "auto",
+    periods: int = 2,
 ) -> CityPaths:
-    """Simulate ``n_users`` people over two consecutive periods of ``days`` days; write them to ``out_dir``.
+    """Simulate ``n_users`` people over ``periods`` (1 or 2) periods of ``days`` days; write to ``out_dir``.
 
     ``cdr_layout`` is ``per-user`` (``cdr/<user>.csv``), ``single`` (``cdr.csv`` with a ``user`` column),
     ``none``, or ``auto`` (per-user up to 10,000 users, single above).
@@ -94,18 +95,20 @@ def generate_city(
         cdr_layout = "per-user" if n_users <= PER_USER_CDR_LIMIT else "single"
     if cdr_layout not in ("per-user", "single", "none"):
         raise ValueError(f"CDR layout must be auto, per-user, single or none, not {cdr_layout!r}")
+    if periods not in (1, 2):
+        raise ValueError(f"number of periods must be 1 or 2, not {periods}")
     root = Path(out_dir)
     if root.exists() and not root.is_dir():
         raise ValueError(f"{root} exists and is not a folder")
     if root.exists() and any(root.iterdir()):
         raise ValueError(f"{root} is not empty: choose a new or empty output folder")
-    paths = CityPaths.under(root, cdr_layout)
+    paths = CityPaths.under(root, cdr_layout, periods)
     control.report(0.0, "laying out the city")
     model = build_city(params)
     _write_geography(model, paths)
     _write_attributes(model, paths)
-    counts = _write_activity(model, paths, control.sub(0.02, 0.99))
-    _write_meta(model, paths, cdr_layout, counts)
+    counts = _write_activity(model, paths, periods, control.sub(0.02, 0.99))
+    _write_meta(model, paths, cdr_layout, periods, counts)
     control.report(1.0, f"wrote {root}")
     return paths
 
@@ -213,18 +216,18 @@ class _Columns:
         }
 
 
-def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) -> dict[str, int]:
-    """Stream both periods chunk by chunk into their files; returns row counts."""
+def _write_activity(model: CityModel, paths: CityPaths, periods: int, control: TaskControl) -> dict[str, int]:
+    """Stream the periods chunk by chunk into their files; returns row counts."""
     tz, columns = model.params.tz, _Columns.of(model)
     events = CsvSink(paths.events, EVENT_COLUMNS)
-    later = CsvSink(paths.period2_events, EVENT_COLUMNS)
+    later = CsvSink(paths.period2_events, EVENT_COLUMNS) if paths.period2_events else None
     payments = CsvSink(paths.transactions, ["user_id", "shop", "time", "price"])
     card_truth = CsvSink(paths.card_truth, ["user", "card_user"])
-    later_truth = CsvSink(paths.period2_truth, ["user", "pseudonym"])
+    later_truth = CsvSink(paths.period2_truth, ["user", "pseudonym"]) if paths.period2_truth else None
     cdr = CsvSink(paths.cdr_file, ["user", *CDR_COLUMNS]) if paths.cdr_file else None
     active = {"period1": 0, "period2": 0, "card": 0}
-    steps = 2 * model.n_chunks()
-    for step, (period, chunk) in enumerate(iter_steps(model, 2)):
+    steps = periods * model.n_chunks()
+    for step, (period, chunk) in enumerate(iter_steps(model, periods)):
         control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
         ev, pay = model.simulate(period, chunk)
         present, sizes = np.unique(ev.user, return_counts=True)
@@ -240,27 +243,30 @@ def _write_activity(model: CityModel, paths: CityPaths, control: TaskControl) ->
             holders = np.unique(pay.user)
             card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
             active["card"] += len(holders)
-        else:
+        elif later is not None and later_truth is not None:
             later.write(columns.events(ev, columns.later_users, tz))
             later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
             active["period2"] += len(present)
     for sink in (events, later, payments, card_truth, later_truth, cdr):
         if sink is not None:
             sink.close()
-    return {
+    counts = {
         "events_period1": events.rows,
-        "events_period2": later.rows,
         "transactions": payments.rows,
         "active_users_period1": active["period1"],
-        "active_users_period2": active["period2"],
         "card_users": active["card"],
     }
+    if later is not None:
+        counts |= {"events_period2": later.rows, "active_users_period2": active["period2"]}
+    return counts
 
 
-def _write_meta(model: CityModel, paths: CityPaths, cdr_layout: str, counts: dict[str, int]) -> None:
+def _write_meta(
+    model: CityModel, paths: CityPaths, cdr_layout: str, n_periods: int, counts: dict[str, int]
+) -> None:
     params, lay = model.params, model.layout
     periods = []
-    for i in range(2):
+    for i in range(n_periods):
         period = model.params.period(i)
         lo, hi = period.bounds_utc()
         start, end = iso_times(np.array([lo, hi]), params.tz).to_pylist()
@@ -268,7 +274,12 @@ def _write_meta(model: CityModel, paths: CityPaths, cdr_layout: str, counts: dic
     meta = {
         "generator": "privacy_studio.core.sample.generate_city",
         "studio_version": __version__,
-        "parameters": {**asdict(params), "cdr_layout": cdr_layout, "chunk_users": CHUNK_USERS},
+        "parameters": {
+            **asdict(params),
+            "cdr_layout": cdr_layout,
+            "periods": n_periods,
+            "chunk_users": CHUNK_USERS,
+        },
         "periods": periods,
         "counts": {
             "users": params.n_users,
@@ -312,8 +323,8 @@ def _described(paths: CityPaths) -> list[str]:
         paths.shops,
     ]
     listed += [paths.shop_hierarchy, paths.card_truth, paths.period2_events, paths.period2_truth]
-    listed += [p for p in (paths.cdr_dir, paths.cdr_file) if p is not None]
-    return [p.relative_to(paths.root).as_posix() for p in listed]
+    listed += [paths.cdr_dir, paths.cdr_file]
+    return [p.relative_to(paths.root).as_posix() for p in listed if p is not None]
 
 
 def _readme(meta: dict) -> str:
@@ -322,11 +333,11 @@ def _readme(meta: dict) -> str:
         "Synthetic city made by Privacy Studio (privacy-studio generate): fictional people, no real data.",
         "",
         f"Command: privacy-studio generate --users {p['n_users']} --days {p['days']} --seed {p['seed']} "
-        f"--start {p['start']} --tz {p['tz']} --cdr-layout {p['cdr_layout']} --out DIR",
-        f"Period 1: {meta['periods'][0]['start']} to {meta['periods'][0]['end_exclusive']} (exclusive); "
-        f"period 2: the next {p['days']} days.",
+        f"--start {p['start']} --tz {p['tz']} --cdr-layout {p['cdr_layout']} --periods {p['periods']} "
+        "--out DIR",
+        f"Period 1: {meta['periods'][0]['start']} to {meta['periods'][0]['end_exclusive']} (exclusive).",
         f"{c['users']} users ({c['active_users_period1']} active in period 1), "
-        f"{c['events_period1']} events in period 1, {c['events_period2']} in period 2, "
+        f"{c['events_period1']} events in period 1, "
         f"{c['transactions']} card payments by {c['card_users']} card holders.",
         f"{c['antennas']} antennas, {c['zips']} ZIP areas, {c['districts']} districts, "
         f"{c['municipalities']} municipalities, {c['shops']} shops.",
@@ -334,9 +345,11 @@ def _readme(meta: dict) -> str:
         "Files:",
     ]
     lines += [f"  {name}: {text}" for name, text in meta["files"].items()]
+    if "events_period2" in c:
+        lines[4:4] = [f"Period 2: the next {p['days']} days, {c['events_period2']} events, new pseudonyms."]
     lines += [
         "",
-        "Period 2 uses fresh pseudonyms (period2/link_truth.csv maps them to period-1 ids); card payments",
-        "use card pseudonyms (link_truth.csv). Truth files list only people present in both files they link.",
+        "Card payments use card pseudonyms (link_truth.csv maps phone ids to them); period 2, when written,",
+        "uses fresh pseudonyms (period2/link_truth.csv). Truth files list only people present in both files.",
     ]
     return "\n".join(lines) + "\n"
