@@ -73,7 +73,7 @@ def _gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 class _Sorter:
-    """Concatenates each column's pieces and puts it in (user, time) order at once, freeing the pieces."""
+    """Puts each column in (user, time) order once complete, so one unsorted copy lives at a time."""
 
     def __init__(self, user: np.ndarray, time: np.ndarray, n_users: int) -> None:
         self.order = None if _is_sorted(user, time) else sort_order(user, time, n_users)
@@ -81,39 +81,30 @@ class _Sorter:
     def arrange(self, values: np.ndarray) -> np.ndarray:
         return values if self.order is None else _gather(values, self.order)
 
-    def take(self, pieces: list, dtype: type) -> np.ndarray:
-        """Concatenate ``pieces`` (emptied as a side effect) and arrange the result."""
-        joined = np.concatenate(pieces).astype(dtype, copy=False) if pieces else np.zeros(0, dtype=dtype)
-        pieces.clear()
-        return self.arrange(joined)
-
 
 def assemble(columns: Columns, places: Places | None, tz: str, report: ImportReport) -> EventTable:
     """The EventTable of all kept rows, coordinates projected with one projection for events and places."""
-    user, user_ids = factorize(columns.user)
-    columns.user.clear()
-    time = np.concatenate(columns.time) if columns.time else np.zeros(0, dtype=np.int64)
-    columns.time.clear()
+    ids, numeric = columns.ids, columns.numeric
+    user, user_ids = factorize(ids.pop("user", []))
+    time = numeric.pop("time").take()
     sorter = _Sorter(user, time, len(user_ids))
     user, time = sorter.arrange(user), sorter.arrange(time)
-    if places is not None and columns.location:
-        location, location_ids = sorter.take(columns.location, np.int32), places.ids
-    elif columns.location:
-        codes, location_ids = factorize(columns.location)
-        columns.location.clear()
+    if "location" in numeric and places is not None:
+        location, location_ids = sorter.arrange(numeric.pop("location").take()), places.ids
+    elif "location" in ids:
+        codes, location_ids = factorize(ids.pop("location"))
         location = sorter.arrange(codes)
     else:
         location, location_ids = np.full(len(time), -1, dtype=np.int32), np.asarray([], dtype=str)
-    extra: dict[str, object] = {k: sorter.take(v, np.float64) for k, v in columns.floats.items()}
-    if columns.merchant:
-        codes, ids = factorize(columns.merchant)
-        extra["merchant"], extra["merchant_ids"] = sorter.arrange(codes), ids
-    if columns.interaction:
-        codes, names = factorize(columns.interaction)
+    extra: dict[str, object] = {role: sorter.arrange(buf.take()) for role, buf in numeric.items()}
+    numeric.clear()
+    if "merchant" in ids:
+        codes, merchant_ids = factorize(ids.pop("merchant"))
+        extra["merchant"], extra["merchant_ids"] = sorter.arrange(codes), merchant_ids
+    if "interaction" in ids:
+        codes, names = factorize(ids.pop("interaction"))
         extra["interaction"] = sorter.arrange(codes.astype(np.int8))
         extra["interaction_names"] = tuple(names.tolist())
-    if columns.direction:
-        extra["direction"] = sorter.take(columns.direction, np.int8)
     locations = _project(extra, location, location_ids, places, report)
     return EventTable(
         user=user,

@@ -86,7 +86,10 @@ def load_dataset(
             reading.sub(i / len(files), (i + 1) / len(files)),
             os.path.basename(file) if folder else None,
         )
-        merge_columns(columns, part)
+        if len(files) == 1:
+            columns = part
+        else:
+            merge_columns(columns, part)
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     control.report(0.85, "sorting and indexing events")

@@ -18,7 +18,14 @@ from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.places import Places, read_places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.sniff import detect_delimiter, sample_lines, sniff
-from privacy_studio.core.io.source import BatchReader, Columns, FileLayout, csv_options, inspect_file
+from privacy_studio.core.io.source import (
+    FLOAT_ROLES,
+    BatchReader,
+    Columns,
+    FileLayout,
+    csv_options,
+    inspect_file,
+)
 from privacy_studio.core.io.timeparse import check_tz
 
 
@@ -112,22 +119,24 @@ def _head_batches(layout: FileLayout, n_rows: int, reader: BatchReader) -> list[
 
 def _parsed(out: Columns, places: Places | None) -> list[dict[str, Any]]:
     """Kept rows as the studio will see them (file order, before sorting and projection)."""
-    if not out.time:
+    if out.n_rows == 0:
         return []
-    n = len(out.time[0])
-    users = out.user[0].to_pylist() if out.user else [None] * n
-    if not out.location:
-        locs = [None] * n
-    elif places is not None:
-        locs = [places.ids[c] for c in out.location[0].tolist()]
+    n = out.n_rows
+    numeric = {role: buf.view() for role, buf in out.numeric.items()}
+    users = pa.chunked_array(out.ids["user"]).to_pylist()
+    if "location" in out.ids:
+        locs = pa.chunked_array(out.ids["location"]).to_pylist()
+    elif places is not None and "location" in numeric:
+        locs = [places.ids[c] for c in numeric.pop("location").tolist()]
     else:
-        locs = out.location[0].to_pylist()
+        locs = [None] * n
     rows = []
     for i in range(n):
-        row: dict[str, Any] = {"user": users[i], "time_utc": iso_utc(out.time[0][i]), "location": locs[i]}
-        for role, pieces in out.floats.items():
-            value = float(pieces[0][i])
-            row[role] = None if math.isnan(value) else value
+        row: dict[str, Any] = {"user": users[i], "time_utc": iso_utc(numeric["time"][i]), "location": locs[i]}
+        for role in FLOAT_ROLES:
+            if role in numeric:
+                value = float(numeric[role][i])
+                row[role] = None if math.isnan(value) else value
         rows.append(row)
     return rows
 

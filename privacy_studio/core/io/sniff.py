@@ -119,4 +119,4 @@ def to_stream(path: str, sniffed: Sniffed) -> pa.NativeFile | BinaryIO:
         return pa.input_stream(path, compression="gzip")
     if sniffed.compression == "zip":
         return open_binary(path, "zip", sniffed.zip_member)
-    return pa.memory_map(path)
+    return pa.input_stream(path)  # buffered reads: a memory map would count the whole file as resident

@@ -126,21 +126,62 @@ def _stem(path: str) -> str:
     return name
 
 
+class Growable:
+    """A numpy array filled batch by batch in one buffer (grown by half when full), not many small pieces.
+
+    Many small per-batch arrays fragment the heap and keep resident memory high after they are freed;
+    one large buffer is returned to the system as a whole.
+    """
+
+    def __init__(self, dtype: type, capacity: int = 0) -> None:
+        self.data = np.empty(capacity, dtype=dtype)
+        self.size = 0
+
+    def append(self, values: np.ndarray) -> None:
+        need = self.size + len(values)
+        if need > len(self.data):
+            bigger = np.empty(max(need, len(self.data) * 3 // 2 + 1024), dtype=self.data.dtype)
+            bigger[: self.size] = self.data[: self.size]
+            self.data = bigger
+        self.data[self.size : need] = values
+        self.size = need
+
+    def view(self) -> np.ndarray:
+        return self.data[: self.size]
+
+    def take(self) -> np.ndarray:
+        """The filled part (copied when the buffer is much larger), leaving this buffer empty."""
+        out = self.view() if self.size * 10 >= len(self.data) * 9 else self.view().copy()
+        self.data, self.size = np.empty(0, dtype=self.data.dtype), 0
+        return out
+
+
+NUMERIC_TYPES = {"time": np.int64, "location": np.int32, "direction": np.int8} | dict.fromkeys(
+    FLOAT_ROLES, np.float64
+)
+
+
 @dataclass
 class Columns:
-    """Kept rows of one or more files, as per-batch pieces to concatenate once at the end."""
+    """Kept rows of one or more files: ids as Arrow dictionary pieces, numbers in growable buffers.
 
-    user: list[pa.DictionaryArray] = field(default_factory=list)
-    time: list[np.ndarray] = field(default_factory=list)
-    location: list = field(default_factory=list)  # dictionary arrays, or int64 codes when places are known
-    floats: dict[str, list[np.ndarray]] = field(default_factory=dict)
-    merchant: list[pa.DictionaryArray] = field(default_factory=list)
-    interaction: list[pa.DictionaryArray] = field(default_factory=list)
-    direction: list[np.ndarray] = field(default_factory=list)
+    ``ids`` holds user / location / merchant / interaction pieces; ``numeric`` holds time, location codes
+    (when side files fix the dictionary), coordinates, amounts, durations and directions.
+    """
+
+    capacity: int = 0  # expected number of rows: the buffers' first size
+    ids: dict[str, list[pa.DictionaryArray]] = field(default_factory=dict)
+    numeric: dict[str, Growable] = field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
-        return sum(len(t) for t in self.time)
+        return self.numeric["time"].size if "time" in self.numeric else 0
+
+    def add(self, role: str, values: pa.Array | np.ndarray) -> None:
+        if isinstance(values, pa.Array):
+            self.ids.setdefault(role, []).append(values)
+        else:
+            self.numeric.setdefault(role, Growable(NUMERIC_TYPES[role], self.capacity)).append(values)
 
 
 class _LineMap:
@@ -200,7 +241,7 @@ class BatchReader:
         self.lines = _LineMap(layout.first_line)
         self.threads = True
         self.invalid: list[tuple[int | None, str]] = []
-        self.out = Columns()
+        self.out = Columns(_expected_rows(layout))
         r = layout.roles
         self.parsers = {
             role: TimeParser(options.tz, options.dayfirst, options.monthfirst, r[role], layout.path)
@@ -379,16 +420,22 @@ class BatchReader:
         keep = ~rejected
         everything = bool(keep.all())
         mask = None if everything else pa.array(keep)
-        out = self.out
         for role, value in kept.items():
             if isinstance(value, pa.Array):
-                value = value if everything else value.filter(mask)
+                self.out.add(role, value if everything else value.filter(mask))
             else:
-                value = value if everything else value[keep]
-            if role in FLOAT_ROLES:
-                out.floats.setdefault(role, []).append(value)
-            else:
-                getattr(out, role).append(value)
+                self.out.add(role, value if everything else value[keep])
+
+
+def _expected_rows(layout: FileLayout) -> int:
+    """Rows a file probably holds, from its size and the sample's line length (a buffer size hint)."""
+    sample = layout.sniffed.sample
+    if layout.sniffed.kind == "parquet":
+        return pq.ParquetFile(layout.path).metadata.num_rows
+    if layout.sniffed.compression or not sample:
+        return 0
+    per_row = len(sample.encode()) / max(sample.count("\n"), 1)
+    return int(os.path.getsize(layout.path) / max(per_row, 1.0) * 1.02) + 16
 
 
 def csv_options(
@@ -416,8 +463,8 @@ def _arrow_message(exc: Exception) -> str:
 
 
 def merge_columns(into: Columns, other: Columns) -> None:
-    """Append ``other``'s pieces to ``into`` (files of a folder read one after another)."""
-    for name in ("user", "time", "location", "merchant", "interaction", "direction"):
-        getattr(into, name).extend(getattr(other, name))
-    for role, pieces in other.floats.items():
-        into.floats.setdefault(role, []).extend(pieces)
+    """Append ``other``'s rows to ``into`` (files of a folder read one after another)."""
+    for role, pieces in other.ids.items():
+        into.ids.setdefault(role, []).extend(pieces)
+    for role, buffer in other.numeric.items():
+        into.add(role, buffer.view())
