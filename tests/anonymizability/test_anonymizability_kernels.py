@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.kernels import anonymizability as kern
 from privacy_studio.core.measures.anonymizability import (
+    AggregationLevel,
     DistanceParams,
     Fingerprints,
+    aggregation_study,
     anonymizability,
     fingerprint_distance,
     gini,
@@ -237,3 +239,28 @@ def test_bad_parameters_and_missing_coordinates_are_refused():
         anonymizability(events)
     with pytest.raises(ValueError, match="needs coordinates"):
         anonymizability(build_event_table([0, 1], np.array([0, 60]), ["a", "b"]))
+
+
+def test_aggregation_replaces_samples_by_cell_centres_and_bin_middles():
+    # 2024-03-04 00:00 Paris is 23:00 UTC the day before: 8 h bins start at local midnight.
+    base = 1709506800
+    events = build_event_table(
+        [0, 0, 1],
+        np.array([base + 60, base + 7 * 3600, base + 9 * 3600]),
+        x_km=np.array([0.2, 1.7, -0.3]),
+        y_km=np.array([0.9, 0.1, 2.2]),
+        tz="Europe/Paris",
+    )
+    fp = Fingerprints.from_events(events, AggregationLevel(1.0, 480.0))
+    assert fp.lengths().tolist() == [2, 1]  # user 0: same bin, different cells
+    np.testing.assert_array_equal(fp.x, [0.5, 1.5, -0.5])
+    np.testing.assert_array_equal(fp.y, [0.5, 0.5, 2.5])
+    np.testing.assert_array_equal(fp.t, [base // 60 + 240, base // 60 + 240, base // 60 + 720])
+    raw = anonymizability(clustered_events(30), (2, 3))
+    same = next(aggregation_study(clustered_events(30), [AggregationLevel.parse("raw")], (2, 3)))
+    np.testing.assert_array_equal(raw.delta, same.delta)
+    huge = AggregationLevel.parse("1000km/1000d")  # one time bin; one cell per quadrant around the origin
+    coarse = Fingerprints.from_events(clustered_events(30), huge)
+    assert len(np.unique(np.c_[coarse.x, coarse.y, coarse.t], axis=0)) <= 4
+    delta = anonymizability(coarse, (2,)).delta[0]
+    assert set(np.unique(delta).tolist()) <= {0.0, 0.25, 0.5}  # cells apart: w_s · 1/2 or w_s · 1

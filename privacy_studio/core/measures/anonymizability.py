@@ -89,7 +89,12 @@ class AggregationLevel:
         if self.space_km == 0 and self.time_min == 0:
             return "raw"
         space = "raw" if self.space_km == 0 else f"{self.space_km:g}km"
-        time = "raw" if self.time_min == 0 else f"{self.time_min:g}min"
+        if self.time_min == 0:
+            time = "raw"
+        elif self.time_min % 60 == 0:
+            time = f"{self.time_min / 60:g}h"
+        else:
+            time = f"{self.time_min:g}min"
         return f"{space}/{time}"
 
 
