@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
+from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.sample import generate_city, simulate_city
 from privacy_studio.core.sample.generate import CDR_COLUMNS
 from privacy_studio.core.sample.population import AGE_BANDS, CUSTOMER_TYPES, GENDERS, INCOME_BANDS
@@ -215,6 +216,17 @@ def test_bad_parameters_give_one_clear_message(tmp_path, kwargs, message):
     args = {"n_users": 10, "days": 2, "seed": 0, "out_dir": tmp_path / "x"} | kwargs
     with pytest.raises(ValueError, match=message):
         generate_city(**args)
+
+
+def test_cancelling_stops_before_the_meta_file(tmp_path):
+    def cancel_in_period_two(fraction: float, message: str) -> None:
+        if "period 2" in message:
+            control.cancel()
+
+    control = TaskControl(cancel_in_period_two)
+    with pytest.raises(Cancelled):
+        generate_city(50, 3, 0, tmp_path / "c", control=control)
+    assert (tmp_path / "c" / "events.csv").exists() and not (tmp_path / "c" / "meta.json").exists()
 
 
 def test_refuses_to_write_into_a_non_empty_folder(tmp_path):

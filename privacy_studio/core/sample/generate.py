@@ -7,6 +7,7 @@ parameters always give byte-identical files.
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -87,7 +88,8 @@ def generate_city(
     """Simulate ``n_users`` people over ``periods`` (1 or 2) periods of ``days`` days; write to ``out_dir``.
 
     ``cdr_layout`` is ``per-user`` (``cdr/<user>.csv``), ``single`` (``cdr.csv`` with a ``user`` column),
-    ``none``, or ``auto`` (per-user up to 10,000 users, single above).
+    ``none``, or ``auto`` (per-user up to 10,000 users, single above). ``meta.json`` is written last: a
+    folder without it was interrupted (cancelled through ``control``) and is incomplete.
     """
     control = as_control(control)
     params = CityParams(n_users, days, seed, start, tz)
@@ -219,37 +221,40 @@ class _Columns:
 def _write_activity(model: CityModel, paths: CityPaths, periods: int, control: TaskControl) -> dict[str, int]:
     """Stream the periods chunk by chunk into their files; returns row counts."""
     tz, columns = model.params.tz, _Columns.of(model)
-    events = CsvSink(paths.events, EVENT_COLUMNS)
-    later = CsvSink(paths.period2_events, EVENT_COLUMNS) if paths.period2_events else None
-    payments = CsvSink(paths.transactions, ["user_id", "shop", "time", "price"])
-    card_truth = CsvSink(paths.card_truth, ["user", "card_user"])
-    later_truth = CsvSink(paths.period2_truth, ["user", "pseudonym"]) if paths.period2_truth else None
-    cdr = CsvSink(paths.cdr_file, ["user", *CDR_COLUMNS]) if paths.cdr_file else None
-    active = {"period1": 0, "period2": 0, "card": 0}
-    steps = periods * model.n_chunks()
-    for step, (period, chunk) in enumerate(iter_steps(model, periods)):
-        control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
-        ev, pay = model.simulate(period, chunk)
-        present, sizes = np.unique(ev.user, return_counts=True)
-        if period == 0:
-            events.write(columns.events(ev, columns.users, tz))
-            active["period1"] += len(present)
-            if cdr is not None:
-                cdr.write(columns.cdr(ev, tz))
-            elif paths.cdr_dir is not None:
-                table = pa.table({name: columns.cdr(ev, tz)[name] for name in CDR_COLUMNS})
-                write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
-            payments.write(columns.payments(pay, tz))
-            holders = np.unique(pay.user)
-            card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
-            active["card"] += len(holders)
-        elif later is not None and later_truth is not None:
-            later.write(columns.events(ev, columns.later_users, tz))
-            later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
-            active["period2"] += len(present)
-    for sink in (events, later, payments, card_truth, later_truth, cdr):
-        if sink is not None:
-            sink.close()
+    with ExitStack() as files:
+
+        def sink(path: Path | None, header: list[str]) -> CsvSink | None:
+            return None if path is None else files.enter_context(CsvSink(path, header))
+
+        events = files.enter_context(CsvSink(paths.events, EVENT_COLUMNS))
+        payments = files.enter_context(CsvSink(paths.transactions, ["user_id", "shop", "time", "price"]))
+        card_truth = files.enter_context(CsvSink(paths.card_truth, ["user", "card_user"]))
+        later = sink(paths.period2_events, EVENT_COLUMNS)
+        later_truth = sink(paths.period2_truth, ["user", "pseudonym"])
+        cdr = sink(paths.cdr_file, ["user", *CDR_COLUMNS])
+        active = {"period1": 0, "period2": 0, "card": 0}
+        steps = periods * model.n_chunks()
+        for step, (period, chunk) in enumerate(iter_steps(model, periods)):
+            control.report(step / steps, f"period {period + 1}: users {chunk * CHUNK_USERS + 1:,}...")
+            ev, pay = model.simulate(period, chunk)
+            present, sizes = np.unique(ev.user, return_counts=True)
+            if period == 0:
+                events.write(columns.events(ev, columns.users, tz))
+                active["period1"] += len(present)
+                if cdr is not None:
+                    cdr.write(columns.cdr(ev, tz))
+                elif paths.cdr_dir is not None:
+                    table = pa.table({name: columns.cdr(ev, tz)[name] for name in CDR_COLUMNS})
+                    write_per_group(paths.cdr_dir, CDR_COLUMNS, table, model.user_ids[present], sizes)
+                payments.write(columns.payments(pay, tz))
+                holders = np.unique(pay.user)
+                card_truth.write({"user": model.user_ids[holders], "card_user": model.card_ids[holders]})
+                active["card"] += len(holders)
+            elif later is not None and later_truth is not None:
+                later.write(columns.events(ev, columns.later_users, tz))
+                later_truth.write({"user": model.user_ids[present], "pseudonym": model.later_ids[present]})
+                active["period2"] += len(present)
+    control.report(1.0, "events written")
     counts = {
         "events_period1": events.rows,
         "transactions": payments.rows,

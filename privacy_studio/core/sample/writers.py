@@ -34,6 +34,12 @@ class CsvSink:
     def close(self) -> None:
         self._file.close()
 
+    def __enter__(self) -> CsvSink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def csv_bytes(table: pa.Table) -> bytes:
     """The rows of ``table`` as CSV text without header (ids never need quoting)."""
