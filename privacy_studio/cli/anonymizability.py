@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     if not args.quiet:
         print(file=sys.stderr)
-    payload = raw.to_dict()
+    payload = _without_neighbours(raw.to_dict())
     payload["targets"] = args.targets
     payload["seed"] = args.seed
     payload["aggregation"] = [{"level": r.level, "results": r.to_dict()["results"]} for r in studied]
@@ -68,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write {args.json}: {exc.strerror or exc}") from None
     return 0
+
+
+def _without_neighbours(d: dict) -> dict:
+    """The JSON of the command leaves out the per-user neighbour lists (they are kept in projects)."""
+    return {k: v for k, v in d.items() if k not in ("neighbours", "neighbour_distance")}
 
 
 def _print_table(results: list, out) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.kernels import anonymizability as kern
 from privacy_studio.core.measures.anonymizability import (
     AggregationLevel,
+    AnonymizabilityResult,
     DistanceParams,
     Fingerprints,
     aggregation_study,
@@ -264,3 +266,11 @@ def test_aggregation_replaces_samples_by_cell_centres_and_bin_middles():
     assert len(np.unique(np.c_[coarse.x, coarse.y, coarse.t], axis=0)) <= 4
     delta = anonymizability(coarse, (2,)).delta[0]
     assert set(np.unique(delta).tolist()) <= {0.0, 0.25, 0.5}  # cells apart: w_s · 1/2 or w_s · 1
+
+
+def test_result_round_trips_through_its_dict():
+    result = anonymizability(clustered_events(25), (2, 4), targets=10, seed=1)
+    back = AnonymizabilityResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    for key in (*PER_K, "users", "user_ids", "neighbours", "neighbour_distance"):
+        np.testing.assert_array_equal(getattr(back, key), getattr(result, key))
+    assert (back.ks, back.params, back.level) == (result.ks, result.params, result.level)

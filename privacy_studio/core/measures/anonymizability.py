@@ -311,8 +311,33 @@ class AnonymizabilityResult:
             "mode": self.mode,
             "n_candidates": self.n_candidates,
             "users_without_samples": self.n_without_samples,
+            "user_codes": self.users.tolist(),
+            "neighbours": self.neighbours.tolist(),
+            "neighbour_distance": self.neighbour_distance.tolist(),
             "results": results,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AnonymizabilityResult:
+        """Inverse of :meth:`to_dict` (``null`` values come back as NaN)."""
+        rows = d["results"]
+
+        def per_k(key: str) -> np.ndarray:
+            return np.array([[np.nan if v is None else v for v in r[key]] for r in rows], dtype=np.float64)
+
+        return cls(
+            ks=tuple(int(r["k"]) for r in rows),
+            users=np.asarray(d["user_codes"], dtype=np.int64),
+            user_ids=np.asarray(rows[0]["users"] if rows else [], dtype=str),
+            **{key: per_k(key) for key in _PER_K_KEYS},
+            neighbours=np.asarray(d["neighbours"], dtype=np.int64),
+            neighbour_distance=np.asarray(d["neighbour_distance"], dtype=np.float64),
+            params=DistanceParams(**d["params"]),
+            level=d["level"],
+            mode=d["mode"],
+            n_candidates=int(d["n_candidates"]),
+            n_without_samples=int(d["users_without_samples"]),
+        )
 
 
 def anonymizability(
