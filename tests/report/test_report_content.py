@@ -112,6 +112,19 @@ def test_without_utility_no_recommendation_and_no_pareto(make_project) -> None:
     assert not _section(report, "Pareto analysis").available
 
 
+def test_computed_information_loss_can_be_the_utility(make_project) -> None:
+    project = make_project(with_utility=False)
+    labels = [r["label"] for r in project.results]
+    project.analyses["information_loss"] = {
+        label: {"points_kept": 10.0 - i} for i, label in enumerate(labels)
+    }
+    project.tradeoff["utility"] = "points_kept"
+    report = build_report(project)
+    table = _blocks(_section(report, "Pareto analysis"), Table)[0]
+    assert [r[2] for r in table.rows] == [number(10.0 - i, 3) for i in range(len(labels))]
+    assert report.headline["recommended"] is not None
+
+
 def test_grid_table_and_heatmap_carry_the_results(make_project) -> None:
     project = make_project()
     report = build_report(project)
