@@ -35,3 +35,16 @@ def test_load_matches_build_event_table(rows: list[tuple[str, int, str]]) -> Non
     want = build_event_table([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     for name in ("user", "time", "location", "user_ids", "location_ids"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+
+
+@given(st.lists(st.lists(st.integers(-100, 100), max_size=50), max_size=8), st.integers(0, 40))
+def test_growable_equals_concatenation(pieces: list[list[int]], capacity: int) -> None:
+    from privacy_studio.core.io.source import Growable
+
+    buffer = Growable(np.int64, capacity)
+    for piece in pieces:
+        buffer.append(np.asarray(piece, dtype=np.int64))
+    want = np.asarray([v for piece in pieces for v in piece], dtype=np.int64)
+    np.testing.assert_array_equal(buffer.view(), want)
+    np.testing.assert_array_equal(buffer.take(), want)
+    assert buffer.size == 0

@@ -225,3 +225,12 @@ def test_progress_and_cancellation(write) -> None:
     control.cancel()
     with pytest.raises(Cancelled):
         load_dataset(path, ReaderOptions(use_cache=False), control)
+
+
+def test_forced_format_and_direction_spellings(write) -> None:
+    text = "user,time,merchant,amount,direction\n"
+    text += "1,2024-01-01,S,5,Incoming\n1,2024-01-02,S,6,OUT\n1,2024-01-03,T,7,?\n"
+    ds = load_dataset(write("t.csv", text), ReaderOptions(format="transactions"))
+    assert ds.events.location_ids.tolist() == ["S", "T"]
+    assert ds.events.direction.tolist() == [1, -1, 0]
+    assert ds.events.merchant_ids.tolist() == ["S", "T"]

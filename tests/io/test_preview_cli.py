@@ -97,3 +97,25 @@ def test_inspect_command(write, tmp_path, capsys) -> None:
     assert payload["summary"]["users"] == 2 and payload["report"]["rows_kept"] == 2
     assert main(["inspect", write("bad.csv", "")]) == 2
     assert "the file is empty" in capsys.readouterr().err
+
+
+def test_preview_of_a_folder_and_of_parquet(write, tmp_path) -> None:
+    import pandas as pd
+
+    write(
+        "cdr/ego.csv",
+        "interaction,direction,correspondent_id,datetime,call_duration,antenna_id\n"
+        "call,in,A,2014-03-02 07:13:30,5,1\n",
+    )
+    p = preview(str(tmp_path / "cdr"))
+    assert p.detected_format == "cdr" and p.parsed_rows[0]["user"] == "ego"
+    pd.DataFrame(
+        {"uid": ["7"], "timestamp": ["2024-01-01T00:00:00Z"], "lat": [1.0], "lng": [2.0]}
+    ).to_parquet(tmp_path / "e.parquet")
+    q = preview(str(tmp_path / "e.parquet"))
+    assert q.columns == ["uid", "timestamp", "lat", "lng"] and q.raw_rows == [
+        ["7", "2024-01-01T00:00:00Z", "1.0", "2.0"]
+    ]
+    assert q.parsed_rows == [
+        {"user": "7", "time_utc": "2024-01-01T00:00:00Z", "location": None, "lat": 1.0, "lon": 2.0}
+    ]

@@ -14,7 +14,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from privacy_studio.core.events import LocationTable
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io.columns import check_header
 from privacy_studio.core.io.convert import to_float
@@ -140,9 +139,6 @@ class Places:
             if location_id not in f.id_set:
                 return f"location not in {f.label} ({os.path.basename(f.path)})"
         return "unknown location"
-
-    def table(self, x_km: np.ndarray, y_km: np.ndarray) -> LocationTable:
-        return LocationTable(self.ids, self.lat, self.lon, x_km, y_km)
 
     def hierarchy(self) -> Hierarchy | None:
         h = self.hierarchy_file
