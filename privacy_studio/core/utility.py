@@ -18,6 +18,8 @@ from privacy_studio.core.generalize import Traces, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0
+#: Largest number of (origin, destination) unit pairs counted in one dense array.
+DENSE_FLOWS = 1 << 22
 
 #: Plain-words explanation of every computed score, shown next to it in the studio and the report.
 COMPUTED_SCORES: dict[str, str] = {
@@ -147,19 +149,48 @@ class InformationLoss:
         return {name: 10.0 * (1.0 - loss) for name, loss in losses.items()}
 
 
+@dataclass(frozen=True)
+class Reference:
+    """What the finest profile brings to every comparison, computed once per grid."""
+
+    traces: Traces
+    units: np.ndarray  # spatial unit of every event
+    point_keys: np.ndarray  # distinct points, ascending
+    point_users: np.ndarray  # users at each
+    flow_keys: np.ndarray  # distinct origin * n_units + destination of consecutive events
+    flow_counts: np.ndarray
+
+
+def reference(events: EventTable, fine: Traces, hierarchy: Hierarchy | None = None) -> Reference:
+    """Prepare ``fine`` (the finest profile) for :func:`information_loss` against several profiles."""
+    _check_place_time(fine)
+    units = spatial_units(events, fine.profile.spatial, hierarchy).of_event
+    keys, users = key_counts(fine.points, fine.d)
+    return Reference(fine, units, keys, users, *flow_counts(events.user, units, fine.n_units))
+
+
+def _check_place_time(traces: Traces) -> None:
+    if traces.n_price_bins != 1:
+        raise ValueError(f"information loss is defined for place x time profiles, not {traces.profile.label}")
+
+
 def information_loss(
-    events: EventTable, fine: Traces, coarse: Traces, hierarchy: Hierarchy | None = None
+    events: EventTable,
+    fine: Traces | Reference,
+    coarse: Traces,
+    hierarchy: Hierarchy | None = None,
 ) -> InformationLoss:
     """All three computed losses of ``coarse`` against ``fine`` (both generalized from ``events``)."""
-    fine_units = spatial_units(events, fine.profile.spatial, hierarchy).of_event
+    ref = fine if isinstance(fine, Reference) else reference(events, fine, hierarchy)
+    _check_place_time(coarse)
     coarse_units = spatial_units(events, coarse.profile.spatial, hierarchy).of_event
     unit_map = nested_unit_map(
-        fine_units, coarse_units, fine.n_units, fine.profile.label, coarse.profile.label
+        ref.units, coarse_units, ref.traces.n_units, ref.traces.profile.label, coarse.profile.label
     )
     return InformationLoss(
-        points_lost(fine, coarse),
-        density_error(fine, coarse, unit_map),
-        od_error(events.user, fine_units, coarse_units, unit_map, coarse.n_units),
+        points_lost(ref.traces, coarse),
+        density_error(ref, coarse, unit_map),
+        od_error(ref, events.user, coarse_units, unit_map, coarse.n_units),
     )
 
 
@@ -202,47 +233,42 @@ def bin_map(fine: Traces, coarse: Traces) -> np.ndarray:
     return (starts - coarse.bin_origin) // coarse_s
 
 
-def density_error(fine: Traces, coarse: Traces, unit_map: np.ndarray) -> float:
+def density_error(ref: Reference, coarse: Traces, unit_map: np.ndarray) -> float:
     """Normalized L1 distance between the fine map of users per point and the coarse map spread evenly back.
 
     Each coarse point's user count is shared equally among the fine points it contains (visited fine units
     x fine time bins); the distance is divided by the total of both maps, so it lies in [0, 1].
     """
-    if fine.n_price_bins != 1 or coarse.n_price_bins != 1:
-        raise ValueError("the density-map error is defined for place x time profiles, not price bins")
+    fine = ref.traces
     times = bin_map(fine, coarse)
-    fine_points, fine_users = key_counts(fine.points, fine.d)
     coarse_points, coarse_users = key_counts(coarse.points, coarse.d)
-    parent = unit_map[fine.point_unit(fine_points)] * coarse.n_bins + times[fine.point_bin(fine_points)]
-    where = position(coarse_points, coarse.d, parent)
+    parent = unit_map[fine.point_unit(ref.point_keys)] * coarse.n_bins + times[fine.point_bin(ref.point_keys)]
     children_units = np.bincount(unit_map[unit_map >= 0], minlength=coarse.n_units)
     children_bins = np.bincount(times, minlength=coarse.n_bins)
     return _spread_error(
-        fine_users,
-        where,
+        ref.point_users,
+        position(coarse_points, coarse.d, parent),
         coarse_users,
         children_units[coarse_points // coarse.n_bins] * children_bins[coarse_points % coarse.n_bins],
     )
 
 
 def od_error(
-    user: np.ndarray, fine_units: np.ndarray, coarse_units: np.ndarray, unit_map: np.ndarray, n_coarse: int
+    ref: Reference, user: np.ndarray, coarse_units: np.ndarray, unit_map: np.ndarray, n_coarse: int
 ) -> float:
     """Normalized L1 distance between the fine origin-destination matrix and the coarse one spread back.
 
     A flow is a pair of consecutive events of one user (staying put included), counted between their units.
     """
-    same_user = user[1:] == user[:-1]
     n_fine = len(unit_map)
-    fine_pairs, fine_flows = pair_counts(fine_units[:-1][same_user], fine_units[1:][same_user], n_fine)
-    coarse_pairs, coarse_flows = key_counts(
-        coarse_units[:-1][same_user] * n_coarse + coarse_units[1:][same_user], n_coarse**2
-    )
-    parent = unit_map[fine_pairs // n_fine] * n_coarse + unit_map[fine_pairs % n_fine]
+    coarse_keys, coarse_flows = flow_counts(user, coarse_units, n_coarse)
+    order = np.argsort(coarse_keys)
+    coarse_keys, coarse_flows = coarse_keys[order], coarse_flows[order]
+    parent = unit_map[ref.flow_keys // n_fine] * n_coarse + unit_map[ref.flow_keys % n_fine]
     children = np.bincount(unit_map[unit_map >= 0], minlength=n_coarse)
     return _spread_error(
-        fine_flows, position(coarse_pairs, n_coarse**2, parent), coarse_flows,
-        children[coarse_pairs // n_coarse] * children[coarse_pairs % n_coarse],
+        ref.flow_counts, position(coarse_keys, n_coarse**2, parent), coarse_flows,
+        children[coarse_keys // n_coarse] * children[coarse_keys % n_coarse],
     )  # fmt: skip
 
 
@@ -265,26 +291,37 @@ def position(keys: np.ndarray, n_keys: int, queries: np.ndarray) -> np.ndarray:
     return np.searchsorted(keys, queries)
 
 
-def pair_counts(origin: np.ndarray, dest: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct ``origin * n_units + dest`` keys (grouped by origin, unsorted within) and their counts."""
-    return _pair_counts(np.ascontiguousarray(origin, np.int64), np.ascontiguousarray(dest, np.int64), n_units)
+def flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``origin * n_units + destination`` keys of consecutive events of one user, and their counts
+    (grouped by origin, in no particular order within)."""
+    return _flow_counts(np.ascontiguousarray(user), np.ascontiguousarray(units, np.int64), n_units)
 
 
 @nb.njit(cache=True)
-def _pair_counts(origin: np.ndarray, dest: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
-    # Counting sort by origin, then per origin a scratch counter over destinations: O(pairs + units).
+def _flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    if n_units * n_units <= DENSE_FLOWS:  # few units: one dense counter, read in key order
+        dense = np.zeros(n_units * n_units, dtype=np.int64)
+        for i in range(1, len(user)):
+            if user[i] == user[i - 1]:
+                dense[units[i - 1] * n_units + units[i]] += 1
+        present = np.flatnonzero(dense)
+        return present, dense[present]
+    # Counting sort of the pairs by origin, then per origin a scratch counter over destinations:
+    # O(events + units), no temporary arrays the size of the events beyond one.
     start = np.zeros(n_units + 1, dtype=np.int64)
-    for o in origin:
-        start[o + 1] += 1
+    for i in range(1, len(user)):
+        if user[i] == user[i - 1]:
+            start[units[i - 1] + 1] += 1
     start = np.cumsum(start)
     fill = start[:-1].copy()
-    by_origin = np.empty(len(origin), dtype=np.int64)
-    for i in range(len(origin)):
-        by_origin[fill[origin[i]]] = dest[i]
-        fill[origin[i]] += 1
+    by_origin = np.empty(start[-1], dtype=np.int64)
+    for i in range(1, len(user)):
+        if user[i] == user[i - 1]:
+            by_origin[fill[units[i - 1]]] = units[i]
+            fill[units[i - 1]] += 1
     seen = np.zeros(n_units, dtype=np.int64)
-    keys = np.empty(len(origin), dtype=np.int64)
-    counts = np.empty(len(origin), dtype=np.int64)
+    keys = np.empty(len(by_origin), dtype=np.int64)
+    counts = np.empty(len(by_origin), dtype=np.int64)
     m = 0
     for a in range(n_units):
         first = m
@@ -330,11 +367,12 @@ def computed_utilities(
     if not traces:
         return {}, {}
     finest = max(traces, key=lambda label: traces[label].nnz)
+    ref = reference(events, traces[finest], hierarchy)
     scores: dict[str, dict[str, float]] = {}
     problems: dict[str, str] = {}
     for label, coarse in traces.items():
         try:
-            scores[label] = information_loss(events, traces[finest], coarse, hierarchy).utilities()
+            scores[label] = information_loss(events, ref, coarse, hierarchy).utilities()
         except ValueError as exc:
             problems[label] = str(exc)
     return scores, problems

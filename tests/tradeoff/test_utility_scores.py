@@ -184,3 +184,30 @@ def test_computed_utilities_score_against_the_finest_and_report_the_rest():
     )
     assert list(problems) == ["antenna × 90min"] and "nested" in problems["antenna × 90min"]
     assert computed_utilities(events, {}, hierarchy) == ({}, {})
+
+
+def test_price_binned_profiles_are_refused():
+    events = build_event_table(
+        np.array([1, 1]), np.array([T0, T0 + 10]), np.array([0, 1]), amount=np.array([3.0, 40.0])
+    )
+    fine = generalize(events, Profile.parse("raw", "1h"))
+    priced = generalize(events, Profile.parse("raw", "1h", price_per_decade=2))
+    with pytest.raises(ValueError, match="place x time profiles, not raw × 1h × price/2"):
+        information_loss(events, fine, priced)
+    with pytest.raises(ValueError, match="not raw × 1h × price/2"):
+        information_loss(events, priced, fine)
+
+
+@pytest.mark.parametrize("n_units", [5, 2100])  # a dense counter, and the counting sort for many units
+def test_flow_counts_both_ways_match_counter(n_units):
+    from privacy_studio.core.utility import flow_counts
+
+    rng = np.random.default_rng(n_units)
+    user = np.sort(rng.integers(0, 30, 400)).astype(np.int32)
+    units = rng.integers(0, n_units, 400)
+    want = Counter(
+        (int(units[i]) * n_units + int(units[i + 1])) for i in range(399) if user[i] == user[i + 1]
+    )
+    keys, counts = flow_counts(user, units, n_units)
+    assert dict(zip(keys.tolist(), counts.tolist(), strict=True)) == want
+    assert len(set(keys.tolist())) == len(keys)
