@@ -1,8 +1,8 @@
 """Inverted index of one generalization profile: every visited point -> the sorted users who visit it.
 
 Points are compacted to the visited ones (dense ids 0..n_points-1) so arrays stay small even when d is
-huge. Long posting lists (at least n/32 users, where a bitmap is no larger than the list) also get a dense
-bitmap so intersections with them are word-wise ANDs or bit tests.
+huge. Long posting lists (at least n/128 users) also get a dense bitmap so intersections with them are
+word-wise ANDs or bit tests; bitmaps take at most twice the posting lists' memory (or 32 MiB).
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import numba as nb
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
+
+#: Bitmaps may always use this much memory, however short the posting lists.
+BITMAP_BUDGET_MIN = 32 * 2**20
 
 
 @dataclass
@@ -86,7 +89,7 @@ def _fill_bitmaps(
 
 
 def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
-    """Index ``traces``; lists with at least ``dense_min`` users (default n/32, min 64) also get bitmaps."""
+    """Index ``traces``; lists with at least ``dense_min`` users (default n/128, min 64) also get bitmaps."""
     n = traces.n_users
     points = traces.points
     if traces.d <= 4 * len(points) + (1 << 20):
@@ -103,11 +106,16 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
     np.cumsum(counts, out=post_ptr[1:])
     trace_ptr = np.ascontiguousarray(traces.indptr, dtype=np.int64)
     post_users = _fill_postings(trace_ptr, trace_pts, post_ptr)
-    threshold = max(64, n // 32) if dense_min is None else dense_min
+    threshold = max(64, n // 128) if dense_min is None else dense_min
     dense_points = np.flatnonzero(counts >= threshold).astype(np.int64)
+    n_words = (n + 63) // 64
+    room = max(BITMAP_BUDGET_MIN, 2 * post_users.nbytes) // (8 * n_words)
+    if len(dense_points) > room:  # keep the longest lists within the memory budget
+        longest = np.argsort(-counts[dense_points], kind="stable")[:room]
+        dense_points = np.sort(dense_points[longest])
     dense_slot = np.full(len(point_ids), -1, dtype=np.int32)
     dense_slot[dense_points] = np.arange(len(dense_points), dtype=np.int32)
-    bitmaps = _fill_bitmaps(post_ptr, post_users, dense_points, (n + 63) // 64)
+    bitmaps = _fill_bitmaps(post_ptr, post_users, dense_points, n_words)
     return PointIndex(
         n,
         traces.d,

@@ -97,22 +97,37 @@ def filter_by_bits(src: np.ndarray, n: int, bits: np.ndarray, dst: np.ndarray) -
 
 @nb.njit(cache=True)
 def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
-    """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: walk the shorter, binary-search the longer."""
+    """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: walk the shorter, gallop through the longer.
+
+    Galloping (doubling steps, then bisection) costs O(short x log(long / short)): a merge when the lists
+    are alike, a binary search when one is much shorter.
+    """
     if na > nb_:
         a, na, b, nb_ = b, nb_, a, na
     m = 0
     lo = 0
     for i in range(na):
         v = a[i]
-        hi = nb_
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if b[mid] < v:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo == nb_:
+        if lo >= nb_:
             break
+        if b[lo] < v:
+            step = 1
+            hi = lo + 1
+            while hi < nb_ and b[hi] < v:
+                lo = hi
+                step <<= 1
+                hi = lo + step
+            if hi > nb_:
+                hi = nb_
+            lo += 1  # b[lo] < v is known
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if b[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo >= nb_:
+                break
         if b[lo] == v:
             dst[m] = v
             m += 1
