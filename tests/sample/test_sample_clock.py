@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,9 +73,19 @@ def test_period_calendar():
 
 
 @settings(max_examples=30, deadline=None)
-@given(n=st.integers(1, 3000), seed=st.integers(0, 2**32 - 1), base=st.sampled_from([10, 16]))
-def test_pseudonyms_are_distinct_fixed_width_digits(n, seed, base):
-    ids = pseudonyms(n, np.random.default_rng(seed), base=base, width=8)
-    digits = "0123456789abcdef"[:base]
-    assert len(set(ids.tolist())) == n
-    assert all(len(i) == 8 and set(i) <= set(digits) for i in ids.tolist())
+@given(
+    n=st.integers(1, 3000),
+    seed=st.integers(0, 2**32 - 1),
+    style=st.sampled_from([("abcdef", 16, 7), ("C", 10, 10), ("xy", 10, 4)]),
+)
+def test_pseudonyms_are_distinct_and_never_look_numeric(n, seed, style):
+    lead, base, digits = style
+    ids = pseudonyms(n, np.random.default_rng(seed), lead, base=base, digits=digits).tolist()
+    assert len(set(ids)) == n
+    allowed = set("0123456789abcdef"[:base])
+    assert all(len(i) == digits + 1 and i[0] in lead and set(i[1:]) <= allowed for i in ids)
+
+
+def test_pseudonyms_refuse_a_too_small_space():
+    with pytest.raises(ValueError, match="do not fit"):
+        pseudonyms(300, np.random.default_rng(0), "x", base=10, digits=3)

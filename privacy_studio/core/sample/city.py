@@ -97,24 +97,28 @@ def build_city(params: CityParams) -> CityModel:
         params=params,
         layout=layout,
         population=Population.concat(parts),
-        user_ids=pseudonyms(params.n_users, names, base=16, width=8),
-        card_ids=pseudonyms(params.n_users, names, base=10, width=10),
-        later_ids=pseudonyms(params.n_users, names, base=16, width=10),
+        user_ids=pseudonyms(params.n_users, names, "abcdef", base=16, digits=7),
+        card_ids=pseudonyms(params.n_users, names, "C", base=10, digits=10),
+        later_ids=pseudonyms(params.n_users, names, "abcdef", base=16, digits=9),
     )
 
 
-def pseudonyms(n: int, rng: np.random.Generator, base: int, width: int) -> np.ndarray:
-    """``n`` distinct random-looking ids of ``width`` digits in ``base`` (an affine bijection of 0..n-1)."""
-    modulus = base**width
+def pseudonyms(n: int, rng: np.random.Generator, lead: str, base: int, digits: int) -> np.ndarray:
+    """``n`` distinct random-looking ids: one character of ``lead`` then ``digits`` digits in ``base``.
+
+    An affine bijection of 0..n-1 makes them distinct; the leading letter keeps spreadsheets and
+    type-guessing CSV readers from taking them for numbers (and dropping leading zeros).
+    """
+    modulus = len(lead) * base**digits
     if n > modulus // 4:
-        raise ValueError(f"{n} users do not fit in {width}-digit pseudonyms")
+        raise ValueError(f"{n} users do not fit in {digits}-digit pseudonyms")
     a = int(rng.integers(modulus // 3, modulus)) | 1
     while np.gcd(a, modulus) != 1:
         a += 2
     b = int(rng.integers(0, modulus))
-    values = [(i * a + b) % modulus for i in range(n)]
-    spec = f"0{width}x" if base == 16 else f"0{width}d"
-    return np.array([format(v, spec) for v in values])
+    spec = f"0{digits}x" if base == 16 else f"0{digits}d"
+    values = ((i * a + b) % modulus for i in range(n))
+    return np.array([lead[v // base**digits] + format(v % base**digits, spec) for v in values])
 
 
 def _slice(people: Population, users: slice) -> Population:

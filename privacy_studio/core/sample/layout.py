@@ -190,11 +190,11 @@ def _kmeans(
 
 
 def _zip_ids(zip_district: np.ndarray, district_muni: np.ndarray) -> np.ndarray:
-    """Postcode-like ids: two digits for the municipality, then the ZIP's rank inside it."""
+    """Postcode-like ids: 69, 70 ... for the municipality, then the ZIP's rank in it (no leading zero)."""
     muni = district_muni[zip_district]
     rank = np.zeros(len(zip_district), dtype=np.int64)
     for m in np.unique(muni):
         idx = np.flatnonzero(muni == m)
         rank[idx] = np.arange(1, len(idx) + 1)
     width = max(3, len(str(int(rank.max()))))
-    return np.array([f"{int(m) + 1:02d}{int(r):0{width}d}" for m, r in zip(muni, rank, strict=True)])
+    return np.array([f"{69 + int(m)}{int(r):0{width}d}" for m, r in zip(muni, rank, strict=True)])
