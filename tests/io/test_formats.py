@@ -234,3 +234,19 @@ def test_forced_format_and_direction_spellings(write) -> None:
     assert ds.events.location_ids.tolist() == ["S", "T"]
     assert ds.events.direction.tolist() == [1, -1, 0]
     assert ds.events.merchant_ids.tolist() == ["S", "T"]
+
+
+def test_forced_sessions_ignore_a_time_column(write) -> None:
+    text = "user,time,start,end,lat,lon\na,2000-01-01,2024-01-01 10:00:00,2024-01-01 10:10:00,1,2\n"
+    ds = load_dataset(write("s.csv", text), ReaderOptions(format="sessions"))
+    assert ds.events.time.tolist() == [utc("2024-01-01T10:05")]
+
+
+def test_coordinates_only_events_with_an_antennas_file(write) -> None:
+    antennas = write("antennas.csv", ANTENNAS)
+    ev = load_dataset(
+        write("xy.csv", "uid,datetime,lat,lng\n1,2024-01-01 00:00:00,42.37,-71.09\n"),
+        ReaderOptions(antennas=antennas),
+    ).events
+    assert ev.location.tolist() == [-1]
+    assert ev.locations is not None and len(ev.locations) == ev.n_locations == 3

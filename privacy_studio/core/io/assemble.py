@@ -94,8 +94,9 @@ def assemble(columns: Columns, places: Places | None, tz: str, report: ImportRep
     elif "location" in ids:
         codes, location_ids = factorize(ids.pop("location"))
         location = sorter.arrange(codes)
-    else:
-        location, location_ids = np.full(len(time), -1, dtype=np.int32), np.asarray([], dtype=str)
+    else:  # coordinates only; side files still list the places (codes stay aligned with their table)
+        location = np.full(len(time), -1, dtype=np.int32)
+        location_ids = places.ids if places is not None else np.asarray([], dtype=str)
     extra: dict[str, object] = {role: sorter.arrange(buf.take()) for role, buf in numeric.items()}
     numeric.clear()
     if "merchant" in ids:

@@ -353,7 +353,7 @@ class BatchReader:
         return blank
 
     def _times(self, col: dict, kept: dict, bad: list) -> tuple[np.ndarray, np.ndarray]:
-        if "start" in self.parsers and "time" not in self.parsers:
+        if self.layout.fmt == "sessions":
             start, ok_s = self.parsers["start"].parse(col["start"])
             end, ok_e = self.parsers["end"].parse(col["end"])
             bad.append(("unparsable start time", ~ok_s))
