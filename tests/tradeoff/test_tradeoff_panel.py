@@ -109,3 +109,36 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     assert session.project.utility["scores"]["zip × 1h"]["transport"] == 3.0
     panel.set_computed_utility({"zip × 1h": {"od_matrix": 7.0}})
     assert session.project.analyses["information_loss"] == {"zip × 1h": {"od_matrix": 7.0}}
+
+
+def test_population_subsamples_run_in_a_worker(qtbot):
+    from types import SimpleNamespace
+
+    from privacy_studio.core.events import build_event_table
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    rng = np.random.default_rng(2)
+    users = np.repeat([f"u{i:02d}" for i in range(30)], 3)
+    events = build_event_table(users, np.arange(90) + 1_700_000_000, rng.integers(0, 20, 90))
+    settings = RiskSettings(
+        spatial=["raw"], temporal=["all"], p_values=[1], measures=["unicity"], exact=True, reference_p=1
+    )
+    records = [r.to_dict() for r in run_grid(events, settings)]
+    session = Session()
+    panel = TradeoffPanel(session)
+    qtbot.addWidget(panel)
+    assert panel.measure_subsamples() is None and "first" in panel.population_text.text()
+    project = Project(results=records, utility={"domains": ["d"], "scores": {"raw × all": {"d": 5}}})
+    project.settings = settings.to_dict()
+    project.tradeoff = {"risk_measure": "unicity", "risk_p": 1, "utility": "d", "ceiling": 1.0}
+    session.replace(project, SimpleNamespace(events=events, hierarchy=None))
+    assert panel.measure_subsamples() is not None
+    qtbot.waitUntil(lambda: panel.curve is not None, timeout=120_000)
+    want = subsample_curve(30, runner_estimator(events, settings, p=1))
+    assert np.array_equal(panel.curve.n, want.n) and np.array_equal(panel.curve.risk, want.risk)
+    assert "Extrapolation" in panel.population_text.text()
+    panel.runner.wait(10_000)

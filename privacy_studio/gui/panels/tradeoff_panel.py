@@ -4,6 +4,7 @@ power law, population extrapolation and risk by group — a self-contained widge
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -27,12 +28,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.runner import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
-from privacy_studio.core.tradeoff.extrapolation import MODELS, SubsampleCurve, fit_trend
+from privacy_studio.core.tradeoff.extrapolation import (
+    MODELS,
+    SubsampleCurve,
+    fit_trend,
+    runner_estimator,
+    subsample_curve,
+)
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.gui.workers import TaskRunner, Worker
 
 COMPUTED_PREFIX = "computed: "
 FRONT_PEN = pg.mkPen("#0072B2", width=2)
@@ -73,7 +82,6 @@ class TradeoffPanel(QWidget):
 
     utility_changed = Signal(dict)
     choices_changed = Signal(dict)
-    extrapolation_requested = Signal()  # the window runs the subsamples and calls set_subsample_curve
 
     def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +98,7 @@ class TradeoffPanel(QWidget):
         self.group_report: GroupReport | None = None
         self._filling = False
         self._wanted: dict | None = None
+        self.runner = TaskRunner(self)
         self._build()
         if session is not None:
             session.results_changed.connect(self.set_results)
@@ -219,8 +228,9 @@ class TradeoffPanel(QWidget):
         self.population.setValue(1_000_000)
         self.model.currentIndexChanged.connect(self._refresh_population)
         self.population.valueChanged.connect(self._refresh_population)
-        run = QPushButton("Measure on subsamples…")
-        run.clicked.connect(self.extrapolation_requested)
+        run = QPushButton("Measure on subsamples")
+        run.setToolTip("Run the risk engine on 10 % … 100 % of the users for the recommended profile")
+        run.clicked.connect(self.measure_subsamples)
         self.population_text = QLabel(
             "Measure the risk on 10 % … 100 % of the users to see how it depends on n."
         )
@@ -338,6 +348,33 @@ class TradeoffPanel(QWidget):
         """A user-attributes table (``core.tradeoff.groups.read_attributes``)."""
         self.attributes = attributes
         self._refresh_groups()
+
+    def measure_subsamples(self) -> Worker | None:
+        """Measure the chosen risk on 10 % … 100 % of the users, at the recommended profile (else the first),
+        in a worker; the curve arrives through :meth:`set_subsample_curve`."""
+        dataset = getattr(self.session, "dataset", None)
+        if dataset is None or self.analysis is None or self.grid is None:
+            self.population_text.setText("Import the data and compute the risk grid first.")
+            return None
+        a = self.analysis
+        i = a.labels.index(a.recommendation.label or a.labels[0])
+        try:
+            settings = RiskSettings.from_dict(self.session.project.settings)
+        except (ValueError, TypeError) as exc:
+            self.population_text.setText(f"The project's risk settings cannot be used: {exc}")
+            return None
+        cell = (self.grid.spatial[i], self.grid.temporal[i])
+        ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
+        settings = replace(settings, cells=[cell], **ps)
+        estimate = runner_estimator(dataset.events, settings, dataset.hierarchy, a.measure, a.p)
+        worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
+        worker.signals.finished.connect(self.set_subsample_curve)
+        worker.signals.failed.connect(lambda message, _trace: self.population_text.setText(message))
+        worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
+        self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
+        self.population_plot.setLabel("left", a.risk_name)
+        self.runner.start(worker)
+        return worker
 
     # -- the analysis ------------------------------------------------------------------------------
     def refresh(self) -> None:
