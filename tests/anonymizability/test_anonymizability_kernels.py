@@ -120,8 +120,12 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
             d_ba = fingerprint_distance(fp, b, a, params)
             assert d_ab == d_ba
             assert d_ab == pytest.approx(ref.fingerprint_distance(fps[a], fps[b], args), abs=1e-12)
-            for fine in (False, True):
-                assert kern.pair_bound(a, b, fp.offsets, bounds, fine, *args) <= d_ab + 1e-12
+            assert kern.pair_bound(a, b, fp.offsets, bounds, *args) <= d_ab + 1e-12
+            per_sample = np.empty(fp.lengths()[a])
+            total = kern.sample_bounds(a, b, fp.offsets, bounds, per_sample)
+            assert total == pytest.approx(per_sample.sum())
+            for lb, sample in zip(per_sample, fps[a], strict=True):
+                assert lb <= ref.best_match(sample, fps[b], args)[0] + 1e-12
 
 
 def clustered_events(n_users=120, seed=3):

@@ -137,12 +137,13 @@ def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax
 
 @nb.njit(cache=True)
 def _directed_sum(
-    a, b, off, t, x, y, places, scratch, mode, first, half, worst, worst_b, b_code, ws, wt, smax, tmax
+    a, b, off, t, x, y, places, scratch, mode, first, half, worst, lb, rest, pending, ws, wt, smax, tmax
 ):
     """Sum over samples of ``a`` of the minimum distance to ``b``; NaN once the candidate cannot win.
 
-    The partial sum never exceeds the final one (terms are >= 0 and rounding is monotone), so abandoning
-    when ``_combine`` of the partial sum already loses against (worst, worst_b) never changes a result.
+    With a finite ``worst``, ``lb`` holds per-sample lower bounds summing to ``rest`` and ``pending`` bounds
+    the other direction's mean: exact terms so far plus bounds for the rest can only grow towards the final
+    distance, so once they exceed ``worst`` (with margin) the candidate is abandoned.
     """
     lo, hi = off[b], off[b + 1]
     n = off[a + 1] - off[a]
@@ -158,43 +159,92 @@ def _directed_sum(
             best = _nearest_value(ti, x[i], y[i], b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax)
         s += best
         if worst < np.inf:
-            v = _combine(first, s, n, half)
-            if v > worst or (v == worst and b_code > worst_b):
+            rest -= lb[i - off[a]]
+            bound = (s + max(rest, 0.0)) / n
+            if _exceeds((first + bound + pending) * 0.5 if half else bound, worst):
                 return np.nan
     return s
 
 
 @nb.njit(cache=True)
-def fingerprint_distance(a, b, off, t, x, y, places, scratch, mode, worst, worst_b, ws, wt, smax, tmax):
-    """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``b`` cannot beat (worst, worst_b).
+def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode, worst, ws, wt, smax, tmax):
+    """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``Δ_ab`` provably exceeds ``worst``.
 
-    ``places`` describes each user's distinct locations; ``scratch`` is a zeroed int64 work array at least as
-    long as the most places of any user (it is left zeroed).
+    ``places`` describes each user's distinct locations, ``bounds`` the cell bitmaps; ``scratch`` is a zeroed
+    int64 array as long as the most places of a user (left zeroed), ``lbs`` a (2, longest fingerprint) array.
     """
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
     if mode != MODE_PRUNE:
         worst = np.inf
     if na == nb_:
+        l1 = l2 = 0.0
+        if worst < np.inf:
+            l1 = sample_bounds(a, b, off, bounds, lbs[0])
+            l2 = sample_bounds(b, a, off, bounds, lbs[1])
+            if _exceeds((l1 / na + l2 / nb_) * 0.5, worst):
+                return np.nan
         s1 = _directed_sum(
-            a, b, off, t, x, y, places, scratch, mode, 0.0, True, worst, worst_b, b, ws, wt, smax, tmax
+            a,
+            b,
+            off,
+            t,
+            x,
+            y,
+            places,
+            scratch,
+            mode,
+            0.0,
+            True,
+            worst,
+            lbs[0],
+            l1,
+            l2 / nb_,
+            ws,
+            wt,
+            smax,
+            tmax,
         )
         if np.isnan(s1):
             return np.nan
         first = s1 / na
         s2 = _directed_sum(
-            b, a, off, t, x, y, places, scratch, mode, first, True, worst, worst_b, b, ws, wt, smax, tmax
+            b, a, off, t, x, y, places, scratch, mode, first, True, worst, lbs[1], l2, 0.0, ws, wt, smax, tmax
         )
         if np.isnan(s2):
             return np.nan
         return _combine(first, s2, nb_, True)
     long_, short = (a, b) if na > nb_ else (b, a)
+    n = max(na, nb_)
+    total = 0.0
+    if worst < np.inf:
+        total = sample_bounds(long_, short, off, bounds, lbs[0])
+        if _exceeds(total / n, worst):
+            return np.nan
     s = _directed_sum(
-        long_, short, off, t, x, y, places, scratch, mode, 0.0, False, worst, worst_b, b, ws, wt, smax, tmax
+        long_,
+        short,
+        off,
+        t,
+        x,
+        y,
+        places,
+        scratch,
+        mode,
+        0.0,
+        False,
+        worst,
+        lbs[0],
+        total,
+        0.0,
+        ws,
+        wt,
+        smax,
+        tmax,
     )
     if np.isnan(s):
         return np.nan
-    return _combine(0.0, s, max(na, nb_), False)
+    return _combine(0.0, s, n, False)
 
 
 _M1 = np.uint64(0x5555555555555555)
@@ -212,67 +262,68 @@ def _popcount(v):
     return int((v * _H01) >> np.uint64(56))
 
 
-@nb.njit(inline="always")
-def _count_weight(level):
-    """Weight of count level k (cells holding >= 2^k samples): 1, 1, 2, 4, ... so the sum never exceeds c."""
-    return 1 if level == 0 else 1 << (level - 1)
-
-
 @nb.njit(cache=True)
-def _level_bound(u, v, bits, dilated, increments, fine):
-    """Lower bound on the summed parts (spatial or temporal) of ``u``'s samples matched in ``v``.
+def _directed_bound(u, v, n, bounds, ws, wt, smax, tmax):
+    """Lower bound on the mean minimum distance from samples of ``u`` to ``v``, from a few bitmap words.
 
-    ``bits[u, k]`` marks cells (time bins or map squares) holding >= 2^k samples of ``u``; ``dilated[v, r]``
-    the cells within r+1 cells of one of ``v``'s. A sample outside ``dilated[v, r]`` is more than r+1 cell
-    widths from every sample of ``v``, which adds ``increments[r]`` to its part. Without ``fine`` only the
-    occupied cells beyond the threshold count: a few word operations, for ordering candidates.
+    Spatial and temporal bounds add up (the minimum of a sum is at least the sum of the minima); each is the
+    better of the bounding-box gap and the share of ``u``'s occupied cells farther than the threshold from
+    all of ``v``'s (each such cell holds at least one sample whose part is the full weight).
     """
-    levels = dilated.shape[1]
-    if not fine:
-        count = 0
-        for w in range(bits.shape[2]):
-            count += _popcount(bits[u, 0, w] & ~dilated[v, levels - 1, w])
-        return count * increments.sum()
-    total = 0.0
-    for r in range(levels):
-        count = 0
-        for k in range(bits.shape[1]):
-            for w in range(bits.shape[2]):
-                count += _count_weight(k) * _popcount(bits[u, k, w] & ~dilated[v, r, w])
-        total += count * increments[r]
-    return total
-
-
-@nb.njit(cache=True)
-def _directed_bound(u, v, n, bounds, fine, ws, wt, smax, tmax):
-    """Lower bound on the mean minimum distance from samples of ``u`` to ``v``.
-
-    The minimum of a sum is at least the sum of the minima, so spatial and temporal bounds add up; each is
-    the better of the bounding-box gap and the cell-level bound.
-    """
-    summary, t_bits, t_dilated, t_inc, s_bits, s_dilated, s_inc = bounds
+    summary, t_bits, t_dilated, _, _, s_bits, s_dilated, _, _ = bounds
     dx = max(summary[v, 0] - summary[u, 1], summary[u, 0] - summary[v, 1], 0.0)
     dy = max(summary[v, 2] - summary[u, 3], summary[u, 2] - summary[v, 3], 0.0)
     dt = max(summary[v, 4] - summary[u, 5], summary[u, 4] - summary[v, 5], 0.0)
     s_box, t_box = _parts(0.0, 0.0, 0.0, dx, dy, dt, ws, wt, smax, tmax)
-    s_cells = _level_bound(u, v, s_bits, s_dilated, s_inc, fine) / n
-    t_cells = _level_bound(u, v, t_bits, t_dilated, t_inc, fine) / n
-    return max(s_box, s_cells) + max(t_box, t_cells)
+    t_far = 0
+    for w in range(t_bits.shape[1]):
+        t_far += _popcount(t_bits[u, w] & ~t_dilated[v, t_dilated.shape[1] - 1, w])
+    s_far = 0
+    for w in range(s_bits.shape[1]):
+        s_far += _popcount(s_bits[u, w] & ~s_dilated[v, s_dilated.shape[1] - 1, w])
+    return max(s_box, s_far * ws / n) + max(t_box, t_far * wt / n)
 
 
 @nb.njit(cache=True)
-def pair_bound(a, b, off, bounds, fine, ws, wt, smax, tmax):
-    """A lower bound on ``Δ_ab`` from bitmap words instead of samples (``fine``: tighter, ~10x the work)."""
+def pair_bound(a, b, off, bounds, ws, wt, smax, tmax):
+    """A cheap lower bound on ``Δ_ab`` (O(bitmap words)), used to order and cut the candidates."""
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
     if na == nb_:
         return 0.5 * (
-            _directed_bound(a, b, na, bounds, fine, ws, wt, smax, tmax)
-            + _directed_bound(b, a, nb_, bounds, fine, ws, wt, smax, tmax)
+            _directed_bound(a, b, na, bounds, ws, wt, smax, tmax)
+            + _directed_bound(b, a, nb_, bounds, ws, wt, smax, tmax)
         )
     if na > nb_:
-        return _directed_bound(a, b, na, bounds, fine, ws, wt, smax, tmax)
-    return _directed_bound(b, a, nb_, bounds, fine, ws, wt, smax, tmax)
+        return _directed_bound(a, b, na, bounds, ws, wt, smax, tmax)
+    return _directed_bound(b, a, nb_, bounds, ws, wt, smax, tmax)
+
+
+@nb.njit(inline="always")
+def _cell_bound(dilated, v, cell, cumulative):
+    """Part lower bound of a sample in ``cell``: levels of ``v``'s dilated cells that do not reach it."""
+    word = cell >> 6
+    bit = np.uint64(1) << np.uint64(cell & 63)
+    r = 0
+    while r < dilated.shape[1] and not dilated[v, r, word] & bit:
+        r += 1
+    return cumulative[r]
+
+
+@nb.njit(cache=True)
+def sample_bounds(u, v, off, bounds, out):
+    """Per-sample lower bounds on the minimum distance from each sample of ``u`` to ``v``; their sum.
+
+    A sample whose time bin (map square) is more than r cells from every bin (square) of ``v`` has a
+    temporal (spatial) part of at least r cell widths' worth; the two bounds add up.
+    """
+    _, _, t_dilated, t_cum, t_cell, _, s_dilated, s_cum, s_cell = bounds
+    total = 0.0
+    for i in range(off[u], off[u + 1]):
+        lb = _cell_bound(t_dilated, v, t_cell[i], t_cum) + _cell_bound(s_dilated, v, s_cell[i], s_cum)
+        out[i - off[u]] = lb
+        total += lb
+    return total
 
 
 @nb.njit(inline="always")
@@ -298,24 +349,26 @@ def _insert(idx, dist, count, b, d):
 def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, smax, tmax):
     """The ``m`` users with the smallest ``Δ_ab`` (then lowest code) for each target, and those distances.
 
-    ``MODE_PRUNE`` visits candidates by increasing lower bound and stops once the bound exceeds the m-th
-    best; inside a candidate the directed sums are abandoned as soon as they cannot win. Deterministic.
+    ``MODE_PRUNE`` visits candidates by increasing cheap bound and stops once it exceeds the m-th best; the
+    others are cut by per-sample bounds or abandoned mid-sum (see ``_directed_sum``). Deterministic.
     """
     n_users = len(off) - 1
     n_t = len(targets)
     out_idx = np.full((n_t, m), -1, dtype=np.int64)
     out_d = np.full((n_t, m), np.inf)
     max_places = np.diff(places[1]).max()
+    longest = np.diff(off).max()
     for q in nb.prange(n_t):
         a = targets[q]
         idx = out_idx[q]
         dist = out_d[q]
         count = 0
         scratch = np.zeros(max_places, dtype=np.int64)
+        lbs = np.empty((2, longest))
         if mode == MODE_PRUNE:
             bound = np.empty(n_users)
             for b in range(n_users):
-                bound[b] = pair_bound(a, b, off, bounds, False, ws, wt, smax, tmax)
+                bound[b] = pair_bound(a, b, off, bounds, ws, wt, smax, tmax)
             order = np.argsort(bound)
         else:
             bound = np.zeros(0)
@@ -326,18 +379,14 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, s
                 continue
             full = count == m
             worst = dist[m - 1] if full else np.inf
-            worst_b = idx[m - 1] if full else n_users
-            if mode == MODE_PRUNE and full:
-                if _exceeds(bound[b], worst):
-                    break
-                if _exceeds(pair_bound(a, b, off, bounds, True, ws, wt, smax, tmax), worst):
-                    continue
+            if mode == MODE_PRUNE and full and _exceeds(bound[b], worst):
+                break
             d = fingerprint_distance(
-                a, b, off, t, x, y, places, scratch, mode, worst, worst_b, ws, wt, smax, tmax
+                a, b, off, t, x, y, places, bounds, scratch, lbs, mode, worst, ws, wt, smax, tmax
             )
             if np.isnan(d):
                 continue
-            if full and (d > worst or (d == worst and b > worst_b)):
+            if full and (d > worst or (d == worst and b > idx[m - 1])):
                 continue
             count = _insert(idx, dist, count, b, d)
     return out_idx, out_d
@@ -449,66 +498,55 @@ def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
 
 
 @nb.njit(inline="always")
-def _mark(bits, u, level, cell):
-    bits[u, level, cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
+def _mark(bits, u, cell):
+    bits[u, cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
 
 
 @nb.njit(cache=True)
-def time_bitmaps(off, t, t0, width, reach, n_words, n_levels):
-    """Per user: time bins holding >= 2^k samples (k < n_levels), and occupied bins dilated by 1..reach.
-
-    ``width * reach`` >= δt_max, so a sample outside the bins dilated by ``reach`` is at least δt_max away
-    from every sample of that user: its temporal part is exactly w_t.
+def time_bitmaps(off, t, t0, width, reach, n_words):
+    """Per user the occupied time bins (``width`` minutes from ``t0``) and those bins dilated by 1..reach;
+    and each sample's bin. ``width * reach`` >= δt_max: beyond ``reach`` bins the temporal part is w_t.
     """
     n_users = len(off) - 1
     n_bins = n_words * 64
-    bits = np.zeros((n_users, n_levels, n_words), dtype=np.uint64)
+    bits = np.zeros((n_users, n_words), dtype=np.uint64)
     dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
+    cells = np.empty(len(t), dtype=np.int64)
     for u in range(n_users):
-        i = off[u]
-        while i < off[u + 1]:
+        last = -1
+        for i in range(off[u], off[u + 1]):
             k = int(np.floor((t[i] - t0) / width))
-            j = i
-            while j < off[u + 1] and int(np.floor((t[j] - t0) / width)) == k:
-                j += 1
-            for level in range(n_levels):
-                if j - i >= 1 << level:
-                    _mark(bits, u, level, k)
+            cells[i] = k
+            if k == last:
+                continue
+            last = k
+            _mark(bits, u, k)
             for r in range(reach):
                 for c in range(max(k - r - 1, 0), min(k + r + 1, n_bins - 1) + 1):
-                    _mark(dilated, u, r, c)
-            i = j
-    return bits, dilated
+                    _mark(dilated[:, r], u, c)
+    return bits, dilated, cells
 
 
 @nb.njit(cache=True)
-def space_bitmaps(places, x0, y0, cell, side, reach, n_words, n_levels):
-    """Per user: map squares (``side`` x ``side`` grid of ``cell`` km) holding >= 2^k samples, and occupied
-    squares dilated by 1..reach squares (Chebyshev), from the users' distinct places.
+def space_bitmaps(places, x0, y0, cell, side, reach, n_words):
+    """Per user the occupied squares of a ``side`` x ``side`` grid of ``cell`` km, those squares dilated by
+    1..reach (Chebyshev), and each sample's square (from the users' distinct places).
     """
-    _, loc_off, loc_x, loc_y, loc_n = places
+    loc, loc_off, loc_x, loc_y, _ = places
     n_users = len(loc_off) - 1
-    bits = np.zeros((n_users, n_levels, n_words), dtype=np.uint64)
+    bits = np.zeros((n_users, n_words), dtype=np.uint64)
     dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
-    counts = np.zeros(side * side, dtype=np.int64)
     squares = np.empty(len(loc_x), dtype=np.int64)
     for u in range(n_users):
         for p in range(loc_off[u], loc_off[u + 1]):
             gx = min(int(np.floor((loc_x[p] - x0) / cell)), side - 1)
             gy = min(int(np.floor((loc_y[p] - y0) / cell)), side - 1)
             squares[p] = gx * side + gy
-            counts[squares[p]] += loc_n[p]
-        for p in range(loc_off[u], loc_off[u + 1]):
-            g = squares[p]
-            if counts[g] == 0:
-                continue
-            for level in range(n_levels):
-                if counts[g] >= 1 << level:
-                    _mark(bits, u, level, g)
-            counts[g] = 0
-            gx, gy = g // side, g % side
+            if bits[u, squares[p] >> 6] & (np.uint64(1) << np.uint64(squares[p] & 63)):
+                continue  # square already seen for this user
+            _mark(bits, u, squares[p])
             for r in range(reach):
                 for cx in range(max(gx - r - 1, 0), min(gx + r + 1, side - 1) + 1):
                     for cy in range(max(gy - r - 1, 0), min(gy + r + 1, side - 1) + 1):
-                        _mark(dilated, u, r, cx * side + cy)
-    return bits, dilated
+                        _mark(dilated[:, r], u, cx * side + cy)
+    return bits, dilated, squares[loc]

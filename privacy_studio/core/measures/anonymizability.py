@@ -25,14 +25,11 @@ MODES = {"plain": kern.MODE_PLAIN, "merge": kern.MODE_MERGE, "prune": kern.MODE_
 #: every thread busy.
 TARGET_CHUNK = 128
 
-#: Pruning bound resolution: cells (time bins, map squares) per saturation threshold δt_max / δs_max,
-#: at most this many 64-bit words of time bins and squares per map side, and count levels (>= 1, 2, 4, ...
-#: samples per cell) per bitmap.
+#: Pruning bound resolution: cells (time bins, map squares) per saturation threshold δt_max / δs_max, and
+#: at most this many 64-bit words of time bins per user and squares per map side.
 CELLS_PER_THRESHOLD = 8
 MAX_TIME_WORDS = 16
 MAX_MAP_SIDE = 32
-TIME_COUNT_LEVELS = 3
-SPACE_COUNT_LEVELS = 7
 
 _PER_K_KEYS = ("delta", "spatial_gini", "temporal_gini", "spatial_tail", "temporal_tail", "ratio")
 
@@ -217,32 +214,25 @@ class Fingerprints:
             1.0, math.floor(tmax / CELLS_PER_THRESHOLD), math.ceil((span + 1) / (64 * MAX_TIME_WORDS))
         )
         reach = math.ceil(tmax / width)
-        t_bits, t_dilated = kern.time_bitmaps(
-            self.offsets, self.t, t0, width, reach, int(span // width) // 64 + 1, TIME_COUNT_LEVELS
+        t_bits, t_dilated, t_cell = kern.time_bitmaps(
+            self.offsets, self.t, t0, width, reach, int(span // width) // 64 + 1
         )
         x0, y0 = float(self.x.min()), float(self.y.min())
         extent = max(float(self.x.max()) - x0, float(self.y.max()) - y0)
         cell = max(smax / CELLS_PER_THRESHOLD, extent / (MAX_MAP_SIDE - 1))
         side = int(extent // cell) + 1
         s_reach = math.ceil(smax / cell)
-        s_bits, s_dilated = kern.space_bitmaps(
-            self.places(), x0, y0, cell, side, s_reach, (side * side - 1) // 64 + 1, SPACE_COUNT_LEVELS
+        s_bits, s_dilated, s_cell = kern.space_bitmaps(
+            self.places(), x0, y0, cell, side, s_reach, (side * side - 1) // 64 + 1
         )
-        return (
-            summary,
-            t_bits,
-            t_dilated,
-            _increments(width, reach, tmax, wt),
-            s_bits,
-            s_dilated,
-            _increments(cell, s_reach, smax, ws),
-        )
+        t_cum = _cumulative(width, reach, tmax, wt)
+        s_cum = _cumulative(cell, s_reach, smax, ws)
+        return (summary, t_bits, t_dilated, t_cum, t_cell, s_bits, s_dilated, s_cum, s_cell)
 
 
-def _increments(cell: float, reach: int, threshold: float, weight: float) -> np.ndarray:
-    """What dilation level r adds to a part: weight * (min((r+1) cell / threshold, 1) - min(r cell / ...))."""
-    levels = np.minimum(np.arange(reach + 1) * cell / threshold, 1.0)
-    return np.diff(levels) * weight
+def _cumulative(cell: float, reach: int, threshold: float, weight: float) -> np.ndarray:
+    """Part bound of a sample r cells away from all the other user's cells: weight * min(r cell / thr, 1)."""
+    return np.minimum(np.arange(reach + 1) * cell / threshold, 1.0) * weight
 
 
 def event_coordinates(events: EventTable) -> tuple[np.ndarray, np.ndarray]:
@@ -471,24 +461,12 @@ def sample_distances(
 
 def fingerprint_distance(fp: Fingerprints, a: int, b: int, params: DistanceParams | None = None) -> float:
     """``Δ_ab`` between users with codes ``a`` and ``b`` (symmetric)."""
+    params = params or DistanceParams()
     places = fp.places()
     scratch = np.zeros(int(np.diff(places[1]).max()), dtype=np.int64)
-    return float(
-        kern.fingerprint_distance(
-            a,
-            b,
-            fp.offsets,
-            fp.t,
-            fp.x,
-            fp.y,
-            places,
-            scratch,
-            kern.MODE_MERGE,
-            np.inf,
-            0,
-            *(params or DistanceParams()).kernel_args(),
-        )
-    )
+    lbs = np.empty((2, int(fp.lengths().max())))
+    args = (fp.offsets, fp.t, fp.x, fp.y, places, fp.bounds(params), scratch, lbs, kern.MODE_MERGE, np.inf)
+    return float(kern.fingerprint_distance(a, b, *args, *params.kernel_args()))
 
 
 def gini(values: np.ndarray) -> float:
