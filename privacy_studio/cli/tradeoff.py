@@ -76,14 +76,55 @@ def run(args: argparse.Namespace) -> int:
             unit_areas=dict(_unit_area(text) for text in args.unit_area),
             period_seconds=args.period_days * 86400 if args.period_days else math.nan,
         )
+        document = analysis.to_dict()
+        if args.attributes:
+            document["risk_by_group"] = groups(args, grid.labels, results, analysis.recommendation.label)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     print(summary(analysis, missing))
+    if "risk_by_group" in document:
+        print(groups_text(document["risk_by_group"]))
     if args.json:
-        Path(args.json).write_text(
-            json.dumps(analysis.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8"
-        )
+        Path(args.json).write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     return 0
+
+
+def groups(args: argparse.Namespace, labels: list[str], results: list, recommended: str | None) -> dict:
+    """Risk by group at ``--group-profile`` (default: the recommended profile, else the first)."""
+    from dataclasses import asdict
+
+    from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
+
+    label = args.group_profile or recommended or labels[0]
+    if label not in labels:
+        raise ValueError(f"--group-profile {label!r} is not a profile of the results; they have {labels}")
+    report = risk_by_group_of(results[labels.index(label)], read_attributes(args.attributes))
+    return {
+        "profile": label,
+        "n_matched": report.n_matched,
+        "n_without_attributes": report.n_without_attributes,
+        "n_without_risk": report.n_without_risk,
+        "groups": [{k: _json(v) for k, v in asdict(row).items()} for row in report.rows],
+    }
+
+
+def groups_text(doc: dict) -> str:
+    """Risk-by-group table for stdout."""
+    lines = [
+        f"\nRisk by group at {doc['profile']} ({doc['n_matched']:,} users with risk and attributes; "
+        f"{doc['n_without_attributes']:,} without attributes, {doc['n_without_risk']:,} without risk):",
+        f"{'attribute':<14}{'group':<16}{'users':>8}{'unique':>9}{'odds ratio':>12}  95 % interval",
+    ]
+    for g in doc["groups"]:
+        lines.append(
+            f"{g['attribute']:<14}{g['group']:<16}{g['n_users']:>8,}{_num(g['mean_unique']):>9}"
+            f"{_num(g['odds_ratio']):>12}  {_num(g['ci_low'])} – {_num(g['ci_high'])}"
+        )
+    return "\n".join(lines)
+
+
+def _json(value: object) -> object:
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def utility_column(name: str, labels: list[str], scores, computed: dict) -> np.ndarray:
@@ -129,8 +170,8 @@ def summary(analysis, unscored: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _num(value: float) -> str:
-    return "n/a" if not np.isfinite(value) else f"{value:.4g}"
+def _num(value: float | None) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.4g}"
 
 
 def _p_value(text: str | None, default: object) -> int | None:
@@ -184,5 +225,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="mean unit area of a non-grid spatial level, for the power law (grid:L levels are L²)",
     )
     p.add_argument("--period-days", type=float, help="length of the observation period (for 'all' time bins)")
+    p.add_argument("--attributes", metavar="CSV", help="user attributes (user id + columns): risk by group")
+    p.add_argument(
+        "--group-profile", metavar="LABEL", help="profile for risk by group (default: recommended)"
+    )
     p.add_argument("--json", metavar="OUT", help="write the whole analysis as JSON")
     p.set_defaults(func=run)

@@ -99,3 +99,27 @@ def test_cli_without_scores_or_results(tmp_path, capsys, thesis_profiles):
     results.write_text("[1, 2]")
     assert main(["tradeoff", str(results)]) == 2
     assert "no 'profiles' list" in capsys.readouterr().err
+
+
+def test_cli_risk_by_group(tmp_path, capsys, thesis_profiles, thesis_scores):
+    records = thesis_profiles()
+    for record in records:
+        record["per_user"] = {
+            "user_ids": ["a", "b", "c", "d"],
+            "unique_rate": [1.0, 1.0, 0.0, None],
+            "em": None,
+        }
+    path = Project(results=records, utility=thesis_scores).save(tmp_path / "p.psproj")
+    attrs = tmp_path / "people.csv"
+    attrs.write_text("user_id,gender\na,f\nb,f\nc,m\nd,m\ne,m\n")
+    out = tmp_path / "t.json"
+    assert main(["tradeoff", str(path), "--attributes", str(attrs), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Risk by group at district × 1w" in text
+    doc = json.loads(out.read_text())["risk_by_group"]
+    assert (doc["profile"], doc["n_matched"], doc["n_without_risk"]) == ("district × 1w", 3, 2)
+    female = next(g for g in doc["groups"] if g["group"] == "f")
+    assert female["mean_unique"] == 1.0 and female["mean_em"] is None
+    args = ["tradeoff", str(path), "--attributes", str(attrs), "--group-profile", "zip × 2h"]
+    assert main(args) == 2
+    assert "not a profile of the results" in capsys.readouterr().err
