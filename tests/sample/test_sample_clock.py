@@ -89,3 +89,8 @@ def test_pseudonyms_are_distinct_and_never_look_numeric(n, seed, style):
 def test_pseudonyms_refuse_a_too_small_space():
     with pytest.raises(ValueError, match="do not fit"):
         pseudonyms(300, np.random.default_rng(0), "x", base=10, digits=3)
+
+
+def test_iso_times_of_nothing_is_an_empty_text_column():
+    empty = iso_times(np.array([], dtype=np.int64), "Europe/Paris")
+    assert len(empty) == 0 and str(empty.type) == "string"

@@ -234,3 +234,13 @@ def test_refuses_to_write_into_a_non_empty_folder(tmp_path):
     with pytest.raises(ValueError, match="not empty"):
         generate_city(10, 2, 0, tmp_path)
     assert (tmp_path / "keep.txt").read_text() == "precious"
+
+
+@pytest.mark.parametrize(("n_users", "days", "tz"), [(1, 1, "UTC"), (3, 2, "Australia/Sydney")])
+def test_tiny_cities_are_complete(tmp_path, read_rows, n_users, days, tz):
+    paths = generate_city(n_users, days, 0, tmp_path / "tiny", tz=tz)
+    counts = json.loads(paths.meta.read_text())["counts"]
+    assert counts["events_period1"] == len(read_rows(paths.events))
+    assert counts["events_period2"] == len(read_rows(paths.period2_events))
+    assert counts["transactions"] == len(read_rows(paths.transactions))
+    assert len(read_rows(paths.attributes)) == n_users

@@ -70,6 +70,8 @@ def iso_times(utc: np.ndarray, tz: str, *, with_offset: bool = True) -> pa.Array
     which is many times faster than formatting every timestamp.
     """
     utc = np.asarray(utc, dtype=np.int64)
+    if len(utc) == 0:
+        return pa.array([], pa.string())
     offsets = utc_offsets(utc, tz)
     local = utc + offsets
     days, day_index = np.unique(local // 86_400, return_inverse=True)
