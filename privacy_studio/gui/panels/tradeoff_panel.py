@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLayout,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -66,6 +67,20 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
 
 def _num(value: float, digits: int = 4) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
+
+
+def _page(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
+    """A tab page stacking widgets (optionally with a stretch factor) and layouts top to bottom."""
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    for part in parts:
+        if isinstance(part, QLayout):
+            layout.addLayout(part)
+        elif isinstance(part, tuple):
+            layout.addWidget(*part)
+        else:
+            layout.addWidget(part)
+    return page
 
 
 def _plot(bottom: str, left: str) -> pg.PlotWidget:
@@ -175,24 +190,15 @@ class TradeoffPanel(QWidget):
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dominance = _table(["profile", "risk", "utility", "Pareto", "dominated by"])
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addWidget(self.pareto_plot, 3)
-        layout.addWidget(self.recommendation)
-        layout.addWidget(self.dominance, 2)
-        return page
+        return _page((self.pareto_plot, 3), self.recommendation, (self.dominance, 2))
 
     def _build_ordinal(self) -> QWidget:
         self.tau_table = QTableWidget(0, 0)
         self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.tau_message = QLabel("")
         self.tau_message.setWordWrap(True)
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addWidget(QLabel("Kendall's tau between the profile rankings of each pair of risk measures"))
-        layout.addWidget(self.tau_table, 1)
-        layout.addWidget(self.tau_message)
-        return page
+        title = QLabel("Kendall's tau between the profile rankings of each pair of risk measures")
+        return _page(title, (self.tau_table, 1), self.tau_message)
 
     def _build_power_law(self) -> QWidget:
         self.power_plot = _plot("unit area × bin width (km²·h)", "risk")
@@ -204,11 +210,7 @@ class TradeoffPanel(QWidget):
             self.power_plot.addItem(item)
         self.power_text = QLabel("")
         self.power_text.setWordWrap(True)
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addWidget(self.power_plot, 1)
-        layout.addWidget(self.power_text)
-        return page
+        return _page((self.power_plot, 1), self.power_text)
 
     def _build_population(self) -> QWidget:
         self.population_plot = _plot("users in the file (n)", "risk")
@@ -242,12 +244,7 @@ class TradeoffPanel(QWidget):
         controls.addWidget(self.population)
         controls.addStretch(1)
         controls.addWidget(run)
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addLayout(controls)
-        layout.addWidget(self.population_plot, 1)
-        layout.addWidget(self.population_text)
-        return page
+        return _page(controls, (self.population_plot, 1), self.population_text)
 
     def _build_groups(self) -> QWidget:
         load = QPushButton("Load user attributes…")
@@ -271,12 +268,7 @@ class TradeoffPanel(QWidget):
         controls.addWidget(load)
         controls.addWidget(QLabel("Profile"))
         controls.addWidget(self.group_profile, 1)
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.addLayout(controls)
-        layout.addWidget(self.group_table, 1)
-        layout.addWidget(self.group_text)
-        return page
+        return _page(controls, (self.group_table, 1), self.group_text)
 
     # -- inputs ------------------------------------------------------------------------------------
     def set_results(self, records: list[Any]) -> None:
