@@ -62,16 +62,35 @@ class PointIndex:
         )
 
 
-@nb.njit(cache=True)
+@nb.njit(parallel=True, cache=True)
 def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.ndarray) -> np.ndarray:
-    """Counting sort of the (user, point) pairs by point; users come out ascending within each point."""
-    fill = post_ptr[:-1].copy()
+    """Counting sort of the (user, point) pairs by point; users come out ascending within each point.
+
+    Users are cut into a fixed number of blocks; each block counts its pairs per point, then writes them
+    after the earlier blocks' pairs, so the result does not depend on the threads.
+    """
+    n_users = len(trace_ptr) - 1
+    n_points = len(post_ptr) - 1
+    blocks = 4
+    counts = np.zeros((blocks, n_points), dtype=np.int64)
+    for k in nb.prange(blocks):
+        for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
+            for t in range(trace_ptr[u], trace_ptr[u + 1]):
+                counts[k, trace_pts[t]] += 1
+    for x in nb.prange(n_points):
+        start = post_ptr[x]
+        for k in range(blocks):
+            c = counts[k, x]
+            counts[k, x] = start
+            start += c
     out = np.empty(len(trace_pts), dtype=np.int32)
-    for u in range(len(trace_ptr) - 1):
-        for t in range(trace_ptr[u], trace_ptr[u + 1]):
-            x = trace_pts[t]
-            out[fill[x]] = u
-            fill[x] += 1
+    for k in nb.prange(blocks):
+        fill = counts[k]
+        for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
+            for t in range(trace_ptr[u], trace_ptr[u + 1]):
+                x = trace_pts[t]
+                out[fill[x]] = u
+                fill[x] += 1
     return out
 
 
