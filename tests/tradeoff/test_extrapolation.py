@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -68,5 +70,7 @@ def test_runner_estimator_measures_the_subset_with_the_risk_engine():
     keep = np.array([0, 3, 4, 10, 11, 20, 33, 39])
     # User codes follow the sorted ids u00..u39, so code i is traces[i].
     assert estimate(keep) == pytest.approx(exact_unicity_p1(traces, keep), abs=1e-12)
+    dataset = SimpleNamespace(events=events, hierarchy=None)  # a Dataset: measure and p by position
+    assert runner_estimator(dataset, settings, "unicity", 1)(keep) == estimate(keep)
     with pytest.raises(ValueError, match="no unicity at p = 4"):
         runner_estimator(events, settings, p=4)(keep)

@@ -15,6 +15,7 @@ from privacy_studio.core.tradeoff.powerlaw import line_fit
 if TYPE_CHECKING:
     from privacy_studio.core.events import EventTable
     from privacy_studio.core.hierarchy import Hierarchy
+    from privacy_studio.core.io import Dataset
     from privacy_studio.core.runner import RiskSettings
 
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -104,19 +105,24 @@ def fit_trend(n: np.ndarray, risk: np.ndarray, model: str = "power") -> TrendFit
 
 
 def runner_estimator(
-    events: EventTable,
+    data: Dataset | EventTable,
     settings: RiskSettings,
-    hierarchy: Hierarchy | None = None,
     measure: str = "unicity",
-    p: int = 4,
+    p: int | None = 4,
+    hierarchy: Hierarchy | None = None,
 ) -> Callable[[np.ndarray], float]:
-    """An ``estimate`` for :func:`subsample_curve`: the risk engine on the first profile of ``settings``."""
+    """An ``estimate`` for :func:`subsample_curve`: the risk engine on the first profile of ``settings``.
+
+    ``data`` is a Dataset (its hierarchy is used) or an EventTable with ``hierarchy``.
+    """
     from privacy_studio.core.runner import run_grid
 
+    events = getattr(data, "events", data)
+    levels = hierarchy if hierarchy is not None else getattr(data, "hierarchy", None)
     one = replace(settings, cells=[settings.cell_labels()[0]])
 
     def estimate(keep: np.ndarray) -> float:
-        result = next(iter(run_grid(events.subset_users(keep), one, hierarchy)))
+        result = next(iter(run_grid(events.subset_users(keep), one, levels)))
         entry = next((e for e in result.to_dict()["by_p"] if e.get("p") == p), None)
         if entry is None or entry.get(measure) is None:
             raise ValueError(f"the risk engine returned no {measure} at p = {p}")

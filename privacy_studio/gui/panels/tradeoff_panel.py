@@ -358,7 +358,7 @@ class TradeoffPanel(QWidget):
         cell = (self.grid.spatial[i], self.grid.temporal[i])
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
         settings = replace(settings, cells=[cell], **ps)
-        estimate = runner_estimator(dataset.events, settings, dataset.hierarchy, a.measure, a.p)
+        estimate = runner_estimator(dataset, settings, a.measure, a.p)
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
         worker.signals.finished.connect(self.set_subsample_curve)
         worker.signals.failed.connect(lambda message, _trace: self.population_text.setText(message))
