@@ -81,6 +81,7 @@ def print_table(profiles: list[dict], out=None) -> None:
         ("n", 8),
         ("d", 10),
         ("p", 4),
+        ("excl", 7),
         ("unicity", 8),
         ("95% CI", 15),
         ("k-disc", 7),
@@ -94,7 +95,7 @@ def print_table(profiles: list[dict], out=None) -> None:
             ci = r["unicity_ci"]
             ci_text = "-" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
             p = "-" if r["p"] is None else str(r["p"])
-            values = (prof["n_users"], prof["d"], p, _fmt(r["unicity"]), ci_text)
+            values = (prof["n_users"], prof["d"], p, r["n_excluded"], _fmt(r["unicity"]), ci_text)
             values += (_fmt(r["k_disclosure"]), _sci(r["em"]), _fmt(r["worst_mean"]))
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<22} {cells}", file=out)
