@@ -423,8 +423,10 @@ class TradeoffPanel(QWidget):
         self.points.setData(a.utility[idx], a.risk[idx], brush=[brushes[i] for i in idx], data=idx)
         front = [a.labels.index(label) for label in a.pareto.front]
         self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
+        # Utility runs right to left: labels of the least useful third open leftwards to stay in view.
+        low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
         for i in idx:
-            text = pg.TextItem(a.labels[i], color="#333333", anchor=(0, 1))
+            text = pg.TextItem(a.labels[i], color="#333333", anchor=(1, 1) if a.utility[i] < low else (0, 1))
             text.setPos(a.utility[i], a.risk[i])
             self.pareto_plot.addItem(text)
             self.point_labels.append(text)
