@@ -9,6 +9,7 @@ from privacy_studio.cli import UserError
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``privacy-studio generate`` with parsed arguments; returns the exit code."""
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.sample import generate_city
 
@@ -33,10 +34,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_progress(fraction: float, message: str) -> None:
+    """One updating progress line on stderr."""
     print(f"\r{100 * fraction:5.1f}%  {message:<60}", end="", file=sys.stderr, flush=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``generate`` subcommand to the command line."""
     p = sub.add_parser(
         "generate",
         help="write a synthetic city: events, toolbox CDRs, card payments, attributes, a second period",

@@ -67,10 +67,12 @@ class PhoneEvents:
         return len(self.user)
 
     def take(self, index: np.ndarray) -> PhoneEvents:
+        """The events at ``index`` (e.g. a sort order)."""
         return PhoneEvents(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
     @classmethod
     def concat(cls, parts: list[PhoneEvents]) -> PhoneEvents:
+        """All events of ``parts``, one after the other."""
         return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
 
 
@@ -137,6 +139,7 @@ def _expand(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _hours_from(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Hours of ``n`` events drawn from relative hourly ``weights``."""
     cdf = np.cumsum(weights) / weights.sum()
     return np.minimum(np.searchsorted(cdf, rng.random(n), side="right"), 23)
 

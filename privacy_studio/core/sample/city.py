@@ -64,9 +64,11 @@ class CityModel:
     later_ids: np.ndarray  # pseudonym per user code in the periods after the first
 
     def n_chunks(self) -> int:
+        """Number of fixed-size chunks of users the randomness is keyed by."""
         return -(-self.params.n_users // CHUNK_USERS)
 
     def chunk_users(self, chunk: int) -> slice:
+        """User codes of one chunk."""
         return slice(chunk * CHUNK_USERS, min((chunk + 1) * CHUNK_USERS, self.params.n_users))
 
     def simulate(self, period: int, chunk: int) -> tuple[PhoneEvents, Payments]:
@@ -79,6 +81,7 @@ class CityModel:
         return simulate_chunk(self.layout, people, users.start, self.params.period(period), rng)
 
     def locations(self) -> LocationTable:
+        """The antennas as the studio's location table."""
         lay = self.layout
         return LocationTable(lay.antenna_ids, lay.lat, lay.lon, lay.x_km, lay.y_km)
 
@@ -122,6 +125,7 @@ def pseudonyms(n: int, rng: np.random.Generator, lead: str, base: int, digits: i
 
 
 def _slice(people: Population, users: slice) -> Population:
+    """The people of a range of user codes."""
     return Population(**{k: v[users] for k, v in vars(people).items()})
 
 

@@ -23,6 +23,7 @@ class Period:
 
     @classmethod
     def starting(cls, start: str, days: int, tz: str, offset_days: int = 0) -> Period:
+        """The period of ``days`` days beginning ``offset_days`` after local date ``start``."""
         try:
             first = pd.Timestamp(start).normalize() + pd.Timedelta(days=offset_days)
         except ValueError as exc:
@@ -33,6 +34,7 @@ class Period:
         return cls(start_local, days, int(first.day_of_week), tz)
 
     def weekday(self, day: np.ndarray) -> np.ndarray:
+        """Weekday (0 = Monday) of each day index of the period."""
         return (self.first_weekday + day) % 7
 
     def bounds_utc(self) -> tuple[int, int]:
@@ -41,6 +43,7 @@ class Period:
         return int(ends[0]), int(ends[1])
 
     def iso_start(self) -> str:
+        """First day of the period as ``YYYY-MM-DD``."""
         return str(pd.Timestamp(self.start_local, unit="s").date())
 
 

@@ -49,6 +49,7 @@ class CityPaths:
 
     @classmethod
     def under(cls, root: Path, cdr_layout: str, periods: int) -> CityPaths:
+        """The paths a city written to ``root`` will have."""
         return cls(
             root=root,
             events=root / "events.csv",
@@ -116,6 +117,7 @@ def generate_city(
 
 
 def _write_geography(model: CityModel, paths: CityPaths) -> None:
+    """Antennas, their hierarchy, shops and the shops' hierarchy."""
     lay = model.layout
     write_table(paths.antennas, {"antenna_id": lay.antenna_ids, "latitude": lay.lat, "longitude": lay.lon})
     zips = lay.zip_code
@@ -152,6 +154,7 @@ def _write_geography(model: CityModel, paths: CityPaths) -> None:
 
 
 def _write_attributes(model: CityModel, paths: CityPaths) -> None:
+    """One row of attributes per person, in user-code order."""
     pop = model.population
     write_table(
         paths.attributes,
@@ -178,6 +181,7 @@ class _Columns:
 
     @classmethod
     def of(cls, model: CityModel) -> _Columns:
+        """Convert the model's id and coordinate arrays once."""
         lay = model.layout
         return cls(
             users=pa.array(model.user_ids),
@@ -189,6 +193,7 @@ class _Columns:
         )
 
     def events(self, ev: PhoneEvents, users: pa.Array, tz: str) -> dict[str, pa.Array]:
+        """Columns of ``events.csv`` for the given phone events, users named by ``users``."""
         coordinates = {k: take(v, ev.location) for k, v in self.coordinates.items()}
         return {
             "user": take(users, ev.user),
@@ -198,6 +203,7 @@ class _Columns:
         }
 
     def cdr(self, ev: PhoneEvents, tz: str) -> dict[str, pa.Array]:
+        """Columns of the toolbox CDR layout (plus ``user``) for the given phone events."""
         duration = np.nan_to_num(ev.duration, nan=0).astype(np.int64)
         return {
             "user": take(self.users, ev.user),
@@ -210,6 +216,7 @@ class _Columns:
         }
 
     def payments(self, pay: Payments, tz: str) -> dict[str, pa.Array]:
+        """Columns of ``transactions.csv`` for the given payments, under card pseudonyms."""
         return {
             "user_id": take(self.cards, pay.user),
             "shop": take(self.shops, pay.shop),
@@ -224,6 +231,7 @@ def _write_activity(model: CityModel, paths: CityPaths, periods: int, control: T
     with ExitStack() as files:
 
         def sink(path: Path | None, header: list[str]) -> CsvSink | None:
+            """A CSV file closed with the others, or None when that file is not wanted."""
             return None if path is None else files.enter_context(CsvSink(path, header))
 
         events = files.enter_context(CsvSink(paths.events, EVENT_COLUMNS))
@@ -269,6 +277,7 @@ def _write_activity(model: CityModel, paths: CityPaths, periods: int, control: T
 def _write_meta(
     model: CityModel, paths: CityPaths, cdr_layout: str, n_periods: int, counts: dict[str, int]
 ) -> None:
+    """``meta.json`` (parameters, periods, counts, files) and the same as ``README.txt``."""
     params, lay = model.params, model.layout
     periods = []
     for i in range(n_periods):
@@ -333,6 +342,7 @@ def _described(paths: CityPaths) -> list[str]:
 
 
 def _readme(meta: dict) -> str:
+    """Plain-text summary of ``meta`` for people browsing the folder."""
     p, c = meta["parameters"], meta["counts"]
     lines = [
         "Synthetic city made by Privacy Studio (privacy-studio generate): fictional people, no real data.",

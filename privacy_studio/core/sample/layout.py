@@ -54,12 +54,15 @@ class CityLayout:
 
     @property
     def n_antennas(self) -> int:
+        """Number of antennas."""
         return len(self.antenna_ids)
 
     def antenna_district(self) -> np.ndarray:
+        """District code of each antenna."""
         return self.district[self.zip_code]
 
     def antenna_municipality(self) -> np.ndarray:
+        """Municipality code of each antenna."""
         return self.municipality[self.district[self.zip_code]]
 
     def nearest_antenna(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -77,10 +77,12 @@ class Population:
 
     @classmethod
     def concat(cls, parts: list[Population]) -> Population:
+        """The people of ``parts``, one after the other."""
         return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
 
 
 def _expected(multiplier: np.ndarray, share: np.ndarray) -> float:
+    """Mean of a multiplier over categories drawn with the given shares."""
     return float(np.dot(multiplier, share))
 
 

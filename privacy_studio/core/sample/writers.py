@@ -27,11 +27,13 @@ class CsvSink:
         self._file.write((",".join(columns) + "\n").encode())
 
     def write(self, columns: dict[str, pa.Array | np.ndarray]) -> None:
+        """Append the rows of ``columns`` (header order) to the file."""
         table = pa.table({name: columns[name] for name in self.columns})
         self._file.write(csv_bytes(table))
         self.rows += table.num_rows
 
     def close(self) -> None:
+        """Close the file (also on leaving a ``with`` block)."""
         self._file.close()
 
     def __enter__(self) -> CsvSink:
@@ -93,6 +95,7 @@ def _clock() -> pa.Array:
 
 
 def _offset_text(seconds: int) -> str:
+    """``+01:00``-style text of an offset in seconds."""
     sign = "+" if seconds >= 0 else "-"
     minutes = abs(seconds) // 60
     return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
