@@ -70,6 +70,7 @@ def test_unit_sizes():
     assert unit_area_km2(SpatialLevel.parse("grid:2"), None) == 4.0
     square = np.array([[0, 0], [2, 0], [0, 2], [2, 2], [1, 1]], dtype=float)
     assert unit_area_km2(SpatialLevel.parse("district"), square) == pytest.approx(4 / 5)
+    assert unit_area_km2(SpatialLevel.parse("district"), square, region_km2=10.0) == pytest.approx(2.0)
     assert math.isnan(unit_area_km2(SpatialLevel.parse("raw"), np.array([[0, 0], [1, 1], [2, 2.0]])))
     assert math.isnan(unit_area_km2(SpatialLevel.parse("raw"), None))
     assert width_hours(TemporalLevel.parse("6h"), 0) == 6.0
@@ -87,5 +88,9 @@ def test_unit_areas_from_the_data():
     events = build_event_table(np.array(["u"] * 5), np.arange(5), ids, locations=locations, x_km=x, y_km=y)
     hierarchy = Hierarchy.from_mapping(ids, "antenna", {"district": np.array(["n", "n", "s", "s", "s"])})
     areas = unit_areas(events, ["raw", "grid:0.5", "district", "nowhere"], hierarchy)
+    # The locations cover a 2 km x 2 km square: 5 antennas share it, and so do 2 districts.
     assert areas["raw"] == pytest.approx(4 / 5) and areas["grid:0.5"] == 0.25
-    assert math.isnan(areas["district"]) and math.isnan(areas["nowhere"])  # two centres span no area
+    assert areas["district"] == pytest.approx(4 / 2)
+    assert math.isnan(areas["nowhere"])
+    coords_only = build_event_table(np.array(["u"] * 5), np.arange(5), x_km=x, y_km=y)
+    assert unit_areas(coords_only, ["raw"])["raw"] == pytest.approx(4 / 5)

@@ -42,34 +42,53 @@ class PowerLawFit:
             return float(np.exp((math.log(ceiling) - self.log_prefactor) / self.exponent))
 
 
-def unit_area_km2(level: SpatialLevel, unit_xy: np.ndarray | None) -> float:
-    """Mean area of one spatial unit: L² for a grid of side L, else the convex hull of the units' centres
-    divided by the number of units (NaN when fewer than three non-collinear centres are known)."""
+def unit_area_km2(level: SpatialLevel, unit_xy: np.ndarray | None, region_km2: float | None = None) -> float:
+    """Mean area of one spatial unit: L² for a grid of side L, else the area of the region divided by the
+    number of units. The region is ``region_km2`` (see :func:`region_area_km2`) or, if not given, the convex
+    hull of the units' centres (which shrinks for a few large units); NaN when it cannot be known."""
     if level.kind == "grid":
         return float(level.km) ** 2
-    if unit_xy is None:
+    if unit_xy is None or len(unit_xy) == 0:
         return float("nan")
-    xy = np.asarray(unit_xy, dtype=np.float64)
+    region = hull_area_km2(unit_xy) if region_km2 is None else region_km2
+    return float(region / len(unit_xy))
+
+
+def hull_area_km2(xy: np.ndarray) -> float:
+    """Area of the convex hull of the finite points; NaN with fewer than three non-collinear points."""
+    xy = np.asarray(xy, dtype=np.float64)
     xy = xy[np.isfinite(xy).all(axis=1)]
     if len(xy) < 3:
         return float("nan")
     try:
-        hull = ConvexHull(xy)
+        return float(ConvexHull(xy).volume)  # in 2-D, ``volume`` is the area
     except QhullError:
         return float("nan")
-    return float(hull.volume / len(xy))  # in 2-D, ``volume`` is the area
+
+
+def region_area_km2(events: EventTable) -> float:
+    """Area covered by the data: the convex hull of the known locations, else of the distinct coordinates."""
+    if events.locations is not None:
+        return hull_area_km2(np.column_stack([events.locations.x_km, events.locations.y_km]))
+    if events.has_coordinates():
+        return hull_area_km2(spatial_units(events, SpatialLevel("raw")).xy)
+    return float("nan")
 
 
 def unit_areas(events: EventTable, levels: list[str], hierarchy: Hierarchy | None = None) -> dict[str, float]:
-    """:func:`unit_area_km2` of every spatial level label (NaN where the data cannot tell)."""
+    """Mean unit area (km²) of every spatial level label: the data's region shared by the level's units."""
+    region = region_area_km2(events)
     out = {}
     for label in levels:
         level = SpatialLevel.parse(label)
+        if level.kind == "grid":
+            out[label] = unit_area_km2(level, None)
+            continue
         try:
-            xy = None if level.kind == "grid" else spatial_units(events, level, hierarchy).xy
+            n_units = spatial_units(events, level, hierarchy).n_units
         except ValueError:
-            xy = None
-        out[label] = unit_area_km2(level, xy)
+            n_units = 0
+        out[label] = region / n_units if n_units else math.nan
     return out
 
 
