@@ -71,7 +71,7 @@ def risk_by_group(
     """Per attribute and group: users, mean uniqueness rate, mean EM_u, odds ratio of being unique vs rest.
 
     A user counts as unique in the share of draws given by ``unique_rate`` (so the 2x2 table holds expected
-    counts); users without a risk value (excluded for having too few points) are left out and counted.
+    counts); users without a risk value (not sampled, or too few points) are left out and counted.
     """
     ids = np.asarray(user_ids).astype(str)
     rate = np.asarray(unique_rate, dtype=np.float64)

@@ -73,7 +73,8 @@ def recommend(
     )
     reasoning = (
         f"Of the {int(known.sum())} profiles with both a {measure} value and a {utility_name} score, "
-        f"{len(ok)} keep {measure} at or below the ceiling of {ceiling:.4g} (judged on {which}). Among them "
+        f"{len(ok)} {'keeps' if len(ok) == 1 else 'keep'} {measure} at or below the ceiling of "
+        f"{ceiling:.4g} (judged on {which}). Among them "
         f"{labels[chosen]} has the highest {utility_name} ({utility[chosen]:.3g}), with {measure} = "
         f"{risk[chosen]:.4g} (bound {bound[chosen]:.4g}).{tie_text} {global_text}"
     )

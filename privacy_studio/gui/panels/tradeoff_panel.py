@@ -538,8 +538,8 @@ class TradeoffPanel(QWidget):
         self.group_text.setText(
             f"{report.n_matched:,} users with both a risk and attributes; {report.n_without_attributes:,} "
             f"without attributes and {report.n_without_risk:,} in the attributes file without a risk value "
-            "(not in the data, or too few points) are left out. Odds ratio > 1: the group is more often "
-            "unique than everyone else (Woolf 95 % interval)."
+            "(not sampled, not in the data, or too few points) are left out. Odds ratio > 1: the group is "
+            "more often unique than everyone else (Woolf 95 % interval)."
         )
 
     # -- editing -----------------------------------------------------------------------------------
