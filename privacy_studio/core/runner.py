@@ -312,11 +312,8 @@ def base_profile(profiles: list[Profile], hierarchy: Hierarchy | None) -> Profil
     spatial = min((p.spatial for p in profiles), key=rank)
     widths = sorted({p.temporal.seconds for p in profiles if p.temporal.seconds is not None})
     dividing = [w for w in widths if all(o % w == 0 for o in widths)]
-    temporal = profiles[0].temporal
-    for p in profiles:
-        if p.temporal.seconds is not None and p.temporal.seconds == (dividing or widths or [None])[0]:
-            temporal = p.temporal
-            break
+    target = (dividing or widths or [None])[0]
+    temporal = next(p.temporal for p in profiles if p.temporal.seconds == target)
     return Profile(spatial, temporal)
 
 
