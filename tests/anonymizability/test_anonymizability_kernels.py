@@ -124,6 +124,7 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
             per_sample = np.empty(fp.lengths()[a])
             total = kern.sample_bounds(a, b, fp.offsets, bounds, per_sample)
             assert total == pytest.approx(per_sample.sum())
+            assert kern.bound_total(a, b, fp.places(), bounds) == pytest.approx(total, abs=1e-12)
             for lb, sample in zip(per_sample, fps[a], strict=True):
                 assert lb <= ref.best_match(sample, fps[b], args)[0] + 1e-12
 

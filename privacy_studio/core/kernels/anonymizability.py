@@ -180,10 +180,13 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
     if na == nb_:
         l1 = l2 = 0.0
         if worst < np.inf:
+            if _exceeds(
+                (bound_total(a, b, places, bounds) / na + bound_total(b, a, places, bounds) / nb_) * 0.5,
+                worst,
+            ):
+                return np.nan
             l1 = sample_bounds(a, b, off, bounds, lbs[0])
             l2 = sample_bounds(b, a, off, bounds, lbs[1])
-            if _exceeds((l1 / na + l2 / nb_) * 0.5, worst):
-                return np.nan
         s1 = _directed_sum(
             a,
             b,
@@ -218,9 +221,9 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
     n = max(na, nb_)
     total = 0.0
     if worst < np.inf:
-        total = sample_bounds(long_, short, off, bounds, lbs[0])
-        if _exceeds(total / n, worst):
+        if _exceeds(bound_total(long_, short, places, bounds) / n, worst):
             return np.nan
+        total = sample_bounds(long_, short, off, bounds, lbs[0])
     s = _directed_sum(
         long_,
         short,
@@ -270,7 +273,7 @@ def _directed_bound(u, v, n, bounds, ws, wt, smax, tmax):
     better of the bounding-box gap and the share of ``u``'s occupied cells farther than the threshold from
     all of ``v``'s (each such cell holds at least one sample whose part is the full weight).
     """
-    summary, t_bits, t_dilated, _, _, s_bits, s_dilated, _, _ = bounds
+    summary, t_bits, t_dilated, s_bits, s_dilated = bounds[0], bounds[1], bounds[2], bounds[5], bounds[6]
     dx = max(summary[v, 0] - summary[u, 1], summary[u, 0] - summary[v, 1], 0.0)
     dy = max(summary[v, 2] - summary[u, 3], summary[u, 2] - summary[v, 3], 0.0)
     dt = max(summary[v, 4] - summary[u, 5], summary[u, 4] - summary[v, 5], 0.0)
@@ -311,13 +314,34 @@ def _cell_bound(dilated, v, cell, cumulative):
 
 
 @nb.njit(cache=True)
+def bound_total(u, v, places, bounds):
+    """The sum of :func:`sample_bounds` computed per distinct time bin and per place of ``u`` (cheaper)."""
+    loc_off, loc_n = places[1], places[4]
+    t_dilated, t_cum, s_dilated, s_cum = bounds[2], bounds[3], bounds[6], bounds[7]
+    bin_off, bins, bin_n, place_square = bounds[9], bounds[10], bounds[11], bounds[12]
+    total = 0.0
+    for j in range(bin_off[u], bin_off[u + 1]):
+        total += bin_n[j] * _cell_bound(t_dilated, v, bins[j], t_cum)
+    for p in range(loc_off[u], loc_off[u + 1]):
+        total += loc_n[p] * _cell_bound(s_dilated, v, place_square[p], s_cum)
+    return total
+
+
+@nb.njit(cache=True)
 def sample_bounds(u, v, off, bounds, out):
     """Per-sample lower bounds on the minimum distance from each sample of ``u`` to ``v``; their sum.
 
     A sample whose time bin (map square) is more than r cells from every bin (square) of ``v`` has a
     temporal (spatial) part of at least r cell widths' worth; the two bounds add up.
     """
-    _, _, t_dilated, t_cum, t_cell, _, s_dilated, s_cum, s_cell = bounds
+    t_dilated, t_cum, t_cell, s_dilated, s_cum, s_cell = (
+        bounds[2],
+        bounds[3],
+        bounds[4],
+        bounds[6],
+        bounds[7],
+        bounds[8],
+    )
     total = 0.0
     for i in range(off[u], off[u + 1]):
         lb = _cell_bound(t_dilated, v, t_cell[i], t_cum) + _cell_bound(s_dilated, v, s_cell[i], s_cum)
@@ -549,4 +573,4 @@ def space_bitmaps(places, x0, y0, cell, side, reach, n_words):
                 for cx in range(max(gx - r - 1, 0), min(gx + r + 1, side - 1) + 1):
                     for cy in range(max(gy - r - 1, 0), min(gy + r + 1, side - 1) + 1):
                         _mark(dilated[:, r], u, cx * side + cy)
-    return bits, dilated, squares[loc]
+    return bits, dilated, squares[loc], squares

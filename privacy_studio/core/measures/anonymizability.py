@@ -27,7 +27,7 @@ TARGET_CHUNK = 128
 
 #: Pruning bound resolution: cells (time bins, map squares) per saturation threshold δt_max / δs_max, and
 #: at most this many 64-bit words of time bins per user and squares per map side.
-CELLS_PER_THRESHOLD = 8
+CELLS_PER_THRESHOLD = 16
 MAX_TIME_WORDS = 16
 MAX_MAP_SIDE = 32
 
@@ -222,12 +222,21 @@ class Fingerprints:
         cell = max(smax / CELLS_PER_THRESHOLD, extent / (MAX_MAP_SIDE - 1))
         side = int(extent // cell) + 1
         s_reach = math.ceil(smax / cell)
-        s_bits, s_dilated, s_cell = kern.space_bitmaps(
+        s_bits, s_dilated, s_cell, place_square = kern.space_bitmaps(
             self.places(), x0, y0, cell, side, s_reach, (side * side - 1) // 64 + 1
         )
         t_cum = _cumulative(width, reach, tmax, wt)
         s_cum = _cumulative(cell, s_reach, smax, ws)
-        return (summary, t_bits, t_dilated, t_cum, t_cell, s_bits, s_dilated, s_cum, s_cell)
+        user = np.repeat(np.arange(self.n_users), self.lengths())
+        first = np.ones(len(t_cell), dtype=bool)
+        first[1:] = (np.diff(user) != 0) | (np.diff(t_cell) != 0)
+        starts = np.flatnonzero(first)
+        bin_off = np.zeros(self.n_users + 1, dtype=np.int64)
+        np.cumsum(np.bincount(user[starts], minlength=self.n_users), out=bin_off[1:])
+        bin_n = np.diff(np.append(starts, len(t_cell)))
+        time_part = (t_bits, t_dilated, t_cum, t_cell)
+        space_part = (s_bits, s_dilated, s_cum, s_cell)
+        return (summary, *time_part, *space_part, bin_off, t_cell[starts], bin_n, place_square)
 
 
 def _cumulative(cell: float, reach: int, threshold: float, weight: float) -> np.ndarray:
