@@ -279,3 +279,13 @@ def test_result_round_trips_through_its_dict():
     for key in (*PER_K, "users", "user_ids", "neighbours", "neighbour_distance"):
         np.testing.assert_array_equal(getattr(back, key), getattr(result, key))
     assert (back.ks, back.params, back.level) == (result.ks, result.params, result.level)
+
+
+@given(small_data())
+@settings(max_examples=30, deadline=None)
+def test_sample_distance_matches_the_definition(data):
+    rows, params, _ = data
+    args = params.kernel_args()
+    for (_, ti, xi, yi), (_, tj, xj, yj) in zip(rows, rows[::-1], strict=True):
+        sp, tp = ref.parts((ti, xi, yi), (tj, xj, yj), *args)
+        assert kern.sample_distance(xi, yi, ti, xj, yj, tj, *args) == sp + tp
