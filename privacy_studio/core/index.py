@@ -63,6 +63,23 @@ class PointIndex:
 
 
 @nb.njit(parallel=True, cache=True)
+def _compact_points(
+    points: np.ndarray, point_ids: np.ndarray, remap: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Compact id of every trace entry (a lookup table, or a binary search when d is huge) and |D_x|."""
+    out = np.empty(len(points), dtype=np.int32)
+    for i in nb.prange(len(points)):
+        if remap is None:
+            out[i] = np.searchsorted(point_ids, points[i])
+        else:
+            out[i] = remap[points[i]]
+    counts = np.zeros(len(point_ids), dtype=np.int64)
+    for i in range(len(out)):
+        counts[out[i]] += 1
+    return out, counts
+
+
+@nb.njit(parallel=True, cache=True)
 def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.ndarray) -> np.ndarray:
     """Counting sort of the (user, point) pairs by point; users come out ascending within each point.
 
@@ -71,7 +88,7 @@ def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.nd
     """
     n_users = len(trace_ptr) - 1
     n_points = len(post_ptr) - 1
-    blocks = 4
+    blocks = 2
     counts = np.zeros((blocks, n_points), dtype=np.int64)
     for k in nb.prange(blocks):
         for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
@@ -115,12 +132,13 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
         seen = np.zeros(traces.d, dtype=bool)
         seen[points] = True
         point_ids = np.flatnonzero(seen).astype(np.int64)
-        remap = np.cumsum(seen, dtype=np.int64) - 1
-        trace_pts = remap[points].astype(np.int32)
+        remap = np.full(traces.d, -1, dtype=np.int32)
+        remap[point_ids] = np.arange(len(point_ids), dtype=np.int32)
+        del seen
     else:
-        point_ids, inverse = np.unique(points, return_inverse=True)
-        trace_pts = inverse.astype(np.int32).ravel()
-    counts = np.bincount(trace_pts, minlength=len(point_ids)).astype(np.int64)
+        point_ids = np.unique(points)
+        remap = None
+    trace_pts, counts = _compact_points(points, point_ids, remap)
     post_ptr = np.zeros(len(point_ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=post_ptr[1:])
     trace_ptr = np.ascontiguousarray(traces.indptr, dtype=np.int64)

@@ -173,3 +173,14 @@ def test_wilson_interval_known_value():
     half = z * math.sqrt(0.2 * 0.8 / 100 + z * z / 40000) / (1 + z * z / 100)
     assert (lo, hi) == pytest.approx((centre - half, centre + half))
     assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_index_of_a_huge_space_compacts_points():
+    """d far above the number of trace entries: points are compacted by search, not by a d-sized table."""
+    big = 5_000_000
+    sets = [{7, big - 1, 123_456}, {7, 123_456}, {big - 1}, {7, 99}]
+    index = build_index(traces_from_sets(sets, big))
+    assert index.point_ids.tolist() == [7, 99, 123_456, big - 1]
+    r = exact_sizes(index, 1, with_em=False)
+    expected = [len(reference.anonymity_set(sets, {x})) for s in sets for x in sorted(s)]
+    assert r["sizes"].tolist() == expected
