@@ -51,11 +51,11 @@ def simulate_to_cache(users: int, days: int, folder: Path) -> None:
 
 
 def load_cache(folder: Path):
-    """The EventTable and hierarchy from the columnar cache (memory-mapped columns)."""
+    """The EventTable and hierarchy from the columnar cache (columns read into memory)."""
     from privacy_studio.core.events import EventTable
     from privacy_studio.core.hierarchy import Hierarchy
 
-    cols = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in COLUMNS}
+    cols = {name: np.load(folder / f"{name}.npy") for name in COLUMNS}
     location_ids = np.load(folder / "location_ids.npy")
     events = EventTable(
         user=cols["user"],
