@@ -1,7 +1,7 @@
 """Benchmark of the risk engine on the synthetic city: the issue #3 grid, stage times, memory, naive baseline.
 
-The city (``--users`` x ``--days``) is simulated once and kept as columnar ``.npy`` files in ``--cache``;
-the timed run loads them (memory-mapped), then runs the grid {antenna, zip, district} x {1h, 6h, 12h, 1w}
+The city (``--users`` x ``--days``) is simulated once and kept as ``.npy`` columns in ``--cache``
+(git-ignored); the timed run loads them, then runs the grid {antenna, zip, district} x {1h, 6h, 12h, 1w}
 with p = 1..10 and S sampled users: unicity alone, then with exact class sizes (k-disclosure). A naive
 pandas/set estimator (per sampled user, keep the table's rows at the known points and count users that have
 all of them) is timed on a few samples per profile in the same run and extrapolated to S x p values.
@@ -139,7 +139,7 @@ def main() -> int:
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--samples", type=int, default=10_000)
     ap.add_argument("--quick", action="store_true", help="20k users, 2 x 2 grid, 3 naive samples")
-    ap.add_argument("--cache", default="benchmarks/.cache", help="folder of the simulated cities")
+    ap.add_argument("--cache", default="benchmarks/results/cache", help="folder of the simulated cities")
     ap.add_argument("--json", default="benchmarks/results/bench_risk.json")
     ap.add_argument("--naive-samples", type=int, default=3)
     args = ap.parse_args()
