@@ -136,15 +136,15 @@ def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax
 
 
 @nb.njit(cache=True)
-def _directed_sum(
-    a, b, off, t, x, y, places, scratch, mode, first, half, worst, lb, rest, pending, ws, wt, smax, tmax
-):
+def _directed_sum(a, b, data, scratch, mode, first, half, worst, lb, rest, pending, params):
     """Sum over samples of ``a`` of the minimum distance to ``b``; NaN once the candidate cannot win.
 
     With a finite ``worst``, ``lb`` holds per-sample lower bounds summing to ``rest`` and ``pending`` bounds
     the other direction's mean: exact terms so far plus bounds for the rest can only grow towards the final
     distance, so once they exceed ``worst`` (with margin) the candidate is abandoned.
     """
+    off, t, x, y, places = data
+    ws, wt, smax, tmax = params
     lo, hi = off[b], off[b + 1]
     n = off[a + 1] - off[a]
     s = 0.0
@@ -173,6 +173,8 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
     ``places`` describes each user's distinct locations, ``bounds`` the cell bitmaps; ``scratch`` is a zeroed
     int64 array as long as the most places of a user (left zeroed), ``lbs`` a (2, longest fingerprint) array.
     """
+    data = (off, t, x, y, places)
+    params = (ws, wt, smax, tmax)
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
     if mode != MODE_PRUNE:
@@ -180,40 +182,16 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
     if na == nb_:
         l1 = l2 = 0.0
         if worst < np.inf:
-            if _exceeds(
-                (bound_total(a, b, places, bounds) / na + bound_total(b, a, places, bounds) / nb_) * 0.5,
-                worst,
-            ):
+            cheap = bound_total(a, b, places, bounds) / na + bound_total(b, a, places, bounds) / nb_
+            if _exceeds(cheap * 0.5, worst):
                 return np.nan
             l1 = sample_bounds(a, b, off, bounds, lbs[0])
             l2 = sample_bounds(b, a, off, bounds, lbs[1])
-        s1 = _directed_sum(
-            a,
-            b,
-            off,
-            t,
-            x,
-            y,
-            places,
-            scratch,
-            mode,
-            0.0,
-            True,
-            worst,
-            lbs[0],
-            l1,
-            l2 / nb_,
-            ws,
-            wt,
-            smax,
-            tmax,
-        )
+        s1 = _directed_sum(a, b, data, scratch, mode, 0.0, True, worst, lbs[0], l1, l2 / nb_, params)
         if np.isnan(s1):
             return np.nan
         first = s1 / na
-        s2 = _directed_sum(
-            b, a, off, t, x, y, places, scratch, mode, first, True, worst, lbs[1], l2, 0.0, ws, wt, smax, tmax
-        )
+        s2 = _directed_sum(b, a, data, scratch, mode, first, True, worst, lbs[1], l2, 0.0, params)
         if np.isnan(s2):
             return np.nan
         return _combine(first, s2, nb_, True)
@@ -224,27 +202,7 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
         if _exceeds(bound_total(long_, short, places, bounds) / n, worst):
             return np.nan
         total = sample_bounds(long_, short, off, bounds, lbs[0])
-    s = _directed_sum(
-        long_,
-        short,
-        off,
-        t,
-        x,
-        y,
-        places,
-        scratch,
-        mode,
-        0.0,
-        False,
-        worst,
-        lbs[0],
-        total,
-        0.0,
-        ws,
-        wt,
-        smax,
-        tmax,
-    )
+    s = _directed_sum(long_, short, data, scratch, mode, 0.0, False, worst, lbs[0], total, 0.0, params)
     if np.isnan(s):
         return np.nan
     return _combine(0.0, s, n, False)
