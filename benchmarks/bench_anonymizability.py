@@ -5,7 +5,11 @@ users. The pruned search runs on every target; the plain all-pairs numba loop (t
 without pruning run in the same process on a sub-sample of the same targets, are extrapolated per target,
 and must give bit-identical results on that sub-sample. k = 2, 5, 10, 20, 50, 100 from one pass.
 
-    python benchmarks/bench_anonymizability.py [--quick] [--baseline-targets 40] [--json OUT]
+    python benchmarks/bench_anonymizability.py [--quick] [--baseline-targets 40] [--targets T]
+        [--max-exact N] [--json OUT]
+
+``--targets`` replaces the 1,000 sampled targets (times per target are in the JSON, so a smaller run can be
+scaled) and ``--max-exact`` skips exact scenarios above N users, for a loaded or slow machine.
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ def scenario(kind: str, n: int, n_targets: int | None, baseline_targets: int, ci
         "targets": len(targets),
         "samples_per_user": float(fp.lengths().mean()),
         "prune_s": t_prune,
+        "prune_s_per_target": t_prune / len(targets),
         "baseline_targets": len(sub),
     }
     for mode in ("merge", "plain"):
@@ -86,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
     parser.add_argument("--baseline-targets", type=int, default=40, help="targets timed for the baselines")
+    parser.add_argument("--targets", type=int, help="sampled targets instead of 1,000")
+    parser.add_argument("--max-exact", type=int, help="skip exact scenarios with more users")
     parser.add_argument("--json", default="benchmarks/results/anonymizability.json", help="output JSON")
     args = parser.parse_args(argv)
     import numba
@@ -113,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("{:<8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>5} {:>7}".format(*head))
     for kind, n, n_targets in QUICK if args.quick else FULL:
+        if kind == "exact" and args.max_exact is not None and n > args.max_exact:
+            continue
+        n_targets = args.targets if kind == "sampled" and args.targets else n_targets
         r = scenario(kind, n, n_targets, args.baseline_targets, cities)
         rows.append(r)
         same = r["merge_identical"] and r["plain_identical"]
