@@ -3,6 +3,8 @@ and the accuracy curve on planted identities."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -45,15 +47,39 @@ def test_costs_equal_scipy_on_dense_histograms(first, second, name):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
+def top_k_by_orderings(row: np.ndarray, target: int, k: int) -> float:
+    """Share of the cost-sorted orders of the columns (ties in any order) with the target in the first k."""
+    orders = [p for p in itertools.permutations(range(len(row))) if all(np.diff(row[list(p)]) >= 0)]
+    return sum(target in p[:k] for p in orders) / len(orders)
+
+
 @given(
-    costs=st.lists(st.lists(st.integers(0, 5), min_size=4, max_size=4), min_size=1, max_size=6),
+    costs=st.lists(st.lists(st.integers(0, 3), min_size=4, max_size=4), min_size=1, max_size=6),
     seed=st.integers(0, 100),
 )
-def test_rank_of_target_counts_strictly_better_columns(costs, seed):
+def test_rank_of_target_and_tied_top_k_equal_loops(costs, seed):
     c = np.asarray(costs, dtype=float)
     target = np.random.default_rng(seed).integers(-1, 4, size=len(c))
-    want = [-1 if t < 0 else sum(c[u, v] < c[u, t] for v in range(4)) for u, t in enumerate(target)]
-    assert rank_of_target(c, target).tolist() == want
+    better, tied = rank_of_target(c, target)
+    want_b = [-1 if t < 0 else sum(c[u, v] < c[u, t] for v in range(4)) for u, t in enumerate(target)]
+    want_t = [
+        -1 if t < 0 else sum(c[u, v] == c[u, t] and v != t for v in range(4)) for u, t in enumerate(target)
+    ]
+    assert better.tolist() == want_b and tied.tolist() == want_t
+    paired = [u for u in range(len(c)) if target[u] >= 0]
+    if paired:
+        got = accuracy_at(c, target, (1, 2, 3))
+        for k in (1, 2, 3):
+            want = np.mean([top_k_by_orderings(c[u], target[u], k) for u in paired])
+            assert got[f"top_{k}"] == pytest.approx(want)
+
+
+def test_top_k_does_not_count_ties_as_wins():
+    # Row 0's partner ties with both other columns (no overlap with anyone): a one-in-three guess.
+    costs = np.array([[0.7, 0.7, 0.7], [0.9, 0.1, 0.5], [0.9, 0.5, 0.2]])
+    out = accuracy_at(costs, np.array([0, 1, 2]), (1, 2))
+    assert out["top_1"] == pytest.approx((1 / 3 + 1 + 1) / 3)
+    assert out["top_2"] == pytest.approx((2 / 3 + 1 + 1) / 3)
 
 
 def test_accuracy_and_top_k_by_hand():

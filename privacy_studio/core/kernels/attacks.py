@@ -138,21 +138,27 @@ def eccentricity(scores: np.ndarray, chosen: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(parallel=True, cache=True)
-def rank_of_target(costs: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Per row: columns with a strictly smaller cost than column ``target[u]`` (0 = best); -1 if no target."""
+def rank_of_target(costs: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: columns strictly cheaper than column ``target[u]``, and other columns tied with it (-1, -1
+    if no target), so top-k credit can split ties instead of always ranking the target first."""
     n_u, n_v = costs.shape
-    out = np.full(n_u, -1, dtype=np.int64)
+    better = np.full(n_u, -1, dtype=np.int64)
+    tied = np.full(n_u, -1, dtype=np.int64)
     for u in nb.prange(n_u):
         t = target[u]
         if t < 0:
             continue
         c = costs[u, t]
-        r = 0
+        b = 0
+        e = 0
         for v in range(n_v):
             if costs[u, v] < c:
-                r += 1
-        out[u] = r
-    return out
+                b += 1
+            elif costs[u, v] == c and v != t:
+                e += 1
+        better[u] = b
+        tied[u] = e
+    return better, tied
 
 
 @nb.njit(cache=True)

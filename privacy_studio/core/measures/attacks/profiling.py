@@ -73,15 +73,18 @@ def profiling_costs(first: UserVectors, second: UserVectors, distance: str = "js
 
 
 def accuracy_at(costs: np.ndarray, truth: np.ndarray, top_k: tuple[int, ...]) -> dict:
-    """Share of true pairs the minimum-cost assignment recovers, and share ranked within the k best."""
+    """Share of true pairs the minimum-cost assignment recovers, and share ranked within the k cheapest
+    (a partner tied with t others counts by its chance to be among them under a random order of the tie)."""
     rows, cols = linear_sum_assignment(costs)
     paired = truth >= 0
     n_true = int(paired.sum())
     correct = int((truth[rows] == cols).sum())
-    ranks = rank_of_target(costs, truth)
+    better, tied = (a[paired] for a in rank_of_target(costs, truth))
     out = {"accuracy": correct / n_true if n_true else None, "correct": correct}
     for k in top_k:
-        out[f"top_{k}"] = float((ranks[paired] < k).mean()) if n_true else None
+        # Chance that the true partner is among the k cheapest when ties are ordered at random.
+        credit = np.clip(k - better, 0, tied + 1) / (tied + 1)
+        out[f"top_{k}"] = float(credit.mean()) if n_true else None
     return out
 
 
