@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from privacy_studio.core.events import EventTable, LocationTable
 from privacy_studio.core.geo import LocalProjection
+from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
@@ -104,6 +105,10 @@ def assemble(columns: Columns, places: Places | None, tz: str, report: ImportRep
         extra["merchant"], extra["merchant_ids"] = sorter.arrange(codes), merchant_ids
     if "interaction" in ids:
         codes, names = factorize(ids.pop("interaction"))
+        if len(names) > 127:
+            raise ReaderError(
+                f"the interaction column has {len(names)} distinct values; at most 127 are supported"
+            )
         extra["interaction"] = sorter.arrange(codes.astype(np.int8))
         extra["interaction_names"] = tuple(names.tolist())
     locations = _project(extra, location, location_ids, places, report)
