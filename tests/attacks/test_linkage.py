@@ -65,6 +65,25 @@ def test_learned_weights_find_the_clean_attribute():
     assert share >= linked_share(za, zb, np.eye(3))
 
 
+def test_equal_weights_kept_when_the_solver_stops_with_worse_ones(monkeypatch):
+    from types import SimpleNamespace
+
+    from privacy_studio.core.measures.attacks import linkage
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(30, 3))
+    za, zb = standardize_pair(x, x + rng.normal(size=(30, 3)) * [0.05, 0.05, 3.0])
+    stopped = np.zeros(2 * 3 + 30)
+    stopped[2] = 1.0  # all weight on the noisy attribute, as an interrupted solve might leave it
+    monkeypatch.setattr(
+        linkage, "milp", lambda **kw: SimpleNamespace(x=stopped, message="Time limit reached")
+    )
+    learned = learn_weights(za, zb)
+    np.testing.assert_allclose(learned.weights, [1 / 3] * 3)
+    assert learned.status.endswith("equal weights kept")
+    assert learned.train_correct == round(linked_share(za, zb, np.eye(3)) * 30)
+
+
 def test_ties_of_microaggregation_share_credit():
     x = np.random.default_rng(4).normal(size=(30, 2))
     out = record_linkage(x, microaggregate(x, 3), ("euclidean",))

@@ -153,13 +153,19 @@ def learn_weights(za: np.ndarray, zb: np.ndarray, seed: int = 0, time_limit: flo
             bounds=Bounds(np.zeros(nv), np.ones(nv)),
             options={"time_limit": time_limit},
         )
-    if res.x is None:
-        raise ValueError(f"learning the distance weights failed: {res.message}")
-    w = np.clip(res.x[:m], 0.0, None)
-    w = w / w.sum()
-    margin = np.full(n_k, np.inf)
-    np.minimum.at(margin, k_of, diff @ w)
-    return LearnedWeights(w, relaxed, str(res.message), n_k, int((margin > 0).sum()))
+
+    def train_correct(w: np.ndarray) -> int:
+        margin = np.full(n_k, np.inf)
+        np.minimum.at(margin, k_of, diff @ w)
+        return int((margin > 0).sum())
+
+    # A solver stopped by its time limit may hold weights worse than equal ones: keep the better of the two.
+    best, status = np.full(m, 1.0 / m), f"{res.message}; equal weights kept"
+    if res.x is not None:
+        w = np.clip(res.x[:m], 0.0, None)
+        if w.sum() > 0 and train_correct(w / w.sum()) >= train_correct(best):
+            best, status = w / w.sum(), str(res.message)
+    return LearnedWeights(best, relaxed, status, n_k, train_correct(best))
 
 
 def record_linkage(
