@@ -53,3 +53,11 @@ def test_truth_from_ids_and_links():
     first, second = np.array(["a", "b", "c"]), np.array(["x", "a", "y"])
     assert truth_pairs(first, second).tolist() == [1, -1, -1]
     assert truth_pairs(first, second, [("b", "x"), ("c", "y"), ("zz", "x")]).tolist() == [-1, 0, 2]
+
+
+def test_user_listed_without_events_is_refused():
+    calls = build_event_table(np.array(["u1", "u2"]), np.array([0, 5]), np.array(["A1", "A1"]))
+    quiet = calls.subset_users(np.array([0]))
+    lonely = type(calls)(**{**quiet.__dict__, "user_ids": np.array(["u0", "u1"])})  # u0 has no event
+    with pytest.raises(ValueError, match="needs at least one event"):
+        merge_tables(lonely, calls)

@@ -54,6 +54,8 @@ def merge_tables(
         location = np.concatenate([first.location_ids[first.location], second.location_ids[second.location]])
         locations = _merge_locations(first, second, projection)
     events = build_event_table(users, times, location, tz=first.tz, locations=locations, **cols)
+    if events.n_users != first.n_users + second.n_users:  # a user listed without events would shift codes
+        raise ValueError("every user of both datasets needs at least one event for a linkage attack")
     hierarchy = _merge_hierarchies(events.location_ids, first, second, h_first, h_second)
     return MergedTables(events, hierarchy, first.n_users)
 
