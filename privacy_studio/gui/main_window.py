@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +23,16 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio import __version__
-from privacy_studio.core.project import SUFFIX, Project, ProjectError
+from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
+from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
+from privacy_studio.gui.panels.attacks_panel import AttacksPanel
 from privacy_studio.gui.panels.grid_panel import GridPanel
 from privacy_studio.gui.panels.help_panel import HelpPanel
 from privacy_studio.gui.panels.log_panel import LogPanel
 from privacy_studio.gui.panels.results_table import ResultsTable
 from privacy_studio.gui.panels.summary_panel import SummaryPanel
+from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.plots.disclosure import DisclosurePlot
 from privacy_studio.gui.plots.distribution import UserEmHistogram
@@ -44,12 +46,8 @@ from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
 MAX_RECENT = 8
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
-#: Analysis panels written as self-contained widgets in their own modules: (module, class, tab title).
-ANALYSIS_PANELS = (
-    ("privacy_studio.gui.panels.tradeoff", "TradeoffPanel", "Trade-off"),
-    ("privacy_studio.gui.panels.anonymizability", "AnonymizabilityPanel", "Anonymizability"),
-    ("privacy_studio.gui.panels.attacks", "AttacksPanel", "Attacks"),
-)
+#: Key of the anonymizability panel's results in ``Project.analyses``.
+ANONYMIZABILITY_KEY = "anonymizability"
 
 
 def _report_text(report: dict[str, Any] | None) -> str:
@@ -74,9 +72,10 @@ class MainWindow(QMainWindow):
         self.import_dialog: ImportDialog | None = None
         self.resize(1400, 900)
 
+        self.heatmap = UnicityHeatmap()
         self.plots: list[PlotTab] = [
             UnicityPlot(),
-            UnicityHeatmap(),
+            self.heatmap,
             DisclosurePlot(),
             UserEmHistogram(),
             SparsityPlot(),
@@ -86,7 +85,6 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         for plot in self.plots:
             self.tabs.addTab(plot, plot.title)
-        self.analysis_panels = self._mount_analysis_panels()
         self.setCentralWidget(self.tabs)
 
         self.tree = QTreeWidget()
@@ -100,7 +98,7 @@ class MainWindow(QMainWindow):
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.tree)
         side.addWidget(self.side_tabs)
-        side.setSizes([180, 700])
+        side.setSizes([120, 760])
         self.results_table = ResultsTable()
         self.log_panel = LogPanel()
         self.help_panel = HelpPanel()
@@ -134,6 +132,7 @@ class MainWindow(QMainWindow):
         self.session.changed.connect(self._refresh_tree)
         self.session.dirty_changed.connect(self._update_title)
         self.runner.started.connect(self._track_status)
+        self._mount_analysis_panels()
         self._restore_state()
         self._refresh_tree()
         self._update_title()
@@ -146,18 +145,28 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _mount_analysis_panels(self) -> list[QWidget]:
-        """Add the analysis panels that are installed (each lives in its own module)."""
-        panels = []
-        for module_name, class_name, title in ANALYSIS_PANELS:
-            try:
-                cls = getattr(importlib.import_module(module_name), class_name)
-            except (ImportError, AttributeError):
-                continue
-            panel = cls(self.session)
+    def _mount_analysis_panels(self) -> None:
+        """Add the self-contained analysis panels as tabs, wired to the session."""
+        self.tradeoff = TradeoffPanel(self.session)
+        self.anonymizability = AnonymizabilityPanel(self.runner)
+        self.attacks = AttacksPanel(self.session, self.runner)
+        for panel, title in (
+            (self.tradeoff, "Trade-off"),
+            (self.anonymizability, "Anonymizability"),
+            (self.attacks, "Attacks"),
+        ):
             self.tabs.addTab(panel, title)
-            panels.append(panel)
-        return panels
+        self.session.dataset_changed.connect(
+            lambda ds: self.anonymizability.set_events(ds.events if ds is not None else None)
+        )
+        self.anonymizability.resultsChanged.connect(self._keep_anonymizability)
+
+    def _keep_anonymizability(self) -> None:
+        """Store the panel's results in the project; restoring a saved state is not a change."""
+        state = jsonable(self.anonymizability.state())
+        if jsonable(self.session.project.analyses.get(ANONYMIZABILITY_KEY) or []) != state:
+            self.session.project.analyses[ANONYMIZABILITY_KEY] = state
+            self.session.set_dirty(True)
 
     def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -260,6 +269,7 @@ class MainWindow(QMainWindow):
             self.cancel_run()
             self.session.replace(Project())
             self.grid.set_levels([], [])
+            self.anonymizability.restore([])
             self.log("New project")
 
     def ask_open(self) -> None:
@@ -287,6 +297,7 @@ class MainWindow(QMainWindow):
         self.cancel_run()
         self.session.replace(project)
         self.grid.apply_settings(project.settings)
+        self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
         for source in project.changed_sources():
@@ -399,14 +410,14 @@ class MainWindow(QMainWindow):
         from privacy_studio.core.runner import RiskSettings, run_grid
 
         try:
-            risk = RiskSettings(**{**settings, "cells": [tuple(c) for c in settings["cells"]]})
-        except (TypeError, ValueError) as exc:
+            risk = RiskSettings.from_dict(settings)
+            risk.validate()
+        except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")
             return None
         self.session.set_settings(settings)
         self.session.project.results = []
         self.session.results_changed.emit([])
-        self.plots[1].set_axes(settings["spatial"], settings["temporal"])
         worker = Worker(run_grid, self.session.dataset, risk, name="risk grid")
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
@@ -444,6 +455,8 @@ class MainWindow(QMainWindow):
                 worker.cancel()
 
     def _show_results(self, records: list[dict[str, Any]]) -> None:
+        settings = self.session.project.settings
+        self.heatmap.set_axes(settings.get("spatial") or [], settings.get("temporal") or [])
         for plot in self.plots:
             plot.set_records(records)
         self.results_table.set_records(records)
@@ -538,7 +551,7 @@ class MainWindow(QMainWindow):
         )
         if path:
             try:
-                export_report(self.session.project, path)
+                export_report(self.session.project, path, dataset=self.session.dataset)
             except Exception as exc:
                 self.error(f"Cannot write the report: {exc}")
                 return

@@ -35,8 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from privacy_studio.core.io import ReaderOptions, load_dataset, preview
-from privacy_studio.core.io.options import FORMATS, ROLES
+from privacy_studio.core.io import FORMATS, ROLES, ReaderOptions, load_dataset, preview
 from privacy_studio.gui.workers import TaskRunner, Worker, readable_error
 
 AUTO = "(detect)"
@@ -50,7 +49,7 @@ PREVIEW_DELAY_MS = 300
 
 
 def fill_table(table: QTableWidget, columns: list[str], rows: list[Any]) -> None:
-    """Show rows (lists, tuples or dicts keyed by column) in ``table``."""
+    """Show rows (lists of values, or dicts keyed by column) in ``table``."""
     table.clear()
     table.setColumnCount(len(columns))
     table.setRowCount(len(rows))
@@ -60,16 +59,6 @@ def fill_table(table: QTableWidget, columns: list[str], rows: list[Any]) -> None
         for j, value in enumerate(values[: len(columns)]):
             table.setItem(i, j, QTableWidgetItem("" if value is None else str(value)))
     table.resizeColumnsToContents()
-
-
-def _rows_of(data: Any) -> tuple[list[str], list[Any]]:
-    """Columns and rows of a preview block given as a DataFrame, a list of dicts or a list of lists."""
-    if hasattr(data, "columns") and hasattr(data, "itertuples"):
-        return [str(c) for c in data.columns], [list(r) for r in data.itertuples(index=False)]
-    rows = list(data or [])
-    if rows and isinstance(rows[0], dict):
-        return list(rows[0]), rows
-    return [], rows
 
 
 class FilePicker(QWidget):
@@ -300,8 +289,8 @@ class ImportDialog(QDialog):
             return
         columns = [str(c) for c in result.columns]
         fill_table(self.raw_table, columns, list(result.raw_rows))
-        parsed_columns, parsed_rows = _rows_of(result.parsed_rows)
-        fill_table(self.parsed_table, parsed_columns, parsed_rows)
+        parsed = list(result.parsed_rows)
+        fill_table(self.parsed_table, list(parsed[0]) if parsed else [], parsed)
         self._offer_columns(columns, dict(result.mapping or {}))
         if self.format.currentText() == "auto":
             self.format.setToolTip(f"detected: {result.detected_format}")

@@ -52,6 +52,7 @@ class GridPanel(QWidget):
         super().__init__(parent)
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
+        self.table.setMinimumHeight(170)
         self.table.itemChanged.connect(self._emit_edited)
         self.level_edit = QLineEdit()
         self.level_edit.setPlaceholderText("district, raw, grid:2 …")
@@ -102,22 +103,29 @@ class GridPanel(QWidget):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_000_000_000)
         self.exact = QCheckBox("exact (all p-subsets; small data only)")
+        self.reference_p = QSpinBox()
+        self.reference_p.setRange(1, 100)
+        self.reference_p.setValue(4)
+        self.reference_p.setToolTip(
+            "The p at which per-person and per-place details (histogram, map) are kept."
+        )
         form = QFormLayout()
         form.addRow("Attacker knowledge", self.knowledge)
         form.addRow("Points known p", p_row)
         form.addRow("People sampled", self.samples)
         form.addRow("Draws per person", self.draws)
         form.addRow("Random seed", self.seed)
+        form.addRow("Details at p", self.reference_p)
         form.addRow("", self.exact)
 
         measures = QGroupBox("Measures")
-        m_layout = QVBoxLayout(measures)
+        m_layout = QGridLayout(measures)
         self.measure_boxes: dict[str, QCheckBox] = {}
-        for key, text, explanation, default in MEASURES:
+        for k, (key, text, explanation, default) in enumerate(MEASURES):
             box = QCheckBox(text)
             box.setChecked(default)
             box.setToolTip(measure_help.tooltip(explanation))
-            m_layout.addWidget(box)
+            m_layout.addWidget(box, k // 2, k % 2)
             self.measure_boxes[key] = box
 
         self.run_button = QPushButton("Run")
@@ -126,14 +134,14 @@ class GridPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Granularity grid (rows: spatial levels, columns: time widths)"))
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.table, 2)
         layout.addLayout(edits)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addLayout(form)
         layout.addWidget(measures)
         layout.addWidget(self.run_button)
-        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed):
+        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p):
             box.valueChanged.connect(self._emit_edited)
         for check in (self.exact, *self.measure_boxes.values()):
             check.toggled.connect(self._emit_edited)
@@ -256,6 +264,7 @@ class GridPanel(QWidget):
             "draws": self.draws.value(),
             "seed": self.seed.value(),
             "exact": self.exact.isChecked(),
+            "reference_p": self.reference_p.value(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -272,7 +281,13 @@ class GridPanel(QWidget):
         index = self.knowledge.findData(settings.get("knowledge", self.knowledge.currentData()))
         if index >= 0:
             self.knowledge.setCurrentIndex(index)
-        for key, box in (("samples", self.samples), ("draws", self.draws), ("seed", self.seed)):
+        boxes = (
+            ("samples", self.samples),
+            ("draws", self.draws),
+            ("seed", self.seed),
+            ("reference_p", self.reference_p),
+        )
+        for key, box in boxes:
             if key in settings:
                 box.setValue(int(settings[key]))
         self.exact.setChecked(bool(settings.get("exact", self.exact.isChecked())))

@@ -47,7 +47,7 @@ class _Item(QTableWidgetItem):
         a, b = self.data(Qt.ItemDataRole.UserRole), other.data(Qt.ItemDataRole.UserRole)
         if isinstance(a, int | float) and isinstance(b, int | float):
             return a < b
-        return super().__lt__(other)
+        return self.text() < other.text()
 
 
 class ResultsTable(QTableWidget):
@@ -75,6 +75,7 @@ class ResultsTable(QTableWidget):
                     item.setData(Qt.ItemDataRole.UserRole, value)
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(i, j, item)
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
         self.resizeColumnsToContents()
 

@@ -8,6 +8,9 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from privacy_studio.gui import help as measure_help
@@ -17,8 +20,16 @@ from privacy_studio.gui.results import Record
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
 
+DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
+
+
 def profile_colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def profile_dash(index: int) -> Qt.PenStyle:
+    """Line style that tells apart profiles sharing a colour once the palette wraps round."""
+    return DASHES[(index // len(PALETTE)) % len(DASHES)]
 
 
 class PlotTab(QWidget):
@@ -78,7 +89,7 @@ class PlotTab(QWidget):
                 writer.writerow(header)
                 writer.writerows(rows)
         elif suffix == ".svg":
-            pg_exporters.SVGExporter(self.graphics.scene()).export(str(path))
+            self._export_svg(path)
         elif suffix == ".png":
             exporter = pg_exporters.ImageExporter(self.graphics.scene())
             exporter.parameters()["width"] = max(800, self.graphics.width())
@@ -88,6 +99,20 @@ class PlotTab(QWidget):
                 f"cannot export a plot as {suffix or 'a file without extension'} (use .png, .svg or .csv)"
             )
         return path
+
+    def _export_svg(self, path: Path) -> None:
+        """Render the plot area as vector SVG (pyqtgraph's own SVG exporter fails on recent Qt versions)."""
+        size = self.graphics.size()
+        generator = QSvgGenerator()
+        generator.setFileName(str(path))
+        generator.setSize(size)
+        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setTitle(self.title)
+        painter = QPainter(generator)
+        try:
+            self.graphics.render(painter)
+        finally:
+            painter.end()
 
     def _ask_export(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}

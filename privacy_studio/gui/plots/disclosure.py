@@ -36,6 +36,8 @@ class DisclosurePlot(PlotTab):
             plot = self.graphics.addPlot(row=row, col=0)
             plot.setLabel("left", title)
             plot.showGrid(y=True, alpha=0.3)
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.getAxis("bottom").setHeight(42)
             bars = pg.BarGraphItem(x=[], height=[], width=0.7)
             plot.addItem(bars)
             self.panels[key] = (plot, bars)
@@ -55,7 +57,7 @@ class DisclosurePlot(PlotTab):
             self.p_box.setRange(ps[0], ps[-1])
         x = np.arange(len(self.records), dtype=float)
         brushes = [profile_colour(i) for i in range(len(self.records))]
-        ticks = [[(i, profile_label(r)) for i, r in enumerate(self.records)]]
+        ticks = [[(i, f"{r['spatial']}\n{r['temporal']}") for i, r in enumerate(self.records)]]
         for key, (plot, bars) in self.panels.items():
             heights = np.nan_to_num(np.asarray(self.values(key), dtype=float))
             bars.setOpts(x=x, height=heights, width=0.7, brushes=brushes)

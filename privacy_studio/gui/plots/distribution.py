@@ -47,7 +47,7 @@ class UserEmHistogram(PlotTab):
         counts, edges = self.histogram()
         self.curve.setData(edges, counts)
         rec = self.combo.chosen(self.records)
-        p = ((rec or {}).get("per_user") or {}).get("p")
+        p = (rec or {}).get("reference_p")
         self.note.setText(f"{counts.sum():.0f} people" + (f", attacker knows p = {p} points" if p else ""))
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:

@@ -33,7 +33,7 @@ class UnicityHeatmap(PlotTab):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
-        self.colorbar = self.graphics.addColorBar(
+        self.colorbar = self.plot.addColorBar(
             self.image, colorMap="viridis", values=(0, 1), interactive=False
         )
         self.texts: list[pg.TextItem] = []
@@ -41,9 +41,8 @@ class UnicityHeatmap(PlotTab):
         self.temporal: list[str] = []
 
     def set_axes(self, spatial: list[str], temporal: list[str]) -> None:
-        """The grid's levels in the order the user listed them (cells without a result stay blank)."""
+        """The grid's levels in the order the user listed them, shown from the next refresh on."""
         self.spatial, self.temporal = list(spatial), list(temporal)
-        self.refresh()
 
     def _axes(self) -> tuple[list[str], list[str]]:
         spatial, temporal = list(self.spatial), list(self.temporal)

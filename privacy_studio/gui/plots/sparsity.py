@@ -31,7 +31,7 @@ class SparsityPlot(PlotTab):
         self.plot.setLabel("left", "probability")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(-10, 10))
+        self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
         self.unique = self.plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), name="P(a record is unique)")
         self.anon2 = self.plot.plot(
             [], [], pen=pg.mkPen("#0072B2", width=2), name="P(the data is 2-anonymous)"

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 
-from privacy_studio.gui.plots.base import PlotTab, profile_colour
+from privacy_studio.gui.plots.base import PlotTab, profile_colour, profile_dash
 from privacy_studio.gui.results import Record, profile_label, series
 
 
 class _Curve:
     """The items of one profile, built once and updated with ``setData``."""
 
-    def __init__(self, plot: pg.PlotItem, label: str, colour: str) -> None:
-        pen = pg.mkPen(colour, width=2)
+    def __init__(self, plot: pg.PlotItem, label: str, colour: str, style: Qt.PenStyle) -> None:
+        pen = pg.mkPen(colour, width=2, style=style)
         self.line = plot.plot([], [], pen=pen, symbol="o", symbolSize=6, symbolBrush=colour, name=label)
         self.low = pg.PlotDataItem([], [], pen=None)
         self.high = pg.PlotDataItem([], [], pen=None)
@@ -40,7 +41,7 @@ class UnicityPlot(PlotTab):
         self.plot.setLabel("left", "unicity ε_p (share of people singled out)")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
         self.curves: dict[str, _Curve] = {}
 
     def refresh(self) -> None:
@@ -51,7 +52,7 @@ class UnicityPlot(PlotTab):
         for i, rec in enumerate(self.records):
             label = profile_label(rec)
             if label not in self.curves:
-                self.curves[label] = _Curve(self.plot, label, profile_colour(i))
+                self.curves[label] = _Curve(self.plot, label, profile_colour(i), profile_dash(i))
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
 

@@ -1,0 +1,253 @@
+"""The real flows, driven through the widgets: import, tick cells, run, plots = core numbers, save, reopen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from privacy_studio.core import runner as core_runner
+from privacy_studio.core.project import jsonable
+from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.gui.main_window import MainWindow
+from privacy_studio.gui.results import by_p, profile_label, series
+
+CELLS = (("district", "1w"), ("zip", "6h"), ("antenna", "1h"))
+P_VALUES = (1, 3)
+RUN_TIMEOUT = 180_000
+
+
+def tick_cells(window: MainWindow, cells=CELLS) -> dict:
+    """Tick ``cells`` in the grid panel with small run parameters; return the panel's settings."""
+    grid = window.grid
+    grid.set_all(False)
+    for spatial, temporal in cells:
+        grid.set_checked(spatial, temporal)
+    grid.p_from.setValue(P_VALUES[0])
+    grid.p_to.setValue(P_VALUES[-1])
+    grid.samples.setValue(200)
+    grid.seed.setValue(7)
+    grid.reference_p.setValue(P_VALUES[-1])
+    return grid.settings()
+
+
+def run_and_wait(qtbot, window: MainWindow, settings: dict) -> None:
+    worker = window.start_run(settings)
+    assert worker is not None
+    qtbot.waitUntil(lambda: window.run_worker is None, timeout=RUN_TIMEOUT)
+    errors = [text for level, text in window.log_panel.lines if level == "error"]
+    assert not errors
+
+
+def expected_records(window: MainWindow, settings: dict) -> list[dict]:
+    """What the core computes for the same data and settings, called directly."""
+    return [r.to_dict() for r in run_grid(window.session.dataset, RiskSettings.from_dict(settings))]
+
+
+def without_timings(records: list[dict]) -> list[dict]:
+    """Records minus the stage timings, the only part that differs between two identical runs."""
+    return [{k: v for k, v in r.items() if k != "timings"} for r in records]
+
+
+def plotted_state(window: MainWindow) -> dict:
+    """Everything the plots and the table currently show, as plain numbers."""
+    unicity, heat, disclosure, histogram, sparsity, loc_map = window.plots
+    out = {"curves": {}, "table": []}
+    for label, curve in unicity.curves.items():
+        xs, ys = curve.line.getData()
+        out["curves"][label] = (list(xs), list(ys))
+    heat.p_box.setValue(P_VALUES[-1])
+    out["heat"] = np.nan_to_num(heat.matrix()[2], nan=-1.0).tolist()
+    disclosure.p_box.setValue(P_VALUES[-1])
+    out["disclosure"] = [disclosure.values(k) for k in ("k_disclosure", "em", "kl")]
+    out["histogram"] = [a.tolist() for a in histogram.histogram()]
+    out["map"] = loc_map.data_table()[1]
+    out["sparsity"] = sparsity.data_table()[1]
+    for i in range(window.results_table.rowCount()):
+        out["table"].append(window.results_table.cell_value(i, "unicity"))
+    return out
+
+
+def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot, tmp_path, qsettings):
+    win = imported_window
+    dialog = win.import_dialog
+    assert dialog.raw_table.rowCount() > 0 and dialog.parsed_table.rowCount() > 0
+    assert "rows read" in dialog.report.toPlainText()
+    assert win.session.dataset.events.n_users == 200
+    assert win.session.project.import_report["rows_kept"] == win.session.dataset.events.n_events
+    assert win.summary.counts.sum() == win.session.dataset.events.n_events
+    assert {"antenna", "zip", "district"} <= set(win.grid.spatial_levels())
+
+    settings = tick_cells(win)
+    run_and_wait(qtbot, win, settings)
+    expected = expected_records(win, settings)
+    records = win.session.project.results
+    assert [(r["spatial"], r["temporal"]) for r in records] == [tuple(c) for c in settings["cells"]]
+    assert sorted(map(tuple, settings["cells"])) == sorted(CELLS)
+    assert without_timings(records) == without_timings(expected)
+
+    unicity, heat, disclosure, histogram, _sparsity, loc_map = win.plots
+    for rec in expected:
+        xs, ys = unicity.curves[profile_label(rec)].line.getData()
+        ps, values = series(rec, "unicity")
+        np.testing.assert_allclose(xs, ps)
+        np.testing.assert_allclose(ys, values)
+        low, high = (
+            unicity.curves[profile_label(rec)].low.getData()[1],
+            unicity.curves[profile_label(rec)].high.getData()[1],
+        )
+        np.testing.assert_allclose(low, [by_p(rec, int(p))["unicity_ci"][0] for p in ps])
+        np.testing.assert_allclose(high, [by_p(rec, int(p))["unicity_ci"][1] for p in ps])
+    heat.p_box.setValue(P_VALUES[-1])
+    spatial, temporal, matrix = heat.matrix()
+    for rec in expected:
+        cell = matrix[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])]
+        assert cell == pytest.approx(by_p(rec, P_VALUES[-1])["unicity"])
+    assert np.isnan(matrix).sum() == matrix.size - len(expected)
+    disclosure.p_box.setValue(P_VALUES[0])
+    assert disclosure.values("em") == pytest.approx([by_p(r, P_VALUES[0])["em"] for r in expected])
+    assert disclosure.values("k_disclosure") == pytest.approx(
+        [by_p(r, P_VALUES[0])["k_disclosure"] for r in expected]
+    )
+    counts, _ = histogram.histogram()
+    assert counts.sum() == sum(v is not None for v in expected[0]["per_user"]["em"])
+    assert loc_map.data_table()[1], "the map shows the units of the chosen profile"
+    assert win.results_table.rowCount() == len(expected) * (P_VALUES[-1] - P_VALUES[0] + 1)
+    assert win.session.dirty
+
+    path = tmp_path / "flow.psproj"
+    assert win._save_to(path)
+    assert not win.session.dirty
+    assert str(path.resolve()) in win.recent_files()
+    shown = plotted_state(win)
+
+    other = MainWindow(qsettings)
+    qtbot.addWidget(other)
+    assert other.open_project(path)
+    qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
+    assert other.session.project.results == jsonable(records)
+    assert other.grid.settings() == settings
+    assert plotted_state(other) == shown
+    assert not other.session.dirty
+    other.runner.wait(60_000)
+
+
+def test_cancel_mid_run_keeps_finished_profiles(imported_window, qtbot, monkeypatch):
+    """Cancel after the first profile: it stays, nothing half-done is added, the window is usable again."""
+    win = imported_window
+    release = threading.Event()
+
+    def one_at_a_time(*args, **kwargs):
+        for item in run_grid(*args, **kwargs):
+            yield item
+            release.wait(30)
+
+    monkeypatch.setattr(core_runner, "run_grid", one_at_a_time)
+    settings = tick_cells(win)
+    worker = win.start_run(settings)
+
+    def first_profile(_result):
+        win.cancel_run()
+        release.set()
+
+    worker.signals.partial.connect(first_profile)
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=RUN_TIMEOUT):
+        pass
+    qtbot.waitUntil(lambda: win.run_worker is None)
+    results = win.session.project.results
+    assert len(results) == 1
+    assert [e["p"] for e in results[0]["by_p"]] == list(range(P_VALUES[0], P_VALUES[-1] + 1))
+    assert win.session.project.settings == settings
+    assert any("cancelled" in text for _, text in win.log_panel.lines)
+    assert win.grid.run_button.isEnabled()
+
+
+def test_missing_input_is_relocated_on_open(imported_window, qtbot, tmp_path, qsettings, monkeypatch):
+    win = imported_window
+    path = tmp_path / "moved.psproj"
+    assert win._save_to(path)
+    source = win.session.project.events_source()
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    for key in ("antennas", "hierarchy"):
+        shutil.copy(source.reader[key], moved)
+    shutil.copy(source.path, moved / "events.csv")
+    saved = json.loads(path.read_text())
+    saved["sources"][0]["path"] = "gone/events.csv"
+    path.write_text(json.dumps(saved))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(moved / "events.csv"), ""))
+
+    other = MainWindow(qsettings)
+    qtbot.addWidget(other)
+    assert other.open_project(path)
+    assert other.session.project.events_source().path == str(moved / "events.csv")
+    assert other.session.dirty, "a relocated input is an unsaved change"
+    qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
+    other.session.set_dirty(False)
+    other.runner.wait(60_000)
+
+
+def test_unsaved_changes_are_asked_about_on_close(window, monkeypatch):
+    window.session.set_settings({"spatial": ["zip"], "temporal": ["1h"]})
+    assert window.session.dirty and window.isWindowModified()
+    answers = iter([QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard])
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: next(answers))
+    assert not window.close()
+    assert window.isVisible()
+    assert window.close()
+
+
+def test_corrupted_project_gives_one_clear_message(window, tmp_path, warnings_shown):
+    shown = warnings_shown
+    bad = tmp_path / "broken.psproj"
+    bad.write_text('{"format": "privacy-studio-project", "schema_version": 1, "name": ')
+    assert not window.open_project(bad)
+    assert len(shown) == 1 and "truncated" in shown[0]
+    assert window.session.project.path is None
+
+
+def test_every_plot_exports_png_svg_and_csv(imported_window, qtbot, tmp_path):
+    win = imported_window
+    run_and_wait(qtbot, win, tick_cells(win, CELLS[:1]))
+    for i, plot in enumerate(win.plots):
+        for suffix in ("png", "svg", "csv"):
+            out = plot.export(tmp_path / f"plot{i}.{suffix}")
+            assert out.stat().st_size > 0
+        header, rows = plot.data_table()
+        lines = (tmp_path / f"plot{i}.csv").read_text().splitlines()
+        assert lines[0].split(",") == header
+        assert len(lines) == len(rows) + 1
+    with pytest.raises(ValueError, match="cannot export"):
+        win.plots[0].export(tmp_path / "plot.bmp")
+
+
+def test_bad_file_import_reports_a_readable_message(window, qtbot, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("user,time,location\nu1,not a date,A1\n")
+    dialog = window.show_import(str(bad))
+    worker = dialog.start_import()
+    with qtbot.waitSignal(worker.signals.done, timeout=60_000):
+        pass
+    assert dialog.report.toPlainText().startswith("Import failed:")
+    assert "Traceback" not in dialog.report.toPlainText()
+    assert window.session.dataset is None
+
+
+def test_about_lists_versions_and_help_explains_measures(window):
+    text = window.about_text()
+    assert "numba" in text and "PySide6" in text
+    window.show_help()
+    assert window.help_dock.isVisible()
+    assert "does not mean" in window.help_panel.toPlainText()
+
+
+def test_warm_up_compiles_the_kernels_in_the_background(window, qtbot):
+    worker = window.warm_up()
+    with qtbot.waitSignal(worker.signals.finished, timeout=RUN_TIMEOUT) as blocker:
+        pass
+    assert blocker.args[0] > 0
