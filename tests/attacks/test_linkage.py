@@ -104,3 +104,5 @@ def test_bad_inputs():
         record_linkage(x, np.zeros((4, 3)))
     with pytest.raises(ValueError, match="unknown distance"):
         record_linkage(x, x, ("manhattan",))
+    with pytest.raises(ValueError, match="at least two records"):
+        record_linkage(x[:1], x[:1])

@@ -181,6 +181,8 @@ def record_linkage(
     if unknown:
         raise ValueError(f"unknown distance {unknown[0]!r}; use one of {', '.join(DISTANCES)}")
     za, zb = standardize_pair(original, masked)
+    if len(za) < 2:
+        raise ValueError("record linkage needs at least two records: with one there is nothing to tell apart")
     m = za.shape[1]
     out: dict = {"n_records": len(za), "n_attributes": m, "distances": {}}
     for i, name in enumerate(distances):
