@@ -10,11 +10,13 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QTreeWidget,
@@ -58,6 +60,15 @@ def _report_text(report: dict[str, Any] | None) -> str:
     return ImportReport.from_dict(report).summary_text()
 
 
+def _scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a scroll area, so a panel's minimum size never forces the window beyond the screen."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    return area
+
+
 class MainWindow(QMainWindow):
     """One window per open project; every long computation runs in ``self.runner``."""
 
@@ -93,8 +104,9 @@ class MainWindow(QMainWindow):
         self.summary = SummaryPanel()
         self.grid = GridPanel()
         self.side_tabs = QTabWidget()
-        self.side_tabs.addTab(self.grid, "Grid")
-        self.side_tabs.addTab(self.summary, "Data")
+        self.grid_page, self.summary_page = _scrolled(self.grid), _scrolled(self.summary)
+        self.side_tabs.addTab(self.grid_page, "Grid")
+        self.side_tabs.addTab(self.summary_page, "Data")
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.tree)
         side.addWidget(self.side_tabs)
@@ -155,7 +167,7 @@ class MainWindow(QMainWindow):
             (self.anonymizability, "Anonymizability"),
             (self.attacks, "Attacks"),
         ):
-            self.tabs.addTab(panel, title)
+            self.tabs.addTab(_scrolled(panel), title)
         self.session.dataset_changed.connect(
             lambda ds: self.anonymizability.set_events(ds.events if ds is not None else None)
         )
@@ -376,7 +388,7 @@ class MainWindow(QMainWindow):
     def _imported(self, dataset: Any, path: str, reader: dict[str, Any]) -> None:
         self.session.set_dataset(dataset, path, reader)
         self.grid.set_hierarchy_levels(dataset.hierarchy)
-        self.side_tabs.setCurrentWidget(self.grid)
+        self.side_tabs.setCurrentWidget(self.grid_page)
         self.log(
             f"Imported {path}: {dataset.report.rows_kept:,} rows kept, "
             f"{dataset.report.rows_rejected:,} rejected"
@@ -505,7 +517,7 @@ class MainWindow(QMainWindow):
             QTreeWidgetItem(analyses, [self.tabs.tabText(i)])
         for item in (sources, grid, results):
             item.setExpanded(True)
-        self._tree_targets = {id(sources): self.summary, id(grid): self.grid}
+        self._tree_targets = {id(sources): self.summary_page, id(grid): self.grid_page}
 
     def _tree_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         parent = item.parent()

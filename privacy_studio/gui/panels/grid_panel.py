@@ -53,6 +53,7 @@ class GridPanel(QWidget):
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
         self.table.setMinimumHeight(170)
+        self.table.horizontalHeader().setDefaultSectionSize(58)
         self.table.itemChanged.connect(self._emit_edited)
         self.level_edit = QLineEdit()
         self.level_edit.setPlaceholderText("district, raw, grid:2 …")

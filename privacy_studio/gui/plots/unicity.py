@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from privacy_studio.gui.plots.base import PlotTab, profile_colour, profile_dash
-from privacy_studio.gui.results import Record, profile_label, series
+from privacy_studio.gui.results import Record, p_values, profile_label, series
 
 
 class _Curve:
@@ -20,7 +20,7 @@ class _Curve:
         self.low = pg.PlotDataItem([], [], pen=None)
         self.high = pg.PlotDataItem([], [], pen=None)
         band = pg.mkColor(colour)
-        band.setAlpha(50)
+        band.setAlpha(70)
         self.band = pg.FillBetweenItem(self.low, self.high, brush=band)
         plot.addItem(self.band)
 
@@ -41,6 +41,7 @@ class UnicityPlot(PlotTab):
         self.plot.setLabel("left", "unicity ε_p (share of people singled out)")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.getAxis("bottom").setTickSpacing(1, 1)
         self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
         self.curves: dict[str, _Curve] = {}
 
@@ -55,6 +56,9 @@ class UnicityPlot(PlotTab):
                 self.curves[label] = _Curve(self.plot, label, profile_colour(i), profile_dash(i))
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
+        all_p = p_values(self.records)
+        if all_p:
+            self.plot.setXRange(all_p[0] - 0.2, all_p[-1] + 0.2, padding=0)
 
     @staticmethod
     def _points(rec: Record) -> tuple[list[float], list[float], list[float], list[float]]:

@@ -1,0 +1,73 @@
+"""A real window on a real X server (Xvfb): the main window after a run, grabbed from the screen."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.xvfb
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "artifacts" / "screenshots" / "main_window.png"
+SCREEN = "1400x900x24"
+
+
+def free_display() -> int:
+    """A display number with neither a lock file nor a socket."""
+    for number in range(90, 300):
+        if not Path(f"/tmp/.X{number}-lock").exists() and not Path(f"/tmp/.X11-unix/X{number}").exists():
+            return number
+    raise RuntimeError("no free X display number between :90 and :299")
+
+
+@pytest.fixture
+def xvfb_display():
+    """Start Xvfb on a free display for the test and stop exactly that process afterwards."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("Xvfb is not installed")
+    number = free_display()
+    server = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", SCREEN, "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.skip("Xvfb did not start")
+            time.sleep(0.1)
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_main_window_after_a_run_is_not_blank(xvfb_display, sample_subset):
+    from PySide6.QtGui import QImage
+
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    SCREENSHOT.unlink(missing_ok=True)
+    env = {**os.environ, "DISPLAY": xvfb_display, "QT_QPA_PLATFORM": "xcb"}
+    args = [str(sample_subset[k]) for k in ("events", "antennas", "hierarchy")]
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("xvfb_app.py")), *args, str(SCREENSHOT)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    image = QImage(str(SCREENSHOT))
+    assert (image.width(), image.height()) == (1400, 900)
+    step = 7
+    colours = {
+        image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)
+    }
+    assert len(colours) > 50, "the screenshot is (nearly) one colour"
