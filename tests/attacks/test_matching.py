@@ -13,12 +13,13 @@ from privacy_studio.core.generalize import Profile
 from privacy_studio.core.kernels.attacks import eccentricity, poisson_log_ratio
 from privacy_studio.core.measures.attacks.matching import (
     assign_max,
+    matching_attack,
     matching_scores,
     precision_recall_curve,
     run_matching,
 )
 from privacy_studio.core.measures.attacks.planted import planted_pair
-from privacy_studio.core.measures.attacks.sparse_users import UserVectors
+from privacy_studio.core.measures.attacks.sparse_users import UserVectors, shuffled
 from tests.attacks import reference
 
 
@@ -62,6 +63,16 @@ def test_log_ratio_worked_values():
 def test_sparse_scores_equal_dense_reference(first, second, c):
     got = matching_scores(vectors(first, 6), vectors(second, 6), c)
     np.testing.assert_allclose(got, reference.matching_scores(first, second, c), rtol=1e-9, atol=1e-9)
+
+
+@given(first=users, second=users, seed=st.integers(0, 100))
+def test_shuffled_population_gives_the_same_scores_in_its_order(first, second, seed):
+    v = vectors(second, 6)
+    truth = np.arange(len(first)) % (len(second) + 1) - 1  # some users without a partner
+    moved, new_truth, order = shuffled(v, truth, seed)
+    got = matching_scores(vectors(first, 6), moved)
+    np.testing.assert_array_equal(got, matching_scores(vectors(first, 6), v)[:, order])
+    assert [order[t] if t >= 0 else -1 for t in new_truth] == truth.tolist()
 
 
 @given(scores=st.lists(st.lists(st.floats(-50, 50), min_size=3, max_size=3), min_size=2, max_size=5))
@@ -113,6 +124,17 @@ def test_planted_identities_recovered_with_high_precision():
     assert result.n_true_pairs == 200
     # The filter trades recall for precision.
     assert result.curve[0]["recall"] >= strict["recall"]
+
+
+def test_without_shared_bins_the_assignment_is_a_guess_not_the_identity():
+    # Nobody shares a bin: every score ties, so equal ids must not make the solver's diagonal look right.
+    n = 40
+    first = vectors([{i: 1} for i in range(n)], 2 * n)
+    second = vectors([{n + i: 1} for i in range(n)], 2 * n)
+    assignment, ecc, curve = matching_attack(first, second, np.arange(n), epsilons=(0.0,))
+    assert sorted(assignment.tolist()) == list(range(n))
+    assert (assignment == np.arange(n)).sum() <= 5
+    assert np.isneginf(ecc).all() and curve[0]["matched"] == 0
 
 
 def test_assignment_of_more_identified_than_anonymous_users():

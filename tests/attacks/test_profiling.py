@@ -14,7 +14,12 @@ from scipy.spatial import distance
 from privacy_studio.core.generalize import SpatialLevel
 from privacy_studio.core.kernels.attacks import rank_of_target
 from privacy_studio.core.measures.attacks.planted import planted_pair
-from privacy_studio.core.measures.attacks.profiling import accuracy_at, profiling_costs, run_profiling
+from privacy_studio.core.measures.attacks.profiling import (
+    accuracy_at,
+    profiling_attack,
+    profiling_costs,
+    run_profiling,
+)
 from tests.attacks.test_matching import users, vectors
 
 N_BINS = 6
@@ -89,6 +94,17 @@ def test_accuracy_and_top_k_by_hand():
     assert out["accuracy"] == pytest.approx(1 / 3)
     assert out["top_1"] == pytest.approx(2 / 3)  # rows 0 and 1 rank their truth first
     assert out["top_2"] == pytest.approx(2 / 3)
+
+
+def test_disjoint_histograms_are_guessed_not_matched_by_position():
+    n = 30
+    first = vectors([{0: 1} for _ in range(n)], N_BINS)
+    second = vectors([{1: 1} for _ in range(n)], N_BINS)
+    curve = profiling_attack(first, second, np.arange(n), sizes=(10,), top_k=(1, 5))
+    for row in curve:
+        assert row["correct"] <= row["population"] // 2
+        assert row["top_1"] == pytest.approx(1 / row["population"])
+        assert row["top_5"] == pytest.approx(5 / row["population"])
 
 
 def test_unknown_distance_is_refused():

@@ -14,7 +14,12 @@ from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.attacks import TERM_POISSON, eccentricity, pair_scores
 from privacy_studio.core.measures.attacks.shared_space import merge_tables, truth_pairs
-from privacy_studio.core.measures.attacks.sparse_users import UserVectors, check_pair_budget, split_traces
+from privacy_studio.core.measures.attacks.sparse_users import (
+    UserVectors,
+    check_pair_budget,
+    shuffled,
+    split_traces,
+)
 from privacy_studio.core.progress import TaskControl, as_control
 
 #: Default ε grid of the precision / recall curve (in standard deviations).
@@ -123,16 +128,22 @@ def matching_attack(
     c: float = 0.5,
     epsilons: tuple[float, ...] = DEFAULT_EPSILONS,
     control: TaskControl | None = None,
+    seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, list[dict]]:
-    """Scores, assignment, eccentricity per identified user and the precision / recall curve."""
+    """Scores, assignment (anonymous codes), eccentricity per identified user, precision / recall curve.
+
+    The anonymous users are scored in a seeded random order, so ties in the assignment are fair guesses.
+    """
     ctl = as_control(control)
     ctl.report(0.0, "scoring pairs")
+    second, truth, order = shuffled(second, truth, seed)
     scores = matching_scores(first, second, c)
     ctl.report(0.4, "maximum-weight assignment")
     assignment = assign_max(scores)
     ctl.report(0.9, "eccentricity")
     ecc = eccentricity(scores, assignment)
-    return assignment, ecc, precision_recall_curve(assignment, ecc, truth, epsilons)
+    curve = precision_recall_curve(assignment, ecc, truth, epsilons)
+    return np.where(assignment >= 0, order[np.maximum(assignment, 0)], -1), ecc, curve
 
 
 def run_matching(

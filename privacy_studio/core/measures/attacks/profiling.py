@@ -18,6 +18,7 @@ from privacy_studio.core.measures.attacks.shared_space import merge_tables, trut
 from privacy_studio.core.measures.attacks.sparse_users import (
     UserVectors,
     check_pair_budget,
+    shuffled,
     split_on_shared_bins,
 )
 from privacy_studio.core.progress import TaskControl, as_control
@@ -101,6 +102,7 @@ def profiling_attack(
     """Accuracy for random sub-populations of true pairs of each size, then for the whole population."""
     ctl = as_control(control)
     ctl.report(0.0, "distances between histograms")
+    second, truth, _ = shuffled(second, truth, seed)  # assignment ties become fair guesses
     costs = profiling_costs(first, second, distance)
     pairs_u = np.flatnonzero(truth >= 0)
     rng = np.random.default_rng(seed)
@@ -109,8 +111,11 @@ def profiling_attack(
     for i, size in enumerate(steps):
         ctl.report(0.2 + 0.8 * i / (len(steps) + 1), f"population {size}")
         pick = np.sort(rng.choice(pairs_u, size=size, replace=False))
-        sub = costs[np.ix_(pick, truth[pick])]
-        curve.append({"population": size, **accuracy_at(sub, np.arange(size), top_k)})
+        perm = rng.permutation(size)  # partners in random column order, not on the diagonal
+        sub_truth = np.empty(size, dtype=np.int64)
+        sub_truth[perm] = np.arange(size)
+        sub = costs[np.ix_(pick, truth[pick][perm])]
+        curve.append({"population": size, **accuracy_at(sub, sub_truth, top_k)})
     ctl.report(0.2 + 0.8 * len(steps) / (len(steps) + 1), "whole population")
     curve.append({"population": int(min(first.n_users, second.n_users)), **accuracy_at(costs, truth, top_k)})
     return curve

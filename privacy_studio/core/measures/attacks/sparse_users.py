@@ -55,6 +55,26 @@ class UserVectors:
             self.indptr, self.keys, self.vals / np.repeat(scale, np.diff(self.indptr)), self.n_bins
         )
 
+    def reordered(self, order: np.ndarray) -> UserVectors:
+        """The same vectors with user ``order[i]`` as user ``i``."""
+        lengths = np.diff(self.indptr)[order]
+        indptr = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        take = np.repeat(self.indptr[order] - indptr[:-1], lengths) + np.arange(indptr[-1])
+        return UserVectors(indptr, self.keys[take], self.vals[take], self.n_bins)
+
+
+def shuffled(second: UserVectors, truth: np.ndarray, seed: int) -> tuple[UserVectors, np.ndarray, np.ndarray]:
+    """The second population in a seeded random order, the truth in its new codes, and the order.
+
+    The assignment solver breaks ties by position; with the truth on the diagonal (equal ids) an attack with
+    no information would look perfect. Shuffling makes ties a fair guess.
+    """
+    order = np.random.default_rng(seed).permutation(second.n_users)
+    new_code = np.empty_like(order)
+    new_code[order] = np.arange(len(order))
+    return second.reordered(order), np.where(truth >= 0, new_code[np.maximum(truth, 0)], -1), order
+
 
 def split_on_shared_bins(
     indptr: np.ndarray, keys: np.ndarray, vals: np.ndarray, n_first: int
