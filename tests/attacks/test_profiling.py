@@ -111,6 +111,10 @@ def test_unknown_distance_is_refused():
     v = vectors([{0: 1}], N_BINS)
     with pytest.raises(ValueError, match="unknown distance"):
         profiling_costs(v, v, "euclid")
+    with pytest.raises(ValueError, match="at least 1, got -3"):
+        profiling_attack(v, v, np.zeros(1, dtype=np.int64), sizes=(-3,))
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        profiling_attack(v, v, np.zeros(1, dtype=np.int64), top_k=(0,))
 
 
 def test_planted_periods_curve():

@@ -101,6 +101,9 @@ def profiling_attack(
 ) -> list[dict]:
     """Accuracy for random sub-populations of true pairs of each size, then for the whole population."""
     ctl = as_control(control)
+    bad = [v for v in (*sizes, *top_k) if v < 1]
+    if bad:
+        raise ValueError(f"population sizes and top-k values must be at least 1, got {bad[0]}")
     ctl.report(0.0, "distances between histograms")
     second, truth, _ = shuffled(second, truth, seed)  # assignment ties become fair guesses
     costs = profiling_costs(first, second, distance)
