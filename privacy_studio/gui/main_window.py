@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
 
         self._build_menus()
         self.grid.run_requested.connect(self.start_run)
-        self.grid.settings_edited.connect(self.session.set_settings)
+        self.grid.settings_edited.connect(self._settings_edited)
         self.session.results_changed.connect(self._show_results)
         self.session.dataset_changed.connect(self._show_dataset)
         self.session.changed.connect(self._refresh_tree)
@@ -398,6 +398,11 @@ class MainWindow(QMainWindow):
         self.summary.set_dataset(dataset, _report_text(self.session.project.import_report))
 
     # -- runs --------------------------------------------------------------------------------------
+    @Slot(dict)
+    def _settings_edited(self, settings: dict[str, Any]) -> None:
+        """Keep settings the grid panel does not show (e.g. ``em_samples``) when it changes the others."""
+        self.session.set_settings({**self.session.project.settings, **settings})
+
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
         from privacy_studio.gui.warmup import warm_up_kernels
@@ -421,6 +426,7 @@ class MainWindow(QMainWindow):
             return None
         from privacy_studio.core.runner import RiskSettings, run_grid
 
+        settings = {**self.session.project.settings, **settings}
         try:
             risk = RiskSettings.from_dict(settings)
             risk.validate()

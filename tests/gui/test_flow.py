@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -251,3 +252,18 @@ def test_warm_up_compiles_the_kernels_in_the_background(window, qtbot):
     with qtbot.waitSignal(worker.signals.finished, timeout=RUN_TIMEOUT) as blocker:
         pass
     assert blocker.args[0] > 0
+
+
+def test_sample_project_opens_with_its_data_and_grid(window, qtbot, warnings_shown):
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj"
+    if not sample.exists():
+        pytest.skip("sample_data/sample.psproj is missing")
+    assert window.open_project(sample)
+    qtbot.waitUntil(lambda: window.session.dataset is not None, timeout=120_000)
+    settings = window.session.project.settings
+    assert window.grid.spatial_levels() == settings["spatial"]
+    assert window.grid.temporal_levels() == settings["temporal"]
+    assert len(window.grid.checked_cells()) == len(settings["spatial"]) * len(settings["temporal"])
+    assert window.summary.counts.sum() == window.session.dataset.events.n_events
+    assert warnings_shown == []
+    assert not window.session.dirty

@@ -273,6 +273,8 @@ class GridPanel(QWidget):
         self.blockSignals(True)
         if "spatial" in settings or "temporal" in settings:
             self.set_levels(list(settings.get("spatial", [])), list(settings.get("temporal", [])))
+            if settings.get("cells") is None:
+                self.set_all(True)
             for spatial, temporal in settings.get("cells") or []:
                 self.set_checked(spatial, temporal)
         ps = settings.get("p_values") or []

@@ -16,6 +16,8 @@ def _text(value: Any) -> str:
         return ", ".join(f"{k} {_text(v)}" for k, v in value.items()) or "—"
     if isinstance(value, list | tuple):
         return ", ".join(_text(v) for v in value) or "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:,.4g}"
     if isinstance(value, int):
@@ -31,9 +33,10 @@ class SummaryPanel(QWidget):
         self.form = QFormLayout()
         self.empty = QLabel("No data yet: use File › Import data… (Ctrl+I).")
         self.plot = pg.PlotWidget(background="w")
-        self.plot.setLabel("bottom", "events per person")
+        self.plot.setLabel("bottom", "events per person (log scale)")
+        self.plot.setLogMode(x=True, y=False)
         self.plot.setLabel("left", "people")
-        self.plot.setMinimumHeight(140)
+        self.plot.setFixedHeight(220)
         self.curve = self.plot.plot(
             [0, 1], [0], stepMode="center", fillLevel=0, brush="#009E7380", pen="#009E73"
         )
@@ -44,7 +47,7 @@ class SummaryPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.empty)
         layout.addLayout(self.form)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.plot)
         layout.addWidget(QLabel("Import report"))
         layout.addWidget(self.report)
         self.counts = np.zeros(0, dtype=np.int64)
@@ -65,5 +68,6 @@ class SummaryPanel(QWidget):
             self.form.addRow(str(key).replace("_", " "), label)
         self.counts = np.diff(dataset.events.user_offsets())
         if self.counts.size:
-            hist, edges = np.histogram(self.counts, bins=min(BINS, max(1, int(self.counts.max())) or 1))
+            edges = np.unique(np.round(np.geomspace(1, self.counts.max() + 1, BINS + 1)))
+            hist, edges = np.histogram(self.counts, bins=edges)
             self.curve.setData(edges, hist)

@@ -29,6 +29,7 @@ class UnicityHeatmap(PlotTab):
         self.plot.setLabel("bottom", "time width")
         self.plot.setLabel("left", "spatial level")
         self.plot.invertY(True)
+        self.plot.getAxis("left").setWidth(100)
         self.plot.setMouseEnabled(x=False, y=False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setColorMap(pg.colormap.get("viridis"))
