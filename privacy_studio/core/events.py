@@ -138,15 +138,13 @@ def to_local_seconds(utc_seconds: np.ndarray, tz: str) -> np.ndarray:
 
     if len(utc_seconds) == 0:
         return utc_seconds.copy()
-    # Offsets change rarely: compute them on the distinct hours only, then broadcast.
+    # Offsets change at most once an hour: compute them for every hour of the period, then index.
     hours = utc_seconds // 3600
-    uniq, inverse = np.unique(hours, return_inverse=True)
-    stamps = pd.DatetimeIndex(uniq.astype("int64") * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
-    offsets = np.asarray(
-        [0 if o is None else int(o.total_seconds()) for o in (s.utcoffset() for s in stamps)],
-        dtype=np.int64,
-    )
-    return utc_seconds + offsets[inverse]
+    first = int(hours.min())
+    span = np.arange(first, int(hours.max()) + 1, dtype=np.int64)
+    stamps = pd.DatetimeIndex(span * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
+    offsets = stamps.tz_localize(None).as_unit("s").asi8 - span * 3600
+    return utc_seconds + offsets[hours - first]
 
 
 def build_event_table(
