@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
         self.eta_label = QLabel("")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running computation at its next step (Esc)")
-        self.cancel_button.clicked.connect(self.cancel_run)
+        self.cancel_button.clicked.connect(self.cancel_shown)
         bar = self.statusBar()
         bar.addWidget(self.status_label, 1)
         for widget in (self.progress, self.eta_label, self.cancel_button):
@@ -209,7 +209,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         run_menu = self.menuBar().addMenu("&Run")
         self._action(run_menu, "&Run grid", self.grid._request_run, "Ctrl+R", "Compute the ticked cells")
-        self._action(run_menu, "&Cancel", self.cancel_run, "Esc", "Stop the running computation")
+        self._action(run_menu, "&Cancel", self.cancel_shown, "Esc", "Stop the running computation")
         view_menu = self.menuBar().addMenu("&View")
         for dock in (self.project_dock, self.results_dock, self.log_dock, self.help_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -467,10 +467,14 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
 
     def cancel_run(self) -> None:
-        """Cancel whatever the status bar shows (the run or a data read)."""
-        for worker in (self.run_worker, self.status_worker):
-            if worker is not None:
-                worker.cancel()
+        """Cancel the risk run, if one is going on (finished profiles stay in the project)."""
+        if self.run_worker is not None:
+            self.run_worker.cancel()
+
+    def cancel_shown(self) -> None:
+        """Cancel the task the status bar shows (a run, a data read, an analysis)."""
+        if self.status_worker is not None:
+            self.status_worker.cancel()
 
     def _show_results(self, records: list[dict[str, Any]]) -> None:
         settings = self.session.project.settings
