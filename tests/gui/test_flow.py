@@ -267,3 +267,13 @@ def test_sample_project_opens_with_its_data_and_grid(window, qtbot, warnings_sho
     assert window.summary.counts.sum() == window.session.dataset.events.n_events
     assert warnings_shown == []
     assert not window.session.dirty
+
+
+def test_report_is_exported_from_the_window(imported_window, qtbot, tmp_path, monkeypatch, warnings_shown):
+    win = imported_window
+    run_and_wait(qtbot, win, tick_cells(win, CELLS[:1]))
+    target = tmp_path / "report.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    win.export_report()
+    assert warnings_shown == []
+    assert target.read_bytes().startswith(b"%PDF")

@@ -70,22 +70,29 @@ class UnicityHeatmap(PlotTab):
         if ps:
             self.p_box.setRange(ps[0], ps[-1])
         spatial, temporal, values = self.matrix()
-        for text in self.texts:
-            self.plot.removeItem(text)
-        self.texts = []
+        if len(self.texts) != values.size:
+            self._rebuild_texts(values.shape)
         if not values.size:
             self.image.clear()
             return
         self.image.setImage(values, levels=(0, 1), autoLevels=False)
         self.plot.getAxis("bottom").setTicks([[(j + 0.5, t) for j, t in enumerate(temporal)]])
         self.plot.getAxis("left").setTicks([[(i + 0.5, s) for i, s in enumerate(spatial)]])
-        for (i, j), v in np.ndenumerate(values):
-            label = "…" if math.isnan(v) else f"{v:.3f}"
-            text = pg.TextItem(label, color="w" if not math.isnan(v) and v < 0.6 else "k", anchor=(0.5, 0.5))
+        for text, v in zip(self.texts, values.ravel(), strict=True):
+            text.setText("…" if math.isnan(v) else f"{v:.3f}")
+            text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
+        self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
+
+    def _rebuild_texts(self, shape: tuple[int, int]) -> None:
+        """One text item per cell, made again only when the grid's shape changes."""
+        for text in self.texts:
+            self.plot.removeItem(text)
+        self.texts = []
+        for i, j in np.ndindex(shape):
+            text = pg.TextItem("", anchor=(0.5, 0.5))
             text.setPos(j + 0.5, i + 0.5)
             self.plot.addItem(text)
             self.texts.append(text)
-        self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:
         spatial, temporal, values = self.matrix()
