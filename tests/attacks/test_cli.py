@@ -115,6 +115,18 @@ def test_different_widths_are_refused(numeric, capsys):
     assert "same width" in capsys.readouterr().err
 
 
+def test_masked_file_with_columns_in_another_order_is_paired_by_name(numeric):
+    from privacy_studio.core.measures.attacks.requests import run_attack
+
+    src = numeric / "x.csv"
+    pd.read_csv(src)[["c", "a", "b"]].to_csv(numeric / "shuffled.csv", index=False)
+    pd.read_csv(src)[["a", "b", "c"]].to_csv(numeric / "plain.csv", index=False)
+    request = {"original": str(numeric / "plain.csv"), "masked": str(numeric / "shuffled.csv")}
+    result = run_attack({**request, "attack": "linkage", "distances": ["euclidean"]})
+    assert result["distances"]["euclidean"]["percent_correct"] == 100.0
+    assert run_attack({**request, "attack": "transparency", "window_ranks": 0})["pinned_share"] == 1.0
+
+
 def test_requests_run_the_same_attack_as_the_command(numeric, tmp_path):
     from privacy_studio.core.measures.attacks.requests import describe, run_attack
 

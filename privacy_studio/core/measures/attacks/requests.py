@@ -51,6 +51,8 @@ def _tables(request: dict[str, Any]) -> tuple[Any, Any]:
             f"{request['original']} has {len(cols)} numeric attributes but {request['masked']} has "
             f"{len(mcols)}: the files must have the same width (pick the same ones with --columns)"
         )
+    if sorted(cols) == sorted(mcols):  # same names in another order: pair attributes by name, not position
+        mcols = cols
     return orig[cols].to_numpy(float), masked[mcols].to_numpy(float)
 
 
