@@ -142,7 +142,12 @@ def main() -> int:
     ap.add_argument("--cache", default="benchmarks/results/cache", help="folder of the simulated cities")
     ap.add_argument("--json", default="benchmarks/results/bench_risk.json")
     ap.add_argument("--naive-samples", type=int, default=3)
+    ap.add_argument("--threads", type=int, help="numba threads (default: all cores)")
     args = ap.parse_args()
+    if args.threads:
+        import numba
+
+        numba.set_num_threads(args.threads)
     spatial, temporal = SPATIAL, TEMPORAL
     if args.quick:
         args.users, spatial, temporal = min(args.users, 20_000), ["antenna", "district"], ["1h", "1w"]
@@ -198,6 +203,8 @@ def main() -> int:
         f"engine + data {peak - rss_before:.0f} MB)"
     )
     out = {
+        "threads": __import__("numba").get_num_threads(),
+        "load_average": list(__import__("os").getloadavg()),
         "users": int(events.n_users),
         "events": int(events.n_events),
         "days": args.days,
@@ -215,7 +222,10 @@ def main() -> int:
     }
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=1))
-    print(f"wrote {args.json}")
+    print(
+        f"numba threads {out['threads']}, machine load average {out['load_average'][0]:.1f}; "
+        f"wrote {args.json}"
+    )
     return 0
 
 
