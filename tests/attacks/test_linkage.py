@@ -84,6 +84,20 @@ def test_equal_weights_kept_when_the_solver_stops_with_worse_ones(monkeypatch):
     assert learned.train_correct == round(linked_share(za, zb, np.eye(3)) * 30)
 
 
+def test_relaxed_weights_worse_than_equal_on_the_whole_file_are_replaced(monkeypatch):
+    from privacy_studio.core.measures.attacks import linkage
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(80, 3))
+    y = x + rng.normal(size=(80, 3)) * [0.05, 0.05, 3.0]
+    sampled = linkage.LearnedWeights(np.array([0.0, 0.0, 1.0]), True, "Time limit reached", 100, 10)
+    monkeypatch.setattr(linkage, "learn_weights", lambda *a, **k: sampled)
+    out = record_linkage(x, y, ("euclidean", "learned"))
+    assert out["learned"]["equal_weights_kept"] is True
+    assert out["learned"]["weights"] == pytest.approx([1 / 3] * 3)
+    assert out["distances"]["learned"] == pytest.approx(out["distances"]["euclidean"])
+
+
 def test_ties_of_microaggregation_share_credit():
     x = np.random.default_rng(4).normal(size=(30, 2))
     out = record_linkage(x, microaggregate(x, 3), ("euclidean",))

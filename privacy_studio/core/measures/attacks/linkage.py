@@ -168,6 +168,23 @@ def learn_weights(za: np.ndarray, zb: np.ndarray, seed: int = 0, time_limit: flo
     return LearnedWeights(best, relaxed, status, n_k, train_correct(best))
 
 
+def _no_worse_than_equal(za: np.ndarray, zb: np.ndarray, learned: LearnedWeights) -> tuple[np.ndarray, bool]:
+    """Weights of the learned distance, and whether equal weights replaced the relaxation's weights.
+
+    The exact program's optimum links at least as many records as equal weights (they are a feasible
+    point); weights trained on a sample can fall below that on the whole file, so equal ones are kept then.
+    """
+    m = za.shape[1]
+    if not learned.relaxed:
+        return learned.weights, False
+    equal = np.full(m, 1.0 / m)
+    if linked_share(za, zb, np.diag(np.sqrt(equal))) > linked_share(
+        za, zb, np.diag(np.sqrt(learned.weights))
+    ):
+        return equal, True
+    return learned.weights, False
+
+
 def record_linkage(
     original: np.ndarray,
     masked: np.ndarray,
@@ -193,13 +210,15 @@ def record_linkage(
             transform = mahalanobis_transform(za, zb)
         else:
             learned = learn_weights(za, zb, seed)
-            transform = np.diag(np.sqrt(learned.weights))
+            weights, equal_kept = _no_worse_than_equal(za, zb, learned)
+            transform = np.diag(np.sqrt(weights))
             out["learned"] = {
-                "weights": learned.weights.tolist(),
+                "weights": weights.tolist(),
                 "relaxed": learned.relaxed,
                 "solver_status": learned.status,
                 "train_records": learned.train_records,
                 "train_correct": learned.train_correct,
+                "equal_weights_kept": equal_kept,
             }
         share = linked_share(za, zb, transform)
         out["distances"][name] = {"percent_correct": 100.0 * share, "correct": share * len(za)}
