@@ -384,9 +384,9 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    @Slot(object, str, dict)
-    def _imported(self, dataset: Any, path: str, reader: dict[str, Any]) -> None:
-        self.session.set_dataset(dataset, path, reader)
+    @Slot(object, str, dict, str)
+    def _imported(self, dataset: Any, path: str, reader: dict[str, Any], sha256: str) -> None:
+        self.session.set_dataset(dataset, path, reader, sha256)
         self.grid.set_hierarchy_levels(dataset.hierarchy)
         self.side_tabs.setCurrentWidget(self.grid_page)
         self.log(

@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from privacy_studio.core.project import Project
+from privacy_studio.core.project import DataSource, Project
 from privacy_studio.gui.results import Record, replace_record
 
 
@@ -61,10 +61,10 @@ class Session(QObject):
         return saved
 
     # -- edits -------------------------------------------------------------------------------------
-    def set_dataset(self, dataset: Any, path: str | Path, reader: dict[str, Any]) -> None:
+    def set_dataset(self, dataset: Any, path: str | Path, reader: dict[str, Any], sha256: str) -> None:
         """A newly imported dataset: it becomes the events source and earlier results no longer apply."""
-        self.project.sources = [s for s in self.project.sources if s.role != "events"]
-        self.project.add_source(path, reader)
+        others = [s for s in self.project.sources if s.role != "events"]
+        self.project.sources = [DataSource(str(path), sha256, dict(reader)), *others]
         self.project.import_report = dataset.report.to_dict()
         self.project.results = []
         self.dataset = dataset

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from privacy_studio.core import runner as core_runner
-from privacy_studio.core.project import jsonable
+from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.runner import RiskSettings, run_grid
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, series
@@ -80,6 +80,7 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     assert "rows read" in dialog.report.toPlainText()
     assert win.session.dataset.events.n_users == 200
     assert win.session.project.import_report["rows_kept"] == win.session.dataset.events.n_events
+    assert win.session.project.events_source().sha256 == sha256_of(win.session.project.events_source().path)
     assert win.summary.counts.sum() == win.session.dataset.events.n_events
     assert {"antenna", "zip", "district"} <= set(win.grid.spatial_levels())
 

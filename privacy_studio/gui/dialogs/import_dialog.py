@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.io import FORMATS, ROLES, ReaderOptions, load_dataset, preview
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.project import sha256_of
 from privacy_studio.gui.workers import TaskRunner, Worker, readable_error
 
 AUTO = "(detect)"
@@ -46,6 +48,13 @@ DATE_ORDERS = (
     ("month first (12/31)", (False, True)),
 )
 PREVIEW_DELAY_MS = 300
+DATA_FILTER = "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
+
+
+def load_and_hash(path: str, options: ReaderOptions, control: TaskControl | None = None) -> tuple[Any, str]:
+    """Read the input and hash its bytes for the project (both slow on big inputs: run in a worker)."""
+    dataset = load_dataset(path, options, control)
+    return dataset, sha256_of(path)
 
 
 def fill_table(table: QTableWidget, columns: list[str], rows: list[Any]) -> None:
@@ -84,9 +93,7 @@ class FilePicker(QWidget):
         if self.folder:
             path = QFileDialog.getExistingDirectory(self, self.caption, start)
         else:
-            path, _ = QFileDialog.getOpenFileName(
-                self, self.caption, start, "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
-            )
+            path, _ = QFileDialog.getOpenFileName(self, self.caption, start, DATA_FILTER)
         if path:
             self.edit.setText(path)
 
@@ -97,7 +104,7 @@ class FilePicker(QWidget):
 class ImportDialog(QDialog):
     """Choose how to read a file, see how it will be read, import it in the background."""
 
-    imported = Signal(object, str, dict)  # Dataset, path, reader options dict
+    imported = Signal(object, str, dict, str)  # Dataset, path, reader options dict, SHA-256 of the input
 
     def __init__(self, runner: TaskRunner, parent: QWidget | None = None, path: str | None = None) -> None:
         super().__init__(parent)
@@ -227,9 +234,7 @@ class ImportDialog(QDialog):
         self.update_preview()
 
     def _pick_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Data file", "", "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
-        )
+        path, _ = QFileDialog.getOpenFileName(self, "Data file", "", DATA_FILTER)
         if path:
             self.set_source(path)
 
@@ -328,9 +333,9 @@ class ImportDialog(QDialog):
         self.progress.setVisible(True)
         self.import_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        worker = Worker(load_dataset, path, options, name="import")
+        worker = Worker(load_and_hash, path, options, name="import")
         worker.signals.progress.connect(self._on_progress)
-        worker.signals.finished.connect(lambda ds: self._on_imported(ds, path, options))
+        worker.signals.finished.connect(lambda result: self._on_imported(*result, path, options))
         worker.signals.failed.connect(self._on_failed)
         worker.signals.cancelled.connect(self._on_cancelled)
         self.worker = worker
@@ -351,11 +356,11 @@ class ImportDialog(QDialog):
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
 
-    def _on_imported(self, dataset: Any, path: str, options: ReaderOptions) -> None:
+    def _on_imported(self, dataset: Any, sha256: str, path: str, options: ReaderOptions) -> None:
         self._finish()
         self.dataset = dataset
         self.report.setPlainText(dataset.report.summary_text())
-        self.imported.emit(dataset, path, options.to_dict())
+        self.imported.emit(dataset, path, options.to_dict(), sha256)
 
     def _on_failed(self, message: str, _details: str) -> None:
         self._finish()
