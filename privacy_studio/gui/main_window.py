@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio import __version__
+from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
 from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
@@ -58,6 +59,12 @@ def _report_text(report: dict[str, Any] | None) -> str:
     from privacy_studio.core.io.report import ImportReport
 
     return ImportReport.from_dict(report).summary_text()
+
+
+def _read_project_data(project: Project, control: TaskControl | None = None) -> tuple[Any, list[str]]:
+    """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
+    dataset = project.load_dataset(control)
+    return dataset, [source.path for source in project.changed_sources()]
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -312,20 +319,22 @@ class MainWindow(QMainWindow):
         self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
-        for source in project.changed_sources():
-            self.log(
-                f"{source.path} changed since the project was saved: results may not match it", "warning"
-            )
         if relocated:
             self.session.set_dirty(True)
         if project.sources and not project.missing_sources():
-            worker = Worker(project.load_dataset, name="read data")
-            worker.signals.finished.connect(self.session.attach_dataset)
+            worker = Worker(_read_project_data, project, name="read data")
+            worker.signals.finished.connect(self._project_data_read)
             worker.signals.failed.connect(
                 lambda msg, details: self.error(f"Cannot read the data: {msg}", details)
             )
             self.runner.start(worker)
         return True
+
+    def _project_data_read(self, result: tuple[Any, list[str]]) -> None:
+        dataset, changed = result
+        for path in changed:
+            self.log(f"{path} changed since the project was saved: results may not match it", "warning")
+        self.session.attach_dataset(dataset)
 
     def _relocate_missing(self, project: Project) -> bool:
         """Ask where each missing input went; returns whether anything was relocated."""

@@ -278,3 +278,18 @@ def test_report_is_exported_from_the_window(imported_window, qtbot, tmp_path, mo
     win.export_report()
     assert warnings_shown == []
     assert target.read_bytes().startswith(b"%PDF")
+
+
+def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, tmp_path, qsettings):
+    path = tmp_path / "changed.psproj"
+    assert imported_window._save_to(path)
+    saved = json.loads(path.read_text())
+    saved["sources"][0]["sha256"] = "0" * 64
+    path.write_text(json.dumps(saved))
+    other = MainWindow(qsettings)
+    qtbot.addWidget(other)
+    assert other.open_project(path)
+    qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
+    warnings = [text for level, text in other.log_panel.lines if level == "warning"]
+    assert any("changed since the project was saved" in text for text in warnings)
+    other.runner.wait(60_000)
