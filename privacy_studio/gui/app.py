@@ -13,7 +13,7 @@ ICON = Path(__file__).resolve().parents[2] / "resources" / "privacy-studio.svg"
 
 def run_app(argv: list[str]) -> int:
     """Open the main window (on the project or data file given as the first argument) and run until closed."""
-    configure_numba_cache()  # before anything imports numba
+    configure_numba_cache()  # effective only if numba is not loaded yet; kernels warm up below either way
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 

@@ -1,0 +1,60 @@
+"""The granularity grid: levels added and removed, cells ticked, settings out and back in."""
+
+from __future__ import annotations
+
+import pytest
+
+from privacy_studio.gui.panels.grid_panel import GridPanel
+
+
+@pytest.fixture
+def grid(qtbot):
+    panel = GridPanel()
+    qtbot.addWidget(panel)
+    panel.set_levels(["zip", "district"], ["1h", "1w"])
+    return panel
+
+
+def test_levels_are_normalized_and_bad_ones_explained(grid):
+    assert grid.add_spatial("grid:2.50")
+    assert grid.add_temporal("90min")
+    assert grid.spatial_levels() == ["zip", "district", "grid:2.5"]
+    assert grid.temporal_levels() == ["1h", "1w", "90min"]
+    assert not grid.add_spatial("grid:2.5"), "the same level is not added twice"
+    assert not grid.add_spatial("grid:x")
+    assert "not a number of km" in grid.message.text()
+    assert not grid.add_temporal("3 fortnights")
+    assert "not understood" in grid.message.text()
+
+
+def test_removing_a_row_keeps_the_other_cells(grid):
+    grid.set_checked("district", "1w")
+    grid.table.selectRow(0)
+    grid.remove_selected()
+    assert grid.spatial_levels() == ["district"]
+    assert grid.checked_cells() == [("district", "1w")]
+
+
+def test_run_needs_a_ticked_cell_and_carries_the_settings(grid, qtbot):
+    with qtbot.assertNotEmitted(grid.run_requested):
+        grid.run_button.click()
+    assert "Tick at least one cell" in grid.message.text()
+    grid.set_checked("zip", "1h")
+    grid.p_from.setValue(2)
+    grid.p_to.setValue(4)
+    with qtbot.waitSignal(grid.run_requested) as blocker:
+        grid.run_button.click()
+    settings = blocker.args[0]
+    assert settings["cells"] == [["zip", "1h"]]
+    assert settings["p_values"] == [2, 3, 4]
+
+
+def test_settings_round_trip_through_apply(grid, qtbot):
+    grid.set_checked("district", "1h")
+    grid.samples.setValue(1234)
+    grid.measure_boxes["kl"].setChecked(False)
+    saved = grid.settings()
+    other = GridPanel()
+    qtbot.addWidget(other)
+    other.apply_settings(saved)
+    assert other.settings() == saved
