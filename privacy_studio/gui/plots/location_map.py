@@ -31,6 +31,7 @@ class LocationEmMap(PlotTab):
         self.plot.addItem(self.scatter)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False)
         self.graphics.addItem(self.colorbar)
+        self._shown: dict | None = None
 
     def units(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Units with known coordinates and an EM value: ids, x, y, em."""
@@ -45,6 +46,11 @@ class LocationEmMap(PlotTab):
 
     def refresh(self) -> None:
         self.combo.update_records(self.records)
+        rec = self.combo.chosen(self.records)
+        shown = (rec or {}).get("per_location")
+        if shown is not None and shown is self._shown:
+            return  # another profile arrived: the map of the chosen one is already drawn
+        self._shown = shown
         ids, x, y, em = self.units()
         top = float(em.max()) if em.size and em.max() > 0 else 1.0
         self.colorbar.setLevels((0.0, top))
