@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and of ``python -m privacy_studio``."""
+    from privacy_studio.numba_cache import configure_numba_cache
+
+    configure_numba_cache()  # before any subcommand module imports numba
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.version:

@@ -15,7 +15,6 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
-    QGuiApplication,
     QImage,
     QPageLayout,
     QPageSize,
@@ -26,6 +25,7 @@ from PySide6.QtGui import (
     QPolygonF,
     QTextDocument,
 )
+from PySide6.QtWidgets import QApplication
 
 from privacy_studio.core.progress import as_control
 from privacy_studio.core.report import (
@@ -119,11 +119,14 @@ def render_pdf(
 
 
 def _ensure_app() -> None:
-    """Text layout needs a Qt GUI application; headless runs use the offscreen platform."""
-    if QGuiApplication.instance() is None:
+    """Text layout needs a Qt application; headless runs use the offscreen platform.
+
+    A full ``QApplication`` (not a bare GUI one) so widgets created later in the same process still work.
+    """
+    if QApplication.instance() is None:
         if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        _ensure_app.app = QGuiApplication([])  # type: ignore[attr-defined]  (kept alive for the process)
+        _ensure_app.app = QApplication([])  # type: ignore[attr-defined]  (kept alive for the process)
 
 
 def _paint_pages(
