@@ -82,6 +82,18 @@ class Session(QObject):
             self.project.settings = dict(settings)
             self._edited()
 
+    def set_utility(self, utility: dict[str, Any]) -> None:
+        """The expert utility scores (``Project.utility``), as the trade-off panel edits them."""
+        if utility != self.project.utility:
+            self.project.utility = dict(utility)
+            self._edited()
+
+    def set_tradeoff(self, choices: dict[str, Any]) -> None:
+        """The trade-off choices (``Project.tradeoff``: risk measure, p, utility, ceiling)."""
+        if choices != self.project.tradeoff:
+            self.project.tradeoff = dict(choices)
+            self._edited()
+
     def add_result(self, record: Record) -> None:
         self.project.results = replace_record(self.project.results, record)
         self.results_changed.emit(list(self.project.results))

@@ -589,14 +589,16 @@ class TradeoffPanel(QWidget):
         self._refresh_scores()
         self._refresh_choices()
         self.refresh()
-        self._store("utility", self.scores.to_dict())
+        if self.session is not None:
+            self.session.set_utility(self.scores.to_dict())
         self.utility_changed.emit(self.scores.to_dict())
 
     def _choices_edited(self) -> None:
         if self._filling:
             return
         self.refresh()
-        self._store("tradeoff", self.choices())
+        if self.session is not None:
+            self.session.set_tradeoff(self.choices())
         self.choices_changed.emit(self.choices())
 
     def _refresh_choices(self) -> None:
@@ -659,9 +661,3 @@ class TradeoffPanel(QWidget):
         self.computed = dict(project.analyses.get("information_loss") or {})
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
-
-    def _store(self, key: str, value: dict) -> None:
-        if self.session is None or getattr(self.session.project, key) == value:
-            return
-        setattr(self.session.project, key, value)
-        self.session.set_dirty(True)
