@@ -1,5 +1,6 @@
 """The results part of the report: grid tables, curves, heat-map, Pareto, ordinal equivalence, power law,
-population extrapolation, risk by group and the import report — each says so when its inputs are absent."""
+population extrapolation, risk by group, linkage attacks, anonymizability and the import report — each says so
+when its inputs are absent."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import math
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS
-from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
+from privacy_studio.core.report.anonymizability import anonymizability_section
+from privacy_studio.core.report.attacks import attacks_section
 from privacy_studio.core.report.content import (
     HeatmapFigure,
     Paragraph,
@@ -18,6 +20,7 @@ from privacy_studio.core.report.content import (
     Section,
     Series,
     Table,
+    absent,
 )
 from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
@@ -29,14 +32,10 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
+from privacy_studio.core.tradeoff.analysis import coarseness
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
-from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_area_km2, width_hours
-
-
-def absent(title: str, why: str) -> Section:
-    """A section whose inputs are missing: it stays in the report and says what is missing."""
-    return Section(title, [Paragraph(f"Not available: {why}", "note")], available=False)
+from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_areas
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -56,11 +55,13 @@ def results_section(inp: ReportInputs) -> Section:
             extrapolation_section(inp),
             groups_section(inp),
         ]
-    section.subsections.append(import_section(inp))
+    analyses = inp.project.analyses
+    section.subsections += [attacks_section(analyses), anonymizability_section(analyses), import_section(inp)]
     return section
 
 
-#: The results subsections, in report order (the import report follows them).
+#: The results subsections built from the risk grid, in report order (the worst-case analyses, which do not
+#: need it, and the import report follow them).
 RESULT_TITLES = [
     "Risk across the grid",
     "Unicity against p",
@@ -325,17 +326,13 @@ def ordinal_section(inp: ReportInputs) -> Section:
 
 
 def profile_sizes(inp: ReportInputs) -> np.ndarray:
-    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset."""
+    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset, computed as the
+    studio's trade-off panel does so both show the same fit."""
     grid, ds = inp.grid, inp.dataset
     assert grid is not None and ds is not None
     start, end = ds.events.period()
-    areas: dict[str, float] = {}
-    for name in dict.fromkeys(grid.spatial):
-        level = SpatialLevel.parse(name)
-        xy = None if level.kind == "grid" else spatial_units(ds.events, level, ds.hierarchy).xy
-        areas[name] = unit_area_km2(level, xy)
-    widths = [width_hours(TemporalLevel.parse(t), end - start) for t in grid.temporal]
-    return np.asarray([areas[s] * w for s, w in zip(grid.spatial, widths, strict=True)], dtype=np.float64)
+    areas = unit_areas(ds.events, list(dict.fromkeys(grid.spatial)), ds.hierarchy)
+    return coarseness(grid, areas, end - start)
 
 
 def power_law_section(inp: ReportInputs) -> Section:
