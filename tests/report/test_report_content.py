@@ -31,6 +31,8 @@ RESULT_SUBSECTIONS = [
     "Power law",
     "Population extrapolation",
     "Risk by group",
+    "Linkage attacks",
+    "Anonymizability",
     "Import report",
 ]
 
@@ -64,7 +66,14 @@ def test_every_section_is_there_in_order(make_project) -> None:
 
 def test_absent_inputs_are_said_not_hidden(make_project) -> None:
     report = build_report(make_project())
-    for title in ("Power law", "Population extrapolation", "Risk by group", "Import report"):
+    for title in (
+        "Power law",
+        "Population extrapolation",
+        "Risk by group",
+        "Linkage attacks",
+        "Anonymizability",
+        "Import report",
+    ):
         section = _section(report, title)
         assert not section.available
         assert section.blocks[0].text.startswith("Not available:")

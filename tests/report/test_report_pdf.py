@@ -30,6 +30,8 @@ TITLES = [
     "Method",
     "Results",
     *RESULT_TITLES,
+    "Linkage attacks",
+    "Anonymizability",
     "Import report",
     "Limitations",
     "Appendix: per-profile details",

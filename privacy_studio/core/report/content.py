@@ -100,6 +100,11 @@ class Section:
         return self
 
 
+def absent(title: str, why: str) -> Section:
+    """A section whose inputs are missing: it stays in the report and says what is missing."""
+    return Section(title, [Paragraph(f"Not available: {why}", "note")], available=False)
+
+
 @dataclass
 class ReportContent:
     """Title page facts, the sections in order, and the headline numbers (for the summary and tests)."""
