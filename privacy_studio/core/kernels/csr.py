@@ -1,4 +1,8 @@
-"""Numba kernels that turn per-user rows into CSR sets: sorted distinct keys with summed weights."""
+"""Numba kernels that turn per-user rows into CSR sets: sorted distinct keys with summed weights.
+
+Weights are optional: an empty weights array stands for "one per row", which saves two arrays as long as
+the input when building traces from tens of millions of events.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,24 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(parallel=True, cache=True)
-def _sort_segments(offsets: np.ndarray, keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort ``keys`` within each segment ``offsets[u]:offsets[u+1]``, carrying ``weights`` along."""
-    n_seg = len(offsets) - 1
-    out_keys = np.empty_like(keys)
-    out_w = np.empty_like(weights)
-    for u in nb.prange(n_seg):
+@nb.njit(parallel=True, cache=True, nogil=True)
+def _sort_segments(offsets: np.ndarray, keys: np.ndarray, weights: np.ndarray) -> None:
+    """Sort ``keys`` in place within each segment ``offsets[u]:offsets[u+1]``, carrying ``weights`` along."""
+    for u in nb.prange(len(offsets) - 1):
         a, b = offsets[u], offsets[u + 1]
-        if b - a == 0:
+        if b - a < 2:
             continue
-        order = np.argsort(keys[a:b], kind="mergesort")
-        for i in range(b - a):
-            out_keys[a + i] = keys[a + order[i]]
-            out_w[a + i] = weights[a + order[i]]
-    return out_keys, out_w
+        if len(weights) == 0:
+            keys[a:b].sort()
+        else:
+            order = np.argsort(keys[a:b], kind="mergesort")
+            sorted_keys = keys[a:b][order]
+            sorted_w = weights[a:b][order]
+            keys[a:b] = sorted_keys
+            weights[a:b] = sorted_w
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _count_distinct(offsets: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     n_seg = len(offsets) - 1
     distinct = np.zeros(n_seg, dtype=np.int64)
@@ -37,7 +41,7 @@ def _count_distinct(offsets: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     return distinct
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _fill_distinct(
     offsets: np.ndarray, sorted_keys: np.ndarray, sorted_w: np.ndarray, indptr: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -45,6 +49,7 @@ def _fill_distinct(
     total = indptr[n_seg]
     points = np.empty(total, dtype=np.int64)
     counts = np.zeros(total, dtype=np.int64)
+    unweighted = len(sorted_w) == 0
     for u in nb.prange(n_seg):
         a, b = offsets[u], offsets[u + 1]
         j = indptr[u] - 1
@@ -52,25 +57,27 @@ def _fill_distinct(
             if i == a or sorted_keys[i] != sorted_keys[i - 1]:
                 j += 1
                 points[j] = sorted_keys[i]
-            counts[j] += sorted_w[i]
+            counts[j] += 1 if unweighted else sorted_w[i]
     return points, counts
 
 
 def dedupe_segments(
-    offsets: np.ndarray, keys: np.ndarray, weights: np.ndarray | None = None
+    offsets: np.ndarray, keys: np.ndarray, weights: np.ndarray | None = None, *, overwrite_keys: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR of the distinct keys of every segment with their summed weights.
 
     ``offsets`` (int64, n_segments + 1) delimits the rows of each user in ``keys`` (int64). Returns
     ``(indptr, points, counts)`` where ``points[indptr[u]:indptr[u+1]]`` are user ``u``'s distinct keys in
-    ascending order and ``counts`` the sum of ``weights`` (1 per row by default) for each.
+    ascending order and ``counts`` the sum of ``weights`` (1 per row by default) for each. With
+    ``overwrite_keys`` an int64 ``keys`` array is sorted in place instead of copied.
     """
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    keys = np.ascontiguousarray(keys, dtype=np.int64)
-    w = np.ones(len(keys), dtype=np.int64) if weights is None else np.ascontiguousarray(weights, dtype=np.int64)
-    sorted_keys, sorted_w = _sort_segments(offsets, keys, w)
-    distinct = _count_distinct(offsets, sorted_keys)
+    in_place = overwrite_keys and keys.dtype == np.int64 and keys.flags.c_contiguous
+    keys = keys if in_place else np.array(keys, dtype=np.int64, order="C")
+    w = np.empty(0, dtype=np.int64) if weights is None else np.array(weights, dtype=np.int64, order="C")
+    _sort_segments(offsets, keys, w)
+    distinct = _count_distinct(offsets, keys)
     indptr = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(distinct, out=indptr[1:])
-    points, counts = _fill_distinct(offsets, sorted_keys, sorted_w, indptr)
+    points, counts = _fill_distinct(offsets, keys, w, indptr)
     return indptr, points, counts
