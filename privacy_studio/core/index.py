@@ -62,7 +62,7 @@ class PointIndex:
         )
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _compact_points(
     points: np.ndarray, point_ids: np.ndarray, remap: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +79,7 @@ def _compact_points(
     return out, counts
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.ndarray) -> np.ndarray:
     """Counting sort of the (user, point) pairs by point; users come out ascending within each point.
 
@@ -111,7 +111,7 @@ def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.nd
     return out
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _fill_bitmaps(
     post_ptr: np.ndarray, post_users: np.ndarray, dense_points: np.ndarray, n_words: int
 ) -> np.ndarray:

@@ -297,7 +297,7 @@ def flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.n
     return _flow_counts(np.ascontiguousarray(user), np.ascontiguousarray(units, np.int64), n_units)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
     if n_units * n_units <= DENSE_FLOWS:  # few units: one dense counter, read in key order
         dense = np.zeros(n_units * n_units, dtype=np.int64)

@@ -18,7 +18,7 @@ from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _is_sorted(user: np.ndarray, time: np.ndarray) -> bool:
     for i in range(1, len(user)):
         if user[i] < user[i - 1] or (user[i] == user[i - 1] and time[i] < time[i - 1]):
@@ -26,7 +26,7 @@ def _is_sorted(user: np.ndarray, time: np.ndarray) -> bool:
     return True
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def sort_order(user: np.ndarray, time: np.ndarray, n_users: int) -> np.ndarray:
     """Stable permutation sorting rows by (user, time): counting sort on users, merge sort within each."""
     counts = np.zeros(n_users + 1, dtype=np.int64)
@@ -65,7 +65,7 @@ def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]
     return rank[codes].astype(np.int32), values[order]
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def _gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     out = np.empty(len(order), dtype=values.dtype)
     for i in nb.prange(len(order)):

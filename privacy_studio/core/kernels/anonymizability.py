@@ -35,7 +35,7 @@ def _parts(xi, yi, ti, xj, yj, tj, ws, wt, smax, tmax):
     return sp, tp
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def sample_distance(xi, yi, ti, xj, yj, tj, ws, wt, smax, tmax):
     """The sample distance ``d_ab(i, j)`` (space in km, time in minutes)."""
     sp, tp = _parts(xi, yi, ti, xj, yj, tj, ws, wt, smax, tmax)
@@ -135,7 +135,7 @@ def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _directed_sum(a, b, data, scratch, mode, first, half, worst, lb, rest, pending, params):
     """Sum over samples of ``a`` of the minimum distance to ``b``; NaN once the candidate cannot win.
 
@@ -166,7 +166,7 @@ def _directed_sum(a, b, data, scratch, mode, first, half, worst, lb, rest, pendi
     return s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode, worst, ws, wt, smax, tmax):
     """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``Δ_ab`` provably exceeds ``worst``.
 
@@ -223,7 +223,7 @@ def _popcount(v):
     return int((v * _H01) >> np.uint64(56))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _directed_bound(u, v, n, bounds, ws, wt, smax, tmax):
     """Lower bound on the mean minimum distance from samples of ``u`` to ``v``, from a few bitmap words.
 
@@ -245,7 +245,7 @@ def _directed_bound(u, v, n, bounds, ws, wt, smax, tmax):
     return max(s_box, s_far * ws / n) + max(t_box, t_far * wt / n)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def pair_bound(a, b, off, bounds, ws, wt, smax, tmax):
     """A cheap lower bound on ``Δ_ab`` (O(bitmap words)), used to order and cut the candidates."""
     na = off[a + 1] - off[a]
@@ -271,7 +271,7 @@ def _cell_bound(dilated, v, cell, cumulative):
     return cumulative[r]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def bound_total(u, v, places, bounds):
     """The sum of :func:`sample_bounds` computed per distinct time bin and per place of ``u`` (cheaper)."""
     loc_off, loc_n = places[1], places[4]
@@ -285,7 +285,7 @@ def bound_total(u, v, places, bounds):
     return total
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def sample_bounds(u, v, off, bounds, out):
     """Per-sample lower bounds on the minimum distance from each sample of ``u`` to ``v``; their sum.
 
@@ -314,7 +314,7 @@ def _exceeds(bound, worst):
     return bound - BOUND_MARGIN * (1.0 + bound) > worst
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _insert(idx, dist, count, b, d):
     """Insert (d, b) into the sorted prefix ``[0, count)`` of the nearest list, dropping the last if full."""
     pos = min(count, len(idx) - 1)
@@ -327,7 +327,7 @@ def _insert(idx, dist, count, b, d):
     return min(count + 1, len(idx))
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, smax, tmax):
     """The ``m`` users with the smallest ``Δ_ab`` (then lowest code) for each target, and those distances.
 
@@ -374,7 +374,7 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, s
     return out_idx, out_d
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
     """Write the spatial and temporal parts of each sample of ``a`` matched to its nearest sample of ``b``."""
     lo, hi = off[b], off[b + 1]
@@ -388,7 +388,7 @@ def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
     return pos
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def matched_count(a, b, off):
     """How many matched sample distances ``Δ_ab`` averages: the longer length, or both when equal."""
     na = off[a + 1] - off[a]
@@ -396,7 +396,7 @@ def matched_count(a, b, off):
     return 2 * na if na == nb_ else max(na, nb_)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def matched_parts(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
     """Append the matched sample distances of ``Δ_ab`` (split into parts) at ``pos``; return the new end."""
     na = off[a + 1] - off[a]
@@ -408,7 +408,7 @@ def matched_parts(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
     return pos
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def gini(sorted_values):
     """Gini coefficient ``Σ (2i - N - 1) s_i / (N Σ s_i)`` of ascending values; 0 when all are zero.
 
@@ -433,7 +433,7 @@ def _quantile(sorted_values, num, den):
     return sorted_values[max(rank, 1) - 1]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def tail_weight(sorted_values):
     """Tail weight index of ascending values; NaN when F⁻¹(.75) = F⁻¹(.5) (undefined) or no values."""
     if len(sorted_values) == 0:
@@ -446,7 +446,7 @@ def tail_weight(sorted_values):
     return (q99 - q50) / (q75 - q50) * (_PHI_75 / _PHI_99)
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
     """Per target and k: Gini and tail weight of the spatial and temporal parts, and Σ temporal / Σ spatial.
 
@@ -484,7 +484,7 @@ def _mark(bits, u, cell):
     bits[u, cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def time_bitmaps(off, t, t0, width, reach, n_words):
     """Per user the occupied time bins (``width`` minutes from ``t0``) and those bins dilated by 1..reach;
     and each sample's bin. ``width * reach`` >= δt_max: beyond ``reach`` bins the temporal part is w_t.
@@ -509,7 +509,7 @@ def time_bitmaps(off, t, t0, width, reach, n_words):
     return bits, dilated, cells
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def space_bitmaps(places, x0, y0, cell, side, reach, n_words):
     """Per user the occupied squares of a ``side`` x ``side`` grid of ``cell`` km, those squares dilated by
     1..reach (Chebyshev), and each sample's square (from the users' distinct places).

@@ -20,7 +20,7 @@ TERM_L1 = 2  # L1 distance correction: -2 min(p, q)
 TERM_DOT = 3  # negative product (cosine distance on L2-normalized vectors, or -dot)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def poisson_log_ratio(a1: int, a2: int, lam1: float, lam2: float, theta: float) -> float:
     """ln P_same(a1, a2) / (Pois(a1; lam1) Pois(a2; lam2)): bivariate Poisson with shared part ``theta``."""
     r1 = lam1 - theta
@@ -52,7 +52,7 @@ def poisson_log_ratio(a1: int, a2: int, lam1: float, lam2: float, theta: float) 
     return head + best + math.log(s)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _overlap_term(kind: int, a: float, b: float, lam1: float, lam2: float, theta: float) -> float:
     if kind == TERM_POISSON:
         ia, ib = int(a), int(b)
@@ -70,7 +70,7 @@ def _overlap_term(kind: int, a: float, b: float, lam1: float, lam2: float, theta
     return -a * b
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def pair_scores(
     u_indptr: np.ndarray,
     u_keys: np.ndarray,
@@ -105,7 +105,7 @@ def pair_scores(
     return out
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def eccentricity(scores: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """Per row: (score of the chosen column - best other score) / std of the other scores.
 
@@ -137,7 +137,7 @@ def eccentricity(scores: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def rank_of_target(costs: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row: columns strictly cheaper than column ``target[u]``, and other columns tied with it (-1, -1
     if no target), so top-k credit can split ties instead of always ranking the target first."""
@@ -161,7 +161,7 @@ def rank_of_target(costs: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, n
     return better, tied
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def swap_ranks(first: np.ndarray, last: np.ndarray, draws: np.ndarray) -> np.ndarray:
     """Rank swapping of one attribute: for every sorted position, the sorted position whose value it gets.
 
@@ -191,7 +191,7 @@ def swap_ranks(first: np.ndarray, last: np.ndarray, draws: np.ndarray) -> np.nda
     return source
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def intersect_candidates(lo: np.ndarray, hi: np.ndarray, masked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR of the masked rows whose every attribute value lies in ``[lo[i, j], hi[i, j]]`` for record i."""
     n_rec, n_att = lo.shape

@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _map_sort_merge(
     points: np.ndarray,
     counts: np.ndarray,
@@ -49,7 +49,7 @@ def _map_sort_merge(
     return m
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def coarsen_csr(
     indptr: np.ndarray,
     points: np.ndarray,

@@ -41,17 +41,17 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def popcount64(x: np.uint64) -> int:
     return int(_ctpop(x))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def has_bit(bits: np.ndarray, v: int) -> bool:
     return (bits[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def and_count(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> int:
     """``out = a & b`` word-wise (``out`` may be ``a``); returns the number of set bits."""
     c = 0
@@ -62,7 +62,7 @@ def and_count(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> int:
     return int(c)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def and_popcount(a: np.ndarray, b: np.ndarray) -> int:
     c = 0
     for w in range(len(a)):
@@ -70,7 +70,7 @@ def and_popcount(a: np.ndarray, b: np.ndarray) -> int:
     return int(c)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def bits_to_list(bits: np.ndarray, out: np.ndarray) -> int:
     """Write the set bits' positions in ascending order; returns how many."""
     n = 0
@@ -83,7 +83,7 @@ def bits_to_list(bits: np.ndarray, out: np.ndarray) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def filter_by_bits(src: np.ndarray, n: int, bits: np.ndarray, dst: np.ndarray) -> int:
     """Keep the users of ``src[:n]`` whose bit is set (``dst`` may be ``src``)."""
     m = 0
@@ -95,7 +95,7 @@ def filter_by_bits(src: np.ndarray, n: int, bits: np.ndarray, dst: np.ndarray) -
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
     """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: walk the shorter, gallop through the longer.
 
@@ -135,7 +135,7 @@ def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.nd
     return m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def walk_start(x: int, post_ptr: np.ndarray, dense_slot: np.ndarray, state: np.ndarray) -> int:
     """Start a walk at point ``x``: the set is D_x; returns its size."""
     state[0] = REF_BITS if dense_slot[x] >= 0 else REF_LIST
@@ -145,7 +145,7 @@ def walk_start(x: int, post_ptr: np.ndarray, dense_slot: np.ndarray, state: np.n
     return state[2]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def walk_step(
     y: int,
     post_ptr: np.ndarray,
@@ -186,7 +186,7 @@ def walk_step(
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def walk_members(
     post_ptr: np.ndarray,
     post_users: np.ndarray,
@@ -208,7 +208,7 @@ def walk_members(
     return out[:n]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def walk_bitmap(
     dense_slot: np.ndarray, bitmaps: np.ndarray, bits: np.ndarray, state: np.ndarray
 ) -> np.ndarray:

@@ -10,7 +10,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def splitmix64(x: np.uint64) -> np.uint64:
     """The splitmix64 finalizer: a bijective mix of 64 bits."""
     z = x + _GOLDEN
@@ -19,7 +19,7 @@ def splitmix64(x: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def stream_key(seed: int, user: int, draw: int) -> np.uint64:
     """The key of the random stream of one (seed, user, draw)."""
     h = splitmix64(np.uint64(seed))
@@ -27,7 +27,7 @@ def stream_key(seed: int, user: int, draw: int) -> np.uint64:
     return splitmix64(h ^ (np.uint64(draw) * _M1))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def uniform01(key: np.uint64, i: int) -> float:
     """The i-th uniform number in (0, 1) of the stream ``key``."""
     z = splitmix64(key + np.uint64(i + 1) * _GOLDEN)

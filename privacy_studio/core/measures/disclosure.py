@@ -22,7 +22,7 @@ from privacy_studio.core.kernels.intersect import (
 )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def kl_term(post: float, prior: float) -> float:
     """Σ_t P(X=t|A) ln(P(X=t|A)/P(X=t)) for a binary point, with 0 ln 0 = 0."""
     s = 0.0
@@ -42,7 +42,7 @@ def point_priors(list_lengths: np.ndarray, n_users: int) -> tuple[np.ndarray, np
     return q, g, float(q.sum()), float(g.sum())
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def em_kl_of_set(
     state: np.ndarray,
     post_ptr: np.ndarray,

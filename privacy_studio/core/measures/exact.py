@@ -16,7 +16,7 @@ from privacy_studio.core.measures.unicity import N_PARTS
 MAX_SUBSETS = 2_000_000
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _exact_pass(
     p: int,
     offsets: np.ndarray,

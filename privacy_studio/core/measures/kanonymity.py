@@ -12,7 +12,7 @@ from privacy_studio.core.kernels.rng import splitmix64
 THRESHOLDS = (2, 5, 10, 100)
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _trace_hashes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
     out = np.empty(len(indptr) - 1, dtype=np.uint64)
     for u in nb.prange(len(indptr) - 1):
@@ -23,7 +23,7 @@ def _trace_hashes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _same_trace(indptr: np.ndarray, points: np.ndarray, u: int, v: int) -> bool:
     a, b = indptr[u], indptr[v]
     n = indptr[u + 1] - a
@@ -35,7 +35,7 @@ def _same_trace(indptr: np.ndarray, points: np.ndarray, u: int, v: int) -> bool:
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _classes(order: np.ndarray, hashes: np.ndarray, indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Class size of every user: equal hashes are checked point by point, so collisions never merge."""
     n = len(order)

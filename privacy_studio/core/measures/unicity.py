@@ -25,7 +25,7 @@ from privacy_studio.core.measures.disclosure import em_kl_of_set, point_priors
 N_PARTS = 8
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def order_trace(
     kind: int,
     pts: np.ndarray,
@@ -58,7 +58,7 @@ def order_trace(
         keys[best] = np.inf
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _walk_prefixes(
     order: np.ndarray,
     m: int,
@@ -80,7 +80,7 @@ def _walk_prefixes(
         sizes[k] = c
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _sample_pass(
     users: np.ndarray,
     draws: int,
