@@ -22,6 +22,7 @@ def _int_list(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.measures.anonymizability import (
         AggregationLevel,
@@ -32,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     )
     from privacy_studio.core.progress import Cancelled, TaskControl
 
-    control = TaskControl(None if args.quiet else _print_progress)
+    bar = ProgressBar(enabled=not args.quiet)
+    control = TaskControl(bar)
     try:
         params = DistanceParams(args.ws, args.wt, args.smax_km, args.tmax_h)
         levels = [AggregationLevel.parse(v) for v in args.aggregate.split(",")] if args.aggregate else []
@@ -51,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except Cancelled:
         return 130
-    if not args.quiet:
-        print(file=sys.stderr)
+    finally:
+        bar.close()
     payload = _without_neighbours(raw.to_dict())
     payload["targets"] = args.targets
     payload["seed"] = args.seed
@@ -89,10 +91,6 @@ def _print_table(results: list, out) -> None:
                 f"{np.quantile(delta, 0.9):7.3f} {np.mean(delta == 0):6.1%} {med_ratio}",
                 file=out,
             )
-
-
-def _print_progress(fraction: float, message: str) -> None:
-    print(f"\r{100 * fraction:5.1f}%  {message:<60}", end="", file=sys.stderr, flush=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

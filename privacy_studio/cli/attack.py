@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from privacy_studio.cli import UserError
@@ -49,17 +48,18 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.measures.attacks.requests import describe, run_attack
     from privacy_studio.core.progress import TaskControl
 
-    control = TaskControl(None if args.quiet else _progress)
+    bar = ProgressBar(enabled=not args.quiet)
+    control = TaskControl(bar)
     try:
         result = run_attack(_request(args), control)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     finally:
-        if not args.quiet:
-            print(file=sys.stderr)
+        bar.close()
     _write(result, args.json)
     if args.json:  # without --json the standard output is the JSON alone
         print(describe(args.attack, result))
@@ -76,10 +76,6 @@ def _write(result: dict, path: str | None) -> None:
             fh.write(text + "\n")
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc}") from exc
-
-
-def _progress(fraction: float, message: str) -> None:
-    print(f"\r{100 * fraction:5.1f}%  {message:<50}", end="", file=sys.stderr, flush=True)
 
 
 def run_features(args: argparse.Namespace) -> int:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from privacy_studio.cli import UserError
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``privacy-studio generate`` with parsed arguments; returns the exit code."""
+    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.sample import generate_city
 
-    control = TaskControl(None if args.quiet else _print_progress)
+    bar = ProgressBar(enabled=not args.quiet)
+    control = TaskControl(bar)
     try:
         paths = generate_city(
             args.users,
@@ -27,15 +28,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    if not args.quiet:
-        print(file=sys.stderr)
+    finally:
+        bar.close()
     print(f"wrote {len(paths.files())} files to {paths.root} (see {paths.readme.name})")
     return 0
-
-
-def _print_progress(fraction: float, message: str) -> None:
-    """One updating progress line on stderr."""
-    print(f"\r{100 * fraction:5.1f}%  {message:<60}", end="", file=sys.stderr, flush=True)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

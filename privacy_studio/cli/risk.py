@@ -6,9 +6,9 @@ import argparse
 import json
 import os
 import sys
-import time
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
 
 
@@ -38,32 +38,6 @@ def split_list(text: str, flag: str) -> list[str]:
     if not items:
         raise UserError(f"{flag} is empty: give a comma-separated list")
     return items
-
-
-class ProgressBar:
-    """A one-line progress bar on stderr, shown only once a run takes longer than a second."""
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, fraction: float, message: str) -> None:
-        now = time.monotonic()
-        if now - self.start < 1.0 or (now - self.last < 0.2 and fraction < 1.0):
-            return
-        self.last, self.shown = now, True
-        filled = int(30 * fraction)
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (30 - filled)}] {100 * fraction:5.1f}% {message[:50]:<50}"
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
