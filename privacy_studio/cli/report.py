@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.cli.risk import ProgressBar
+    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
 
