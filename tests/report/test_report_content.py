@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -257,3 +258,23 @@ def test_any_grid_gives_a_consistent_report(
     assert sorted(cells) == sorted(float(v) for v in risk if math.isfinite(v))
     appendix = _section(report, "Appendix: per-profile details")
     assert len(_blocks(appendix, Table)) == len(results)
+
+
+def test_power_law_uses_the_trade_off_panels_unit_areas(make_project) -> None:
+    from privacy_studio.core.tradeoff.analysis import coarseness
+    from privacy_studio.core.tradeoff.powerlaw import unit_areas
+
+    sample = Project.load(Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj")
+    dataset = sample.load_dataset()
+    project = make_project()
+    section = _section(build_report(project, dataset), "Power law")
+    assert section.available
+    grid = grid_table(project.results)
+    start, end = dataset.events.period()
+    sizes = coarseness(
+        grid, unit_areas(dataset.events, ["antenna", "zip", "district"], dataset.hierarchy), end - start
+    )
+    figure = _blocks(section, PlotFigure)[0]
+    points, fit = figure.series
+    assert points.labels == grid.labels and points.x == pytest.approx(sizes.tolist())
+    assert figure.percent_y and max(fit.y) <= 1.0

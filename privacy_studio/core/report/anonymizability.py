@@ -1,4 +1,4 @@
-"""The anonymizability part of the report: per level and k the quartiles of Δ_a^k and its CDF, from the
+"""The anonymizability part of the report: per level and k the quartiles of Δₐᵏ and its CDF, from the
 results stored in the project (``analyses["anonymizability"]``)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ TITLE = "Anonymizability"
 
 @dataclass
 class LevelDeltas:
-    """Δ_a^k of every target person at one aggregation level (``raw`` first), one array per k."""
+    """Δₐᵏ of every target person at one aggregation level (``raw`` first), one array per k."""
 
     level: str
     deltas: dict[int, np.ndarray]
@@ -40,7 +40,7 @@ def stored_levels(stored: list[dict] | dict) -> list[LevelDeltas]:
 
 
 def anonymizability_section(analyses: dict[str, Any]) -> Section:
-    """Quartiles of Δ_a^k per level and k, the CDF per k on the raw data, and per level at the smallest k."""
+    """Quartiles of Δₐᵏ per level and k, the CDF per k on the raw data, and per level at the smallest k."""
     stored = analyses.get("anonymizability")
     if not stored:
         return absent(
@@ -58,7 +58,7 @@ def anonymizability_section(analyses: dict[str, Any]) -> Section:
         *_parameters(stored),
         _table(levels),
         _cdf(
-            "Figure A1. Share of people whose Δ_a^k is at most x on the raw data, one curve per k "
+            "Figure A1. Share of people whose Δₐᵏ is at most x on the raw data, one curve per k "
             "(further right = harder to hide among k people).",
             {f"k = {k}": d for k, d in levels[0].deltas.items()},
         ),
@@ -103,7 +103,7 @@ def _table(levels: list[LevelDeltas]) -> Table:
                 [lv.level, str(k), count(len(d)), number(q1, 3), number(med, 3), number(q3, 3), share(zero)]
             )
     return Table(
-        "Table A1. Δ_a^k per aggregation level and k: lower quartile, median and upper quartile over the "
+        "Table A1. Δₐᵏ per aggregation level and k: lower quartile, median and upper quartile over the "
         "people measured, and the share already hidden among k (Δ = 0).",
         ["Level", "k", "People", "Lower quartile", "Median", "Upper quartile", "Δ = 0"],
         rows,
@@ -119,4 +119,4 @@ def _cdf(caption: str, curves: dict[str, np.ndarray]) -> PlotFigure:
         steps_x = np.repeat(x, 2)[1:].tolist()
         steps_y = np.repeat(y, 2)[:-1].tolist()
         series.append(Series(name, steps_x, steps_y))
-    return PlotFigure(caption, "Δ_a^k", "share of people with Δ_a^k ≤ x", series, percent_y=True)
+    return PlotFigure(caption, "Δₐᵏ", "share of people with Δₐᵏ ≤ x", series, percent_y=True)

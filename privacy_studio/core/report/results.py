@@ -350,6 +350,10 @@ def power_law_section(inp: ReportInputs) -> Section:
         return absent("Power law", str(exc))
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
     xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
+    fitted = fit.predict(xs)
+    proportion = is_proportion(inp.measure)
+    if proportion:  # a share cannot exceed 100 %: the line stops where the fit would
+        xs, fitted = xs[fitted <= 1.0], fitted[fitted <= 1.0]
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
         "the "
@@ -364,10 +368,11 @@ def power_law_section(inp: ReportInputs) -> Section:
                 labels=np.array(grid.labels)[use].tolist(),
                 mode="points",
             ),
-            Series("fit", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+            Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
         ],
         log_x=True,
         log_y=True,
+        percent_y=proportion,
     )
     blocks = [figure, Paragraph(coarsening_text(fit, inp.ceiling, inp.risk_label))]
     if fit.left_out:
