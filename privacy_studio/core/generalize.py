@@ -15,6 +15,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.csr import dedupe_segments
+from privacy_studio.core.kernels.derive import coarsen_csr
 from privacy_studio.core.kernels.timebins import floor_bins
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
@@ -318,20 +319,19 @@ def coarsen(
     if traces.n_price_bins != 1 or profile.price is not None:
         raise ValueError("coarsening of price-binned traces is not supported; generalize from the events")
     fine_s, coarse_s = traces.profile.temporal.seconds, profile.temporal.seconds
-    fine_unit = traces.point_unit(traces.points)
-    fine_bin = traces.point_bin(traces.points)
     if coarse_s is None:
-        coarse_bin, n_bins, origin = np.zeros_like(fine_bin), 1, 0
+        factor, shift, n_bins, origin = traces.n_bins, 0, 1, 0
     elif fine_s is None or coarse_s % fine_s:
         raise ValueError(
             f"cannot derive {profile.temporal.label} bins from {traces.profile.temporal.label} bins"
         )
-    else:
+    else:  # coarse bins stay aligned to Monday midnight, as generalize() aligns them
         factor = coarse_s // fine_s
         shift = ((traces.bin_origin - MONDAY_EPOCH) // fine_s) % factor
-        coarse_bin = (fine_bin + shift) // factor
         n_bins = (traces.n_bins - 1 + shift) // factor + 1
         origin = traces.bin_origin - shift * fine_s
-    key = np.asarray(unit_map, dtype=np.int64)[fine_unit] * n_bins + coarse_bin
-    indptr, points, counts = dedupe_segments(traces.indptr, key, traces.counts)
+    unit_map = np.ascontiguousarray(unit_map, dtype=np.int64)
+    indptr, points, counts = coarsen_csr(
+        traces.indptr, traces.points, traces.counts, unit_map, traces.n_bins, factor, shift, n_bins
+    )
     return Traces(profile, indptr, points, counts, n_units, n_bins, 1, unit_ids, unit_xy, origin)

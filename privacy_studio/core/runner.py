@@ -16,7 +16,6 @@ import numpy as np
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import (
-    MONDAY_EPOCH,
     Profile,
     SpatialLevel,
     TemporalLevel,
@@ -26,7 +25,6 @@ from privacy_studio.core.generalize import (
 )
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.index import PointIndex, build_index
-from privacy_studio.core.kernels.derive import coarsen_csr
 from privacy_studio.core.knowledge import (
     GIVEN,
     Explicit,
@@ -286,17 +284,7 @@ def derive_traces(
                 counts = np.bincount(mapping[ok], minlength=n_units)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     xy[:, k] = sums / counts
-    if coarse_s is None:
-        factor, shift, n_bins, origin = base.n_bins, 0, 1, 0
-    else:  # coarse bins stay aligned to Monday midnight, as generalize() aligns them
-        factor = coarse_s // fine_s
-        shift = ((base.bin_origin - MONDAY_EPOCH) // fine_s) % factor
-        n_bins = (base.n_bins - 1 + shift) // factor + 1
-        origin = base.bin_origin - shift * fine_s
-    indptr, points, counts = coarsen_csr(
-        base.indptr, base.points, base.counts, mapping, base.n_bins, factor, shift, n_bins
-    )
-    return Traces(profile, indptr, points, counts, n_units, n_bins, 1, ids, xy, origin)
+    return coarsen(base, profile, mapping, n_units, ids, xy)
 
 
 def base_profile(profiles: list[Profile], hierarchy: Hierarchy | None) -> Profile:
