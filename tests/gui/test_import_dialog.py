@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from privacy_studio.gui.dialogs.import_dialog import AUTO, ImportDialog
+from privacy_studio.gui.dialogs.import_dialog import AUTO, ImportDialog, in_dialog_terms
 
 
 def test_columns_are_offered_and_overrides_become_the_mapping(window, sample_subset):
@@ -34,3 +34,45 @@ def test_date_order_choice_reaches_the_reader_options(window, sample_subset):
     assert (dialog.options().dayfirst, dialog.options().monthfirst) == (True, False)
     dialog.date_order.setCurrentIndex(2)
     assert (dialog.options().dayfirst, dialog.options().monthfirst) == (False, True)
+
+
+def _headerless_copy(tmp_path, sample_subset, n_lines=60):
+    """The first rows of the sample subset without its header line, columns user,time,location."""
+    lines = sample_subset["events"].read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "no_header.csv"
+    path.write_text("\n".join(",".join(ln.split(",")[:3]) for ln in lines[1:n_lines]) + "\n")
+    return path, {ln.split(",")[0] for ln in lines[1:n_lines]}
+
+
+def test_headerless_file_is_imported_with_roles_chosen_in_the_boxes(window, qtbot, sample_subset, tmp_path):
+    path, users = _headerless_copy(tmp_path, sample_subset)
+    dialog = ImportDialog(window.runner, window, str(path))
+    assert 'untick "first row holds column names"' in dialog.problems.text()
+    assert "--" not in dialog.problems.text(), "the dialog must not point at command-line flags"
+    dialog.header.setChecked(False)
+    dialog.update_preview()
+    assert "choose under Columns" in dialog.problems.text()
+    for role, column in (("user", "column 1"), ("time", "column 2"), ("location", "column 3")):
+        dialog.role_boxes[role].setCurrentText(column)
+    options = dialog.options()
+    assert (options.header, options.columns, options.mapping) == (False, ["user", "time", "location"], {})
+    dialog.update_preview()
+    assert dialog.parsed_table.rowCount() > 0
+    dialog.antennas.edit.setText(str(sample_subset["antennas"]))
+    with qtbot.waitSignal(dialog.imported, timeout=60_000) as imported:
+        dialog.start_import()
+    dataset = imported.args[0]
+    assert set(dataset.events.user_ids) == users and dataset.report.rows_kept == len(dataset.events.user)
+
+
+def test_reader_hints_name_the_dialog_controls_not_command_line_flags():
+    hints = (
+        "the first line ('0', '2010') looks like data, not a header; "
+        "pass --no-header --columns user,time,... naming each column's role",
+        "--no-header needs --columns naming each column's role, e.g. user,time,lat,lon,location",
+        "no time column (or --map time=COLUMN); columns: a, b",
+        "every date could be either; pass --dayfirst (dd/mm/yyyy) or --monthfirst (mm/dd/yyyy)",
+    )
+    for hint in hints:
+        assert "--" not in in_dialog_terms(hint), hint
+    assert "choose the time column under Columns" in in_dialog_terms(hints[2])

@@ -6,6 +6,7 @@ and its report (rows kept, rows rejected per reason with line numbers) is shown 
 
 from __future__ import annotations
 
+import re
 import zoneinfo
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,45 @@ DATE_ORDERS = (
     ("month first (12/31)", (False, True)),
 )
 PREVIEW_DELAY_MS = 300
+HEADER_TEXT = "first row holds column names"
 DATA_FILTER = "Data files (*.csv *.gz *.zip *.parquet *.txt);;All files (*)"
+
+
+#: The reader's hints name command-line flags; in the dialog they become the widget to use instead.
+DIALOG_TERMS = (
+    (
+        re.compile(r"pass --no-header --columns user,time,\.\.\. naming each column's role"),
+        'untick "first row holds column names" and choose each column\'s role under Columns',
+    ),
+    (
+        re.compile(r"--no-header needs --columns naming each column's role, e\.g\. [\w,]+"),
+        "the file has no header row: choose under Columns which column is the user, the time, "
+        "the location or lat/lon (columns left on (detect) are skipped)",
+    ),
+    (re.compile(r"--columns names (\d+) columns"), r"the Columns boxes name \1 columns"),
+    (re.compile(r"--map (\w+)=COLUMN"), r"choose the \1 column under Columns"),
+    (
+        re.compile(r"pass --dayfirst \(dd/mm/yyyy\) or --monthfirst \(mm/dd/yyyy\)"),
+        "choose the order under Dates",
+    ),
+    (re.compile(r"drop --delimiter or pass the right one"), "set Delimiter to detect or to the right one"),
+)
+
+
+def in_dialog_terms(text: str) -> str:
+    """A reader message with its command-line hints replaced by the dialog's own controls."""
+    for pattern, replacement in DIALOG_TERMS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def headerless_roles(mapping: dict[str, str], names: list[str]) -> list[str] | None:
+    """The reader's ``columns`` for a file without a header: a role or ``_`` (skip) per column, in order.
+
+    ``mapping`` is role -> column name as the role boxes show it (``column 3``); ``None`` if nothing chosen.
+    """
+    chosen = {column: role for role, column in mapping.items() if column in names}
+    return [chosen.get(name, "_") for name in names] if chosen else None
 
 
 def load_and_hash(path: str, options: ReaderOptions, control: TaskControl | None = None) -> tuple[Any, str]:
@@ -131,7 +170,7 @@ class ImportDialog(QDialog):
         self.delimiter = QComboBox()
         for text, value in DELIMITERS:
             self.delimiter.addItem(text, value)
-        self.header = QCheckBox("first row holds column names")
+        self.header = QCheckBox(HEADER_TEXT)
         self.header.setChecked(True)
         self.tz = QLineEdit("UTC")
         self.tz.setToolTip(
@@ -255,6 +294,11 @@ class ImportDialog(QDialog):
         """The reader options the dialog shows (``ValueError`` with a readable text if inconsistent)."""
         dayfirst, monthfirst = self.date_order.currentData()
         mapping = {role: box.currentText() for role, box in self.role_boxes.items() if box.currentIndex() > 0}
+        columns = None
+        if not self.header.isChecked():  # no names in the file: the boxes' choices give each column's role
+            box = self.role_boxes["user"]
+            columns = headerless_roles(mapping, [box.itemText(i) for i in range(1, box.count())])
+            mapping = {}
         tz = self.tz.text().strip() or "UTC"
         try:
             zoneinfo.ZoneInfo(tz)
@@ -266,6 +310,7 @@ class ImportDialog(QDialog):
             format=self.format.currentText(),
             delimiter=self.delimiter.currentData(),
             header=self.header.isChecked(),
+            columns=columns,
             mapping=mapping,
             tz=tz,
             dayfirst=dayfirst,
@@ -288,7 +333,7 @@ class ImportDialog(QDialog):
         try:
             result = preview(path, self.options())
         except Exception as exc:
-            self.problems.setText(readable_error(exc))
+            self.problems.setText(in_dialog_terms(readable_error(exc)))
             fill_table(self.raw_table, [], [])
             fill_table(self.parsed_table, [], [])
             return
@@ -299,8 +344,10 @@ class ImportDialog(QDialog):
         self._offer_columns(columns, dict(result.mapping or {}))
         if self.format.currentText() == "auto":
             self.format.setToolTip(f"detected: {result.detected_format}")
-        problems = list(result.problems or [])
-        self.problems.setText("\n".join(str(p) for p in problems))
+        problems = [in_dialog_terms(str(p)) for p in result.problems or []]
+        if self.header.isChecked() and any("no user column" in p for p in problems):
+            problems.append(f'If the first row is data ({", ".join(columns[:3])} …), untick "{HEADER_TEXT}".')
+        self.problems.setText("\n".join(problems))
 
     def _offer_columns(self, columns: list[str], detected: dict[str, str]) -> None:
         """List the file's columns in every role box, keeping choices; show the detection as a hint."""
@@ -364,7 +411,7 @@ class ImportDialog(QDialog):
 
     def _on_failed(self, message: str, _details: str) -> None:
         self._finish()
-        self.report.setPlainText(f"Import failed: {message}")
+        self.report.setPlainText(f"Import failed: {in_dialog_terms(message)}")
 
     def _on_cancelled(self, _items: Any) -> None:
         self._finish()
