@@ -316,6 +316,7 @@ class MainWindow(QMainWindow):
         self.cancel_run()
         self.session.replace(project)
         self.grid.apply_settings(project.settings)
+        self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
         self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
@@ -443,6 +444,8 @@ class MainWindow(QMainWindow):
             self.error(f"These settings cannot be run: {exc}")
             return None
         self.session.set_settings(settings)
+        if self.session.project.results:
+            self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.results = []
         self.session.results_changed.emit([])
         worker = Worker(run_grid, self.session.dataset, risk, name="risk grid")
@@ -527,7 +530,7 @@ class MainWindow(QMainWindow):
         for source in project.sources:
             item = QTreeWidgetItem(sources, [Path(source.path).name])
             item.setToolTip(0, source.path)
-        grid = QTreeWidgetItem(self.tree, [f"Grid ({len(project.settings.get('cells') or [])} cells)"])
+        grid = QTreeWidgetItem(self.tree, [f"Grid ({len(self.grid.checked_cells())} cells ticked)"])
         results = QTreeWidgetItem(self.tree, [f"Results ({len(project.results)} profiles)"])
         for rec in project.results:
             QTreeWidgetItem(results, [profile_label(rec)])

@@ -16,6 +16,9 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVB
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
 
+#: What an empty plot says, so a newcomer knows how to fill it.
+NO_RESULTS = "No results yet: tick cells in the Grid tab (left) and press Run (Ctrl+R)."
+
 #: Colours of successive profiles (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
@@ -60,6 +63,7 @@ class PlotTab(QWidget):
         layout.addLayout(self.controls)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.note)
+        self.note.setText(NO_RESULTS)
         tip = measure_help.tooltip(self.measure_key)
         if tip:
             self.graphics.setToolTip(tip)
@@ -69,6 +73,10 @@ class PlotTab(QWidget):
         """Show these results (called with the whole list after each partial result)."""
         self.records = list(records)
         self.refresh()
+        if not self.records:
+            self.note.setText(NO_RESULTS)
+        elif self.note.text() == NO_RESULTS:
+            self.note.clear()
 
     def refresh(self) -> None:
         raise NotImplementedError

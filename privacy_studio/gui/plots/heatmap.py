@@ -12,6 +12,9 @@ from PySide6.QtWidgets import QLabel, QSpinBox
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import by_p, p_values
 
+#: Text of a cell without a result for the chosen p ("…" read as "still computing").
+NOT_RUN = "not run"
+
 
 class UnicityHeatmap(PlotTab):
     title = "Unicity heat-map"
@@ -35,7 +38,7 @@ class UnicityHeatmap(PlotTab):
         self.image.setColorMap(pg.colormap.get("viridis"))
         self.plot.addItem(self.image)
         self.colorbar = self.plot.addColorBar(
-            self.image, colorMap="viridis", values=(0, 1), interactive=False
+            self.image, colorMap="viridis", values=(0, 1), interactive=False, label="unicity ε_p"
         )
         self.texts: list[pg.TextItem] = []
         self.spatial: list[str] = []
@@ -79,7 +82,7 @@ class UnicityHeatmap(PlotTab):
         self.plot.getAxis("bottom").setTicks([[(j + 0.5, t) for j, t in enumerate(temporal)]])
         self.plot.getAxis("left").setTicks([[(i + 0.5, s) for i, s in enumerate(spatial)]])
         for text, v in zip(self.texts, values.ravel(), strict=True):
-            text.setText("…" if math.isnan(v) else f"{v:.3f}")
+            text.setText(NOT_RUN if math.isnan(v) else f"{v:.3f}")
             text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
         self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 

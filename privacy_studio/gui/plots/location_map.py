@@ -29,7 +29,9 @@ class LocationEmMap(PlotTab):
         self.cmap = pg.colormap.get("plasma")
         self.scatter = pg.ScatterPlotItem(size=9, pen=None)
         self.plot.addItem(self.scatter)
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False)
+        self.colorbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=self.cmap, interactive=False, label="EM-disclosure of the place"
+        )
         self.graphics.addItem(self.colorbar)
         self._shown: dict | None = None
 
@@ -56,8 +58,15 @@ class LocationEmMap(PlotTab):
         self.colorbar.setLevels((0.0, top))
         brushes = [pg.mkBrush(c) for c in self.cmap.map(em / top, mode="qcolor")] if em.size else []
         self.scatter.setData(x=x, y=y, brush=brushes, data=ids)
+        p = (rec or {}).get("reference_p")
         self.note.setText(
-            f"{len(ids)} units with coordinates" if ids else "no unit coordinates for this profile"
+            f"{len(ids)} places with coordinates, coloured by their EM-disclosure (how far learning a "
+            "person's known points moves the belief that they went there, averaged over people and summed "
+            "over the place's time bins)"
+            + (f" when the attacker knows p = {p} points" if p else "")
+            + ' (the Grid tab\'s "Details at p")'
+            if ids
+            else "no place coordinates for this profile (import an antennas file to draw the map)"
         )
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from privacy_studio.gui.results import Record, profile_label
 
 
 class ProfileCombo(QComboBox):
     """Lists the records' profiles, keeping the current choice while new results arrive."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        # Sized on the labels it holds, not when first shown (empty, which cut "zip × 6h" to "zip").
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
 
     def update_records(self, records: list[Record]) -> None:
         current = self.currentText()

@@ -1,0 +1,72 @@
+"""What a first-time user sees before and after a run: hints on empty plots, readable labels and counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+from privacy_studio.gui.plots.base import NO_RESULTS
+from privacy_studio.gui.plots.heatmap import NOT_RUN, UnicityHeatmap
+from privacy_studio.gui.plots.location_map import LocationEmMap
+
+SAMPLE_PROJECT = Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj"
+
+
+def _record(spatial: str, temporal: str, unicity: float) -> dict:
+    return {"spatial": spatial, "temporal": temporal, "by_p": [{"p": 1, "unicity": unicity}]}
+
+
+def test_empty_plots_say_how_to_fill_them(window):
+    for plot in window.plots:
+        assert plot.note.text() == NO_RESULTS, plot.title
+    window.plots[0].set_records([_record("zip", "1h", 0.5)])
+    assert window.plots[0].note.text() != NO_RESULTS
+    window.plots[0].set_records([])
+    assert window.plots[0].note.text() == NO_RESULTS
+
+
+def test_heatmap_marks_cells_without_a_result_as_not_run(qtbot):
+    heat = UnicityHeatmap()
+    qtbot.addWidget(heat)
+    heat.set_axes(["zip", "district"], ["1h", "1w"])
+    heat.set_records([_record("zip", "1h", 0.25)])
+    assert [t.toPlainText() for t in heat.texts] == ["0.250", NOT_RUN, NOT_RUN, NOT_RUN]
+
+
+def _combo_option(combo: QComboBox) -> QStyleOptionComboBox:
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return option
+
+
+def test_profile_choice_is_wide_enough_for_its_longest_label(qtbot):
+    loc_map = LocationEmMap()
+    qtbot.addWidget(loc_map)
+    loc_map.show()
+    qtbot.waitExposed(loc_map)  # first shown empty, as in the window before any run
+    loc_map.set_records([_record("municipality", "30min", 0.1), _record("zip", "1h", 0.2)])
+    combo = loc_map.combo
+    needed = combo.fontMetrics().horizontalAdvance("municipality × 30min")
+    arrow = (
+        combo.width()
+        - combo.style()
+        .subControlRect(
+            QStyle.ComplexControl.CC_ComboBox,
+            _combo_option(combo),
+            QStyle.SubControl.SC_ComboBoxEditField,
+            combo,
+        )
+        .width()
+    )
+    qtbot.waitUntil(lambda: combo.width() - arrow >= needed, timeout=3000)
+
+
+def test_tree_counts_the_cells_ticked_in_an_opened_project(window, qtbot):
+    if not SAMPLE_PROJECT.exists():
+        return
+    window.open_project(SAMPLE_PROJECT)
+    ticked = len(window.grid.checked_cells())
+    assert ticked == 12  # the sample project keeps cells=None: every cell of its 3 x 4 grid
+    grid_items = [window.tree.topLevelItem(i).text(0) for i in range(window.tree.topLevelItemCount())]
+    assert f"Grid ({ticked} cells ticked)" in grid_items
