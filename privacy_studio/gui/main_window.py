@@ -503,6 +503,7 @@ class MainWindow(QMainWindow):
         worker.signals.done.connect(self._status_done)
         self.status_label.setText(f"{worker.name}…")
         self.progress.setValue(0)
+        self.eta_label.setText("")
         self._show_busy(True)
 
     def _on_progress(self, worker: Worker, fraction: float, message: str) -> None:
@@ -510,7 +511,8 @@ class MainWindow(QMainWindow):
             return
         self.progress.setValue(round(fraction * 1000))
         self.status_label.setText(f"{worker.name}: {message}" if message else worker.name)
-        self.eta_label.setText(f"{format_duration(worker.eta.remaining(fraction))} left")
+        remaining = worker.eta.remaining(fraction)
+        self.eta_label.setText("" if remaining is None else f"{format_duration(remaining)} left")
 
     @Slot(object)
     def _status_done(self, worker: Worker) -> None:

@@ -144,8 +144,10 @@ class TaskRunner(QObject):
         """Run ``worker`` in the pool; connect to its signals before calling this, so nothing is missed."""
         self._active.append(worker)
         worker.signals.done.connect(self._forget)
-        self.pool.start(worker)
+        # Listeners of ``started`` connect to the worker's signals: they must do so before it runs, or a
+        # task that fails at once emits ``done`` to nobody (the status bar then stayed busy for ever).
         self.started.emit(worker)
+        self.pool.start(worker)
         return worker
 
     @Slot(object)

@@ -70,3 +70,27 @@ def test_tree_counts_the_cells_ticked_in_an_opened_project(window, qtbot):
     assert ticked == 12  # the sample project keeps cells=None: every cell of its 3 x 4 grid
     grid_items = [window.tree.topLevelItem(i).text(0) for i in range(window.tree.topLevelItemCount())]
     assert f"Grid ({ticked} cells ticked)" in grid_items
+
+
+def _fails_at_once(control=None):
+    raise ValueError("nothing to do")
+
+
+def test_status_bar_is_freed_by_a_task_that_fails_at_once(window, qtbot):
+    from privacy_studio.gui.workers import Worker
+
+    for _ in range(5):  # the race needs the pool thread to finish before the status bar connects
+        worker = Worker(_fails_at_once, name="quick failure")
+        window.runner.start(worker)
+        qtbot.waitUntil(lambda: not window.runner.active, timeout=5000)
+        qtbot.waitUntil(lambda: window.status_worker is None, timeout=5000)
+        assert not window.cancel_button.isVisible()
+
+
+def test_anonymizability_targets_more_than_the_people_means_everyone(imported_window):
+    panel = imported_window.anonymizability
+    people = imported_window.session.dataset.events.n_users
+    panel.targets.setValue(people + 500)
+    assert panel.settings()["targets"] is None
+    panel.targets.setValue(people - 1)
+    assert panel.settings()["targets"] == people - 1

@@ -83,6 +83,9 @@ class AnonymizabilityPanel(QWidget):
         self.targets.setRange(0, 10_000_000)
         self.targets.setSpecialValueText("all users")
         self.targets.setValue(1000)
+        self.targets.setToolTip(
+            "People whose anonymizability is computed (all of them if the data has fewer)."
+        )
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.ws, self.wt = self._spin(0.5, 0, 1, 0.05), self._spin(0.5, 0, 1, 0.05)
@@ -180,12 +183,19 @@ class AnonymizabilityPanel(QWidget):
         text = self.levels.text().strip()
         return {
             "ks": ks,
-            "targets": self.targets.value() or None,
+            "targets": self._targets(),
             "seed": self.seed.value(),
             "params": DistanceParams(self.ws.value(), self.wt.value(), self.smax.value(), self.tmax.value()),
             "levels": [AggregationLevel(0.0, 0.0)]
             + ([AggregationLevel.parse(v) for v in text.split(",")] if text else []),
         }
+
+    def _targets(self) -> int | None:
+        """People analysed: the box's number capped at the dataset's people (``None``: everyone)."""
+        wanted = self.targets.value() or None
+        if wanted is None or self.events is None or wanted < self.events.n_users:
+            return wanted
+        return None
 
     def job(self) -> Callable[..., Iterator[AnonymizabilityResult]]:
         """The computation for a worker: call it with ``control=``; yields the raw level, then each level."""
