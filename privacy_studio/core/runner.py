@@ -401,7 +401,8 @@ def _sampled_run(
     parts: list[dict[str, np.ndarray]] = []
     acc = None
     for start in range(0, len(users), CHUNK_USERS):
-        control.report(start / max(1, len(users)), f"{start:,} / {len(users):,} users")
+        end = min(start + CHUNK_USERS, len(users))
+        control.report(start / max(1, len(users)), f"sampled users {start + 1:,}–{end:,} of {len(users):,}")
         chunk = users[start : start + CHUNK_USERS]
         chunk_given = None
         if given is not None:
