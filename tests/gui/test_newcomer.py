@@ -94,3 +94,18 @@ def test_anonymizability_targets_more_than_the_people_means_everyone(imported_wi
     assert panel.settings()["targets"] is None
     panel.targets.setValue(people - 1)
     assert panel.settings()["targets"] == people - 1
+
+
+def test_results_table_explains_counts_and_marks_measures_not_computed(qtbot):
+    from privacy_studio.gui.panels.results_table import COLUMNS, NOT_COMPUTED, ResultsTable
+
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    headers = [c[0] for c in COLUMNS]
+    for header in ("people", "sampled", "excluded"):
+        assert table.horizontalHeaderItem(headers.index(header)).toolTip(), header
+    rec = _record("zip", "1h", 0.25)
+    rec["by_p"][0]["worst_mean"] = None
+    table.set_records([rec])
+    assert table.cell_value(0, "unicity") == "0.25"
+    assert table.cell_value(0, "worst-case mean") == NOT_COMPUTED

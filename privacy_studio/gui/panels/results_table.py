@@ -30,9 +30,22 @@ COLUMNS = (
 )
 
 
+#: Header tooltips of the columns that are counts, not measures (the measures' come from the help texts).
+COUNT_TIPS = {
+    "spatial": "Spatial level of the profile (how places were generalized)",
+    "temporal": "Time width of the profile (how times were generalized)",
+    "people": "People in the dataset",
+    "sampled": "People drawn for the Monte Carlo estimate at this p",
+    "excluded": "Sampled people with fewer than p points: an attacker cannot know p of their points, so "
+    "they are left out of this p's measures",
+}
+#: Shown for a measure that was not computed (not ticked in the Grid tab).
+NOT_COMPUTED = "—"
+
+
 def _text(value: Any) -> str:
     if value is None:
-        return ""
+        return NOT_COMPUTED
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, list | tuple):
@@ -56,9 +69,9 @@ class ResultsTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels([c[0] for c in COLUMNS])
-        for j, (_, _, _, key) in enumerate(COLUMNS):
-            if key:
-                self.horizontalHeaderItem(j).setToolTip(measure_help.tooltip(key))
+        for j, (header, _, _, key) in enumerate(COLUMNS):
+            tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
+            self.horizontalHeaderItem(j).setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
@@ -71,6 +84,8 @@ class ResultsTable(QTableWidget):
             for j, (_, where, key, _) in enumerate(COLUMNS):
                 value = (rec if where == "profile" else entry).get(key)
                 item = _Item(_text(value))
+                if value is None:
+                    item.setToolTip("not computed: tick this measure in the Grid tab and run again")
                 if isinstance(value, int | float):
                     item.setData(Qt.ItemDataRole.UserRole, value)
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
