@@ -109,3 +109,13 @@ def test_results_table_explains_counts_and_marks_measures_not_computed(qtbot):
     table.set_records([rec])
     assert table.cell_value(0, "unicity") == "0.25"
     assert table.cell_value(0, "worst-case mean") == NOT_COMPUTED
+
+
+def test_data_summary_says_min_median_max_not_quantile_codes(imported_window):
+    summary = imported_window.summary
+    texts = [
+        summary.form.itemAt(i, summary.form.ItemRole.FieldRole).widget().text()
+        for i in range(summary.form.rowCount())
+    ]
+    per_user = next(t for t in texts if "median" in t)
+    assert per_user.startswith("min ") and "max " in per_user and "q50" not in per_user

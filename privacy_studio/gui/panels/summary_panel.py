@@ -11,9 +11,20 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, 
 BINS = 40
 
 
+#: The summary's quantile keys (``q50`` …) in words a newcomer reads without statistics.
+QUANTILE_WORDS = {"q0": "min", "q50": "median", "q100": "max"}
+
+
+def _key_text(key: str) -> str:
+    """``q50`` -> ``median``, ``q90`` -> ``90 %`` (other keys unchanged)."""
+    if key in QUANTILE_WORDS:
+        return QUANTILE_WORDS[key]
+    return f"{key[1:]} %" if key[:1] == "q" and key[1:].isdigit() else key
+
+
 def _text(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_text(v)}" for k, v in value.items()) or "—"
+        return ", ".join(f"{_key_text(str(k))} {_text(v)}" for k, v in value.items()) or "—"
     if isinstance(value, list | tuple):
         return ", ".join(_text(v) for v in value) or "—"
     if isinstance(value, bool):
