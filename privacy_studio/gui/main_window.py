@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
         side = QSplitter(Qt.Orientation.Vertical)
         side.addWidget(self.tree)
         side.addWidget(self.side_tabs)
-        side.setSizes([120, 760])
+        side.setSizes([150, 730])  # the tree's four top rows (sources, grid, results, analyses) all visible
         self.results_table = ResultsTable()
         self.log_panel = LogPanel()
         self.help_panel = HelpPanel()
