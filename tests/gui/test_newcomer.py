@@ -118,4 +118,4 @@ def test_data_summary_says_min_median_max_not_quantile_codes(imported_window):
         for i in range(summary.form.rowCount())
     ]
     per_user = next(t for t in texts if "median" in t)
-    assert per_user.startswith("min ") and "max " in per_user and "q50" not in per_user
+    assert per_user.startswith("min: ") and "max: " in per_user and "q50" not in per_user

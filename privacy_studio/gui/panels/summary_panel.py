@@ -24,7 +24,7 @@ def _key_text(key: str) -> str:
 
 def _text(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{_key_text(str(k))} {_text(v)}" for k, v in value.items()) or "—"
+        return ", ".join(f"{_key_text(str(k))}: {_text(v)}" for k, v in value.items()) or "—"
     if isinstance(value, list | tuple):
         return ", ".join(_text(v) for v in value) or "—"
     if isinstance(value, bool):
@@ -73,8 +73,12 @@ class SummaryPanel(QWidget):
             self.counts = np.zeros(0, dtype=np.int64)
             self.curve.setData([0, 1], [0])
             return
-        for key, value in dataset.summary().items():
-            label = QLabel(_text(value))
+        summary = dataset.summary()
+        for key, value in summary.items():
+            text = _text(value)
+            if key == "locations" and not value and summary.get("has_coordinates"):
+                text = "none named (each event has its own coordinates)"
+            label = QLabel(text)
             label.setWordWrap(True)
             self.form.addRow(str(key).replace("_", " "), label)
         self.counts = np.diff(dataset.events.user_offsets())
