@@ -62,15 +62,18 @@ class EventTable:
 
     def __post_init__(self) -> None:
         n = len(self.user)
+        for name, value in self.row_columns().items():
+            if len(value) != n:
+                raise ValueError(f"column {name!r} has {len(value)} rows, expected {n}")
+
+    def row_columns(self) -> dict[str, np.ndarray]:
+        """The per-event arrays present in this table (dictionaries and caches excluded), by field name."""
+        out = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if (
-                isinstance(value, np.ndarray)
-                and f.name not in ("user_ids", "location_ids", "merchant_ids")
-                and not f.name.startswith("_")
-                and len(value) != n
-            ):
-                raise ValueError(f"column {f.name!r} has {len(value)} rows, expected {n}")
+            if isinstance(value, np.ndarray) and not f.name.endswith("_ids") and not f.name.startswith("_"):
+                out[f.name] = value
+        return out
 
     # -- sizes -------------------------------------------------------------------------------------
     @property
@@ -116,15 +119,7 @@ class EventTable:
         mask = np.isin(self.user, keep)
         remap = np.full(self.n_users, -1, dtype=np.int32)
         remap[keep] = np.arange(len(keep), dtype=np.int32)
-        changes = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if (
-                isinstance(value, np.ndarray)
-                and f.name not in ("user_ids", "location_ids", "merchant_ids")
-                and not f.name.startswith("_")
-            ):
-                changes[f.name] = value[mask]
+        changes = {name: value[mask] for name, value in self.row_columns().items()}
         changes["user"] = remap[self.user[mask]]
         changes["user_ids"] = self.user_ids[keep]
         changes["_local_time"] = None
