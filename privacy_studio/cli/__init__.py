@@ -36,12 +36,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_names(parser: argparse.ArgumentParser) -> set[str]:
+    return {
+        name
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name in action.choices
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and of ``python -m privacy_studio``."""
     from privacy_studio.numba_cache import configure_numba_cache
 
     configure_numba_cache()  # before any subcommand module imports numba
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in _command_names(parser):
+        from privacy_studio.cli.gui import open_studio
+
+        return open_studio(argv)  # ``privacy-studio PROJECT.psproj`` opens the window on that file
     args, rest = parser.parse_known_args(argv)
     if args.version:
         from privacy_studio.versions import version_text

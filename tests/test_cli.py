@@ -1,0 +1,49 @@
+"""The ``privacy-studio`` entry point: subcommands, and the window by default or on a file."""
+
+from __future__ import annotations
+
+import pytest
+
+import privacy_studio.cli as cli
+import privacy_studio.cli.gui as cli_gui
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    monkeypatch.setattr(cli_gui, "open_studio", lambda argv: calls.append(list(argv)) or 0)
+    return calls
+
+
+def test_no_command_opens_the_window(opened: list[list[str]]) -> None:
+    assert cli.main([]) == 0
+    assert opened == [[]]
+
+
+def test_a_project_file_alone_opens_the_window_on_it(opened: list[list[str]]) -> None:
+    assert cli.main(["sample_data/sample.psproj"]) == 0
+    assert opened == [["sample_data/sample.psproj"]]
+
+
+def test_gui_command_opens_the_window_on_the_file(opened: list[list[str]]) -> None:
+    assert cli.main(["gui", "x.psproj"]) == 0
+    assert opened == [["x.psproj"]]
+
+
+def test_version_lists_the_libraries(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--version"]) == 0
+    out = capsys.readouterr().out
+    for name in ("privacy-studio", "python", "numpy", "numba", "Qt"):
+        assert name in out
+
+
+def test_every_subcommand_is_registered() -> None:
+    names = cli._command_names(cli.build_parser())
+    assert {"gui", "inspect", "risk", "theory", "report", "tradeoff", "generate", "anonymizability"} <= names
+    assert {"attack", "mask"} <= names
+
+
+def test_a_user_error_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["theory", "--n", "10", "--q", "2", "--d", "5", "--json", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("privacy-studio theory:") and "Traceback" not in err
