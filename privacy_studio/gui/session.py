@@ -62,11 +62,12 @@ class Session(QObject):
 
     # -- edits -------------------------------------------------------------------------------------
     def set_dataset(self, dataset: Any, path: str | Path, reader: dict[str, Any], sha256: str) -> None:
-        """A newly imported dataset: it becomes the events source and earlier results no longer apply."""
-        others = [s for s in self.project.sources if s.role != "events"]
-        self.project.sources = [DataSource(str(path), sha256, dict(reader)), *others]
+        """A newly imported dataset replaces the inputs: earlier results, analyses and user attributes
+        describe other people and no longer apply (expert utility scores, per profile, are kept)."""
+        self.project.sources = [DataSource(str(path), sha256, dict(reader))]
         self.project.import_report = dataset.report.to_dict()
         self.project.results = []
+        self.project.analyses = {}
         self.dataset = dataset
         self.dataset_changed.emit(dataset)
         self.results_changed.emit([])
