@@ -88,6 +88,8 @@ def _plot(bottom: str, left: str) -> pg.PlotWidget:
     plot.setLabel("bottom", bottom)
     plot.setLabel("left", left)
     plot.showGrid(x=True, y=True, alpha=0.2)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).enableAutoSIPrefix(False)  # "risk (x0.001)" reads as a unit, not a scale
     return plot
 
 
@@ -178,9 +180,10 @@ class TradeoffPanel(QWidget):
     def _build_pareto(self) -> QWidget:
         self.pareto_plot = _plot("utility (reversed: more useful to the left)", "risk")
         self.pareto_plot.invertX(True)
+        self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))  # utility 0-10, risk 0-1 until data
         self.points = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"))
         self.front_line = pg.PlotDataItem(pen=FRONT_PEN)
-        self.ceiling_line = pg.InfiniteLine(angle=0, pen=CEILING_PEN)
+        self.ceiling_line = pg.InfiniteLine(self.ceiling.value() / 100.0, angle=0, pen=CEILING_PEN)
         self.chosen = pg.ScatterPlotItem(size=20, brush=None, pen=pg.mkPen("#D55E00", width=2))
         for item in (self.front_line, self.points, self.chosen, self.ceiling_line):
             self.pareto_plot.addItem(item)
@@ -416,6 +419,7 @@ class TradeoffPanel(QWidget):
             self.front_line.setData([], [])
             self.recommendation.setText("No results yet." if self.grid is None else "")
             _fill(self.dominance, [])
+            self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))
             return
         known = np.isfinite(a.risk) & np.isfinite(a.utility)
         brushes = [POINT_BRUSH if label in a.pareto.front else DOMINATED_BRUSH for label in a.labels]
