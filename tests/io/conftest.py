@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-REAL_DATA = Path("/work/shared/real_data")
+# shared/ sits beside the repository (in CI too); /work/shared is where development machines keep it.
+_CANDIDATES = (Path(__file__).resolve().parents[3] / "shared" / "real_data", Path("/work/shared/real_data"))
+REAL_DATA = next((p for p in _CANDIDATES if p.exists()), _CANDIDATES[0])
 
 
 @pytest.fixture(autouse=True)

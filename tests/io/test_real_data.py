@@ -1,4 +1,4 @@
-"""The real files in /work/shared/real_data load with the row and user counts their README gives."""
+"""The real files in shared/real_data load with the row and user counts their README gives."""
 
 from __future__ import annotations
 
