@@ -11,9 +11,10 @@ import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.plots.profile_choice import ProfileCombo
 from privacy_studio.gui.results import Record
 
 #: What an empty plot says, so a newcomer knows how to fill it.
@@ -67,6 +68,27 @@ class PlotTab(QWidget):
         tip = measure_help.tooltip(self.measure_key)
         if tip:
             self.graphics.setToolTip(tip)
+
+    # -- choosers ----------------------------------------------------------------------------------
+    def add_p_chooser(self) -> QSpinBox:
+        """A "Points known: p = …" box at the left of the controls; changing it redraws the plot."""
+        box = QSpinBox()
+        box.setRange(1, 1000)
+        box.setPrefix("p = ")
+        box.valueChanged.connect(self.refresh)
+        self._add_control("Points known:", box)
+        return box
+
+    def add_profile_chooser(self, label: str = "Profile:") -> ProfileCombo:
+        """A profile chooser at the left of the controls; changing it redraws the plot."""
+        combo = ProfileCombo()
+        combo.currentIndexChanged.connect(self.refresh)
+        self._add_control(label, combo)
+        return combo
+
+    def _add_control(self, label: str, widget: QWidget) -> None:
+        self.controls.insertWidget(0, QLabel(label))
+        self.controls.insertWidget(1, widget)
 
     # -- hooks -------------------------------------------------------------------------------------
     def set_records(self, records: list[Record]) -> None:

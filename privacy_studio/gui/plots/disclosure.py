@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QSpinBox
 
 from privacy_studio.gui.plots.base import PlotTab, profile_colour
 from privacy_studio.gui.results import by_p, p_values, profile_label
@@ -25,12 +24,7 @@ class DisclosurePlot(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.p_box = QSpinBox()
-        self.p_box.setRange(1, 1000)
-        self.p_box.setPrefix("p = ")
-        self.p_box.valueChanged.connect(self.refresh)
-        self.controls.insertWidget(0, QLabel("Points known:"))
-        self.controls.insertWidget(1, self.p_box)
+        self.p_box = self.add_p_chooser()
         self.panels: dict[str, tuple[pg.PlotItem, pg.BarGraphItem]] = {}
         for row, (key, title, _) in enumerate(MEASURES):
             plot = self.graphics.addPlot(row=row, col=0)

@@ -5,10 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PySide6.QtWidgets import QLabel
 
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.plots.profile_choice import ProfileCombo
 
 BINS = 30
 
@@ -19,10 +17,7 @@ class UserEmHistogram(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.combo = ProfileCombo()
-        self.combo.currentIndexChanged.connect(self.refresh)
-        self.controls.insertWidget(0, QLabel("Profile:"))
-        self.controls.insertWidget(1, self.combo)
+        self.combo = self.add_profile_chooser()
         self.plot = self.graphics.addPlot()
         self.plot.setLabel("bottom", "EM-disclosure of a person")
         self.plot.setLabel("left", "people")

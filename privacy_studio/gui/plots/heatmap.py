@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QSpinBox
 
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import by_p, p_values
@@ -22,12 +21,7 @@ class UnicityHeatmap(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.p_box = QSpinBox()
-        self.p_box.setRange(1, 1000)
-        self.p_box.setPrefix("p = ")
-        self.p_box.valueChanged.connect(self.refresh)
-        self.controls.insertWidget(0, QLabel("Points known:"))
-        self.controls.insertWidget(1, self.p_box)
+        self.p_box = self.add_p_chooser()
         self.plot = self.graphics.addPlot()
         self.plot.setLabel("bottom", "time width")
         self.plot.setLabel("left", "spatial level")

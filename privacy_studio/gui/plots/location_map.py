@@ -6,10 +6,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel
 
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.plots.profile_choice import ProfileCombo
 
 
 class LocationEmMap(PlotTab):
@@ -18,10 +16,7 @@ class LocationEmMap(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.combo = ProfileCombo()
-        self.combo.currentIndexChanged.connect(self.refresh)
-        self.controls.insertWidget(0, QLabel("Profile:"))
-        self.controls.insertWidget(1, self.combo)
+        self.combo = self.add_profile_chooser()
         self.plot = self.graphics.addPlot()
         self.plot.setAspectLocked(True)
         self.plot.setLabel("bottom", "east (km)")

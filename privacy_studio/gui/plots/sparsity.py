@@ -6,11 +6,9 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel
 
 from privacy_studio.core.measures import theory
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.plots.profile_choice import ProfileCombo
 
 CURVE_POINTS = 200
 
@@ -21,10 +19,7 @@ class SparsityPlot(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.combo = ProfileCombo()
-        self.combo.currentIndexChanged.connect(self.refresh)
-        self.controls.insertWidget(0, QLabel("n and fill rate of profile:"))
-        self.controls.insertWidget(1, self.combo)
+        self.combo = self.add_profile_chooser("n and fill rate of profile:")
         self.plot = self.graphics.addPlot()
         self.plot.setLogMode(x=True, y=False)
         self.plot.setLabel("bottom", "dimensions d (spatial units x time bins)")
