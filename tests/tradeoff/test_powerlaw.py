@@ -94,3 +94,23 @@ def test_unit_areas_from_the_data():
     assert math.isnan(areas["nowhere"])
     coords_only = build_event_table(np.array(["u"] * 5), np.arange(5), x_km=x, y_km=y)
     assert unit_areas(coords_only, ["raw"])["raw"] == pytest.approx(4 / 5)
+
+
+def test_dataset_unit_areas_cover_raw_the_location_level_and_the_hierarchy():
+    from types import SimpleNamespace
+
+    from privacy_studio.core.events import LocationTable, build_event_table
+    from privacy_studio.core.hierarchy import Hierarchy
+    from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
+
+    ids = np.array(["a", "b", "c", "d"])
+    x = np.array([0.0, 2.0, 0.0, 2.0])
+    y = np.array([0.0, 0.0, 2.0, 2.0])
+    locations = LocationTable(ids, np.full(4, np.nan), np.full(4, np.nan), x, y)
+    events = build_event_table(np.array(["u"] * 4), np.arange(4) * 3600, ids, locations=locations)
+    hierarchy = Hierarchy.from_mapping(ids, "antenna", {"district": np.array(["n", "n", "s", "s"])})
+    areas, period = dataset_unit_areas(SimpleNamespace(events=events, hierarchy=hierarchy))
+    assert areas == pytest.approx({"raw": 1.0, "antenna": 1.0, "district": 2.0})
+    assert period == 3 * 3600
+    no_hierarchy, _ = dataset_unit_areas(SimpleNamespace(events=events, hierarchy=None))
+    assert list(no_hierarchy) == ["raw"]

@@ -142,3 +142,28 @@ def test_population_subsamples_run_in_a_worker(qtbot):
     assert np.array_equal(panel.curve.n, want.n) and np.array_equal(panel.curve.risk, want.risk)
     assert "Extrapolation" in panel.population_text.text()
     panel.runner.wait(10_000)
+
+
+def test_a_new_dataset_gives_the_power_law_its_unit_areas(qtbot):
+    from types import SimpleNamespace
+
+    from privacy_studio.core.events import LocationTable, build_event_table
+    from privacy_studio.core.hierarchy import Hierarchy
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    ids = np.array(["a", "b", "c"])
+    x, y = np.array([0.0, 3.0, 0.0]), np.array([0.0, 0.0, 3.0])
+    locations = LocationTable(ids, np.full(3, np.nan), np.full(3, np.nan), x, y)
+    events = build_event_table(np.array(["u", "v", "w"]), np.arange(3) * 60, ids, locations=locations)
+    dataset = SimpleNamespace(events=events, hierarchy=Hierarchy.from_mapping(ids, "antenna", {"zip": ids}))
+    session = Session()
+    panel = TradeoffPanel(session)
+    qtbot.addWidget(panel)
+    session.replace(Project(), dataset)
+    qtbot.waitUntil(lambda: bool(panel.unit_areas), timeout=60_000)
+    want, period = dataset_unit_areas(dataset)
+    assert panel.unit_areas == want and panel.period_seconds == period
+    panel.runner.wait(10_000)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
@@ -14,6 +15,7 @@ from scipy.spatial import ConvexHull, QhullError
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.progress import TaskControl
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,15 @@ def unit_areas(events: EventTable, levels: list[str], hierarchy: Hierarchy | Non
             n_units = 0
         out[label] = region / n_units if n_units else math.nan
     return out
+
+
+def dataset_unit_areas(dataset: Any, control: TaskControl | None = None) -> tuple[dict[str, float], float]:
+    """Unit areas of every named spatial level a dataset offers (raw, its hierarchy levels) and its
+    observation period in seconds: what the power law needs besides the risk results."""
+    hierarchy = dataset.hierarchy
+    levels = ["raw"] + ([hierarchy.location_level, *hierarchy.levels] if hierarchy is not None else [])
+    start, end = dataset.events.period()
+    return unit_areas(dataset.events, levels, hierarchy), float(end - start)
 
 
 def width_hours(level: TemporalLevel, period_seconds: float) -> float:

@@ -41,6 +41,7 @@ from privacy_studio.core.tradeoff.extrapolation import (
 )
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
+from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -119,6 +120,7 @@ class TradeoffPanel(QWidget):
         self._build()
         if session is not None:
             session.results_changed.connect(self.set_results)
+            session.dataset_changed.connect(self.measure_unit_areas)
             session.changed.connect(self._project_maybe_replaced)
             self._project = None
             self._project_maybe_replaced()
@@ -333,6 +335,15 @@ class TradeoffPanel(QWidget):
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
+
+    def measure_unit_areas(self, dataset: Any) -> Worker | None:
+        """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
+        if dataset is None or getattr(dataset, "events", None) is None:
+            return None
+        worker = Worker(dataset_unit_areas, dataset, name="unit areas")
+        worker.signals.finished.connect(lambda found: self.set_unit_areas(*found))
+        self.runner.start(worker)
+        return worker
 
     def set_subsample_curve(self, curve: SubsampleCurve) -> None:
         """Risk measured on random user subsets (``core.tradeoff.extrapolation.subsample_curve``)."""
