@@ -91,6 +91,23 @@ def _combine(first, s, n, half):
 
 
 @nb.njit(inline="always")
+def _walk(ti, xi, yi, t, x, y, loc, base, scratch, j, stop, step, best, ws, wt, smax, tmax):
+    """Walk from sample ``j`` by ``step`` towards ``stop`` while samples are under δt_max away, keeping the
+    best distance and counting samples per place; returns where it stopped, the best distance, and whether
+    it ended at the window's edge (False when a temporal part alone already exceeded the best)."""
+    while j != stop:
+        if abs(t[j] - ti) / tmax >= 1.0:
+            break
+        sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
+        if tp > best:
+            return j, best, False
+        best = min(best, sp + tp)
+        scratch[loc[j] - base] += 1
+        j += step
+    return j, best, True
+
+
+@nb.njit(inline="always")
 def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax):
     """Distance from (ti, xi, yi) to the nearest sample of ``b`` by a merge instead of a scan.
 
@@ -101,31 +118,13 @@ def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax
     loc, loc_off, loc_x, loc_y, loc_n = places
     lo, hi = off[b], off[b + 1]
     base = loc_off[b]
-    best = np.inf
-    complete = True
-    jr = p
-    while jr < hi:
-        if abs(t[jr] - ti) / tmax >= 1.0:
-            break
-        sp, tp = _parts(xi, yi, ti, x[jr], y[jr], t[jr], ws, wt, smax, tmax)
-        if tp > best:
-            complete = False
-            break
-        best = min(best, sp + tp)
-        scratch[loc[jr] - base] += 1
-        jr += 1
-    jl = p - 1
-    while jl >= lo:
-        if abs(t[jl] - ti) / tmax >= 1.0:
-            break
-        sp, tp = _parts(xi, yi, ti, x[jl], y[jl], t[jl], ws, wt, smax, tmax)
-        if tp > best:
-            complete = False
-            break
-        best = min(best, sp + tp)
-        scratch[loc[jl] - base] += 1
-        jl -= 1
-    if complete and best > wt:
+    jr, best, right_done = _walk(
+        ti, xi, yi, t, x, y, loc, base, scratch, p, hi, 1, np.inf, ws, wt, smax, tmax
+    )
+    jl, best, left_done = _walk(
+        ti, xi, yi, t, x, y, loc, base, scratch, p - 1, lo - 1, -1, best, ws, wt, smax, tmax
+    )
+    if right_done and left_done and best > wt:
         for place in range(base, loc_off[b + 1]):
             if scratch[place - base] < loc_n[place]:
                 sp = ws * min((abs(xi - loc_x[place]) + abs(yi - loc_y[place])) / smax, 1.0)
