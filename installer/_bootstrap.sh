@@ -6,12 +6,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${PRIVACY_STUDIO_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 
-# Libraries Qt needs on a bare Debian/Ubuntu, plus Xvfb (real-window tests) and poppler-utils (PDF checks).
+# Libraries Qt needs on a bare Debian/Ubuntu, plus Xvfb (real-window tests), poppler-utils (PDF checks)
+# and a Java runtime (Spark back end).
 SYSTEM_PACKAGES=(
   python3-venv libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6 libdbus-1-3
   libglib2.0-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0 libxcb-randr0
   libxcb-render-util0 libxcb-image0 libxcb-xfixes0 libxcb-xkb1 libxrender1 libxi6 libsm6 libice6
   fonts-dejavu-core xvfb xauth poppler-utils
+  default-jre-headless  # Spark's local-mode tests (the cluster back end runs on the JVM)
 )
 
 install_system_packages() {
