@@ -1,0 +1,555 @@
+"""Benchmark of the risk engines (issue #9 item 6): numba in memory, DuckDB out-of-core, Spark local.
+
+DATA (made once, kept under ``--cache``, git-ignored): the synthetic city as one Parquet dataset,
+``events.parquet`` (user text, time as UTC epoch seconds, location = antenna id) + ``antennas.csv`` +
+``hierarchy.csv``, streamed chunk by chunk of users from ``build_city`` so 5M users never sit in memory.
+The 1M-user city is converted from the ``.npy`` columns ``bench_risk.py`` caches (same city, seed 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+CACHE = Path(__file__).parent / "results" / "cache"
+ROWS_PER_GROUP = 2_000_000
+
+
+def parquet_folder(cache: Path, users: int, days: int) -> Path:
+    """Where the Parquet city of ``users`` x ``days`` lives (complete once ``meta.json`` exists)."""
+    return cache / f"city_{users}_{days}_parquet"
+
+
+def _geography(model, folder: Path) -> None:
+    """antennas.csv and hierarchy.csv of the city, as ``generate_city`` writes them."""
+    from privacy_studio.core.sample.generate import CityPaths, _write_geography
+
+    _write_geography(model, CityPaths.under(folder, "none", 1))
+    for extra in ("shops.csv", "shop_hierarchy.csv"):
+        (folder / extra).unlink()
+
+
+def _writer(path: Path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([("user", pa.string()), ("time", pa.int64()), ("location", pa.string())])
+    return pq.ParquetWriter(path, schema, compression="zstd")
+
+
+def _batch(user_ids, location_ids, user: np.ndarray, when: np.ndarray, location: np.ndarray):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pa.table(
+        {
+            "user": pc.take(user_ids, pa.array(user)),
+            "time": pa.array(when, pa.int64()),
+            "location": pc.take(location_ids, pa.array(location)),
+        }
+    )
+
+
+def _finish(folder: Path, users: int, days: int, rows: int, seconds: float, how: str) -> None:
+    meta = {"users": users, "days": days, "seed": 1, "events": rows, "seconds": seconds, "made_by": how}
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def make_city(users: int, days: int, folder: Path) -> None:
+    """Simulate the city chunk by chunk of users and stream its phone events to one Parquet file."""
+    import pyarrow as pa
+
+    from privacy_studio.core.sample.city import CityParams, build_city
+
+    t0 = time.perf_counter()
+    folder.mkdir(parents=True, exist_ok=True)
+    model = build_city(CityParams(users, days, 1))
+    _geography(model, folder)
+    user_ids, location_ids = pa.array(model.user_ids), pa.array(model.layout.antenna_ids)
+    model.user_ids = model.card_ids = model.later_ids = None
+    rows, pending = 0, []
+    with _writer(folder / "events.parquet") as out:
+        for chunk in range(model.n_chunks()):
+            ev, _ = model.simulate(0, chunk)
+            pending.append(_batch(user_ids, location_ids, ev.user, ev.time, ev.location))
+            if sum(t.num_rows for t in pending) >= ROWS_PER_GROUP or chunk == model.n_chunks() - 1:
+                table = pa.concat_tables(pending)
+                out.write_table(table, row_group_size=ROWS_PER_GROUP)
+                rows += table.num_rows
+                pending = []
+                elapsed = time.perf_counter() - t0
+                print(f"  chunk {chunk + 1}/{model.n_chunks()}: {rows:,} events, {elapsed:.0f} s", flush=True)
+    _finish(folder, users, days, rows, time.perf_counter() - t0, "build_city + simulate per chunk")
+
+
+def convert_npy_city(npy: Path, users: int, days: int, folder: Path) -> None:
+    """The Parquet copy of a city ``bench_risk.py`` cached as .npy columns, checked against the generator."""
+    import pyarrow as pa
+
+    from privacy_studio.core.sample.city import CityParams, build_city
+
+    t0 = time.perf_counter()
+    model = build_city(CityParams(users, days, 1))
+    first, _ = model.simulate(0, 0)
+    user = np.load(npy / "user.npy", mmap_mode="r")
+    when = np.load(npy / "time.npy", mmap_mode="r")
+    location = np.load(npy / "location.npy", mmap_mode="r")
+    n = len(first)
+    same = all(np.array_equal(a[:n], b) for a, b in ((user, first.user), (when, first.time)))
+    if not same or not np.array_equal(np.load(npy / "user_ids.npy"), model.user_ids):
+        raise ValueError(f"{npy} is not what today's generator makes for seed 1: delete it")
+    folder.mkdir(parents=True, exist_ok=True)
+    _geography(model, folder)
+    user_ids, antennas = pa.array(model.user_ids), pa.array(model.layout.antenna_ids)
+    with _writer(folder / "events.parquet") as out:
+        for lo in range(0, len(user), ROWS_PER_GROUP):
+            hi = lo + ROWS_PER_GROUP
+            out.write_table(_batch(user_ids, antennas, user[lo:hi], when[lo:hi], location[lo:hi]))
+    _finish(folder, users, days, len(user), time.perf_counter() - t0, f"converted from {npy.name}")
+
+
+def ensure_data(cache: Path, users: int, days: int) -> Path:
+    """The Parquet city of ``users`` x ``days``, made now if missing (from the .npy cache when there)."""
+    folder = parquet_folder(cache, users, days)
+    if (folder / "meta.json").exists():
+        return folder
+    npy = cache / f"city_{users}_{days}"
+    print(f"making {folder} ...", flush=True)
+    if (npy / "user.npy").exists():
+        convert_npy_city(npy, users, days, folder)
+    else:
+        make_city(users, days, folder)
+    return folder
+
+
+# -- one engine in one process -------------------------------------------------------------------------
+
+
+def _peak_mb() -> float:
+    """This process's peak resident memory (VmHWM, not inherited from the parent like ru_maxrss)."""
+    return _status_kb(os.getpid(), "VmHWM") / 1024
+
+
+def _status_kb(pid: int, key: str) -> int:
+    """A ``kB`` field of /proc/<pid>/status (0 when the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class StageClock:
+    """Progress callback that books wall time to the stage a message names (digits masked out)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._stage, self._since = "start", time.perf_counter()
+
+    def __call__(self, fraction: float, message: str) -> None:
+        stage = re.sub(r"\d[\d,.]*", "#", message).strip() or "(no message)"
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
+
+    def close(self) -> None:
+        now = time.perf_counter()
+        self.seconds[self._stage] = self.seconds.get(self._stage, 0.0) + now - self._since
+        self._since = now
+
+
+def settings_of(args: argparse.Namespace):
+    from privacy_studio.core.runner import RiskSettings
+
+    cells = [tuple(c.split(":")) for c in args.profiles]
+    return RiskSettings(
+        [],
+        [],
+        cells=cells,
+        p_values=list(range(1, args.pmax + 1)),
+        measures=args.measures,
+        samples=args.samples,
+        seed=0,
+    )
+
+
+def reader_options(folder: Path):
+    from privacy_studio.core.io import ReaderOptions
+
+    return ReaderOptions(
+        antennas=str(folder / "antennas.csv"),
+        hierarchy=str(folder / "hierarchy.csv"),
+        tz="Europe/Paris",
+        use_cache=False,
+    )
+
+
+def digest(result) -> dict:
+    """What must agree between engines: class-size histograms per p, exclusions, per-user unicity."""
+    per_user = result.per_user or {}
+    keyed = json.dumps(
+        {k: per_user.get(k) for k in ("user_ids", "unique_rate", "worst")}, sort_keys=True
+    ).encode()
+    return {
+        "n_users": result.n_users,
+        "nnz": result.nnz,
+        "by_p": [
+            {"p": r.p, "sizes": r.class_sizes, "excluded": r.n_excluded, "worst": r.worst_mean}
+            for r in result.by_p
+        ],
+        "kanon": result.kanon,
+        "per_user_sha1": hashlib.sha1(keyed).hexdigest(),
+    }
+
+
+def _tiny_copy(folder: Path, rows: int, out: Path) -> Path:
+    """The first ``rows`` events as a small Parquet city beside the side files (warm-up input)."""
+    import pyarrow.parquet as pq
+
+    out.mkdir(parents=True, exist_ok=True)
+    head = pq.ParquetFile(folder / "events.parquet").read_row_group(0).slice(0, rows)
+    pq.write_table(head, out / "events.parquet")
+    for side in ("antennas.csv", "hierarchy.csv"):
+        shutil.copy(folder / side, out / side)
+    return out
+
+
+def worker(args: argparse.Namespace) -> dict:
+    """Run the grid on one engine: open, (load), warm-up on a tiny copy, then the timed run."""
+    from privacy_studio.core.io import load_dataset
+
+    try:
+        from privacy_studio.core.engines import EventFiles, open_engine
+    except ImportError:  # TEMPORARY until the engines land: numba only, through run_grid
+        EventFiles, open_engine = None, _numba_only
+    from privacy_studio.core.progress import TaskControl
+
+    folder, engine_name = Path(args.data), args.worker
+    settings = settings_of(args)
+    tiny = _tiny_copy(folder, 30_000, Path(args.temp) / "tiny")
+    limits = {
+        "numba": {},
+        "duckdb": {"memory_limit": args.duckdb_memory, "temp_dir": args.temp, "threads": args.threads},
+        "spark": {
+            "memory_limit": args.spark_memory,
+            "temp_dir": args.temp,
+            "threads": args.threads,
+            "spark_master": f"local[{args.threads}]",
+        },
+    }[engine_name]
+    out: dict = {"engine": engine_name, "limits": limits, "stages": {}}
+    t0 = time.perf_counter()
+    with open_engine(engine_name, **limits) as engine:
+        out["stages"]["open"] = time.perf_counter() - t0
+
+        def source(path: Path):
+            if engine_name != "numba":
+                return EventFiles(str(path / "events.parquet"), reader_options(path))
+            return load_dataset(str(path / "events.parquet"), reader_options(path))
+
+        t0 = time.perf_counter()
+        list(engine.run_grid(source(tiny), settings))
+        out["stages"]["warm_up"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        data = source(folder)
+        out["stages"]["load"] = time.perf_counter() - t0
+        clock = StageClock()
+        profiles = []
+        t0 = last = time.perf_counter()
+        for result in engine.run_grid(data, settings, TaskControl(clock)):
+            now = time.perf_counter()
+            profiles.append(
+                {
+                    "label": result.label,
+                    "wall": now - last,
+                    "timings": result.timings,
+                    "d": result.d,
+                    "unicity": [r.unicity for r in result.by_p],
+                    "digest": digest(result),
+                }
+            )
+            last = now
+        clock.close()
+        out["stages"]["run"] = time.perf_counter() - t0
+    out["profiles"] = profiles
+    out["progress_stages"] = clock.seconds
+    out["events"] = getattr(getattr(data, "events", None), "n_events", None)
+    out["self_peak_mb"] = _peak_mb()
+    return out
+
+
+class _NumbaOnly:
+    """TEMPORARY stand-in for open_engine("numba") while the engines package is being written."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def run_grid(self, source, settings, control=None):
+        from privacy_studio.core.runner import run_grid
+
+        return run_grid(source, settings, control=control)
+
+
+def _numba_only(name: str, **limits: object) -> _NumbaOnly:
+    if name != "numba":
+        raise ValueError(f"engine {name} is not available yet")
+    return _NumbaOnly()
+
+
+# -- the harness: one subprocess per engine, its memory sampled from /proc ------------------------------
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from /proc/*/stat."""
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="ascii", errors="replace") as fh:
+            return fh.read().strip()
+    except OSError:
+        return "?"
+
+
+def run_engine(engine: str, folder: Path, args: argparse.Namespace) -> dict:
+    """Run ``engine`` on ``folder`` in a child process; add the peaks of it and of its children (JVM)."""
+    temp = Path(tempfile.mkdtemp(prefix=f"bench_engines_{engine}_", dir=args.temp_root))
+    result_file = temp / "result.json"
+    command = [sys.executable, __file__, "--worker", engine, "--data", str(folder), "--temp", str(temp)]
+    command += ["--json", str(result_file), *_shared_flags(args)]
+    proc = subprocess.Popen(command)
+    peaks: dict[int, tuple[str, int]] = {}
+    tree_peak = 0
+    while proc.poll() is None:
+        tree = _children()
+        family, todo = [], [proc.pid]
+        while todo:
+            pid = todo.pop()
+            family.append(pid)
+            todo.extend(tree.get(pid, []))
+        total = 0
+        for pid in family:
+            total += _status_kb(pid, "VmRSS")
+            hwm = _status_kb(pid, "VmHWM")
+            if hwm > peaks.get(pid, ("", 0))[1]:
+                peaks[pid] = (_comm(pid), hwm)
+        tree_peak = max(tree_peak, total)
+        time.sleep(0.2)
+    if proc.returncode != 0 or not result_file.exists():
+        shutil.rmtree(temp, ignore_errors=True)
+        return {"engine": engine, "error": f"exit code {proc.returncode}"}
+    out = json.loads(result_file.read_text())
+    shutil.rmtree(temp, ignore_errors=True)
+    children = {f"{name}[{pid}]": kb / 1024 for pid, (name, kb) in peaks.items() if pid != proc.pid}
+    out["child_peaks_mb"] = children
+    out["jvm_peak_mb"] = max((mb for k, mb in children.items() if k.startswith("java")), default=None)
+    out["tree_peak_mb"] = tree_peak / 1024
+    return out
+
+
+def _shared_flags(args: argparse.Namespace) -> list[str]:
+    """The flags a worker needs to run the same grid as its siblings."""
+    flags = ["--profiles", *args.profiles, "--measures", *args.measures]
+    flags += ["--pmax", str(args.pmax), "--samples", str(args.samples), "--threads", str(args.threads)]
+    return [*flags, "--duckdb-memory", args.duckdb_memory, "--spark-memory", args.spark_memory]
+
+
+def numba_estimate(measured: dict | None, events: int, folder: Path) -> dict:
+    """The in-memory engine's expected peak at ``events``: its measured peak scaled per event, and the
+    engines' own load estimate (``resolve_engine``'s rule) when available."""
+    out: dict = {}
+    if measured is not None:
+        out["scaled_peak_mb"] = measured["self_peak_mb"] * events / measured["events"]
+        out["scaled_from_events"] = measured["events"]
+    try:
+        from privacy_studio.core.engines.choose import estimate_load_bytes
+    except ImportError:
+        return out
+    out["load_estimate_mb"] = (
+        estimate_load_bytes([str(folder / "events.parquet")], reader_options(folder)) / 2**20
+    )
+    return out
+
+
+def same_sizes(runs: list[dict]) -> dict[str, bool]:
+    """Per engine: do its per-profile digests equal the first engine's (numba when it ran)?"""
+    done = [r for r in runs if "profiles" in r]
+    if not done:
+        return {}
+    ref = [p["digest"] for p in done[0]["profiles"]]
+    return {r["engine"]: [p["digest"] for p in r["profiles"]] == ref for r in done}
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Every size x engine; numba skipped where its scaled peak exceeds the limit it would get."""
+    sizes = []
+    numba_seen: dict | None = None
+    for users in args.users:
+        folder = ensure_data(args.cache, users, args.days)
+        events = json.loads((folder / "meta.json").read_text())["events"]
+        entry: dict = {"users": users, "events": events, "data": str(folder), "runs": []}
+        for engine in args.engines:
+            if engine == "numba":
+                estimate = numba_estimate(numba_seen, events, folder)
+                entry["numba_estimate"] = estimate
+                expected = max(estimate.get("scaled_peak_mb", 0), estimate.get("load_estimate_mb", 0))
+                if expected > args.numba_limit_gb * 1024:
+                    entry["runs"].append(
+                        {
+                            "engine": "numba",
+                            "skipped": f"needs ≈{expected / 1024:.1f} GB > {args.numba_limit_gb} GB",
+                        }
+                    )
+                    continue
+            print(f"{users:,} users: {engine} ...", flush=True)
+            run = run_engine(engine, folder, args)
+            entry["runs"].append(run)
+            if engine == "numba" and "profiles" in run:
+                numba_seen = {**run, "events": events}
+        entry["identical"] = same_sizes(entry["runs"])
+        sizes.append(entry)
+    return {"sizes": sizes, "baseline": _baseline(numba_seen)}
+
+
+def _baseline(numba: dict | None) -> dict | None:
+    """Seconds per million events of the numba engine (load + run, and run alone) in this run."""
+    if numba is None:
+        return None
+    mega = numba["events"] / 1e6
+    return {
+        "events": numba["events"],
+        "load_run_per_mevent": (numba["stages"]["load"] + numba["stages"]["run"]) / mega,
+        "run_per_mevent": numba["stages"]["run"] / mega,
+    }
+
+
+def add_ratios(payload: dict) -> None:
+    """Each run's time per event over numba's time per event measured in the same run."""
+    base = payload["baseline"]
+    for entry in payload["sizes"]:
+        mega = entry["events"] / 1e6
+        for run in entry["runs"]:
+            if base is None or "stages" not in run:
+                continue
+            st = run["stages"]
+            run["ratio_load_run"] = (st["load"] + st["run"]) / mega / base["load_run_per_mevent"]
+            run["ratio_run"] = st["run"] / mega / base["run_per_mevent"]
+
+
+def table(payload: dict) -> str:
+    """The printed summary: one line per size x engine."""
+    head = f"{'users':>10} {'engine':<7} {'open s':>7} {'load s':>7} {'run s':>8} {'×numba':>7} "
+    head += f"{'self MB':>8} {'JVM MB':>7} {'tree MB':>8}  per profile (s)"
+    lines = [head]
+    for entry in payload["sizes"]:
+        for run in entry["runs"]:
+            name = run["engine"]
+            if "stages" not in run:
+                lines.append(f"{entry['users']:>10,} {name:<7} {run.get('skipped') or run.get('error')}")
+                continue
+            st = run["stages"]
+            ratio = run.get("ratio_load_run")
+            jvm = run.get("jvm_peak_mb")
+            profiles = ", ".join(f"{p['label']} {p['wall']:.1f}" for p in run["profiles"])
+            lines.append(
+                f"{entry['users']:>10,} {name:<7} {st['open']:>7.1f} {st['load']:>7.1f} {st['run']:>8.1f} "
+                f"{'' if ratio is None else f'{ratio:.2f}':>7} {run['self_peak_mb']:>8.0f} "
+                f"{'' if jvm is None else f'{jvm:.0f}':>7} {run['tree_peak_mb']:>8.0f}  {profiles}"
+            )
+        same = entry.get("identical")
+        if same:
+            lines.append(f"{'':>10} identical class sizes vs {next(iter(same))}: {same}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--users", type=int, nargs="+", default=[1_000_000, 5_000_000])
+    parser.add_argument("--quick", action="store_true", help="100,000 users, S = 2,000")
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--cache", type=Path, default=CACHE)
+    parser.add_argument("--make-data", action="store_true", help="only make the Parquet cities")
+    parser.add_argument("--engines", nargs="+", default=["numba", "duckdb", "spark"])
+    parser.add_argument("--profiles", nargs="+", default=["antenna:1h", "district:1w"])
+    parser.add_argument("--measures", nargs="+", default=["unicity", "kdisc", "worst"])
+    parser.add_argument("--pmax", type=int, default=10)
+    parser.add_argument("--samples", type=int, default=10_000)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--duckdb-memory", default="8GB")
+    parser.add_argument("--spark-memory", default="6g", help="Spark driver memory (local mode: all of it)")
+    parser.add_argument("--numba-limit-gb", type=float, default=8.0, help="memory numba may use")
+    parser.add_argument("--temp-root", default=None, help="folder for spills and warm-up copies")
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--worker", choices=["numba", "duckdb", "spark"], help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--temp", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        result = worker(args)
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        return 0
+    if args.quick:
+        args.users, args.samples = [100_000], min(args.samples, 2_000)
+    if args.make_data:
+        for users in args.users:
+            print(f"data: {ensure_data(args.cache, users, args.days)}")
+        return 0
+    t0 = time.perf_counter()
+    payload = {
+        "settings": {
+            "profiles": args.profiles,
+            "p": f"1..{args.pmax}",
+            "samples": args.samples,
+            "measures": args.measures,
+            "threads": args.threads,
+            "duckdb_memory": args.duckdb_memory,
+            "spark_driver_memory": args.spark_memory,
+            "numba_limit_gb": args.numba_limit_gb,
+        },
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        **measure(args),
+    }
+    add_ratios(payload)
+    payload["seconds"] = time.perf_counter() - t0
+    print(table(payload))
+    name = "bench_engines_quick.json" if args.quick else "bench_engines.json"
+    out = Path(args.json) if args.json else Path(__file__).parent / "results" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=2) + "\n")
+    print(f"JSON: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
