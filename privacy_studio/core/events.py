@@ -130,16 +130,21 @@ def to_local_seconds(utc_seconds: np.ndarray, tz: str) -> np.ndarray:
     """Shift UTC epoch seconds to wall-clock seconds in ``tz``, honouring daylight-saving changes."""
     if tz in ("UTC", "utc", "Z", ""):
         return utc_seconds
-    import pandas as pd
-
     if len(utc_seconds) == 0:
         return utc_seconds.copy()
     # Offsets change at most once an hour: compute them for every hour of the period, then index.
     first = int(utc_seconds.min()) // 3600
-    span = np.arange(first, int(utc_seconds.max()) // 3600 + 1, dtype=np.int64)
-    stamps = pd.DatetimeIndex(span * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
-    offsets = stamps.tz_localize(None).as_unit("s").asi8 - span * 3600
+    offsets = hourly_offsets(first, int(utc_seconds.max()) // 3600, tz)
     return shift_by_hourly_offsets(utc_seconds, offsets, first)
+
+
+def hourly_offsets(first_hour: int, last_hour: int, tz: str) -> np.ndarray:
+    """UTC offset in seconds of ``tz`` at every UTC hour ``first_hour..last_hour`` (epoch hours)."""
+    import pandas as pd
+
+    span = np.arange(first_hour, last_hour + 1, dtype=np.int64)
+    stamps = pd.DatetimeIndex(span * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
+    return stamps.tz_localize(None).as_unit("s").asi8 - span * 3600
 
 
 def build_event_table(

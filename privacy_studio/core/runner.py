@@ -435,6 +435,49 @@ def _sampled_run(
     return out
 
 
+def results_by_p(
+    sizes: np.ndarray,
+    rare: np.ndarray,
+    em: np.ndarray,
+    kl: np.ndarray,
+    settings: RiskSettings,
+    want: set[str],
+) -> tuple[list[PResult], np.ndarray]:
+    """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
+
+    Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
+    """
+    worst = worst_lower_bounds(sizes, rare)
+    by_p = []
+    for p in settings.p_values:
+        s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
+        by_p.append(_presult(p, s, len(sizes), want, False))
+    return by_p, worst
+
+
+def per_user_details(
+    sizes: np.ndarray,
+    em: np.ndarray,
+    kl: np.ndarray,
+    worst: np.ndarray,
+    ref_k: int | np.ndarray,
+    user_ids: np.ndarray,
+    want: set[str],
+) -> dict:
+    """Per sampled user at index ``ref_k`` of p (one for all, or one per user): the ProfileResult details."""
+    rows = np.arange(len(sizes))
+    ref_k = np.broadcast_to(np.asarray(ref_k), rows.shape)
+    at_ref = sizes[rows, :, ref_k]
+    keep = at_ref[:, 0] > 0
+    return {
+        "user_ids": [str(x) for x in np.asarray(user_ids)[keep]],
+        "unique_rate": _floats((at_ref[keep] == 1).mean(axis=1)),
+        "em": _floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
+        "kl": _floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
+        "worst": _floats(worst[rows, ref_k][keep]) if "worst" in want else None,
+    }
+
+
 def _evaluate_sampled(
     index: PointIndex,
     traces: Traces,
@@ -450,27 +493,16 @@ def _evaluate_sampled(
     pmax = int(np.diff(given[0]).max(initial=1)) if explicit else None
     r = _sampled_run(index, users, kind, settings, want, control, given, pmax)
     sizes, em, kl = r["sizes"], r["em"], r["kl"]
-    worst = worst_lower_bounds(sizes, r["rare"])
     rows = np.arange(len(users))
     if explicit:
+        worst = worst_lower_bounds(sizes, r["rare"])
         ref_k = np.diff(given[0]) - 1  # each user's size at the length of its own known set
         s = _summaries(sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k])
         by_p = [_presult(None, s, len(users), want, False)]
     else:
-        by_p = []
-        for p in settings.p_values:
-            s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-            by_p.append(_presult(p, s, len(users), want, False))
+        by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
         ref_k = np.full(len(users), settings.reference_p - 1)
-    at_ref = sizes[rows, :, ref_k]
-    keep = at_ref[:, 0] > 0
-    per_user = {
-        "user_ids": [str(x) for x in events.user_ids[users[keep]]],
-        "unique_rate": _floats((at_ref[keep] == 1).mean(axis=1)),
-        "em": _floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "kl": _floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "worst": _floats(worst[rows, ref_k][keep]) if "worst" in want else None,
-    }
+    per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
     n_terms = 0 if explicit else int((~np.isnan(em[rows, 0, ref_k])).sum()) * sizes.shape[1]
     per_location = _per_location(index, traces, r["acc"], n_terms) if "em" in want else {}
     return by_p, per_user, per_location

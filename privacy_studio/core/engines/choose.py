@@ -1,0 +1,51 @@
+"""``--engine auto``: the in-memory numba engine when the loaded data fits in RAM, else DuckDB out-of-core."""
+
+from __future__ import annotations
+
+import os
+
+from privacy_studio.core.io.options import ReaderOptions
+
+#: In-memory bytes per byte of input, by kind: columnar arrays + traces + index, from measured runs.
+BYTES_PER_INPUT_BYTE = {"csv": 1.5, "gz": 6.0, "parquet": 5.0}
+#: Share of the available memory the in-memory engine may plan to use.
+USABLE_SHARE = 0.6
+
+
+def available_memory() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def input_kind(path: str) -> str:
+    name = path.lower()
+    if name.endswith(".parquet") or (
+        os.path.isdir(path) and any(f.lower().endswith(".parquet") for f in os.listdir(path))
+    ):
+        return "parquet"
+    return "gz" if name.endswith((".gz", ".zip")) else "csv"
+
+
+def estimated_memory(paths: list[str]) -> int:
+    """Bytes the in-memory engine would need for ``paths`` (estimated from their sizes and formats)."""
+    from privacy_studio.core.engines.sources import file_size
+
+    return int(sum(file_size(p) * BYTES_PER_INPUT_BYTE[input_kind(p)] for p in paths if os.path.exists(p)))
+
+
+def resolve_engine(name: str, input_paths: list[str] | str, options: ReaderOptions | None = None) -> str:
+    """The engine to run: ``name`` itself, or for ``auto`` "duckdb" when the in-memory load would not fit."""
+    if name != "auto":
+        return name
+    paths = [input_paths] if isinstance(input_paths, str | os.PathLike) else list(input_paths)
+    available = available_memory()
+    if available is None:
+        return "numba"
+    return "duckdb" if estimated_memory([os.fspath(p) for p in paths]) > USABLE_SHARE * available else "numba"

@@ -1,0 +1,227 @@
+"""The SQL text of the relational risk plan, written once for every engine (see docs/engines.md).
+
+Tables the plan reads and writes (all names start with ``ps_``):
+
+* ``ps_ev(u, t, loc, x, y)``: one row per kept event; ``u`` the user code (rank of the user id), ``t`` UTC
+  epoch seconds, ``loc`` the location code (-1 when the event has coordinates only), ``x, y`` km or NULL.
+* ``ps_tz(h, off)``: the zone's UTC offset (seconds) of every UTC hour ``h`` of the period.
+* ``ps_units(loc, unit)``: the spatial unit of every location code at a hierarchy level.
+* ``ps_gen(u, point, cnt)``: the generalized traces, exactly the in-memory ``Traces`` (CSR) as rows.
+* ``ps_k(q, pos, point)``: the knowledge orders, query ``q`` = one (sampled user, draw) or rarest order.
+* ``ps_cand(q, v)``: candidate users ``v`` still matching the first points of query ``q``.
+
+The :class:`Dialect` holds the few expressions that differ between DuckDB and Spark SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from privacy_studio.core.generalize import MONDAY_EPOCH
+
+#: Suffix of an ISO 8601 time that carries its own UTC offset (``Z``, ``+01:00``, ``-0500``).
+OFFSET_PATTERN = r"(Z|z|[+-][0-9][0-9](:?[0-9][0-9])?)$"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """SQL expressions that differ between engines; everything else in the plan is common SQL."""
+
+    name: str
+
+    def sorted_list(self, expr: str) -> str:
+        """Aggregate: the values of ``expr`` in the group as one ascending list (groupable)."""
+        if self.name == "spark":
+            return f"sort_array(collect_list({expr}))"
+        return f"list({expr} ORDER BY {expr})"
+
+    def epoch_seconds(self, text: str) -> str:
+        """Epoch seconds written as a number (``1709639519`` or ``1709639519.5``, floored), else NULL."""
+        return f"CAST(floor(TRY_CAST({text} AS DOUBLE)) AS BIGINT)"
+
+    def iso_seconds(self, text: str, tz: str) -> str:
+        """UTC epoch seconds of an ISO 8601 time; times without an offset are wall-clock times in ``tz``."""
+        if self.name == "spark":
+            aware = f"unix_timestamp(try_to_timestamp({text}))"
+            naive = f"unix_timestamp(to_utc_timestamp(try_to_timestamp({text}), {quote(tz)}))"
+            has_offset = f"{text} RLIKE {quote(OFFSET_PATTERN)}"
+        else:
+            aware = f"epoch_ms(TRY_CAST({text} AS TIMESTAMPTZ))"
+            naive = f"epoch_ms(timezone({quote(tz)}, TRY_CAST({text} AS TIMESTAMP)))"
+            has_offset = f"regexp_matches({text}, {quote(OFFSET_PATTERN)})"
+            aware, naive = floor_div(aware, 1000), floor_div(naive, 1000)
+        return f"CASE WHEN {has_offset} THEN {aware} ELSE {naive} END"
+
+
+def floor_div(a: str, b: float | int) -> str:
+    """``floor(a / b)`` as BIGINT, divided in doubles like numpy does for km; exact for epoch seconds."""
+    return f"CAST(floor(({a}) / {float(b)!r}) AS BIGINT)"
+
+
+DUCKDB = Dialect("duckdb")
+SPARK = Dialect("spark")
+
+
+def quote(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A quoted SQL identifier (column names from files may hold spaces or keywords)."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+# -- generalization ----------------------------------------------------------------------------------------
+
+
+def period_sql() -> str:
+    """First and last event time and the number of users and events of ``ps_ev``."""
+    return "SELECT min(t) AS t0, max(t) AS t1, count(*) AS n_events, count(DISTINCT u) AS n_users FROM ps_ev"
+
+
+def local_time_sql(with_tz: bool) -> str:
+    """Wall-clock seconds of each event: UTC plus the offset of its UTC hour (``to_local_seconds``)."""
+    if not with_tz:
+        return "e.t"
+    return "e.t + z.off"
+
+
+def local_join(with_tz: bool) -> str:
+    """The join adding the hourly offset to ``ps_ev e`` (nothing for UTC)."""
+    if not with_tz:
+        return ""
+    return f" JOIN ps_tz z ON z.h = {floor_div('e.t', 3600)}"
+
+
+def local_range_sql(with_tz: bool) -> str:
+    """First and last wall-clock second of the events (bins are aligned from them, as ``time_bins``)."""
+    local = local_time_sql(with_tz)
+    return f"SELECT min({local}) AS lo, max({local}) AS hi FROM ps_ev e{local_join(with_tz)}"
+
+
+def bin_expr(with_tz: bool, width: int | None, origin: int) -> str:
+    """The time bin of ``e``: ``floor((local - origin) / width)``, or 0 for one bin over the period."""
+    if width is None:
+        return "CAST(0 AS BIGINT)"
+    return floor_div(f"{local_time_sql(with_tz)} - {origin}", width)
+
+
+def bins_of_range(lo: int, hi: int, width: int | None) -> tuple[int, int]:
+    """(origin, n_bins) for local times ``lo..hi``, aligned to Monday midnight as ``time_bins`` does."""
+    if width is None:
+        return 0, 1
+    first = (lo - MONDAY_EPOCH) // width
+    last = (hi - MONDAY_EPOCH) // width
+    return MONDAY_EPOCH + first * width, last - first + 1
+
+
+def grid_cells_sql(km: float, with_locations: bool) -> str:
+    """Every km-grid cell holding an event or a known location, numbered in (cx, cy) order from 0."""
+    cx, cy = floor_div("x", km), floor_div("y", km)
+    parts = [f"SELECT {cx} AS cx, {cy} AS cy FROM ps_ev"]
+    if with_locations:
+        parts.append(f"SELECT {cx} AS cx, {cy} AS cy FROM ps_loc WHERE x IS NOT NULL AND y IS NOT NULL")
+    cells = " UNION ".join(parts)
+    return f"SELECT cx, cy, CAST(row_number() OVER (ORDER BY cx, cy) - 1 AS BIGINT) AS unit FROM ({cells}) c"
+
+
+def raw_cells_sql() -> str:
+    """Distinct coordinate pairs (rounded to 1 m) numbered in (x, y) order: the raw units without ids."""
+    return (
+        "SELECT rx, ry, CAST(row_number() OVER (ORDER BY rx, ry) - 1 AS BIGINT) AS unit FROM "
+        "(SELECT DISTINCT round(x, 3) AS rx, round(y, 3) AS ry FROM ps_ev) c"
+    )
+
+
+def gen_sql(unit_kind: str, km: float | None, n_bins: int, bin_sql: str, with_tz: bool) -> str:
+    """``ps_gen(u, point, cnt)``: distinct (user, unit * n_bins + bin) with the number of events.
+
+    ``unit_kind``: ``loc`` (the location code), ``level`` (``ps_units``), ``grid`` (``ps_cells`` on km
+    squares of side ``km``) or ``xy`` (``ps_cells`` on rounded coordinates).
+    """
+    joins = local_join(with_tz)
+    if unit_kind == "loc":
+        unit = "e.loc"
+    elif unit_kind == "level":
+        unit, joins = "m.unit", joins + " JOIN ps_units m ON m.loc = e.loc"
+    elif unit_kind == "grid":
+        cx, cy = floor_div("e.x", km), floor_div("e.y", km)
+        unit, joins = "c.unit", joins + f" JOIN ps_cells c ON c.cx = {cx} AND c.cy = {cy}"
+    else:
+        unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = round(e.x, 3) AND c.ry = round(e.y, 3)"
+    point = f"{unit} * {int(n_bins)} + {bin_sql}"
+    return (
+        f"SELECT u, point, CAST(count(*) AS BIGINT) AS cnt FROM "
+        f"(SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}) g GROUP BY u, point"
+    )
+
+
+def spatial_only_sql(n_bins: int) -> str:
+    """``ps_gen`` with time ignored (the top-locations model): points are the units, counts summed."""
+    return (
+        "SELECT u, unit AS point, CAST(sum(cnt) AS BIGINT) AS cnt FROM "
+        f"(SELECT u, {floor_div('point', n_bins)} AS unit, cnt FROM ps_gen) g GROUP BY u, unit"
+    )
+
+
+def shape_sql() -> str:
+    """Number of (user, point) rows of ``ps_gen``."""
+    return "SELECT count(*) AS nnz FROM ps_gen"
+
+
+# -- sampling ------------------------------------------------------------------------------------------------
+
+
+def sampled_traces_sql() -> str:
+    """The sampled users' traces (``ps_samp(s, u)``), points ascending, with each point's |D_x|."""
+    return (
+        "SELECT s.s AS s, g.point AS point, g.cnt AS cnt, f.n AS n "
+        "FROM ps_samp s "
+        "JOIN ps_gen g ON g.u = s.u "
+        "JOIN (SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point) f ON f.point = g.point "
+        "ORDER BY s.s, g.point"
+    )
+
+
+# -- class sizes -------------------------------------------------------------------------------------------
+
+
+def first_candidates_sql() -> str:
+    """Candidates after the first two known points of every open query (users visiting both).
+
+    Starting at two points keeps the posting list of the first point from being materialized.
+    """
+    return (
+        "SELECT k0.q AS q, g0.u AS v FROM ps_k k0 JOIN ps_open o ON o.q = k0.q "
+        "JOIN ps_gen g0 ON g0.point = k0.point "
+        "JOIN ps_k k1 ON k1.q = k0.q AND k1.pos = 1 "
+        "JOIN ps_gen g1 ON g1.u = g0.u AND g1.point = k1.point WHERE k0.pos = 0"
+    )
+
+
+def next_candidates_sql(cand: str, pos: int) -> str:
+    """Candidates in ``cand`` of the open queries that also visit the query's point at ``pos`` (semi-join)."""
+    return (
+        f"SELECT c.q AS q, c.v AS v FROM {cand} c JOIN ps_open o ON o.q = c.q "
+        f"JOIN ps_k k ON k.q = c.q AND k.pos = {int(pos)} "
+        "JOIN ps_gen g ON g.u = c.v AND g.point = k.point"
+    )
+
+
+def candidate_counts_sql(cand: str) -> str:
+    """|E| of every query with candidates in ``cand``."""
+    return f"SELECT q, CAST(count(*) AS BIGINT) AS n FROM {cand} GROUP BY q"
+
+
+def kanon_sql(dialect: Dialect) -> str:
+    """Histogram of full-fingerprint class sizes: users grouped by their whole sorted point list.
+
+    One row per class size: ``size`` and ``users`` (the number of users in classes of that size).
+    """
+    return (
+        "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM "
+        "(SELECT CAST(count(*) AS BIGINT) AS size FROM "
+        f"(SELECT u, {dialect.sorted_list('point')} AS fp FROM ps_gen GROUP BY u) t GROUP BY fp) c "
+        "GROUP BY size"
+    )
