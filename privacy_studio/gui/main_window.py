@@ -102,7 +102,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         for plot in self.plots:
-            self.tabs.addTab(plot, plot.title)
+            index = self.tabs.addTab(plot, plot.tab_title or plot.title)
+            self.tabs.setTabToolTip(index, plot.title)
         self.setCentralWidget(self.tabs)
 
         self.tree = QTreeWidget()

@@ -8,10 +8,19 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
@@ -36,10 +45,29 @@ def profile_dash(index: int) -> Qt.PenStyle:
     return DASHES[(index // len(PALETTE)) % len(DASHES)]
 
 
+#: What plots inside analysis panels ask for, so their settings and plot fit a 900-pixel window unscrolled.
+COMPACT_PLOT_SIZE = QSize(480, 240)
+
+
+class CompactGraphics(pg.GraphicsLayoutWidget):
+    """A graphics layout that asks for a modest size (panels stack settings above it)."""
+
+    def sizeHint(self) -> QSize:
+        return COMPACT_PLOT_SIZE
+
+
+class CompactPlot(pg.PlotWidget):
+    """A single plot that asks for a modest size (panels stack settings above it)."""
+
+    def sizeHint(self) -> QSize:
+        return COMPACT_PLOT_SIZE
+
+
 class PlotTab(QWidget):
     """A plot widget with export buttons; subclasses fill ``self.plot`` and implement the data hooks."""
 
     title = "plot"
+    tab_title = ""  # a shorter name for the tab when the title is long (the title becomes its tooltip)
     measure_key = ""  # key into core.explanations for tooltip and help
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -68,6 +96,19 @@ class PlotTab(QWidget):
         tip = measure_help.tooltip(self.measure_key)
         if tip:
             self.graphics.setToolTip(tip)
+
+    def add_side_legend(self) -> pg.LegendItem:
+        """A legend in its own column right of the plot, so it never hides a curve; add items by hand."""
+        side = self.graphics.addLayout(row=0, col=1)
+        legend = pg.LegendItem(labelTextColor="k")
+        legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        side.addItem(legend, row=0, col=0)
+        side.addLabel("", row=1, col=0)  # takes the height left below the entries
+        side.layout.setRowStretchFactor(1, 1)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 1)  # the plot takes the width the legend leaves
+        self.graphics.ci.layout.setColumnStretchFactor(1, 0)
+        side.setMaximumWidth(240)
+        return legend
 
     # -- choosers ----------------------------------------------------------------------------------
     def add_p_chooser(self) -> QSpinBox:

@@ -20,6 +20,7 @@ MEASURES = (
 
 class DisclosurePlot(PlotTab):
     title = "Disclosure per profile"
+    tab_title = "Disclosure"
     measure_key = "em_disclosure"
 
     def __init__(self, parent: Any = None) -> None:

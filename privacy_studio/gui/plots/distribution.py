@@ -13,6 +13,7 @@ BINS = 30
 
 class UserEmHistogram(PlotTab):
     title = "Per-user EM distribution"
+    tab_title = "EM per person"
     measure_key = "em_disclosure"
 
     def __init__(self, parent: Any = None) -> None:

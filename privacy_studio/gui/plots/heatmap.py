@@ -17,6 +17,7 @@ NOT_RUN = "not run"
 
 class UnicityHeatmap(PlotTab):
     title = "Unicity heat-map"
+    tab_title = "Heat-map"
     measure_key = "unicity"
 
     def __init__(self, parent: Any = None) -> None:

@@ -12,6 +12,7 @@ from privacy_studio.gui.plots.base import PlotTab
 
 class LocationEmMap(PlotTab):
     title = "EM per location map"
+    tab_title = "Risk map"
     measure_key = "em_disclosure"
 
     def __init__(self, parent: Any = None) -> None:

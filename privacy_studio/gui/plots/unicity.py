@@ -14,9 +14,12 @@ from privacy_studio.gui.results import Record, p_values, profile_label, series
 class _Curve:
     """The items of one profile, built once and updated with ``setData``."""
 
-    def __init__(self, plot: pg.PlotItem, label: str, colour: str, style: Qt.PenStyle) -> None:
+    def __init__(
+        self, plot: pg.PlotItem, legend: pg.LegendItem, label: str, colour: str, style: Qt.PenStyle
+    ) -> None:
         pen = pg.mkPen(colour, width=2, style=style)
-        self.line = plot.plot([], [], pen=pen, symbol="o", symbolSize=6, symbolBrush=colour, name=label)
+        self.line = plot.plot([], [], pen=pen, symbol="o", symbolSize=6, symbolBrush=colour)
+        legend.addItem(self.line, label)
         self.low = pg.PlotDataItem([], [], pen=None)
         self.high = pg.PlotDataItem([], [], pen=None)
         band = pg.mkColor(colour)
@@ -32,6 +35,7 @@ class _Curve:
 
 class UnicityPlot(PlotTab):
     title = "Unicity vs p"
+    tab_title = "Unicity"
     measure_key = "unicity"
 
     def __init__(self, parent: Any = None) -> None:
@@ -42,18 +46,19 @@ class UnicityPlot(PlotTab):
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.getAxis("bottom").setTickSpacing(1, 1)
-        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
+        self.legend = self.add_side_legend()
         self.curves: dict[str, _Curve] = {}
 
     def refresh(self) -> None:
         for label in [k for k in self.curves if k not in {profile_label(r) for r in self.records}]:
             curve = self.curves.pop(label)
+            self.legend.removeItem(curve.line)
             for item in (curve.line, curve.band):
                 self.plot.removeItem(item)
         for i, rec in enumerate(self.records):
             label = profile_label(rec)
             if label not in self.curves:
-                self.curves[label] = _Curve(self.plot, label, profile_colour(i), profile_dash(i))
+                self.curves[label] = _Curve(self.plot, self.legend, label, profile_colour(i), profile_dash(i))
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
         all_p = p_values(self.records)
