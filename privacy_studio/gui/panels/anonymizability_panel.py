@@ -40,6 +40,7 @@ from privacy_studio.core.measures.anonymizability import (
     cdf,
     sample_distances,
 )
+from privacy_studio.gui.plots.base import CompactGraphics
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
 DEFAULT_LEVELS = "1km/20min,5km/2h,20km/8h"
@@ -92,13 +93,16 @@ class AnonymizabilityPanel(QWidget):
         self.smax, self.tmax = self._spin(20.0, 0.01, 10_000, 1), self._spin(8.0, 0.01, 10_000, 0.5)
         self.levels = QLineEdit(DEFAULT_LEVELS)
         self.levels.setToolTip("coarser space/time to compare with, e.g. 1km/20min,5km/2h,20km/8h")
-        form = QFormLayout()
-        form.addRow("k values", self.k_edit)
-        form.addRow("target users", self.targets)
-        form.addRow("seed", self.seed)
-        form.addRow("weights space / time", self._pair(self.ws, self.wt))
-        form.addRow("saturation km / hours", self._pair(self.smax, self.tmax))
-        form.addRow("aggregation levels", self.levels)
+        who, how = QFormLayout(), QFormLayout()  # side by side, so the plots keep the height
+        who.addRow("k values", self.k_edit)
+        who.addRow("target users", self.targets)
+        who.addRow("seed", self.seed)
+        how.addRow("weights space / time", self._pair(self.ws, self.wt))
+        how.addRow("saturation km / hours", self._pair(self.smax, self.tmax))
+        how.addRow("aggregation levels", self.levels)
+        form = QHBoxLayout()
+        form.addLayout(who, 2)
+        form.addLayout(how, 3)
         self.run_button = QPushButton("Run")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
@@ -119,7 +123,7 @@ class AnonymizabilityPanel(QWidget):
         self.plot_levels = self._tab("Aggregation", "Δ_a^k on generalized data")
         self.plot_ratio = self._tab("Time vs space", "Σ temporal parts / Σ spatial parts")
         self.plot_ratio.setLogMode(x=True)
-        dispersion = pg.GraphicsLayoutWidget()
+        dispersion = CompactGraphics()
         dispersion.setBackground("w")
         self.plot_gini = _cdf_plot(dispersion, "Gini coefficient")
         self.plot_tail = _cdf_plot(dispersion, "tail weight index")
@@ -162,7 +166,7 @@ class AnonymizabilityPanel(QWidget):
         return box
 
     def _tab(self, title: str, x_label: str) -> pg.PlotItem:
-        view = pg.GraphicsLayoutWidget()
+        view = CompactGraphics()
         view.setBackground("w")
         self.tabs.addTab(view, title)
         return _cdf_plot(view, x_label)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
+from privacy_studio.gui.plots.base import CompactPlot
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
 ANALYSIS_KEY = "attacks"
@@ -137,17 +138,28 @@ class AttacksPanel(QWidget):
         self.distance = QComboBox()
         self.distance.addItems(list(DISTANCES))
         self.hour_of_week = QCheckBox("place x hour of week")
-        form = _form(
-            [
-                ("links", self.links),
-                ("time zone", self.tz),
-                ("spatial level", self.spatial),
-                ("matching: time bins", self.temporal),
-                ("matching: shared part c", self.c),
-                ("profiling: distance", self.distance),
-                ("profiling: cells", self.hour_of_week),
-            ]
+        form = QVBoxLayout()  # links across, then two columns so the plots keep their height
+        form.addLayout(_form([("links", self.links)]))
+        columns = QHBoxLayout()
+        columns.addLayout(
+            _form(
+                [
+                    ("time zone", self.tz),
+                    ("spatial level", self.spatial),
+                    ("matching: time bins", self.temporal),
+                ]
+            )
         )
+        columns.addLayout(
+            _form(
+                [
+                    ("matching: shared part c", self.c),
+                    ("profiling: distance", self.distance),
+                    ("profiling: cells", self.hour_of_week),
+                ]
+            )
+        )
+        form.addLayout(columns)
         run_matching = QPushButton("Run matching attack")
         run_matching.clicked.connect(lambda: self.start(self.matching_request()))
         run_profiling = QPushButton("Run profiling attack")
@@ -219,7 +231,7 @@ class AttacksPanel(QWidget):
 
     @staticmethod
     def _plot(x_label: str, y_label: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget(background="w")
+        plot = CompactPlot(background="w")
         plot.setLabel("bottom", x_label)
         plot.setLabel("left", y_label)
         plot.setYRange(0, 1.05)

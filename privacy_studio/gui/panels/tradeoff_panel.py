@@ -152,7 +152,9 @@ class TradeoffPanel(QWidget):
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
-        left_layout.addWidget(QLabel("Expert utility scores (0-10) per profile and application domain"))
+        heading = QLabel("Expert utility scores (0-10) per profile and application domain")
+        heading.setWordWrap(True)  # the column stays narrow enough for the plots beside it
+        left_layout.addWidget(heading)
         left_layout.addWidget(self.score_table, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(add)
@@ -175,7 +177,7 @@ class TradeoffPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([380, 820])
+        splitter.setSizes([300, 560])
         QVBoxLayout(self).addWidget(splitter)
         self._refresh_choices()
 
