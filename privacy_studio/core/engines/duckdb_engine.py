@@ -45,7 +45,7 @@ class DuckDBEngine(RelationalEngine):
 
     def execute(self, sql: str) -> pa.Table:
         try:
-            return self.con.execute(sql).to_arrow_table()
+            return self.con.sql(sql).to_arrow_table()
         except self._duckdb.InterruptException:
             raise Cancelled("cancelled by the user") from None
 

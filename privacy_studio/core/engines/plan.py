@@ -179,8 +179,8 @@ def sampled_traces_sql() -> str:
         "SELECT s.s AS s, g.point AS point, g.cnt AS cnt, f.n AS n "
         "FROM ps_samp s "
         "JOIN ps_gen g ON g.u = s.u "
-        "JOIN (SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point) f ON f.point = g.point "
-        "ORDER BY s.s, g.point"
+        "JOIN (SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point) f "
+        "ON f.point = g.point ORDER BY s.s, g.point"
     )
 
 

@@ -201,8 +201,9 @@ class RelationalEngine(ABC):
     ) -> tuple[np.ndarray, np.ndarray]:
         """``sizes`` (S, R, pmax) and ``rare`` (S, pmax) exactly as ``sample_sizes`` returns them."""
         traces = self.execute(plan.sampled_traces_sql())
-        s_col = traces.column("s").to_numpy()
-        points = traces.column("point").to_numpy()
+        s_col, points = traces.column("s").to_numpy(), traces.column("point").to_numpy()
+        rows = np.lexsort((points, s_col))  # engines may return rows in any order
+        traces, s_col, points = traces.take(rows), s_col[rows], points[rows]
         ptr = np.searchsorted(s_col, np.arange(len(users) + 1)).astype(np.int64)
         uniq, local = np.unique(points, return_inverse=True)  # compact ids keep the point order
         list_len = np.zeros(len(uniq), dtype=np.int64)

@@ -1,0 +1,268 @@
+"""Data files read by a relational engine itself, coded as ``load_dataset`` codes them.
+
+The file's layout (delimiter, header, column roles) comes from the reader's own ``inspect_file`` and the
+side files (antennas, locations, hierarchy) are read by the reader's ``read_places`` on the client, so
+location codes, hierarchy units and the projection to km are the in-memory ones. User codes are the
+rank of the user id (as ``np.unique`` sorts them). Rejected rows are counted by reason in the report:
+missing user id, unparsable time, missing location id, location not in a side file, missing or invalid
+coordinate. Times must be ISO 8601 (with an offset, or wall-clock in the ``tz`` option) or epoch seconds.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+
+from privacy_studio.core.engines import plan
+from privacy_studio.core.engines.sources import EventFiles, Loaded, local_range, register_locations
+from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
+from privacy_studio.core.io.errors import ReaderError
+from privacy_studio.core.io.places import Places, read_places
+from privacy_studio.core.io.report import ImportReport, RejectedRows
+from privacy_studio.core.io.source import inspect_file
+from privacy_studio.core.io.timeparse import check_tz
+from privacy_studio.core.progress import TaskControl
+
+if TYPE_CHECKING:
+    from privacy_studio.core.engines.relational import RelationalEngine
+
+#: A time written as a number: epoch seconds.
+NUMBER_PATTERN = r"^\s*-?[0-9]+(\.[0-9]*)?\s*$"
+
+
+def refuse_unsupported(files: EventFiles) -> None:
+    """One clear ``ValueError`` for inputs or options only the in-memory reader handles."""
+    path, options = files.path, files.options
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: file not found")
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: folders of per-user files are read by the numba engine only")
+    if path.lower().endswith(".zip"):
+        raise ValueError(f"{path}: zip archives are read by the numba engine only (unzip it, or use .gz)")
+    if options.format not in ("auto", "events", "cdr"):
+        raise ValueError(f"the {options.format} format is read by the numba engine only")
+    if options.dayfirst or options.monthfirst:
+        raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
+
+
+def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl) -> Loaded:
+    """Read ``files`` in the engine as ``ps_ev`` and the users' ids as ``ps_users``."""
+    refuse_unsupported(files)
+    options = files.options
+    try:
+        check_tz(options.tz)
+        layout = inspect_file(files.path, options)
+        report = ImportReport(source=files.path)
+        places = read_places(options.antennas, options.locations, options.hierarchy, report)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+    if layout.fmt not in ("events", "cdr") or layout.user_from_name is not None:
+        raise ValueError(f"{files.path}: {layout.fmt} files are read by the numba engine only")
+    roles = layout.roles
+    if "time" not in roles or "user" not in roles:
+        raise ValueError(f"{files.path}: the relational engines need a user and a time column")
+    kind = "parquet" if layout.sniffed.kind == "parquet" else "csv"
+    names = None if layout.header or kind == "parquet" else layout.names
+    from privacy_studio.core.engines.relational import FileRead
+
+    engine.read_files("ps_raw", FileRead([files.path], kind, layout.delimiter, layout.header, names))
+    control.report(0.1, "parsing the events")
+    schema = engine.execute("SELECT * FROM ps_raw LIMIT 0").schema
+    for role, column in roles.items():
+        if column not in schema.names:
+            raise ValueError(f"{files.path}: column {column!r} ({role}) is not in the file")
+    proj, place_xy = _projection(engine, roles, places)
+    coordinates = _coordinates(roles, proj, place_xy)[0] != "CAST(NULL AS DOUBLE)"
+    located = "location" in roles
+    if places is not None:
+        engine.register(
+            "ps_places",
+            pa.table({"lid": places.allowed, "loc": places.allowed_codes.astype(np.int64)}),
+        )
+    if place_xy is not None:
+        register_locations(engine, *place_xy)
+    engine.create_table("ps_rows", _rows_sql(engine, roles, schema, options.tz, places, proj, place_xy))
+    _count_rejections(engine, report, places)
+    control.report(0.5, "coding users and locations")
+    engine.create_table(
+        "ps_users",
+        "SELECT uid, CAST(row_number() OVER (ORDER BY uid) - 1 AS BIGINT) AS u "
+        "FROM (SELECT DISTINCT uid FROM ps_rows WHERE reason IS NULL) d",
+    )
+    location_ids = places.ids if places is not None else np.asarray([], dtype=str)
+    loc = "r.loc" if places is not None else "CAST(-1 AS BIGINT)"
+    joins = ""
+    if located and places is None:
+        engine.create_table(
+            "ps_lids",
+            "SELECT lid, CAST(row_number() OVER (ORDER BY lid) - 1 AS BIGINT) AS loc "
+            "FROM (SELECT DISTINCT lid FROM ps_rows WHERE reason IS NULL) d",
+        )
+        ids = engine.execute("SELECT lid, loc FROM ps_lids")
+        location_ids = np.asarray(ids.column("lid").to_pylist(), dtype=str)[
+            np.argsort(ids.column("loc").to_numpy())
+        ]
+        loc, joins = "l.loc", " JOIN ps_lids l ON l.lid = r.lid"
+    engine.create_table(
+        "ps_ev",
+        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, r.x AS x, r.y AS y FROM ps_rows r "
+        f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
+    )
+    engine.drop("ps_rows")
+    control.report(0.9, "period")
+    stats = engine.execute(plan.period_sql())
+    n_events = int(stats.column("n_events")[0].as_py())
+    loaded = Loaded(
+        n_users=int(stats.column("n_users")[0].as_py()),
+        n_events=n_events,
+        tz=options.tz,
+        location_ids=location_ids,
+        hierarchy=places.hierarchy() if places is not None else None,
+        coordinates=coordinates,
+        located=located and n_events > 0,
+        locations_xy=place_xy is not None,
+        local_range=(0, 0),
+        user_names=lambda codes: _user_names(engine, codes),
+        report=report,
+    )
+    if n_events:
+        t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
+        loaded.local_range = local_range(engine, options.tz, t0, t1)
+    return loaded
+
+
+def _user_names(engine: RelationalEngine, codes: np.ndarray) -> np.ndarray:
+    engine.register("ps_want", pa.table({"u": np.asarray(codes, dtype=np.int64)}))
+    rows = engine.execute("SELECT s.u AS u, s.uid AS uid FROM ps_users s JOIN ps_want w ON w.u = s.u")
+    engine.drop("ps_want")
+    by_code = dict(zip(rows.column("u").to_pylist(), rows.column("uid").to_pylist(), strict=True))
+    return np.asarray([by_code[int(c)] for c in codes], dtype=str)
+
+
+def _projection(
+    engine: RelationalEngine, roles: dict, places: Places | None
+) -> tuple[LocalProjection | None, tuple[np.ndarray, np.ndarray] | None]:
+    """The reader's projection (centred on the places, else on the events) and the places' km."""
+    place_lat = places.lat if places is not None and np.isfinite(places.lat).any() else None
+    if place_lat is not None:
+        proj = LocalProjection.centred_on(places.lat, places.lon)
+        return proj, proj.forward(places.lat, places.lon)
+    if "lat" not in roles or "lon" not in roles:
+        return None, None
+    lat, lon = plan.ident(roles["lat"]), plan.ident(roles["lon"])
+    ok = f"abs(TRY_CAST({lat} AS DOUBLE)) <= 90 AND abs(TRY_CAST({lon} AS DOUBLE)) <= 180"
+    row = engine.execute(
+        f"SELECT avg(TRY_CAST({lat} AS DOUBLE)) AS a, avg(TRY_CAST({lon} AS DOUBLE)) AS b FROM ps_raw WHERE {ok}"
+    )
+    a, b = row.column("a")[0].as_py(), row.column("b")[0].as_py()
+    return LocalProjection(a or 0.0, b or 0.0), None
+
+
+def _text(schema: pa.Schema, column: str) -> str:
+    """The column as trimmed text, NULL when blank."""
+    expr = plan.ident(column)
+    if not pa.types.is_string(schema.field(column).type):
+        expr = f"CAST({expr} AS VARCHAR)"
+    return f"NULLIF({expr}, '')"
+
+
+def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str) -> str:
+    """UTC epoch seconds of the time column (numbers are epoch seconds, text ISO 8601)."""
+    kind = schema.field(column).type
+    expr = plan.ident(column)
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        return f"CAST(floor({expr}) AS BIGINT)"
+    if pa.types.is_timestamp(kind):
+        return plan.floor_div(f"epoch_ms({expr})", 1000)
+    text = f"trim({expr})"
+    dialect = engine.dialect
+    return (
+        f"CASE WHEN regexp_matches({text}, {plan.quote(NUMBER_PATTERN)}) "
+        f"THEN {dialect.epoch_seconds(text)} ELSE {dialect.iso_seconds(text, tz)} END"
+    )
+
+
+def _rows_sql(
+    engine: RelationalEngine,
+    roles: dict,
+    schema: pa.Schema,
+    tz: str,
+    places: Places | None,
+    proj: LocalProjection | None,
+    place_xy: tuple | None,
+) -> str:
+    """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for."""
+    uid = _text(schema, roles["user"])
+    t = _time(engine, schema, roles["time"], tz)
+    lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS VARCHAR)"
+    x, y, bad_xy = _coordinates(roles, proj, place_xy)
+    reasons = [("r.uid IS NULL", "missing user id"), ("r.t IS NULL", "unparsable time")]
+    if "location" in roles:
+        reasons.append(("r.lid IS NULL", "missing location id"))
+        if places is not None:
+            reasons.append(("pl.loc IS NULL", "unknown location"))
+    if bad_xy is not None:
+        reasons.append((bad_xy, "missing or invalid coordinate"))
+    case = " ".join(f"WHEN {cond} THEN {plan.quote(reason)}" for cond, reason in reasons)
+    join = " LEFT JOIN ps_places pl ON pl.lid = r.lid" if places is not None else ""
+    loc = "pl.loc" if places is not None else "CAST(-1 AS BIGINT)"
+    if place_xy is not None and "location" in roles:
+        join += " LEFT JOIN ps_loc pxy ON pxy.loc = pl.loc"
+    return (
+        f"SELECT r.uid AS uid, r.t AS t, r.lid AS lid, {loc} AS loc, {x} AS x, {y} AS y, "
+        f"CASE {case} ELSE NULL END AS reason FROM "
+        f"(SELECT *, {uid} AS uid, {t} AS t, {lid} AS lid FROM ps_raw) r{join}"
+    )
+
+
+def _coordinates(
+    roles: dict, proj: LocalProjection | None, place_xy: tuple | None
+) -> tuple[str, str, str | None]:
+    """x, y km expressions and the invalid-coordinate condition, as the reader fills and projects them."""
+    null = "CAST(NULL AS DOUBLE)"
+    by_place = place_xy is not None and "location" in roles
+    if "lat" in roles and proj is not None:
+        lat, lon = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("lat", "lon"))
+        ok = f"({lat} IS NOT NULL AND {lon} IS NOT NULL AND abs({lat}) <= 90 AND abs({lon}) <= 180)"
+        k = np.pi / 180.0 * EARTH_RADIUS_KM
+        c = float(np.cos(np.radians(proj.lat0)))
+        x = f"(({lon} - {proj.lon0!r}) * {k!r}) * {c!r}"
+        y = f"({lat} - {proj.lat0!r}) * {k!r}"
+        if by_place:  # the reader fills a row's missing coordinates from its place
+            x = f"CASE WHEN {ok} THEN {x} ELSE pxy.x END"
+            y = f"CASE WHEN {ok} THEN {y} ELSE pxy.y END"
+            return x, y, f"NOT {ok} AND pxy.x IS NULL"
+        return f"CASE WHEN {ok} THEN {x} END", f"CASE WHEN {ok} THEN {y} END", f"NOT {ok}"
+    if by_place:  # no event coordinates, or x_km/y_km: the places' projected coordinates win
+        return "pxy.x", "pxy.y", None
+    if "x_km" in roles and "y_km" in roles:
+        x, y = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("x_km", "y_km"))
+        return x, y, f"({x} IS NULL OR {y} IS NULL)"
+    return null, null, None
+
+
+def _count_rejections(engine: RelationalEngine, report: ImportReport, places: Places | None) -> None:
+    """Rows read / kept and the rejected rows by reason (unknown locations named by the side file)."""
+    counts = engine.execute("SELECT reason, CAST(count(*) AS BIGINT) AS n FROM ps_rows GROUP BY reason")
+    total = 0
+    for reason, n in zip(counts.column("reason").to_pylist(), counts.column("n").to_pylist(), strict=True):
+        total += n
+        if reason is None:
+            report.rows_kept += n
+        elif reason != "unknown location" or places is None:
+            _reject(report, reason, n)
+    report.rows_read += total
+    if places is not None:
+        unknown = engine.execute(
+            "SELECT lid, CAST(count(*) AS BIGINT) AS n FROM ps_rows WHERE reason = 'unknown location' GROUP BY lid"
+        )
+        for lid, n in zip(unknown.column("lid").to_pylist(), unknown.column("n").to_pylist(), strict=True):
+            _reject(report, places.rejection_reason(str(lid)), n)
+
+
+def _reject(report: ImportReport, reason: str, n: int) -> None:
+    """Count ``n`` rejected rows (their line numbers are not tracked by the engines)."""
+    report.rejected.setdefault(reason, RejectedRows()).count += int(n)
