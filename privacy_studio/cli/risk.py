@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
@@ -93,7 +94,39 @@ def write_json(path: str, payload: dict) -> None:
     os.replace(tmp, path)
 
 
+def run_on_engine(name: str, source, settings, args: argparse.Namespace, control) -> Iterator:
+    """The grid's results from the named engine, opened with the command's engine flags (closed after)."""
+    from privacy_studio.core.engines import open_engine
+
+    with open_engine(
+        name,
+        memory_limit=args.memory_limit,
+        temp_dir=args.temp_dir,
+        spark_master=args.spark_master,
+    ) as engine:
+        yield from engine.run_grid(source, settings, control=control)
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and the flags of the out-of-core / cluster engines (docs/engines.md)."""
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "numba", "duckdb", "spark"),
+        help="risk engine: numba in memory, duckdb out-of-core, spark cluster; auto picks duckdb "
+        "when the input would not fit in memory (default auto)",
+    )
+    parser.add_argument(
+        "--memory-limit", metavar="SIZE", help="memory the duckdb/spark engine may use, e.g. 4GB"
+    )
+    parser.add_argument("--temp-dir", metavar="DIR", help="where the duckdb/spark engine spills to disk")
+    parser.add_argument(
+        "--spark-master", metavar="URL", help="Spark master: local[N], spark://host:7077, yarn, k8s://…"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.engines import EventFiles, resolve_engine
     from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.runner import RiskSettings, run_grid
@@ -116,8 +149,14 @@ def run(args: argparse.Namespace) -> int:
     profiles: list[dict] = []
     try:
         settings.validate()
-        dataset = load_dataset(args.input, reader_options_from_args(args), control=control.sub(0.0, 0.1))
-        for result in run_grid(dataset, settings, control=control.sub(0.1, 1.0)):
+        options = reader_options_from_args(args)
+        engine = resolve_engine(args.engine, [args.input], options)
+        if engine == "numba":
+            dataset = load_dataset(args.input, options, control=control.sub(0.0, 0.1))
+            results = run_grid(dataset, settings, control=control.sub(0.1, 1.0))
+        else:
+            results = run_on_engine(engine, EventFiles(args.input, options), settings, args, control)
+        for result in results:
             profiles.append(result.to_dict())
     except (ReaderError, ValueError) as exc:
         bar.close()
@@ -164,4 +203,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"
     )
     add_reader_arguments(p)
+    add_engine_arguments(p)
     p.set_defaults(func=run)

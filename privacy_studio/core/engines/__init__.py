@@ -43,7 +43,12 @@ def open_engine(
 
         return DuckDBEngine(memory_limit=memory_limit, temp_dir=temp_dir, threads=threads)
     if name == "spark":
-        from privacy_studio.core.engines.spark_engine import SparkEngine
+        try:
+            from privacy_studio.core.engines.spark_engine import SparkEngine
+        except ModuleNotFoundError as exc:
+            if exc.name != "privacy_studio.core.engines.spark_engine":
+                raise
+            raise ValueError("the spark engine is not part of this installation") from None
 
         return SparkEngine(
             memory_limit=memory_limit, temp_dir=temp_dir, threads=threads, spark_master=spark_master
