@@ -161,7 +161,7 @@ class StageClock:
         self._stage, self._since = "start", time.perf_counter()
 
     def __call__(self, fraction: float, message: str) -> None:
-        stage = re.sub(r"\d[\d,.]*", "#", message).strip() or "(no message)"
+        stage = re.sub(r"\d[\d,.]*(?![\d,.hwdm])", "#", message).strip() or "(no message)"
         if stage != self._stage:
             self.close()
             self._stage = stage
@@ -230,19 +230,15 @@ def _tiny_copy(folder: Path, rows: int, out: Path) -> Path:
 
 def worker(args: argparse.Namespace) -> dict:
     """Run the grid on one engine: open, (load), warm-up on a tiny copy, then the timed run."""
+    from privacy_studio.core.engines import EventFiles, open_engine
     from privacy_studio.core.io import load_dataset
-
-    try:
-        from privacy_studio.core.engines import EventFiles, open_engine
-    except ImportError:  # TEMPORARY until the engines land: numba only, through run_grid
-        EventFiles, open_engine = None, _numba_only
     from privacy_studio.core.progress import TaskControl
 
     folder, engine_name = Path(args.data), args.worker
     settings = settings_of(args)
     tiny = _tiny_copy(folder, 30_000, Path(args.temp) / "tiny")
     limits = {
-        "numba": {},
+        "numba": {"threads": args.threads},
         "duckdb": {"memory_limit": args.duckdb_memory, "temp_dir": args.temp, "threads": args.threads},
         "spark": {
             "memory_limit": args.spark_memory,
@@ -290,27 +286,6 @@ def worker(args: argparse.Namespace) -> dict:
     out["events"] = getattr(getattr(data, "events", None), "n_events", None)
     out["self_peak_mb"] = _peak_mb()
     return out
-
-
-class _NumbaOnly:
-    """TEMPORARY stand-in for open_engine("numba") while the engines package is being written."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def run_grid(self, source, settings, control=None):
-        from privacy_studio.core.runner import run_grid
-
-        return run_grid(source, settings, control=control)
-
-
-def _numba_only(name: str, **limits: object) -> _NumbaOnly:
-    if name != "numba":
-        raise ValueError(f"engine {name} is not available yet")
-    return _NumbaOnly()
 
 
 # -- the harness: one subprocess per engine, its memory sampled from /proc ------------------------------
@@ -390,12 +365,10 @@ def numba_estimate(measured: dict | None, events: int, folder: Path) -> dict:
         out["scaled_peak_mb"] = measured["self_peak_mb"] * events / measured["events"]
         out["scaled_from_events"] = measured["events"]
     try:
-        from privacy_studio.core.engines.choose import estimate_load_bytes
+        from privacy_studio.core.engines.choose import estimated_memory
     except ImportError:
         return out
-    out["load_estimate_mb"] = (
-        estimate_load_bytes([str(folder / "events.parquet")], reader_options(folder)) / 2**20
-    )
+    out["load_estimate_mb"] = estimated_memory([str(folder / "events.parquet")]) / 2**20
     return out
 
 
@@ -464,8 +437,8 @@ def add_ratios(payload: dict) -> None:
             run["ratio_run"] = st["run"] / mega / base["run_per_mevent"]
 
 
-def table(payload: dict) -> str:
-    """The printed summary: one line per size x engine."""
+def table(payload: dict, min_stage: float = 1.0) -> str:
+    """The printed summary: one line per size x engine, then its progress stages of a second or more."""
     head = f"{'users':>10} {'engine':<7} {'open s':>7} {'load s':>7} {'run s':>8} {'×numba':>7} "
     head += f"{'self MB':>8} {'JVM MB':>7} {'tree MB':>8}  per profile (s)"
     lines = [head]
@@ -484,6 +457,8 @@ def table(payload: dict) -> str:
                 f"{'' if ratio is None else f'{ratio:.2f}':>7} {run['self_peak_mb']:>8.0f} "
                 f"{'' if jvm is None else f'{jvm:.0f}':>7} {run['tree_peak_mb']:>8.0f}  {profiles}"
             )
+            slow = {k: v for k, v in run["progress_stages"].items() if v >= min_stage}
+            lines.append(f"{'':>10} {'':<7} stages: " + ", ".join(f"{k} {v:.1f}" for k, v in slow.items()))
         same = entry.get("identical")
         if same:
             lines.append(f"{'':>10} identical class sizes vs {next(iter(same))}: {same}")
