@@ -19,11 +19,12 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.sources import EventFiles, Loaded, local_range, register_locations
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
+from privacy_studio.core.io import timeparse
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places, read_places
 from privacy_studio.core.io.report import ImportReport, RejectedRows
 from privacy_studio.core.io.source import inspect_file
-from privacy_studio.core.io.timeparse import check_tz
+from privacy_studio.core.io.timeparse import TimeParser, check_tz
 from privacy_studio.core.progress import TaskControl
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         )
     if place_xy is not None:
         register_locations(engine, *place_xy)
-    engine.create_table("ps_rows", _rows_sql(engine, roles, schema, options.tz, places, proj, place_xy))
+    engine.create_table(
+        "ps_rows", _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy)
+    )
     _count_rejections(engine, report, places)
     control.report(0.5, "coding users and locations")
     engine.create_table(
@@ -155,7 +158,8 @@ def _projection(
     lat, lon = plan.ident(roles["lat"]), plan.ident(roles["lon"])
     ok = f"abs(TRY_CAST({lat} AS DOUBLE)) <= 90 AND abs(TRY_CAST({lon} AS DOUBLE)) <= 180"
     row = engine.execute(
-        f"SELECT avg(TRY_CAST({lat} AS DOUBLE)) AS a, avg(TRY_CAST({lon} AS DOUBLE)) AS b FROM ps_raw WHERE {ok}"
+        f"SELECT avg(TRY_CAST({lat} AS DOUBLE)) AS a, avg(TRY_CAST({lon} AS DOUBLE)) AS b "
+        f"FROM ps_raw WHERE {ok}"
     )
     a, b = row.column("a")[0].as_py(), row.column("b")[0].as_py()
     return LocalProjection(a or 0.0, b or 0.0), None
@@ -169,24 +173,42 @@ def _text(schema: pa.Schema, column: str) -> str:
     return f"NULLIF({expr}, '')"
 
 
-def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str) -> str:
-    """UTC epoch seconds of the time column (numbers are epoch seconds, text ISO 8601)."""
+def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, path: str) -> str:
+    """UTC epoch seconds of the time column, in the one style the reader would pick for it."""
     kind = schema.field(column).type
     expr = plan.ident(column)
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
-        return f"CAST(floor({expr}) AS BIGINT)"
+        return _in_epoch_range(f"CAST(floor({expr}) AS BIGINT)")
     if pa.types.is_timestamp(kind):
         return plan.floor_div(f"epoch_ms({expr})", 1000)
     text = f"trim({expr})"
+    sample = engine.execute(
+        f"SELECT {expr} AS v FROM ps_raw WHERE {expr} IS NOT NULL AND {text} <> '' LIMIT 2000"
+    ).column("v")
+    parser = TimeParser(tz, False, False, column, path)
+    try:
+        # The reader's own decision (private there; see the report of issue #9).
+        style = parser._decide_style(pa.array(sample.to_pylist(), pa.string()), 1)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+    if style == "slashed":
+        raise ValueError(f"{path}: dd/mm or mm/dd dates are read by the numba engine only; use ISO 8601")
     dialect = engine.dialect
-    return (
-        f"CASE WHEN regexp_matches({text}, {plan.quote(NUMBER_PATTERN)}) "
-        f"THEN {dialect.epoch_seconds(text)} ELSE {dialect.iso_seconds(text, tz)} END"
-    )
+    if style == "epoch":
+        number = f"regexp_matches({text}, {plan.quote(NUMBER_PATTERN)})"
+        return f"CASE WHEN {number} THEN {_in_epoch_range(dialect.epoch_seconds(text))} END"
+    return dialect.iso_seconds(text, tz)
+
+
+def _in_epoch_range(seconds: str) -> str:
+    """Epoch seconds the reader accepts (1900-2200; larger numbers are usually milliseconds), else NULL."""
+    lo, hi = timeparse._EPOCH_RANGE
+    return f"CASE WHEN {seconds} >= {lo} AND {seconds} < {hi} THEN {seconds} END"
 
 
 def _rows_sql(
     engine: RelationalEngine,
+    path: str,
     roles: dict,
     schema: pa.Schema,
     tz: str,
@@ -196,7 +218,7 @@ def _rows_sql(
 ) -> str:
     """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for."""
     uid = _text(schema, roles["user"])
-    t = _time(engine, schema, roles["time"], tz)
+    t = _time(engine, schema, roles["time"], tz, path)
     lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS VARCHAR)"
     x, y, bad_xy = _coordinates(roles, proj, place_xy)
     reasons = [("r.uid IS NULL", "missing user id"), ("r.t IS NULL", "unparsable time")]
@@ -257,7 +279,8 @@ def _count_rejections(engine: RelationalEngine, report: ImportReport, places: Pl
     report.rows_read += total
     if places is not None:
         unknown = engine.execute(
-            "SELECT lid, CAST(count(*) AS BIGINT) AS n FROM ps_rows WHERE reason = 'unknown location' GROUP BY lid"
+            "SELECT lid, CAST(count(*) AS BIGINT) AS n FROM ps_rows "
+            "WHERE reason = 'unknown location' GROUP BY lid"
         )
         for lid, n in zip(unknown.column("lid").to_pylist(), unknown.column("n").to_pylist(), strict=True):
             _reject(report, places.rejection_reason(str(lid)), n)

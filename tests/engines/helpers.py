@@ -1,0 +1,53 @@
+"""What must agree between engines, and small random event tables with every feature the plan handles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privacy_studio.core.events import LocationTable, build_event_table
+from privacy_studio.core.geo import LocalProjection
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.runner import ProfileResult
+
+#: 2024-03-31 01:00 UTC: clocks in Europe/Paris jump from 02:00 to 03:00.
+DST_CHANGE = 1711846800
+
+
+def comparable(result: ProfileResult | dict) -> dict:
+    """Everything that follows from the class sizes (EM/KL, timings and index memory excluded)."""
+    d = result.to_dict() if isinstance(result, ProfileResult) else dict(result)
+    by_p = [{k: v for k, v in r.items() if k not in ("em", "kl", "em_users")} for r in d["by_p"]]
+    per_user = {k: d["per_user"].get(k) for k in ("user_ids", "unique_rate", "worst")}
+    keep = ("spatial", "temporal", "label", "n_users", "d", "nnz", "fill_rate", "n_events", "kanon")
+    return {**{k: d[k] for k in keep}, "by_p": by_p, "per_user": per_user}
+
+
+def random_city(seed: int, n_users: int, n_locations: int, mean_events: float, tz: str = "Europe/Paris"):
+    """Events at ``n_locations`` places with coordinates, over two days around the spring DST change,
+    with a two-level hierarchy; popular and rare places, some users with one event only."""
+    rng = np.random.default_rng(seed)
+    lat = 45.7 + rng.random(n_locations) * 0.2
+    lon = 4.8 + rng.random(n_locations) * 0.3
+    ids = np.asarray([f"L{j:03d}" for j in range(n_locations)])
+    proj = LocalProjection.centred_on(lat, lon)
+    locations = LocationTable(ids, lat, lon, *proj.forward(lat, lon))
+    weights = 1.0 / np.arange(1, n_locations + 1)
+    users, times, locs = [], [], []
+    for u in range(n_users):
+        k = max(1, int(rng.poisson(mean_events)))
+        users += [f"user{rng.integers(0, 10**6):06d}-{u}"] * k
+        times += (DST_CHANGE + rng.integers(-86400, 86400, size=k)).tolist()
+        locs += ids[rng.choice(n_locations, size=k, p=weights / weights.sum())].tolist()
+    codes = np.asarray([int(x[1:]) for x in locs])
+    events = build_event_table(
+        np.asarray(users),
+        np.asarray(times),
+        np.asarray(locs),
+        tz=tz,
+        locations=locations,
+        x_km=locations.x_km[codes],
+        y_km=locations.y_km[codes],
+    )
+    zones = np.asarray([f"z{j % 4}" for j in range(n_locations)])
+    regions = np.asarray([f"r{j % 2}" for j in range(n_locations)])
+    return events, Hierarchy.from_mapping(ids, "antenna", {"zone": zones, "region": regions})

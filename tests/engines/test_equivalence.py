@@ -1,0 +1,77 @@
+"""DuckDB and numba give identical class sizes, hence identical results, for the same seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privacy_studio.core.engines import open_engine
+from privacy_studio.core.engines.relational import generalize_sql
+from privacy_studio.core.engines.sources import load_source
+from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.index import build_index
+from privacy_studio.core.knowledge import UNIFORM
+from privacy_studio.core.measures.unicity import sample_sizes
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.runner import RiskSettings, run_grid, sample_users
+from tests.engines.helpers import comparable, random_city
+
+PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"), ("region", "30min")]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n_users=st.integers(1, 30),
+    n_locations=st.integers(1, 12),
+    knowledge=st.sampled_from(["uniform", "activity", "top"]),
+    draws=st.integers(1, 3),
+    samples=st.integers(1, 40),
+    cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=3, unique=True),
+    tz=st.sampled_from(["Europe/Paris", "UTC", "America/New_York"]),
+)
+def test_duckdb_equals_numba_on_random_data(seed, n_users, n_locations, knowledge, draws, samples, cells, tz):
+    events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
+    risk = RiskSettings(
+        spatial=[],
+        temporal=[],
+        cells=cells,
+        p_values=[1, 2, 3, 5],
+        knowledge=knowledge,
+        measures=["unicity", "kdisc", "kanon", "worst"],
+        samples=samples,
+        draws=draws,
+        seed=seed,
+        reference_p=2,
+    )
+    expected = [comparable(r) for r in run_grid(events, risk, hierarchy)]
+    with open_engine("duckdb", threads=2) as engine:
+        got = [comparable(r) for r in engine.run_grid(_Dataset(events, hierarchy), risk)]
+    assert got == expected
+
+
+class _Dataset:
+    """The Dataset fields the engines read (events and hierarchy)."""
+
+    def __init__(self, events, hierarchy):
+        self.events, self.hierarchy = events, hierarchy
+
+
+@pytest.mark.parametrize("profile", [Profile.parse("raw", "1h"), Profile.parse("zone", "1d")])
+def test_sizes_and_rarest_arrays_equal_the_kernel(profile):
+    events, hierarchy = random_city(7, 200, 10, mean_events=6.0)
+    users = sample_users(events.n_users, 150, 3)
+    index = build_index(generalize(events, profile, hierarchy))
+    want = sample_sizes(index, users, kind=UNIFORM, pmax=6, draws=2, seed=3, worst=True)
+    risk = RiskSettings(spatial=[], temporal=[], samples=150, draws=2, seed=3)
+    with open_engine("duckdb") as engine:
+        loaded = load_source(engine, _Dataset(events, hierarchy), TaskControl())
+        import pyarrow as pa
+
+        engine.register("ps_samp", pa.table({"s": np.arange(len(users)), "u": users}))
+        generalize_sql(engine, loaded, profile)
+        sizes, rare = engine.class_sizes(UNIFORM, users, risk, 6, True, TaskControl())
+    np.testing.assert_array_equal(sizes, want["sizes"])
+    np.testing.assert_array_equal(rare, want["rare"])

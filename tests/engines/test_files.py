@@ -1,0 +1,86 @@
+"""DuckDB reading the input files itself gives the numbers of the reader + numba engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from privacy_studio.core.engines import EventFiles, open_engine
+from privacy_studio.core.engines.files import load_files
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.runner import RiskSettings, run_grid
+from tests.engines.helpers import comparable
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+def sample_options(**kw) -> ReaderOptions:
+    return ReaderOptions(
+        antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv"), use_cache=False, **kw
+    )
+
+
+def both(path: str, options: ReaderOptions, risk: RiskSettings) -> tuple[list[dict], list[dict]]:
+    expected = [comparable(r) for r in run_grid(load_dataset(path, options), risk)]
+    with open_engine("duckdb") as engine:
+        got = [comparable(r) for r in engine.run_grid(EventFiles(path, options), risk)]
+    return expected, got
+
+
+@pytest.mark.parametrize(
+    ("tz", "cells", "knowledge"),
+    [
+        ("UTC", [("raw", "1h"), ("district", "1d")], "uniform"),
+        ("Europe/Paris", [("grid:2", "6h"), ("zip", "1w")], "activity"),
+        ("Europe/Paris", [("municipality", "all"), ("raw", "30min")], "top"),
+    ],
+)
+def test_sample_csv_read_by_duckdb_equals_the_reader(tz, cells, knowledge):
+    risk = RiskSettings(
+        spatial=[], temporal=[], cells=cells, knowledge=knowledge, samples=400, draws=2, p_values=[1, 2, 4, 8]
+    )
+    expected, got = both(str(SAMPLE / "events.csv"), sample_options(tz=tz), risk)
+    assert got == expected
+
+
+def test_parquet_with_epoch_seconds_and_gzip_csv(tmp_path):
+    table = pacsv.read_csv(SAMPLE / "events.csv")
+    seconds = pa.compute.divide(
+        pa.compute.cast(pa.compute.cast(table["time"], pa.timestamp("s", tz="UTC")), pa.int64()), 1
+    )
+    events = pa.table({"user": table["user"], "time": seconds, "location": table["location"]})
+    pq.write_table(events, tmp_path / "events.parquet")
+    with pa.CompressedOutputStream(str(tmp_path / "events.csv.gz"), "gzip") as out:
+        pacsv.write_csv(events, out)
+    risk = RiskSettings(spatial=["raw", "district"], temporal=["1h"], samples=300, p_values=[1, 3])
+    for name in ("events.parquet", "events.csv.gz"):
+        expected, got = both(str(tmp_path / name), sample_options(), risk)
+        assert got == expected, name
+
+
+def test_rejected_rows_are_counted_by_reason_like_the_reader(tmp_path):
+    rows = [
+        "user,time,location",
+        "a,2024-03-05T10:00:00+01:00,A00001",
+        ",2024-03-05T10:00:00+01:00,A00001",
+        "b,not a time,A00001",
+        "c,2024-03-05T10:00:00+01:00,",
+        "d,2024-03-05T10:00:00+01:00,NOPE",
+        "e,1709629200,A00002",
+    ]
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join(rows) + "\n")
+    options = sample_options()
+    dataset = load_dataset(str(path), options)
+    with open_engine("duckdb") as engine:
+        loaded = load_files(engine, EventFiles(str(path), options), TaskControl())
+    want = {reason: r.count for reason, r in dataset.report.rejected.items()}
+    got = {reason: r.count for reason, r in loaded.report.rejected.items()}
+    assert got == want and len(want) == 4
+    assert (loaded.report.rows_read, loaded.report.rows_kept) == (6, 1)  # mixed styles: ISO wins
+    assert (loaded.n_users, loaded.n_events) == (dataset.events.n_users, dataset.events.n_events)
