@@ -24,10 +24,12 @@ import numpy as np
 from privacy_studio import __version__
 
 if TYPE_CHECKING:
+    from privacy_studio.core.engines import EventFiles
+    from privacy_studio.core.engines.choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 FORMAT_TAG = "privacy-studio-project"
 SUFFIX = ".psproj"
 SOURCE_ROLES = ("events", "attributes")
@@ -131,6 +133,10 @@ def _default_utility() -> dict[str, Any]:
     return {"domains": [], "scores": {}}
 
 
+def _default_engine() -> dict[str, Any]:
+    return {"name": "numba", "memory_limit": None, "temp_dir": None, "spark_master": None}
+
+
 def _default_tradeoff() -> dict[str, Any]:
     return {"risk_measure": "unicity", "risk_p": 4, "utility": None, "ceiling": 0.05}
 
@@ -147,6 +153,7 @@ class Project:
     utility: dict[str, Any] = field(default_factory=_default_utility)
     tradeoff: dict[str, Any] = field(default_factory=_default_tradeoff)
     analyses: dict[str, Any] = field(default_factory=dict)
+    engine: dict[str, Any] = field(default_factory=_default_engine)
     app_version: str = __version__
     created: str = field(default_factory=_now)
     modified: str = field(default_factory=_now)
@@ -170,6 +177,7 @@ class Project:
             "utility": jsonable(self.utility),
             "tradeoff": jsonable(self.tradeoff),
             "analyses": jsonable(self.analyses),
+            "engine": jsonable(self.engine),
         }
 
     @classmethod
@@ -186,6 +194,7 @@ class Project:
             utility=d["utility"],
             tradeoff=d["tradeoff"],
             analyses=d["analyses"],
+            engine=d["engine"],
             app_version=d["app_version"],
             created=d["created"],
             modified=d["modified"],
@@ -284,14 +293,28 @@ class Project:
 
     def load_dataset(self, control: TaskControl | None = None) -> Dataset:
         """Read the events source with its saved reader options (a clear error if files are missing)."""
+        from privacy_studio.core.io import load_dataset
+
+        files = self.events_files()
+        return load_dataset(files.path, files.options, control)
+
+    def events_files(self) -> EventFiles:
+        """The events source as files an engine reads itself (a clear error if files are missing)."""
         source = self.events_source()
         if source in self.missing_sources():
             missing = [source.path, *source.aux_paths().values()]
             gone = ", ".join(p for p in missing if not Path(p).exists())
             raise ProjectError(f"{self.name}: input file not found: {gone}; relocate it in the project")
-        from privacy_studio.core.io import ReaderOptions, load_dataset
+        from privacy_studio.core.engines import EventFiles
+        from privacy_studio.core.io import ReaderOptions
 
-        return load_dataset(source.path, ReaderOptions.from_dict(source.reader), control)
+        return EventFiles(source.path, ReaderOptions.from_dict(source.reader))
+
+    def engine_choice(self) -> EngineChoice:
+        """The risk engine the project runs on (validated when the file was read)."""
+        from privacy_studio.core.engines.choice import EngineChoice
+
+        return EngineChoice.from_dict(self.engine)
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -381,8 +404,13 @@ def _migrate_0_to_1(d: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 adds the risk engine choice; older projects ran on the in-memory numba engine."""
+    return {**d, "schema_version": 2, "engine": _default_engine()}
+
+
 #: ``_MIGRATIONS[v]`` turns a schema-``v`` document into a schema ``v + 1`` one.
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_0_to_1}
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_0_to_1, 1: _migrate_1_to_2}
 
 
 def migrate(d: Any, origin: str = "project") -> dict[str, Any]:
@@ -421,6 +449,7 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "utility": (dict, "an object"),
     "tradeoff": (dict, "an object"),
     "analyses": (dict, "an object"),
+    "engine": (dict, "an object"),
 }
 
 
@@ -456,3 +485,9 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")
+    from privacy_studio.core.engines.choice import EngineChoice
+
+    try:
+        EngineChoice.from_dict(d["engine"])
+    except (ValueError, TypeError) as exc:
+        raise ProjectError(f"{origin}: engine: {exc}") from None

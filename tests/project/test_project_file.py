@@ -123,6 +123,20 @@ def test_schema_0_is_migrated_like_the_golden_schema_1(inputs: Path) -> None:
     assert Path(old.sources[0].reader["hierarchy"]) == (inputs / "inputs" / "hierarchy.csv").resolve()
 
 
+def test_schema_1_gets_the_in_memory_engine_like_the_golden_schema_2(inputs: Path) -> None:
+    old = Project.load(inputs / "v1_project.psproj")
+    assert old == Project.load(inputs / "v2_project.psproj")
+    assert old.engine_choice().name == "numba"
+
+
+def test_engine_choice_round_trips(inputs: Path) -> None:
+    p = _sample_project(inputs)
+    p.engine = {"name": "spark", "memory_limit": "6GB", "temp_dir": None, "spark_master": "spark://h:7077"}
+    q = Project.load(p.save(inputs / "study.psproj"))
+    choice = q.engine_choice()
+    assert (choice.name, choice.memory_limit, choice.spark_master) == ("spark", "6GB", "spark://h:7077")
+
+
 def test_migrated_project_saves_as_current_schema(inputs: Path) -> None:
     Project.load(inputs / "v0_project.psproj").save(inputs / "upgraded.psproj")
     doc = json.loads((inputs / "upgraded.psproj").read_text())
@@ -135,7 +149,7 @@ def test_broken_schema_0_names_the_problem() -> None:
 
 
 def _golden() -> dict:
-    return json.loads((DATA / "v1_project.psproj").read_text())
+    return json.loads((DATA / "v2_project.psproj").read_text())
 
 
 @pytest.mark.parametrize(
@@ -167,6 +181,12 @@ def _golden() -> dict:
             "sha256",
         ),
         (json.dumps({**_golden(), "results": [3]}).encode(), r"results\[0\] is a number"),
+        (json.dumps({**_golden(), "engine": {"name": "oracle"}}).encode(), "engine: unknown engine 'oracle'"),
+        (json.dumps({**_golden(), "engine": {"name": "duckdb", "cores": 4}}).encode(), "unknown engine option"),
+        (
+            json.dumps({**_golden(), "engine": {"name": "duckdb", "memory_limit": 8}}).encode(),
+            "memory_limit must be a non-empty text",
+        ),
     ],
 )
 def test_bad_files_are_rejected_with_clear_messages(tmp_path: Path, content: bytes, message: str) -> None:

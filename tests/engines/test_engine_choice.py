@@ -1,0 +1,56 @@
+"""The project's engine choice: validation, the auto rule, and runs that give the in-memory numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from privacy_studio.core.engines import EventFiles
+from privacy_studio.core.engines.choice import EngineChoice
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.runner import RiskSettings
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+#: Per-p fields every engine reports identically for the same seed.
+SAME = ("p", "unicity", "unicity_ci", "k_disclosure", "class_sizes", "worst_mean", "n_draws")
+
+
+@pytest.fixture(scope="module")
+def sample_files() -> EventFiles:
+    options = ReaderOptions(
+        tz="Europe/Paris", antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv")
+    )
+    return EventFiles(str(SAMPLE / "events.csv"), options)
+
+
+@pytest.mark.parametrize(
+    ("choice", "message"),
+    [
+        ({"name": "oracle"}, "unknown engine 'oracle'"),
+        ({"name": "duckdb", "memory_limit": ""}, "memory_limit must be a non-empty text"),
+        ({"name": "spark", "spark_master": 7077}, "spark_master must be a non-empty text"),
+        ({"name": "numba", "threads": 2}, "unknown engine option"),
+    ],
+)
+def test_impossible_choices_are_named(choice: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        EngineChoice.from_dict(choice)
+
+
+def test_auto_keeps_small_files_in_memory(sample_files: EventFiles) -> None:
+    assert EngineChoice("auto").resolved(sample_files) == "numba"
+    assert EngineChoice("auto").resolved(None) == "numba"
+    assert EngineChoice("duckdb").resolved(sample_files) == "duckdb"
+
+
+def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_files: EventFiles) -> None:
+    settings = RiskSettings(spatial=["district", "antenna"], temporal=["1w"], p_values=[1, 2, 4], samples=300)
+    dataset = load_dataset(sample_files.path, sample_files.options)
+    in_memory = list(EngineChoice("numba").run_grid(dataset, settings, sample_files))
+    from_files = list(EngineChoice("duckdb", memory_limit="512MB").run_grid(dataset, settings, sample_files))
+    assert [r.label for r in from_files] == [r.label for r in in_memory]
+    for got, want in zip(from_files, in_memory, strict=True):
+        assert got.n_users == want.n_users and got.nnz == want.nnz and got.d == want.d
+        for g, w in zip(got.by_p, want.by_p, strict=True):
+            assert {k: getattr(g, k) for k in SAME} == {k: getattr(w, k) for k in SAME}
