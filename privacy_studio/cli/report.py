@@ -102,16 +102,17 @@ def _compute(
 ) -> bool:
     """Run what the report needs and the project lacks; True if the project changed."""
     from privacy_studio.core.project import jsonable
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.runner import RiskSettings
 
     changed = False
     if not project.results or args.rerun:
         if dataset is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
         settings = RiskSettings.from_dict(project.settings)
-        project.results = [
-            jsonable(r.to_dict()) for r in run_grid(dataset, settings, control=control.sub(0, 0.7))
-        ]
+        choice = project.engine_choice()  # the engine saved with the project
+        files = project.events_files() if choice.name != "numba" else None
+        results = choice.run_grid(dataset, settings, files, control=control.sub(0, 0.7))
+        project.results = [jsonable(r.to_dict()) for r in results]
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -46,6 +46,10 @@ from privacy_studio.gui.plots.unicity import UnicityPlot
 from privacy_studio.gui.results import as_record, profile_label
 from privacy_studio.gui.session import Session
 from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
+
+if TYPE_CHECKING:
+    from privacy_studio.core.engines import EventFiles
+    from privacy_studio.core.engines.choice import EngineChoice
 
 MAX_RECENT = 8
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
@@ -147,6 +151,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.grid.run_requested.connect(self.start_run)
         self.grid.settings_edited.connect(self._settings_edited)
+        self.grid.engine_box.edited.connect(self.session.set_engine)
         self.session.results_changed.connect(self._show_results)
         self.session.dataset_changed.connect(self._show_dataset)
         self.session.changed.connect(self._refresh_tree)
@@ -289,6 +294,7 @@ class MainWindow(QMainWindow):
             self.cancel_run()
             self.session.replace(Project())
             self.grid.set_levels([], [])
+            self.grid.engine_box.set_choice(self.session.project.engine)
             self.anonymizability.restore([])
             self.log("New project")
 
@@ -317,6 +323,7 @@ class MainWindow(QMainWindow):
         self.cancel_run()
         self.session.replace(project)
         self.grid.apply_settings(project.settings)
+        self.grid.engine_box.set_choice(project.engine)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
         self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
         self._remember(Path(path))
@@ -435,7 +442,7 @@ class MainWindow(QMainWindow):
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.runner import RiskSettings, run_grid
+        from privacy_studio.core.runner import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
@@ -449,7 +456,8 @@ class MainWindow(QMainWindow):
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.results = []
         self.session.results_changed.emit([])
-        worker = Worker(run_grid, self.session.dataset, risk, name="risk grid")
+        choice, files = self._engine_and_files()
+        worker = Worker(choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})")
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
         worker.signals.cancelled.connect(
@@ -463,10 +471,22 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(False)
         self.log(
             f"Running {len(settings['cells'])} profiles, "
-            f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}"
+            f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
+            f"on the {choice.resolved(files)} engine"
         )
         self.runner.start(worker)
         return worker
+
+    def _engine_and_files(self) -> tuple[EngineChoice, EventFiles | None]:
+        """The project's engine and, for engines that read files themselves, its events files."""
+        choice = self.session.project.engine_choice()
+        files = None
+        if choice.name != "numba":
+            try:
+                files = self.session.project.events_files()
+            except ProjectError:
+                self.log("The input files are not there: the engine works on the data in memory", "warning")
+        return choice, files
 
     @Slot(object)
     def _on_profile(self, result: Any) -> None:

@@ -83,6 +83,12 @@ class Session(QObject):
             self.project.settings = dict(settings)
             self._edited()
 
+    def set_engine(self, choice: dict[str, Any]) -> None:
+        """The risk engine the project runs on (``Project.engine``, an ``EngineChoice`` dict)."""
+        if choice != self.project.engine:
+            self.project.engine = dict(choice)
+            self._edited()
+
     def set_utility(self, utility: dict[str, Any]) -> None:
         """The expert utility scores (``Project.utility``), as the trade-off panel edits them."""
         if utility != self.project.utility:

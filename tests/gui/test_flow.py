@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from privacy_studio.core import runner as core_runner
+from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.runner import RiskSettings, run_grid
 from privacy_studio.gui.main_window import MainWindow
@@ -148,7 +148,7 @@ def test_cancel_mid_run_keeps_finished_profiles(imported_window, qtbot, monkeypa
             yield item
             release.wait(30)
 
-    monkeypatch.setattr(core_runner, "run_grid", one_at_a_time)
+    monkeypatch.setattr(numba_engine, "run_grid", one_at_a_time)  # the window runs through the engine API
     settings = tick_cells(win)
     worker = win.start_run(settings)
 

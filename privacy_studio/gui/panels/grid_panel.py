@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.panels.engine_box import EngineBox
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
 #: (settings name, label, explanation key, ticked by default) of each measure the runner computes.
@@ -141,6 +142,8 @@ class GridPanel(QWidget):
         layout.addWidget(self.message)
         layout.addLayout(form)
         layout.addWidget(measures)
+        self.engine_box = EngineBox()
+        layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
         for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p):
             box.valueChanged.connect(self._emit_edited)
