@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 CACHE = Path(__file__).parent / "results" / "cache"
+ENGINE_ORDER = ("numba", "duckdb", "spark")
 ROWS_PER_GROUP = 2_000_000
 
 
@@ -381,60 +382,60 @@ def same_sizes(runs: list[dict]) -> dict[str, bool]:
     return {r["engine"]: [p["digest"] for p in r["profiles"]] == ref for r in done}
 
 
-def measure(args: argparse.Namespace) -> dict:
-    """Every size x engine; numba skipped where its scaled peak exceeds the limit it would get."""
-    sizes = []
-    numba_seen: dict | None = None
-    for users in args.users:
+def per_mevent(run: dict, events: int) -> dict[str, float]:
+    """Seconds per million events of a run: load + run, and run alone."""
+    st, mega = run["stages"], events / 1e6
+    return {"load_run": (st["load"] + st["run"]) / mega, "run": st["run"] / mega}
+
+
+def measure(args: argparse.Namespace) -> list[dict]:
+    """Every size x engine, numba first; numba is skipped where its scaled peak exceeds its limit, and
+    measured on ``--baseline-users`` first when every size is larger (ratios need it in the same run)."""
+    sizes = sorted(args.users)
+    engines = sorted(args.engines, key=ENGINE_ORDER.index)
+    baseline_only = "numba" in engines and sizes[0] > args.baseline_users
+    entries, numba = [], None
+    for users in [args.baseline_users] * baseline_only + sizes:
         folder = ensure_data(args.cache, users, args.days)
         events = json.loads((folder / "meta.json").read_text())["events"]
         entry: dict = {"users": users, "events": events, "data": str(folder), "runs": []}
-        for engine in args.engines:
+        for engine in engines if users in sizes else ["numba"]:
             if engine == "numba":
-                estimate = numba_estimate(numba_seen, events, folder)
-                entry["numba_estimate"] = estimate
+                entry["numba_estimate"] = estimate = numba_estimate(numba, events, folder)
                 expected = max(estimate.get("scaled_peak_mb", 0), estimate.get("load_estimate_mb", 0))
                 if expected > args.numba_limit_gb * 1024:
-                    entry["runs"].append(
-                        {
-                            "engine": "numba",
-                            "skipped": f"needs ≈{expected / 1024:.1f} GB > {args.numba_limit_gb} GB",
-                        }
-                    )
+                    why = f"needs ≈{expected / 1024:.1f} GB > {args.numba_limit_gb:g} GB"
+                    entry["runs"].append({"engine": "numba", "skipped": why})
                     continue
             print(f"{users:,} users: {engine} ...", flush=True)
             run = run_engine(engine, folder, args)
-            entry["runs"].append(run)
+            run["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             if engine == "numba" and "profiles" in run:
-                numba_seen = {**run, "events": events}
+                numba = {**run, "users": users, "events": events}
+            if numba is not None and "profiles" in run:
+                base, mine = per_mevent(numba, numba["events"]), per_mevent(run, events)
+                run["numba_baseline"] = {"users": numba["users"], "seconds_per_mevent": base}
+                run["ratio_load_run"] = mine["load_run"] / base["load_run"]
+                run["ratio_run"] = mine["run"] / base["run"]
+            entry["runs"].append(run)
+        entries.append(entry)
+    return entries
+
+
+def merge(previous: dict | None, settings: dict, entries: list[dict]) -> dict:
+    """This run's entries over the stored ones of the same settings (runs replaced per size x engine)."""
+    stored = previous if previous and previous.get("settings") == settings else {"sizes": []}
+    by_users = {e["users"]: e for e in stored["sizes"]}
+    for entry in entries:
+        old = by_users.get(entry["users"])
+        if old is not None:
+            fresh = {r["engine"] for r in entry["runs"]}
+            entry["runs"] = [r for r in old["runs"] if r["engine"] not in fresh] + entry["runs"]
+            entry["runs"].sort(key=lambda r: ENGINE_ORDER.index(r["engine"]))
+            entry["numba_estimate"] = entry.get("numba_estimate") or old.get("numba_estimate")
         entry["identical"] = same_sizes(entry["runs"])
-        sizes.append(entry)
-    return {"sizes": sizes, "baseline": _baseline(numba_seen)}
-
-
-def _baseline(numba: dict | None) -> dict | None:
-    """Seconds per million events of the numba engine (load + run, and run alone) in this run."""
-    if numba is None:
-        return None
-    mega = numba["events"] / 1e6
-    return {
-        "events": numba["events"],
-        "load_run_per_mevent": (numba["stages"]["load"] + numba["stages"]["run"]) / mega,
-        "run_per_mevent": numba["stages"]["run"] / mega,
-    }
-
-
-def add_ratios(payload: dict) -> None:
-    """Each run's time per event over numba's time per event measured in the same run."""
-    base = payload["baseline"]
-    for entry in payload["sizes"]:
-        mega = entry["events"] / 1e6
-        for run in entry["runs"]:
-            if base is None or "stages" not in run:
-                continue
-            st = run["stages"]
-            run["ratio_load_run"] = (st["load"] + st["run"]) / mega / base["load_run_per_mevent"]
-            run["ratio_run"] = st["run"] / mega / base["run_per_mevent"]
+        by_users[entry["users"]] = entry
+    return {"settings": settings, "sizes": [by_users[u] for u in sorted(by_users)]}
 
 
 def table(payload: dict, min_stage: float = 1.0) -> str:
@@ -484,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spark-memory", default="6g", help="Spark driver memory (local mode: all of it)")
     parser.add_argument("--numba-limit-gb", type=float, default=8.0, help="memory numba may use")
     parser.add_argument("--temp-root", default=None, help="folder for spills and warm-up copies")
+    parser.add_argument("--baseline-users", type=int, default=1_000_000, help="numba baseline size")
+    parser.add_argument("--fresh", action="store_true", help="do not merge with the stored results")
     parser.add_argument("--json", default=None)
     parser.add_argument("--worker", choices=["numba", "duckdb", "spark"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -499,27 +502,22 @@ def main(argv: list[str] | None = None) -> int:
         for users in args.users:
             print(f"data: {ensure_data(args.cache, users, args.days)}")
         return 0
-    t0 = time.perf_counter()
-    payload = {
-        "settings": {
-            "profiles": args.profiles,
-            "p": f"1..{args.pmax}",
-            "samples": args.samples,
-            "measures": args.measures,
-            "threads": args.threads,
-            "duckdb_memory": args.duckdb_memory,
-            "spark_driver_memory": args.spark_memory,
-            "numba_limit_gb": args.numba_limit_gb,
-        },
+    settings = {
+        "profiles": args.profiles,
+        "p": f"1..{args.pmax}",
+        "samples": args.samples,
+        "measures": args.measures,
+        "threads": args.threads,
+        "duckdb_memory": args.duckdb_memory,
+        "spark_driver_memory": args.spark_memory,
+        "numba_limit_gb": args.numba_limit_gb,
         "cpus": os.cpu_count(),
-        "python": sys.version.split()[0],
-        **measure(args),
     }
-    add_ratios(payload)
-    payload["seconds"] = time.perf_counter() - t0
-    print(table(payload))
     name = "bench_engines_quick.json" if args.quick else "bench_engines.json"
     out = Path(args.json) if args.json else Path(__file__).parent / "results" / name
+    previous = json.loads(out.read_text()) if out.exists() and not args.fresh else None
+    payload = merge(previous, settings, measure(args))
+    print(table(payload))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(payload, indent=2) + "\n")
     print(f"JSON: {out}")
