@@ -1,0 +1,133 @@
+"""The cluster back end: Apache Spark runs the same relational plan as DuckDB (``local[N]`` or a cluster).
+
+Tables live as cached Spark temporary views in a private session (its own SQL settings and view names,
+sharing the SparkContext of any session already running). Small results come back through Arrow; a
+cancelled run stops its Spark jobs through the engine's own job group.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pyarrow as pa
+from pyspark.sql.types import StringType, StructField, StructType
+
+from privacy_studio.core.engines import plan
+from privacy_studio.core.engines.relational import FileRead, RelationalEngine
+from privacy_studio.core.engines.spark_session import (
+    SQL_CONF,
+    SparkError,
+    SparkOptions,
+    first_line,
+    get_session,
+)
+from privacy_studio.core.progress import Cancelled, TaskControl
+from privacy_studio.core.runner import RiskSettings
+
+#: Registered Arrow tables of at least this many rows are cached in Spark's columnar store: the plan
+#: scans them again for every profile; smaller ones (knowledge, open queries) are cheaper to resend.
+CACHE_ROWS = 50_000
+
+
+class SparkEngine(RelationalEngine):
+    """The relational plan on a Spark session (see :func:`~.spark_session.get_session` for which one)."""
+
+    dialect = plan.SPARK
+
+    def __init__(
+        self,
+        memory_limit: str | None = None,
+        temp_dir: str | None = None,
+        threads: int | None = None,
+        spark_master: str | None = None,
+    ) -> None:
+        if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
+            raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}")
+        options = SparkOptions(spark_master, threads, memory_limit, temp_dir)
+        self._root, self._owned = get_session(options)
+        self.session = self._root.newSession()  # our views and SQL settings stay out of the caller's
+        for key, value in SQL_CONF.items():
+            self.session.conf.set(key, value)
+        self._group = f"privacy-studio-{uuid.uuid4().hex[:12]}"
+        self._frames: dict = {}  # name -> the DataFrame behind each of our temporary views
+        self._stored: set[str] = set()  # views whose rows are stored in Spark (freed on drop)
+        self._cancelled = False
+
+    @property
+    def master(self) -> str:
+        return str(self._root.sparkContext.master)
+
+    def _run(self, action, what: str):
+        """Run a Spark action in our job group; Cancelled if we interrupted it, else one SparkError."""
+        sc = self._root.sparkContext
+        sc.setJobGroup(self._group, f"privacy-studio: {what}", interruptOnCancel=True)
+        try:
+            return action()
+        except Exception as exc:
+            if self._cancelled:
+                raise Cancelled("cancelled by the user") from None
+            raise SparkError(f"Spark failed while {what}: {first_line(exc)}") from exc
+
+    def execute(self, sql: str) -> pa.Table:
+        return self._run(lambda: self.session.sql(sql).toArrow(), "running a query")
+
+    def register(self, name: str, table: pa.Table) -> None:
+        self.drop(name)
+        frame = self._run(lambda: self.session.createDataFrame(table), f"sending {name} to Spark")
+        if table.num_rows >= CACHE_ROWS:
+            frame = self._run(lambda: frame.localCheckpoint(eager=True), f"storing {name}")
+            self._stored.add(name)
+        self._frames[name] = frame
+        frame.createOrReplaceTempView(name)
+
+    def create_table(self, name: str, sql: str) -> None:
+        # Computed before the old table of that name goes (the query may read it); stored in the executors'
+        # memory (spilling to disk) with its lineage cut, so iteration p does not re-plan iterations 1..p-1.
+        frame = self._run(lambda: self.session.sql(sql).localCheckpoint(eager=True), f"computing {name}")
+        self.drop(name)
+        self._frames[name] = frame
+        self._stored.add(name)
+        frame.createOrReplaceTempView(name)
+
+    def drop(self, name: str) -> None:
+        self.session.catalog.dropTempView(name)
+        self._frames.pop(name, None)
+        if name in self._stored:
+            self._stored.discard(name)
+            # Stored blocks are freed once the JVM collects the dropped frame: ask for that collection now.
+            self._root.sparkContext._jvm.System.gc()
+
+    def run_grid(self, source: object, settings: RiskSettings, control: TaskControl | None = None):
+        self._cancelled = False
+        return super().run_grid(source, settings, control)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._root.sparkContext.cancelJobGroup(self._group)
+
+    def read_files(self, name: str, files: FileRead) -> None:
+        reader = self.session.read
+        if files.kind == "parquet":
+            frame = self._run(lambda: reader.parquet(*files.paths), f"reading {files.paths[0]}")
+        else:
+            reader = reader.options(
+                sep=files.delimiter,
+                header=str(files.header).lower(),
+                quote='"',
+                escape='"',
+                inferSchema="false",
+                mode="PERMISSIVE",
+            )
+            if files.names:
+                reader = reader.schema(StructType([StructField(n, StringType()) for n in files.names]))
+            frame = self._run(lambda: reader.csv(list(files.paths)), f"reading {files.paths[0]}")
+        self.session.catalog.dropTempView(name)
+        self._frames[name] = frame
+        frame.createOrReplaceTempView(name)
+
+    def close(self) -> None:
+        for name in list(self._frames):
+            self.drop(name)
+        if self._owned:
+            self._root.stop()
+            self._owned = False
