@@ -169,7 +169,7 @@ def _text(schema: pa.Schema, column: str) -> str:
     """The column as trimmed text, NULL when blank."""
     expr = plan.ident(column)
     if not pa.types.is_string(schema.field(column).type):
-        expr = f"CAST({expr} AS VARCHAR)"
+        expr = f"CAST({expr} AS STRING)"
     return f"NULLIF({expr}, '')"
 
 
@@ -180,7 +180,7 @@ def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, pat
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
         return _in_epoch_range(f"CAST(floor({expr}) AS BIGINT)")
     if pa.types.is_timestamp(kind):
-        return plan.floor_div(f"epoch_ms({expr})", 1000)
+        return plan.floor_div(engine.dialect.epoch_ms(expr), 1000)
     text = f"trim({expr})"
     sample = engine.execute(
         f"SELECT {expr} AS v FROM ps_raw WHERE {expr} IS NOT NULL AND {text} <> '' LIMIT 2000"
@@ -195,7 +195,7 @@ def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, pat
         raise ValueError(f"{path}: dd/mm or mm/dd dates are read by the numba engine only; use ISO 8601")
     dialect = engine.dialect
     if style == "epoch":
-        number = f"regexp_matches({text}, {plan.quote(NUMBER_PATTERN)})"
+        number = dialect.matches(text, NUMBER_PATTERN)
         return f"CASE WHEN {number} THEN {_in_epoch_range(dialect.epoch_seconds(text))} END"
     return dialect.iso_seconds(text, tz)
 
@@ -219,7 +219,7 @@ def _rows_sql(
     """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for."""
     uid = _text(schema, roles["user"])
     t = _time(engine, schema, roles["time"], tz, path)
-    lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS VARCHAR)"
+    lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS STRING)"
     x, y, bad_xy = _coordinates(roles, proj, place_xy)
     reasons = [("r.uid IS NULL", "missing user id"), ("r.t IS NULL", "unparsable time")]
     if "location" in roles:

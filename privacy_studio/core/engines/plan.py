@@ -39,18 +39,25 @@ class Dialect:
         """Epoch seconds written as a number (``1709639519`` or ``1709639519.5``, floored), else NULL."""
         return f"CAST(floor(TRY_CAST({text} AS DOUBLE)) AS BIGINT)"
 
+    def matches(self, text: str, pattern: str) -> str:
+        """True when ``text`` contains a match of the regular expression ``pattern`` (given unquoted)."""
+        if self.name == "spark":  # Spark string literals read backslash escapes: keep the pattern's own
+            return f"regexp_like({text}, {quote(pattern.replace(chr(92), chr(92) * 2))})"
+        return f"regexp_matches({text}, {quote(pattern)})"
+
+    def epoch_ms(self, timestamp: str) -> str:
+        """Milliseconds since 1970 of a TIMESTAMP expression (e.g. a Parquet time column)."""
+        return f"unix_millis({timestamp})" if self.name == "spark" else f"epoch_ms({timestamp})"
+
     def iso_seconds(self, text: str, tz: str) -> str:
         """UTC epoch seconds of an ISO 8601 time; times without an offset are wall-clock times in ``tz``."""
         if self.name == "spark":
             aware = f"unix_timestamp(try_to_timestamp({text}))"
             naive = f"unix_timestamp(to_utc_timestamp(try_to_timestamp({text}), {quote(tz)}))"
-            has_offset = f"{text} RLIKE {quote(OFFSET_PATTERN)}"
         else:
-            aware = f"epoch_ms(TRY_CAST({text} AS TIMESTAMPTZ))"
-            naive = f"epoch_ms(timezone({quote(tz)}, TRY_CAST({text} AS TIMESTAMP)))"
-            has_offset = f"regexp_matches({text}, {quote(OFFSET_PATTERN)})"
-            aware, naive = floor_div(aware, 1000), floor_div(naive, 1000)
-        return f"CASE WHEN {has_offset} THEN {aware} ELSE {naive} END"
+            aware = floor_div(f"epoch_ms(TRY_CAST({text} AS TIMESTAMPTZ))", 1000)
+            naive = floor_div(f"epoch_ms(timezone({quote(tz)}, TRY_CAST({text} AS TIMESTAMP)))", 1000)
+        return f"CASE WHEN {self.matches(text, OFFSET_PATTERN)} THEN {aware} ELSE {naive} END"
 
 
 def floor_div(a: str, b: float | int) -> str:
