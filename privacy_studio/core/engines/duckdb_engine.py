@@ -3,8 +3,11 @@ tables outgrow ``memory_limit``; it reads CSV/Parquet files itself, so the event
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyarrow as pa
 
@@ -12,11 +15,14 @@ from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.relational import FileRead, RelationalEngine
 from privacy_studio.core.progress import Cancelled
 
+#: CSV read buffer: DuckDB's default (32 MB) alone would not fit under small memory limits.
+CSV_BUFFER = 4 << 20
 _MEMORY_RE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|[KMGT]|B)\s*$", re.IGNORECASE)
 
 
 class DuckDBEngine(RelationalEngine):
-    """One private in-process DuckDB database (in memory, spilling to ``temp_dir``)."""
+    """A private DuckDB database file under ``temp_dir`` (deleted on close): tables larger than
+    ``memory_limit`` stay on disk and operators spill there."""
 
     dialect = plan.DUCKDB
 
@@ -29,13 +35,12 @@ class DuckDBEngine(RelationalEngine):
             raise ValueError(f"memory limit {memory_limit!r} not understood (use e.g. 4GB, 512MB)")
         if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
             raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}")
-        self._own_temp = None
-        if temp_dir is None:
-            self._own_temp = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-")
-            temp_dir = self._own_temp.name
+        if temp_dir is not None:
+            os.makedirs(temp_dir, exist_ok=True)
+        self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
         self._duckdb = duckdb
-        self.con = duckdb.connect(":memory:")
-        self.con.execute(f"SET temp_directory = {plan.quote(temp_dir)}")
+        self.con = duckdb.connect(os.path.join(self._folder.name, "plan.duckdb"))
+        self.con.execute(f"SET temp_directory = {plan.quote(os.path.join(self._folder.name, 'spill'))}")
         self.con.execute("SET preserve_insertion_order = false")
         if memory_limit is not None:
             self.con.execute(f"SET memory_limit = {plan.quote(memory_limit)}")
@@ -44,10 +49,25 @@ class DuckDBEngine(RelationalEngine):
         self._arrow: dict[str, pa.Table] = {}
 
     def execute(self, sql: str) -> pa.Table:
-        try:
+        with self._errors():
             return self.con.sql(sql).to_arrow_table()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """DuckDB's interrupt as ``Cancelled``; running out of memory or disk as one readable ValueError."""
+        try:
+            yield
         except self._duckdb.InterruptException:
             raise Cancelled("cancelled by the user") from None
+        except self._duckdb.OutOfMemoryException as exc:
+            raise ValueError(
+                "the duckdb engine ran out of memory even with spilling "
+                f"({str(exc).splitlines()[0]}); raise --memory-limit or use fewer threads"
+            ) from None
+        except self._duckdb.IOException as exc:
+            raise ValueError(
+                f"the duckdb engine could not read or spill: {str(exc).splitlines()[0]}"
+            ) from None
 
     def register(self, name: str, table: pa.Table) -> None:
         self.drop(name)
@@ -56,10 +76,8 @@ class DuckDBEngine(RelationalEngine):
 
     def create_table(self, name: str, sql: str) -> None:
         self.drop(name)
-        try:
+        with self._errors():
             self.con.execute(f"CREATE TABLE {name} AS {sql}")
-        except self._duckdb.InterruptException:
-            raise Cancelled("cancelled by the user") from None
 
     def drop(self, name: str) -> None:
         if self._arrow.pop(name, None) is not None:
@@ -80,15 +98,14 @@ class DuckDBEngine(RelationalEngine):
             source = f"read_parquet({paths})"
         else:
             opts = [f"delim = {plan.quote(files.delimiter)}", f"header = {str(files.header).lower()}"]
-            opts += ["all_varchar = true", "quote = '\"'", "escape = '\"'"]
+            opts += ["all_varchar = true", "quote = '\"'", "escape = '\"'", f"buffer_size = {CSV_BUFFER}"]
             if files.names:
                 opts.append("names = [" + ", ".join(plan.quote(n) for n in files.names) + "]")
             source = f"read_csv({paths}, {', '.join(opts)})"
         self.drop(name)
-        self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+        with self._errors():
+            self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
 
     def close(self) -> None:
         self.con.close()
-        if self._own_temp is not None:
-            self._own_temp.cleanup()
-            self._own_temp = None
+        self._folder.cleanup()

@@ -8,7 +8,8 @@ Tables the plan reads and writes (all names start with ``ps_``):
 * ``ps_units(loc, unit)``: the spatial unit of every location code at a hierarchy level.
 * ``ps_gen(u, point, cnt)``: the generalized traces, exactly the in-memory ``Traces`` (CSR) as rows.
 * ``ps_k(q, pos, point)``: the knowledge orders, query ``q`` = one (sampled user, draw) or rarest order.
-* ``ps_cand(q, v)``: candidate users ``v`` still matching the first points of query ``q``.
+* ``ps_first(q, a, b)``: the first two points of each query, ``a`` the rarer one.
+* ``ps_cand0``, ``ps_cand1`` (alternating): candidate users ``v`` still matching the first points of ``q``.
 
 The :class:`Dialect` holds the few expressions that differ between DuckDB and Spark SQL.
 """
@@ -197,13 +198,13 @@ def sampled_traces_sql() -> str:
 def first_candidates_sql() -> str:
     """Candidates after the first two known points of every open query (users visiting both).
 
-    Starting at two points keeps the posting list of the first point from being materialized.
+    ``ps_first(q, a, b)`` holds the two points with ``a`` the one with the shorter posting list, so only
+    that list is scanned and each of its users probes ``gen`` for ``b``.
     """
     return (
-        "SELECT k0.q AS q, g0.u AS v FROM ps_k k0 JOIN ps_open o ON o.q = k0.q "
-        "JOIN ps_gen g0 ON g0.point = k0.point "
-        "JOIN ps_k k1 ON k1.q = k0.q AND k1.pos = 1 "
-        "JOIN ps_gen g1 ON g1.u = g0.u AND g1.point = k1.point WHERE k0.pos = 0"
+        "SELECT f.q AS q, ga.u AS v FROM ps_first f JOIN ps_open o ON o.q = f.q "
+        "JOIN ps_gen ga ON ga.point = f.a "
+        "JOIN ps_gen gb ON gb.u = ga.u AND gb.point = f.b"
     )
 
 

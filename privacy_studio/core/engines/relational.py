@@ -253,6 +253,18 @@ class RelationalEngine(ABC):
             "ps_k",
             pa.table({"q": q.astype(np.int64), "pos": k.astype(np.int64), "point": uniq[orders[q, k]]}),
         )
+        first, second = uniq[orders[open_q, 0]], uniq[orders[open_q, 1]]
+        swap = list_len[orders[open_q, 1]] < list_len[orders[open_q, 0]]
+        self.register(
+            "ps_first",
+            pa.table(
+                {
+                    "q": open_q.astype(np.int64),
+                    "a": np.where(swap, second, first),
+                    "b": np.where(swap, first, second),
+                }
+            ),
+        )
         cand = "ps_cand0"
         for p in range(1, pmax):
             control.report(p / pmax, f"known points: {p + 1} ({len(open_q):,} open sets)")
@@ -271,7 +283,7 @@ class RelationalEngine(ABC):
             open_q = cq[(sizes[cq, p] > 1) & (m[cq] > p + 1)]
             if len(open_q) == 0:
                 break
-        for name in (cand, "ps_k", "ps_open"):
+        for name in (cand, "ps_k", "ps_first", "ps_open"):
             self.drop(name)
         return sizes
 

@@ -1,0 +1,188 @@
+"""Spark in local[2] runs the relational plan with the numba engine's numbers; failures are one SparkError.
+
+One Spark session serves the whole module (the JVM takes ~10 s to start); the engines under test find it
+running and use it without stopping it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privacy_studio.core.engines import EventFiles, open_engine
+from privacy_studio.core.engines.relational import _Watch
+from privacy_studio.core.engines.spark_session import (
+    SparkError,
+    SparkOptions,
+    java_version,
+    parse_memory,
+    start_session,
+)
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.progress import Cancelled, TaskControl
+from privacy_studio.core.runner import RiskSettings, run_grid
+from tests.engines.helpers import comparable, random_city
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        java_version() is None and not os.environ.get("CI"),
+        reason="no Java runtime: the Spark engine needs Java 17+ (apt install default-jre-headless)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory):
+    spills = tmp_path_factory.mktemp("spark")
+    session = start_session(SparkOptions("local[2]", threads=2, memory_limit="1g", temp_dir=str(spills)))
+    yield session
+    session.stop()
+
+
+class _Dataset:
+    """The Dataset fields the engines read (events and hierarchy)."""
+
+    def __init__(self, events, hierarchy):
+        self.events, self.hierarchy = events, hierarchy
+
+
+def sample_options(**kw) -> ReaderOptions:
+    return ReaderOptions(
+        antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv"), use_cache=False, **kw
+    )
+
+
+def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
+    options = sample_options(tz="Europe/Paris")
+    risk = RiskSettings(
+        spatial=[],
+        temporal=[],
+        cells=[("raw", "1h"), ("district", "1d"), ("grid:2", "6h")],
+        p_values=[1, 2, 4],
+        measures=["unicity", "kdisc", "kanon", "worst"],
+        samples=300,
+        draws=2,
+        seed=11,
+    )
+    path = str(SAMPLE / "events.csv")
+    expected = [comparable(r) for r in run_grid(load_dataset(path, options), risk)]
+    with open_engine("spark") as engine:
+        assert engine.master == "local[2]"  # the running session, not a new one
+        got = [comparable(r) for r in engine.run_grid(EventFiles(path, options), risk)]
+    assert got == expected
+    assert not spark.sparkContext._jsc.sc().isStopped()  # the engine left the session it found running
+
+
+def test_epoch_seconds_in_gzip_csv(spark, tmp_path):
+    table = pacsv.read_csv(SAMPLE / "events.csv")
+    seconds = pa.compute.cast(pa.compute.cast(table["time"], pa.timestamp("s", tz="UTC")), pa.int64())
+    events = pa.table({"user": table["user"], "time": seconds, "location": table["location"]})
+    path = str(tmp_path / "events.csv.gz")
+    with pa.CompressedOutputStream(path, "gzip") as out:
+        pacsv.write_csv(events, out)
+    risk = RiskSettings(spatial=["zip"], temporal=["1d"], samples=200, p_values=[1, 3], knowledge="activity")
+    expected = [comparable(r) for r in run_grid(load_dataset(path, sample_options()), risk)]
+    with open_engine("spark") as engine:
+        got = [comparable(r) for r in engine.run_grid(EventFiles(path, sample_options()), risk)]
+    assert got == expected
+
+
+PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("region", "30min")]
+
+
+@settings(max_examples=4, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n_users=st.integers(1, 25),
+    n_locations=st.integers(1, 10),
+    knowledge=st.sampled_from(["uniform", "activity", "top"]),
+    cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=2, unique=True),
+    tz=st.sampled_from(["Europe/Paris", "UTC", "America/New_York"]),
+)
+def test_spark_equals_numba_on_random_data(spark, seed, n_users, n_locations, knowledge, cells, tz):
+    events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
+    risk = RiskSettings(
+        spatial=[],
+        temporal=[],
+        cells=cells,
+        p_values=[1, 2, 3, 5],
+        knowledge=knowledge,
+        measures=["unicity", "kdisc", "kanon", "worst"],
+        samples=20,
+        draws=2,
+        seed=seed,
+        reference_p=2,
+    )
+    expected = [comparable(r) for r in run_grid(events, risk, hierarchy)]
+    with open_engine("spark") as engine:
+        got = [comparable(r) for r in engine.run_grid(_Dataset(events, hierarchy), risk)]
+    assert got == expected
+
+
+def test_a_running_spark_job_is_interrupted(spark):
+    control = TaskControl()
+    slow = "SELECT count(*) AS n FROM range(0, 100000000000, 1, 2) a WHERE a.id % 7 = 3"
+    with open_engine("spark") as engine:
+        threading.Timer(1.0, control.cancel).start()
+        start = time.perf_counter()
+        with pytest.raises(Cancelled), _Watch(engine, control):
+            engine.execute(slow)
+        assert time.perf_counter() - start < 30
+        with pytest.raises(Cancelled):
+            engine.execute("SELECT 1 AS one")  # nothing new starts in the cancelled run
+        events, hierarchy = random_city(3, 5, 3, mean_events=3.0)
+        risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1, 2], samples=5)
+        assert [r.n_users for r in engine.run_grid(_Dataset(events, hierarchy), risk)] == [
+            5
+        ]  # a new run works
+
+
+def test_a_failed_query_is_one_short_sentence(spark):
+    with open_engine("spark") as engine, pytest.raises(SparkError) as error:
+        engine.execute("SELECT nope FROM ps_nowhere")
+    text = str(error.value)
+    assert text.startswith("Spark failed while running a query:") and "ps_nowhere" in text
+    assert "\n" not in text and len(text) < 600
+
+
+@pytest.mark.parametrize(
+    ("master", "message"),
+    [
+        ("bogus", "is not a master URL"),
+        ("local[2", "is not a master URL"),
+        ("local[3]", "already runs in this process"),
+        ("spark://elsewhere:7077", "already runs in this process"),
+    ],
+)
+def test_impossible_masters_are_refused_before_any_work(spark, master, message):
+    with pytest.raises(SparkError, match=message):
+        open_engine("spark", spark_master=master)
+
+
+def test_no_java_is_one_clear_message(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    assert java_version() is None
+    with pytest.raises(SparkError, match="needs a Java 17"):
+        start_session(SparkOptions("local[1]"))
+
+
+def test_memory_limits_in_spark_notation():
+    assert parse_memory("1.5GB") == "1536m"
+    assert parse_memory("512 MB") == "512m"
+    assert parse_memory("2g") == "2048m"
+    for bad, message in (("lots", "not understood"), ("100MB", "too small")):
+        with pytest.raises(SparkError, match=message):
+            parse_memory(bad)
