@@ -6,7 +6,7 @@ import os
 
 from privacy_studio.core.io.options import ReaderOptions
 
-#: In-memory bytes per byte of input, by kind: columnar arrays + traces + index, from measured runs.
+#: Rough in-memory bytes per byte of input, by kind: columnar arrays + traces + index.
 BYTES_PER_INPUT_BYTE = {"csv": 1.5, "gz": 6.0, "parquet": 5.0}
 #: Share of the available memory the in-memory engine may plan to use.
 USABLE_SHARE = 0.6
