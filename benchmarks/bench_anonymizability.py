@@ -33,20 +33,27 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _run(fp, targets: np.ndarray, mode: str, ks: tuple[int, ...]) -> tuple[float, dict]:
-    """Seconds and per-k arrays for these target codes (nearest search plus dispersion)."""
+def _cpu_s() -> float:
+    """User + system CPU seconds of this process so far, all threads included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(fp, targets: np.ndarray, mode: str, ks: tuple[int, ...]) -> tuple[float, float, dict]:
+    """Wall and CPU seconds and per-k arrays for these target codes (nearest search plus dispersion)."""
     from privacy_studio.core.kernels import anonymizability as kern
     from privacy_studio.core.measures.anonymizability import MODES, DistanceParams
 
     params = DistanceParams()
     args = params.kernel_args()
-    bounds, places = fp.bounds(params), fp.places()
-    start = time.perf_counter()
+    places = fp.places()
+    start, cpu = time.perf_counter(), _cpu_s()
     idx, dist = kern.nearest_neighbours(
-        targets, fp.offsets, fp.t, fp.x, fp.y, places, max(ks) - 1, MODES[mode], bounds, *args
+        targets, fp.offsets, fp.t, fp.x, fp.y, places, max(ks) - 1, MODES[mode], *args
     )
     stats = kern.dispersion(targets, idx, np.asarray(ks), fp.offsets, fp.t, fp.x, fp.y, *args)
-    return time.perf_counter() - start, {"neighbours": idx, "distance": dist, "stats": stats}
+    wall = time.perf_counter() - start
+    return wall, _cpu_s() - cpu, {"neighbours": idx, "distance": dist, "stats": stats}
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -54,7 +61,7 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def scenario(kind: str, n: int, n_targets: int | None, baseline_targets: int, cities: dict) -> dict:
-    from privacy_studio.core.measures.anonymizability import DistanceParams, Fingerprints, select_targets
+    from privacy_studio.core.measures.anonymizability import Fingerprints, select_targets
     from privacy_studio.core.sample import simulate_city
 
     if n not in cities:
@@ -63,7 +70,7 @@ def scenario(kind: str, n: int, n_targets: int | None, baseline_targets: int, ci
     ks = tuple(k for k in KS if k <= fp.n_users)
     targets = select_targets(fp.n_users, n_targets, 0)
     sub = targets[np.linspace(0, len(targets) - 1, min(baseline_targets, len(targets))).astype(int)]
-    t_prune, full = _run(fp, targets, "prune", ks)
+    t_prune, cpu_prune, full = _run(fp, targets, "prune", ks)
     pos = np.searchsorted(targets, sub)
     pruned_sub = {k: (v[:, :, pos] if v.ndim == 3 else v[pos]) for k, v in full.items()}
     row = {
@@ -72,16 +79,20 @@ def scenario(kind: str, n: int, n_targets: int | None, baseline_targets: int, ci
         "targets": len(targets),
         "samples_per_user": float(fp.lengths().mean()),
         "prune_s": t_prune,
+        "prune_cpu_s": cpu_prune,
         "prune_s_per_target": t_prune / len(targets),
+        "prune_cpu_s_per_target": cpu_prune / len(targets),
         "baseline_targets": len(sub),
     }
     for mode in ("merge", "plain"):
-        seconds, result = _run(fp, sub, mode, ks)
+        seconds, cpu, result = _run(fp, sub, mode, ks)
         row[f"{mode}_s_extrapolated"] = seconds / len(sub) * len(targets)
+        row[f"{mode}_cpu_s_extrapolated"] = cpu / len(sub) * len(targets)
         row[f"{mode}_identical"] = _same(result, pruned_sub)
     row["speedup_vs_plain"] = row["plain_s_extrapolated"] / t_prune
     row["speedup_vs_merge"] = row["merge_s_extrapolated"] / t_prune
-    arrays = (*fp.bounds(DistanceParams()), *fp.places(), fp.offsets, fp.t, fp.x, fp.y)
+    row["cpu_speedup_vs_plain"] = row["plain_cpu_s_extrapolated"] / cpu_prune
+    arrays = (*fp.places(), fp.offsets, fp.t, fp.x, fp.y)
     row["data_and_index_mb"] = sum(a.nbytes for a in arrays) / 1e6
     row["peak_rss_mb"] = _peak_mb()
     return row
@@ -106,19 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     cities: dict = {}
     rows = []
     print(f"threads: {numba.get_num_threads()}")
-    head = (
-        "scenario",
-        "users",
-        "targets",
-        "prune s",
-        "merge s*",
-        "plain s*",
-        "x plain",
-        "x merge",
-        "same",
-        "MB",
+    head = ("scenario", "users", "targets", "prune s", "cpu s", "merge s*", "cpu s*", "plain s*", "cpu s*")
+    head += ("x plain", "cpu x", "x merge", "same", "MB")
+    print(
+        "{:<8} {:>7} {:>7}".format(*head[:3]), *(f"{h:>9}" for h in head[3:9]), *(f"{h:>7}" for h in head[9:])
     )
-    print("{:<8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>5} {:>7}".format(*head))
     for kind, n, n_targets in QUICK if args.quick else FULL:
         if kind == "exact" and args.max_exact is not None and n > args.max_exact:
             continue
@@ -126,14 +129,20 @@ def main(argv: list[str] | None = None) -> int:
         r = scenario(kind, n, n_targets, args.baseline_targets, cities)
         rows.append(r)
         same = r["merge_identical"] and r["plain_identical"]
-        cells = (
-            f"{kind:<8} {r['users']:>7} {r['targets']:>7} {r['prune_s']:>9.2f}",
-            f"{r['merge_s_extrapolated']:>9.2f} {r['plain_s_extrapolated']:>9.2f}",
-            f"{r['speedup_vs_plain']:>7.2f} {r['speedup_vs_merge']:>7.2f}",
-            f"{'yes' if same else 'NO':>5} {r['peak_rss_mb']:>7.0f}",
+        times = (r["prune_s"], r["prune_cpu_s"])
+        times += tuple(r[f"{m}_{c}s_extrapolated"] for m in ("merge", "plain") for c in ("", "cpu_"))
+        ratios = (r["speedup_vs_plain"], r["cpu_speedup_vs_plain"], r["speedup_vs_merge"])
+        print(
+            f"{kind:<8} {r['users']:>7} {r['targets']:>7}",
+            *(f"{v:>9.2f}" for v in times),
+            *(f"{v:>7.2f}" for v in ratios),
+            f"{'yes' if same else 'NO':>7} {r['peak_rss_mb']:>7.0f}",
+            flush=True,
         )
-        print(*cells, flush=True)
-    print("* extrapolated from the baseline sub-sample of targets; MB = peak resident memory so far")
+    print(
+        "* extrapolated from the baseline sub-sample of targets; cpu = user + system seconds of all threads"
+    )
+    print("x = plain / prune (wall, then CPU); MB = peak resident memory so far")
     out = Path(args.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"ks": KS, "threads": numba.get_num_threads(), "rows": rows}, indent=2) + "\n")

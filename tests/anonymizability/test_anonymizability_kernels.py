@@ -112,7 +112,6 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
     args = params.kernel_args()
-    bounds = fp.bounds(params)
     fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
     for a in range(fp.n_users):
         for b in range(fp.n_users):
@@ -120,13 +119,34 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
             d_ba = fingerprint_distance(fp, b, a, params)
             assert d_ab == d_ba
             assert d_ab == pytest.approx(ref.fingerprint_distance(fps[a], fps[b], args), abs=1e-12)
-            assert kern.pair_bound(a, b, fp.offsets, bounds, *args) <= d_ab + 1e-12
-            per_sample = np.empty(fp.lengths()[a])
-            total = kern.sample_bounds(a, b, fp.offsets, bounds, per_sample)
-            assert total == pytest.approx(per_sample.sum())
-            assert kern.bound_total(a, b, fp.places(), bounds) == pytest.approx(total, abs=1e-12)
-            for lb, sample in zip(per_sample, fps[a], strict=True):
-                assert lb <= ref.best_match(sample, fps[b], args)[0] + 1e-12
+
+
+def _kernel_distance(fp, a, b, mode, worst, params):
+    places = fp.places()
+    far = np.empty(int(np.diff(places[1]).max()))
+    return kern.fingerprint_distance(
+        a, b, fp.offsets, fp.t, fp.x, fp.y, places, far, mode, worst, *params.kernel_args()
+    )
+
+
+@given(small_data(), st.floats(0.0, 1.0))
+@settings(max_examples=40, deadline=None)
+def test_merge_equals_plain_and_abandoning_needs_proof(data, worst):
+    """The merge gives the plain scan's Δ_ab to the bit; pruning abandons a pair only when Δ_ab > worst
+    (its partial sums are lower bounds that never exceed the true distance), else returns the same bits."""
+    rows, params, _ = data
+    fp = Fingerprints.from_events(to_events(rows))
+    for a in range(fp.n_users):
+        for b in range(fp.n_users):
+            plain = _kernel_distance(fp, a, b, kern.MODE_PLAIN, np.inf, params)
+            assert _kernel_distance(fp, a, b, kern.MODE_MERGE, worst, params) == plain
+            for limit in (worst, plain, np.nextafter(plain, -1.0)):
+                pruned = _kernel_distance(fp, a, b, kern.MODE_PRUNE, limit, params)
+                if math.isnan(pruned):
+                    assert plain > limit
+                else:
+                    assert pruned == plain
+            assert not math.isnan(_kernel_distance(fp, a, b, kern.MODE_PRUNE, plain, params))
 
 
 def clustered_events(n_users=120, seed=3):

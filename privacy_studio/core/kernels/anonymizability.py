@@ -4,7 +4,8 @@ Fingerprints are CSR arrays of distinct samples sorted by (minute, x, y): ``off`
 ``x``/``y`` km. Three search modes share one definition of the distance and one tie rule (the lowest sample
 index wins a tied minimum, the lowest user code a tied fingerprint distance), so they agree to the bit:
 ``MODE_PLAIN`` scans every sample pair, ``MODE_MERGE`` walks time-sorted samples outwards from a merge
-pointer, ``MODE_PRUNE`` adds lower bounds that skip or abandon candidates that cannot enter the nearest set.
+pointer and settles the samples δt_max or more away once per place, ``MODE_PRUNE`` also abandons a candidate
+as soon as its partial distance proves it cannot enter the nearest set.
 """
 
 from __future__ import annotations
@@ -15,12 +16,6 @@ import numpy as np
 MODE_PLAIN = 0
 MODE_MERGE = 1
 MODE_PRUNE = 2
-
-#: Fingerprints this short are scanned even in merge mode: a branch-free scan beats the merge's bookkeeping.
-SCAN_BELOW = 32
-
-#: Safety margin when a lower bound computed by another formula is compared with a distance.
-BOUND_MARGIN = 1e-9
 
 #: Standard normal quantiles used by the tail weight index: Φ⁻¹(.75) and Φ⁻¹(.99) (Φ⁻¹(.5) = 0).
 _PHI_75 = 0.6744897501960817
@@ -43,46 +38,6 @@ def sample_distance(xi, yi, ti, xj, yj, tj, ws, wt, smax, tmax):
 
 
 @nb.njit(inline="always")
-def _nearest_sample(ti, xi, yi, t, x, y, lo, hi, p, merge, ws, wt, smax, tmax):
-    """Index of the sample of ``[lo, hi)`` nearest to (ti, xi, yi) and its distance.
-
-    With ``merge``, ``p`` is the first index whose time is >= ti and the search walks outwards, stopping in
-    each direction once the temporal part alone exceeds the best distance (times are sorted).
-    """
-    best = np.inf
-    bj = -1
-    if not merge:
-        for j in range(lo, hi):
-            sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
-            d = sp + tp
-            if d < best:
-                best = d
-                bj = j
-        return bj, best
-    j = p
-    while j < hi:
-        sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
-        if tp > best:
-            break
-        d = sp + tp
-        if d < best or (d == best and j < bj):
-            best = d
-            bj = j
-        j += 1
-    j = p - 1
-    while j >= lo:
-        sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
-        if tp > best:
-            break
-        d = sp + tp
-        if d < best or (d == best and j < bj):
-            best = d
-            bj = j
-        j -= 1
-    return bj, best
-
-
-@nb.njit(inline="always")
 def _combine(first, s, n, half):
     """Fingerprint distance from a directed sum ``s`` over ``n`` samples (``half``: mean of 2 directions)."""
     if half:
@@ -90,87 +45,74 @@ def _combine(first, s, n, half):
     return s / n
 
 
-@nb.njit(inline="always")
-def _walk(ti, xi, yi, t, x, y, loc, base, scratch, j, stop, step, best, ws, wt, smax, tmax):
-    """Walk from sample ``j`` by ``step`` towards ``stop`` while samples are under δt_max away, keeping the
-    best distance and counting samples per place; returns where it stopped, the best distance, and whether
-    it ended at the window's edge (False when a temporal part alone already exceeded the best)."""
-    while j != stop:
-        if abs(t[j] - ti) / tmax >= 1.0:
-            break
-        sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
-        if tp > best:
-            return j, best, False
-        best = min(best, sp + tp)
-        scratch[loc[j] - base] += 1
-        j += step
-    return j, best, True
-
-
-@nb.njit(inline="always")
-def _nearest_value(ti, xi, yi, b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax):
-    """Distance from (ti, xi, yi) to the nearest sample of ``b`` by a merge instead of a scan.
-
-    Walks outwards from the merge pointer ``p`` over the samples less than δt_max away, counting them per
-    place of ``b``. Samples farther away all have temporal part exactly w_t, so when needed their minimum is
-    w_t plus the spatial part to the nearest place of ``b`` that has a sample outside the window.
-    """
-    loc, loc_off, loc_x, loc_y, loc_n = places
-    lo, hi = off[b], off[b + 1]
-    base = loc_off[b]
-    jr, best, right_done = _walk(
-        ti, xi, yi, t, x, y, loc, base, scratch, p, hi, 1, np.inf, ws, wt, smax, tmax
-    )
-    jl, best, left_done = _walk(
-        ti, xi, yi, t, x, y, loc, base, scratch, p - 1, lo - 1, -1, best, ws, wt, smax, tmax
-    )
-    if right_done and left_done and best > wt:
-        for place in range(base, loc_off[b + 1]):
-            if scratch[place - base] < loc_n[place]:
-                sp = ws * min((abs(xi - loc_x[place]) + abs(yi - loc_y[place])) / smax, 1.0)
-                best = min(best, sp + wt)
-    for j in range(jl + 1, jr):
-        scratch[loc[j] - base] = 0
-    return best
-
-
 @nb.njit(cache=True, nogil=True)
-def _directed_sum(a, b, data, scratch, mode, first, half, worst, lb, rest, pending, params):
-    """Sum over samples of ``a`` of the minimum distance to ``b``; NaN once the candidate cannot win.
+def _directed_sum(u, v, data, far, first, half, worst, params):
+    """Sum over samples of ``u`` of the distance to the nearest sample of ``v``; NaN once the fingerprint
+    distance provably exceeds ``worst``.
 
-    With a finite ``worst``, ``lb`` holds per-sample lower bounds summing to ``rest`` and ``pending`` bounds
-    the other direction's mean: exact terms so far plus bounds for the rest can only grow towards the final
-    distance, so once they exceed ``worst`` (with margin) the candidate is abandoned.
+    Merge on time: from the merge pointer, samples of ``v`` under δt_max away are compared one by one,
+    walking outwards until the temporal part alone reaches the best so far. All other samples have temporal
+    part exactly ``w_t``, so together they offer ``w_t`` plus the spatial part to the nearest place of ``v``,
+    computed once per place of ``u`` when first needed (``far``). Every term is >= 0 and float sums and
+    divisions are monotone, so a partial sum already above ``worst`` proves the final distance is.
+    The walks stay inline: a helper call per sample taking arrays costs more than the walk itself.
     """
     off, t, x, y, places = data
     ws, wt, smax, tmax = params
-    lo, hi = off[b], off[b + 1]
-    n = off[a + 1] - off[a]
+    loc, loc_off, loc_x, loc_y = places
+    base = loc_off[u]
+    far[: loc_off[u + 1] - base] = -1.0
+    lo, hi = off[v], off[v + 1]
+    n = off[u + 1] - off[u]
     s = 0.0
     p = lo
-    for i in range(off[a], off[a + 1]):
-        ti = t[i]
-        if mode == MODE_PLAIN or hi - lo <= SCAN_BELOW:
-            _, best = _nearest_sample(ti, x[i], y[i], t, x, y, lo, hi, p, False, ws, wt, smax, tmax)
-        else:
-            while p < hi and t[p] < ti:
-                p += 1
-            best = _nearest_value(ti, x[i], y[i], b, off, t, x, y, places, p, scratch, ws, wt, smax, tmax)
+    for i in range(off[u], off[u + 1]):
+        ti, xi, yi = t[i], x[i], y[i]
+        while p < hi and t[p] < ti:
+            p += 1
+        best = np.inf
+        for step in (1, -1):
+            j = p if step == 1 else p - 1
+            while lo <= j < hi and abs(t[j] - ti) / tmax < 1.0:
+                sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
+                if tp >= best:
+                    break  # times grow away from p: no later sample of this walk can do better
+                best = min(best, sp + tp)
+                j += step
+        if best > wt:
+            k = loc[i] - base
+            if far[k] < 0.0:
+                near = np.inf
+                for q in range(loc_off[v], loc_off[v + 1]):
+                    near = min(near, ws * min((abs(xi - loc_x[q]) + abs(yi - loc_y[q])) / smax, 1.0))
+                far[k] = near + wt
+            best = min(best, far[k])
         s += best
-        if worst < np.inf:
-            rest -= lb[i - off[a]]
-            bound = (s + max(rest, 0.0)) / n
-            if _exceeds((first + bound + pending) * 0.5 if half else bound, worst):
-                return np.nan
+        if worst < np.inf and _combine(first, s, n, half) > worst:
+            return np.nan
     return s
 
 
 @nb.njit(cache=True, nogil=True)
-def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode, worst, ws, wt, smax, tmax):
+def _scanned_sum(u, v, off, t, x, y, params):
+    """Sum over samples of ``u`` of the distance to the nearest sample of ``v``, scanning every pair."""
+    ws, wt, smax, tmax = params
+    s = 0.0
+    for i in range(off[u], off[u + 1]):
+        best = np.inf
+        for j in range(off[v], off[v + 1]):
+            sp, tp = _parts(x[i], y[i], t[i], x[j], y[j], t[j], ws, wt, smax, tmax)
+            best = min(best, sp + tp)
+        s += best
+    return s
+
+
+@nb.njit(cache=True, nogil=True)
+def fingerprint_distance(a, b, off, t, x, y, places, far, mode, worst, ws, wt, smax, tmax):
     """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``Δ_ab`` provably exceeds ``worst``.
 
-    ``places`` describes each user's distinct locations, ``bounds`` the cell bitmaps; ``scratch`` is a zeroed
-    int64 array as long as the most places of a user (left zeroed), ``lbs`` a (2, longest fingerprint) array.
+    ``places`` describes each user's distinct locations; ``far`` is a float scratch array as long as the most
+    places of a user. ``MODE_PLAIN`` scans every sample pair, the others merge on time.
     """
     data = (off, t, x, y, places)
     params = (ws, wt, smax, tmax)
@@ -179,138 +121,19 @@ def fingerprint_distance(a, b, off, t, x, y, places, bounds, scratch, lbs, mode,
     if mode != MODE_PRUNE:
         worst = np.inf
     if na == nb_:
-        l1 = l2 = 0.0
-        if worst < np.inf:
-            cheap = bound_total(a, b, places, bounds) / na + bound_total(b, a, places, bounds) / nb_
-            if _exceeds(cheap * 0.5, worst):
-                return np.nan
-            l1 = sample_bounds(a, b, off, bounds, lbs[0])
-            l2 = sample_bounds(b, a, off, bounds, lbs[1])
-        s1 = _directed_sum(a, b, data, scratch, mode, 0.0, True, worst, lbs[0], l1, l2 / nb_, params)
+        if mode == MODE_PLAIN:
+            first = _scanned_sum(a, b, off, t, x, y, params) / na
+            return _combine(first, _scanned_sum(b, a, off, t, x, y, params), nb_, True)
+        s1 = _directed_sum(a, b, data, far, 0.0, True, worst, params)
         if np.isnan(s1):
             return np.nan
         first = s1 / na
-        s2 = _directed_sum(b, a, data, scratch, mode, first, True, worst, lbs[1], l2, 0.0, params)
-        if np.isnan(s2):
-            return np.nan
-        return _combine(first, s2, nb_, True)
+        return _combine(first, _directed_sum(b, a, data, far, first, True, worst, params), nb_, True)
     long_, short = (a, b) if na > nb_ else (b, a)
     n = max(na, nb_)
-    total = 0.0
-    if worst < np.inf:
-        if _exceeds(bound_total(long_, short, places, bounds) / n, worst):
-            return np.nan
-        total = sample_bounds(long_, short, off, bounds, lbs[0])
-    s = _directed_sum(long_, short, data, scratch, mode, 0.0, False, worst, lbs[0], total, 0.0, params)
-    if np.isnan(s):
-        return np.nan
-    return _combine(0.0, s, n, False)
-
-
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-
-
-@nb.njit(inline="always")
-def _popcount(v):
-    """Number of set bits of a uint64 (branch-free SWAR count)."""
-    v = v - ((v >> np.uint64(1)) & _M1)
-    v = (v & _M2) + ((v >> np.uint64(2)) & _M2)
-    v = (v + (v >> np.uint64(4))) & _M4
-    return int((v * _H01) >> np.uint64(56))
-
-
-@nb.njit(cache=True, nogil=True)
-def _directed_bound(u, v, n, bounds, ws, wt, smax, tmax):
-    """Lower bound on the mean minimum distance from samples of ``u`` to ``v``, from a few bitmap words.
-
-    Spatial and temporal bounds add up (the minimum of a sum is at least the sum of the minima); each is the
-    better of the bounding-box gap and the share of ``u``'s occupied cells farther than the threshold from
-    all of ``v``'s (each such cell holds at least one sample whose part is the full weight).
-    """
-    summary, t_bits, t_dilated, s_bits, s_dilated = bounds[0], bounds[1], bounds[2], bounds[5], bounds[6]
-    dx = max(summary[v, 0] - summary[u, 1], summary[u, 0] - summary[v, 1], 0.0)
-    dy = max(summary[v, 2] - summary[u, 3], summary[u, 2] - summary[v, 3], 0.0)
-    dt = max(summary[v, 4] - summary[u, 5], summary[u, 4] - summary[v, 5], 0.0)
-    s_box, t_box = _parts(0.0, 0.0, 0.0, dx, dy, dt, ws, wt, smax, tmax)
-    t_far = 0
-    for w in range(t_bits.shape[1]):
-        t_far += _popcount(t_bits[u, w] & ~t_dilated[v, t_dilated.shape[1] - 1, w])
-    s_far = 0
-    for w in range(s_bits.shape[1]):
-        s_far += _popcount(s_bits[u, w] & ~s_dilated[v, s_dilated.shape[1] - 1, w])
-    return max(s_box, s_far * ws / n) + max(t_box, t_far * wt / n)
-
-
-@nb.njit(cache=True, nogil=True)
-def pair_bound(a, b, off, bounds, ws, wt, smax, tmax):
-    """A cheap lower bound on ``Δ_ab`` (O(bitmap words)), used to order and cut the candidates."""
-    na = off[a + 1] - off[a]
-    nb_ = off[b + 1] - off[b]
-    if na == nb_:
-        return 0.5 * (
-            _directed_bound(a, b, na, bounds, ws, wt, smax, tmax)
-            + _directed_bound(b, a, nb_, bounds, ws, wt, smax, tmax)
-        )
-    if na > nb_:
-        return _directed_bound(a, b, na, bounds, ws, wt, smax, tmax)
-    return _directed_bound(b, a, nb_, bounds, ws, wt, smax, tmax)
-
-
-@nb.njit(inline="always")
-def _cell_bound(dilated, v, cell, cumulative):
-    """Part lower bound of a sample in ``cell``: levels of ``v``'s dilated cells that do not reach it."""
-    word = cell >> 6
-    bit = np.uint64(1) << np.uint64(cell & 63)
-    r = 0
-    while r < dilated.shape[1] and not dilated[v, r, word] & bit:
-        r += 1
-    return cumulative[r]
-
-
-@nb.njit(cache=True, nogil=True)
-def bound_total(u, v, places, bounds):
-    """The sum of :func:`sample_bounds` computed per distinct time bin and per place of ``u`` (cheaper)."""
-    loc_off, loc_n = places[1], places[4]
-    t_dilated, t_cum, s_dilated, s_cum = bounds[2], bounds[3], bounds[6], bounds[7]
-    bin_off, bins, bin_n, place_square = bounds[9], bounds[10], bounds[11], bounds[12]
-    total = 0.0
-    for j in range(bin_off[u], bin_off[u + 1]):
-        total += bin_n[j] * _cell_bound(t_dilated, v, bins[j], t_cum)
-    for p in range(loc_off[u], loc_off[u + 1]):
-        total += loc_n[p] * _cell_bound(s_dilated, v, place_square[p], s_cum)
-    return total
-
-
-@nb.njit(cache=True, nogil=True)
-def sample_bounds(u, v, off, bounds, out):
-    """Per-sample lower bounds on the minimum distance from each sample of ``u`` to ``v``; their sum.
-
-    A sample whose time bin (map square) is more than r cells from every bin (square) of ``v`` has a
-    temporal (spatial) part of at least r cell widths' worth; the two bounds add up.
-    """
-    t_dilated, t_cum, t_cell, s_dilated, s_cum, s_cell = (
-        bounds[2],
-        bounds[3],
-        bounds[4],
-        bounds[6],
-        bounds[7],
-        bounds[8],
-    )
-    total = 0.0
-    for i in range(off[u], off[u + 1]):
-        lb = _cell_bound(t_dilated, v, t_cell[i], t_cum) + _cell_bound(s_dilated, v, s_cell[i], s_cum)
-        out[i - off[u]] = lb
-        total += lb
-    return total
-
-
-@nb.njit(inline="always")
-def _exceeds(bound, worst):
-    """Whether a lower bound (computed by another formula than Δ) proves a distance > worst, with margin."""
-    return bound - BOUND_MARGIN * (1.0 + bound) > worst
+    if mode == MODE_PLAIN:
+        return _combine(0.0, _scanned_sum(long_, short, off, t, x, y, params), n, False)
+    return _combine(0.0, _directed_sum(long_, short, data, far, 0.0, False, worst, params), n, False)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -327,44 +150,29 @@ def _insert(idx, dist, count, b, d):
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, smax, tmax):
+def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tmax):
     """The ``m`` users with the smallest ``Δ_ab`` (then lowest code) for each target, and those distances.
 
-    ``MODE_PRUNE`` visits candidates by increasing cheap bound and stops once it exceeds the m-th best; the
-    others are cut by per-sample bounds or abandoned mid-sum (see ``_directed_sum``). Deterministic.
+    ``MODE_PRUNE`` abandons a candidate as soon as its partial distance exceeds the current m-th best
+    (see ``_directed_sum``). The kept set does not depend on the visiting order: deterministic.
     """
     n_users = len(off) - 1
     n_t = len(targets)
     out_idx = np.full((n_t, m), -1, dtype=np.int64)
     out_d = np.full((n_t, m), np.inf)
     max_places = np.diff(places[1]).max()
-    longest = np.diff(off).max()
     for q in nb.prange(n_t):
         a = targets[q]
         idx = out_idx[q]
         dist = out_d[q]
         count = 0
-        scratch = np.zeros(max_places, dtype=np.int64)
-        lbs = np.empty((2, longest))
-        if mode == MODE_PRUNE:
-            bound = np.empty(n_users)
-            for b in range(n_users):
-                bound[b] = pair_bound(a, b, off, bounds, ws, wt, smax, tmax)
-            order = np.argsort(bound)
-        else:
-            bound = np.zeros(0)
-            order = np.arange(n_users)
-        for r in range(n_users):
-            b = order[r]
+        far = np.empty(max_places)
+        for b in range(n_users):
             if b == a:
                 continue
             full = count == m
             worst = dist[m - 1] if full else np.inf
-            if mode == MODE_PRUNE and full and _exceeds(bound[b], worst):
-                break
-            d = fingerprint_distance(
-                a, b, off, t, x, y, places, bounds, scratch, lbs, mode, worst, ws, wt, smax, tmax
-            )
+            d = fingerprint_distance(a, b, off, t, x, y, places, far, mode, worst, ws, wt, smax, tmax)
             if np.isnan(d):
                 continue
             if full and (d > worst or (d == worst and b > idx[m - 1])):
@@ -375,14 +183,31 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, bounds, ws, wt, s
 
 @nb.njit(cache=True, nogil=True)
 def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
-    """Write the spatial and temporal parts of each sample of ``a`` matched to its nearest sample of ``b``."""
+    """Write the spatial and temporal parts of each sample of ``a`` matched to its nearest sample of ``b``.
+
+    The nearest is the lowest-index sample at the smallest distance: a merge walks outwards from the first
+    sample not earlier, in each direction until the temporal part alone exceeds the best distance.
+    """
     lo, hi = off[b], off[b + 1]
     p = lo
     for i in range(off[a], off[a + 1]):
-        while p < hi and t[p] < t[i]:
+        ti, xi, yi = t[i], x[i], y[i]
+        while p < hi and t[p] < ti:
             p += 1
-        j, _ = _nearest_sample(t[i], x[i], y[i], t, x, y, lo, hi, p, True, ws, wt, smax, tmax)
-        sp_out[pos], tp_out[pos] = _parts(x[i], y[i], t[i], x[j], y[j], t[j], ws, wt, smax, tmax)
+        best = np.inf
+        bj = -1
+        for step in (1, -1):
+            j = p if step == 1 else p - 1
+            while lo <= j < hi:
+                sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
+                if tp > best:
+                    break
+                d = sp + tp
+                if d < best or (d == best and j < bj):
+                    best = d
+                    bj = j
+                j += step
+        sp_out[pos], tp_out[pos] = _parts(xi, yi, ti, x[bj], y[bj], t[bj], ws, wt, smax, tmax)
         pos += 1
     return pos
 
@@ -445,6 +270,19 @@ def tail_weight(sorted_values):
     return (q99 - q50) / (q75 - q50) * (_PHI_75 / _PHI_99)
 
 
+@nb.njit(cache=True, nogil=True)
+def _sorted_prefix(values, order, end):
+    """``np.sort(values[:end])`` read off ``order`` (the argsort of all values) in linear time, so that
+    every k's prefix of the matched parts costs one pass instead of a sort."""
+    out = np.empty(end)
+    k = 0
+    for i in order:
+        if i < end:
+            out[k] = values[i]
+            k += 1
+    return out
+
+
 @nb.njit(parallel=True, cache=True, nogil=True)
 def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
     """Per target and k: Gini and tail weight of the spatial and temporal parts, and Σ temporal / Σ spatial.
@@ -464,10 +302,12 @@ def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
         tp = np.empty(ends[m])
         for r in range(m):
             matched_parts(a, neighbours[q, r], off, t, x, y, sp, tp, ends[r], ws, wt, smax, tmax)
+        s_order = np.argsort(sp)
+        t_order = np.argsort(tp)
         for ki in range(len(ks)):
             end = ends[ks[ki] - 1]
-            s_sorted = np.sort(sp[:end])
-            t_sorted = np.sort(tp[:end])
+            s_sorted = _sorted_prefix(sp, s_order, end)
+            t_sorted = _sorted_prefix(tp, t_order, end)
             out[0, ki, q] = gini(s_sorted)
             out[1, ki, q] = gini(t_sorted)
             out[2, ki, q] = tail_weight(s_sorted)
@@ -476,58 +316,3 @@ def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
             t_sum = t_sorted.sum()
             out[4, ki, q] = t_sum / s_sum if s_sum > 0.0 else (np.inf if t_sum > 0.0 else np.nan)
     return out
-
-
-@nb.njit(inline="always")
-def _mark(bits, u, cell):
-    bits[u, cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
-
-
-@nb.njit(cache=True, nogil=True)
-def time_bitmaps(off, t, t0, width, reach, n_words):
-    """Per user the occupied time bins (``width`` minutes from ``t0``) and those bins dilated by 1..reach;
-    and each sample's bin. ``width * reach`` >= δt_max: beyond ``reach`` bins the temporal part is w_t.
-    """
-    n_users = len(off) - 1
-    n_bins = n_words * 64
-    bits = np.zeros((n_users, n_words), dtype=np.uint64)
-    dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
-    cells = np.empty(len(t), dtype=np.int64)
-    for u in range(n_users):
-        last = -1
-        for i in range(off[u], off[u + 1]):
-            k = int(np.floor((t[i] - t0) / width))
-            cells[i] = k
-            if k == last:
-                continue
-            last = k
-            _mark(bits, u, k)
-            for r in range(reach):
-                for c in range(max(k - r - 1, 0), min(k + r + 1, n_bins - 1) + 1):
-                    _mark(dilated[:, r], u, c)
-    return bits, dilated, cells
-
-
-@nb.njit(cache=True, nogil=True)
-def space_bitmaps(places, x0, y0, cell, side, reach, n_words):
-    """Per user the occupied squares of a ``side`` x ``side`` grid of ``cell`` km, those squares dilated by
-    1..reach (Chebyshev), and each sample's square (from the users' distinct places).
-    """
-    loc, loc_off, loc_x, loc_y, _ = places
-    n_users = len(loc_off) - 1
-    bits = np.zeros((n_users, n_words), dtype=np.uint64)
-    dilated = np.zeros((n_users, reach, n_words), dtype=np.uint64)
-    squares = np.empty(len(loc_x), dtype=np.int64)
-    for u in range(n_users):
-        for p in range(loc_off[u], loc_off[u + 1]):
-            gx = min(int(np.floor((loc_x[p] - x0) / cell)), side - 1)
-            gy = min(int(np.floor((loc_y[p] - y0) / cell)), side - 1)
-            squares[p] = gx * side + gy
-            if bits[u, squares[p] >> 6] & (np.uint64(1) << np.uint64(squares[p] & 63)):
-                continue  # square already seen for this user
-            _mark(bits, u, squares[p])
-            for r in range(reach):
-                for cx in range(max(gx - r - 1, 0), min(gx + r + 1, side - 1) + 1):
-                    for cy in range(max(gy - r - 1, 0), min(gy + r + 1, side - 1) + 1):
-                        _mark(dilated[:, r], u, cx * side + cy)
-    return bits, dilated, squares[loc], squares

@@ -25,12 +25,6 @@ MODES = {"plain": kern.MODE_PLAIN, "merge": kern.MODE_MERGE, "prune": kern.MODE_
 #: every thread busy.
 TARGET_CHUNK = 128
 
-#: Pruning bound resolution: cells (time bins, map squares) per saturation threshold δt_max / δs_max, and
-#: at most this many 64-bit words of time bins per user and squares per map side.
-CELLS_PER_THRESHOLD = 16
-MAX_TIME_WORDS = 16
-MAX_MAP_SIDE = 32
-
 _PER_K_KEYS = ("delta", "spatial_gini", "temporal_gini", "spatial_tail", "temporal_tail", "ratio")
 
 
@@ -120,7 +114,7 @@ class Fingerprints:
     x: np.ndarray  # float64 km
     y: np.ndarray  # float64 km
     n_without_samples: int = 0
-    _bounds: dict = field(default_factory=dict, repr=False, compare=False)
+    _places: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_users(self) -> int:
@@ -167,9 +161,9 @@ class Fingerprints:
             n_without_samples=int((~present).sum()),
         )
 
-    def places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Distinct (x, y) places per user: sample -> place index, CSR offsets, coordinates, sample counts."""
-        if "places" not in self._bounds:
+    def places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct (x, y) places per user: sample -> place index, CSR offsets, place coordinates x and y."""
+        if self._places is None:
             user = np.repeat(np.arange(self.n_users), self.lengths())
             order = np.lexsort((self.y, self.x, user))
             new = np.ones(len(order), dtype=bool)
@@ -182,66 +176,8 @@ class Fingerprints:
             first = order[new]
             loc_off = np.zeros(self.n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(user[first], minlength=self.n_users), out=loc_off[1:])
-            loc_n = np.bincount(loc, minlength=len(first)).astype(np.int64)
-            self._bounds["places"] = (loc, loc_off, self.x[first], self.y[first], loc_n)
-        return self._bounds["places"]
-
-    def bounds(self, params: DistanceParams) -> tuple[np.ndarray, ...]:
-        """Per-user boxes and cell bitmaps in time and space with their level increments (cached).
-
-        These feed the lower bound on ``Δ_ab`` that lets the pruned search skip candidates.
-        """
-        args = params.kernel_args()
-        if args not in self._bounds:
-            self._bounds[args] = self._compute_bounds(*args)
-        return self._bounds[args]
-
-    def _compute_bounds(self, ws: float, wt: float, smax: float, tmax: float) -> tuple[np.ndarray, ...]:
-        starts = self.offsets[:-1]
-        summary = np.column_stack(
-            [
-                np.minimum.reduceat(self.x, starts),
-                np.maximum.reduceat(self.x, starts),
-                np.minimum.reduceat(self.y, starts),
-                np.maximum.reduceat(self.y, starts),
-                self.t[starts],
-                self.t[self.offsets[1:] - 1],
-            ]
-        )
-        t0 = float(self.t.min())
-        span = float(self.t.max()) - t0
-        width = max(
-            1.0, math.floor(tmax / CELLS_PER_THRESHOLD), math.ceil((span + 1) / (64 * MAX_TIME_WORDS))
-        )
-        reach = math.ceil(tmax / width)
-        t_bits, t_dilated, t_cell = kern.time_bitmaps(
-            self.offsets, self.t, t0, width, reach, int(span // width) // 64 + 1
-        )
-        x0, y0 = float(self.x.min()), float(self.y.min())
-        extent = max(float(self.x.max()) - x0, float(self.y.max()) - y0)
-        cell = max(smax / CELLS_PER_THRESHOLD, extent / (MAX_MAP_SIDE - 1))
-        side = int(extent // cell) + 1
-        s_reach = math.ceil(smax / cell)
-        s_bits, s_dilated, s_cell, place_square = kern.space_bitmaps(
-            self.places(), x0, y0, cell, side, s_reach, (side * side - 1) // 64 + 1
-        )
-        t_cum = _cumulative(width, reach, tmax, wt)
-        s_cum = _cumulative(cell, s_reach, smax, ws)
-        user = np.repeat(np.arange(self.n_users), self.lengths())
-        first = np.ones(len(t_cell), dtype=bool)
-        first[1:] = (np.diff(user) != 0) | (np.diff(t_cell) != 0)
-        starts = np.flatnonzero(first)
-        bin_off = np.zeros(self.n_users + 1, dtype=np.int64)
-        np.cumsum(np.bincount(user[starts], minlength=self.n_users), out=bin_off[1:])
-        bin_n = np.diff(np.append(starts, len(t_cell)))
-        time_part = (t_bits, t_dilated, t_cum, t_cell)
-        space_part = (s_bits, s_dilated, s_cum, s_cell)
-        return (summary, *time_part, *space_part, bin_off, t_cell[starts], bin_n, place_square)
-
-
-def _cumulative(cell: float, reach: int, threshold: float, weight: float) -> np.ndarray:
-    """Part bound of a sample r cells away from all the other user's cells: weight * min(r cell / thr, 1)."""
-    return np.minimum(np.arange(reach + 1) * cell / threshold, 1.0) * weight
+            self._places = (loc, loc_off, self.x[first], self.y[first])
+        return self._places
 
 
 def event_coordinates(events: EventTable) -> tuple[np.ndarray, np.ndarray]:
@@ -364,7 +300,6 @@ def anonymizability(
     chosen = select_targets(fp.n_users, targets, seed)
     m = int(ks_arr.max()) - 1
     args = params.kernel_args()
-    bounds = fp.bounds(params)
     places = fp.places()
     neighbours = np.empty((len(chosen), m), dtype=np.int64)
     distance = np.empty((len(chosen), m))
@@ -372,9 +307,7 @@ def anonymizability(
     control.report(0.0, "anonymizability: nearest fingerprints")
     for start in range(0, len(chosen), TARGET_CHUNK):
         part = chosen[start : start + TARGET_CHUNK]
-        idx, dist = kern.nearest_neighbours(
-            part, fp.offsets, fp.t, fp.x, fp.y, places, m, MODES[mode], bounds, *args
-        )
+        idx, dist = kern.nearest_neighbours(part, fp.offsets, fp.t, fp.x, fp.y, places, m, MODES[mode], *args)
         neighbours[start : start + len(part)] = idx
         distance[start : start + len(part)] = dist
         stats[:, :, start : start + len(part)] = kern.dispersion(
@@ -472,9 +405,8 @@ def fingerprint_distance(fp: Fingerprints, a: int, b: int, params: DistanceParam
     """``Δ_ab`` between users with codes ``a`` and ``b`` (symmetric)."""
     params = params or DistanceParams()
     places = fp.places()
-    scratch = np.zeros(int(np.diff(places[1]).max()), dtype=np.int64)
-    lbs = np.empty((2, int(fp.lengths().max())))
-    args = (fp.offsets, fp.t, fp.x, fp.y, places, fp.bounds(params), scratch, lbs, kern.MODE_MERGE, np.inf)
+    far = np.empty(int(np.diff(places[1]).max()))
+    args = (fp.offsets, fp.t, fp.x, fp.y, places, far, kern.MODE_MERGE, np.inf)
     return float(kern.fingerprint_distance(a, b, *args, *params.kernel_args()))
 
 
