@@ -68,12 +68,13 @@ def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
     risk = RiskSettings(
         spatial=[],
         temporal=[],
-        cells=[("raw", "1h"), ("district", "1d"), ("grid:2", "6h")],
-        p_values=[1, 2, 4],
+        cells=[("raw", "1h"), ("grid:2", "6h")],
+        p_values=[1, 2, 3],
         measures=["unicity", "kdisc", "kanon", "worst"],
         samples=300,
         draws=2,
         seed=11,
+        reference_p=2,
     )
     path = str(SAMPLE / "events.csv")
     expected = [comparable(r) for r in run_grid(load_dataset(path, options), risk)]
@@ -91,7 +92,14 @@ def test_epoch_seconds_in_gzip_csv(spark, tmp_path):
     path = str(tmp_path / "events.csv.gz")
     with pa.CompressedOutputStream(path, "gzip") as out:
         pacsv.write_csv(events, out)
-    risk = RiskSettings(spatial=["zip"], temporal=["1d"], samples=200, p_values=[1, 3], knowledge="activity")
+    risk = RiskSettings(
+        spatial=["district"],
+        temporal=["1d"],
+        samples=200,
+        p_values=[1, 2],
+        reference_p=2,
+        knowledge="activity",
+    )
     expected = [comparable(r) for r in run_grid(load_dataset(path, sample_options()), risk)]
     with open_engine("spark") as engine:
         got = [comparable(r) for r in engine.run_grid(EventFiles(path, sample_options()), risk)]
@@ -101,7 +109,7 @@ def test_epoch_seconds_in_gzip_csv(spark, tmp_path):
 PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("region", "30min")]
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(
     seed=st.integers(0, 10**6),
     n_users=st.integers(1, 25),
@@ -142,7 +150,7 @@ def test_a_running_spark_job_is_interrupted(spark):
         with pytest.raises(Cancelled):
             engine.execute("SELECT 1 AS one")  # nothing new starts in the cancelled run
         events, hierarchy = random_city(3, 5, 3, mean_events=3.0)
-        risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1, 2], samples=5)
+        risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1], samples=5, reference_p=1)
         assert [r.n_users for r in engine.run_grid(_Dataset(events, hierarchy), risk)] == [
             5
         ]  # a new run works

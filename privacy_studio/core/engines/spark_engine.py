@@ -50,7 +50,6 @@ class SparkEngine(RelationalEngine):
             self.session.conf.set(key, value)
         self._group = f"privacy-studio-{uuid.uuid4().hex[:12]}"
         self._frames: dict = {}  # name -> the DataFrame behind each of our temporary views
-        self._stored: set[str] = set()  # views whose rows are stored in Spark (freed on drop)
         self._cancelled = False
 
     @property
@@ -58,7 +57,12 @@ class SparkEngine(RelationalEngine):
         return str(self._root.sparkContext.master)
 
     def _run(self, action, what: str):
-        """Run a Spark action in our job group; Cancelled if we interrupted it, else one SparkError."""
+        """Run a Spark action in our job group; Cancelled if we interrupted it, else one SparkError.
+
+        Once cancelled, no new action starts until the next ``run_grid`` (cancelling only stops running jobs).
+        """
+        if self._cancelled:
+            raise Cancelled("cancelled by the user")
         sc = self._root.sparkContext
         sc.setJobGroup(self._group, f"privacy-studio: {what}", interruptOnCancel=True)
         try:
@@ -76,7 +80,6 @@ class SparkEngine(RelationalEngine):
         frame = self._run(lambda: self.session.createDataFrame(table), f"sending {name} to Spark")
         if table.num_rows >= CACHE_ROWS:
             frame = self._run(lambda: frame.localCheckpoint(eager=True), f"storing {name}")
-            self._stored.add(name)
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
 
@@ -86,16 +89,11 @@ class SparkEngine(RelationalEngine):
         frame = self._run(lambda: self.session.sql(sql).localCheckpoint(eager=True), f"computing {name}")
         self.drop(name)
         self._frames[name] = frame
-        self._stored.add(name)
         frame.createOrReplaceTempView(name)
 
     def drop(self, name: str) -> None:
         self.session.catalog.dropTempView(name)
         self._frames.pop(name, None)
-        if name in self._stored:
-            self._stored.discard(name)
-            # Stored blocks are freed once the JVM collects the dropped frame: ask for that collection now.
-            self._root.sparkContext._jvm.System.gc()
 
     def run_grid(self, source: object, settings: RiskSettings, control: TaskControl | None = None):
         self._cancelled = False
@@ -131,3 +129,5 @@ class SparkEngine(RelationalEngine):
         if self._owned:
             self._root.stop()
             self._owned = False
+        else:  # a session we leave running: its cleaner frees our stored tables once the JVM collects them
+            self._root.sparkContext._jvm.System.gc()

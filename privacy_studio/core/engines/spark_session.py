@@ -93,7 +93,7 @@ def local_conf(options: SparkOptions) -> dict[str, str]:
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": str(options.shuffle_partitions or max(2, 2 * threads)),
+        "spark.sql.shuffle.partitions": str(options.shuffle_partitions or max(2, threads)),
         "spark.default.parallelism": str(max(2, 2 * threads)),
         "spark.driver.memory": parse_memory(options.memory_limit) if options.memory_limit else "2g",
         "spark.driver.bindAddress": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
@@ -135,6 +135,12 @@ def _import_pyspark():
             "the Spark engine needs PySpark: install privacy-studio[spark] (pip install pyspark)"
         ) from None
     logging.getLogger("py4j").setLevel(logging.ERROR)
+    try:  # PySpark 4 logs every failed query with its JVM stack; ours become one SparkError instead
+        from pyspark.logger import PySparkLogger
+    except ImportError:
+        return SparkSession
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
     return SparkSession
 
 
@@ -165,7 +171,12 @@ def start_session(options: SparkOptions, app_name: str = "privacy-studio") -> Sp
         )
     builder = session_cls.builder.appName(app_name)
     log4j = _log4j_file(options.temp_dir)
-    conf = {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}", **SQL_CONF}
+    conf = {
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
+        # Dropped tables' blocks are freed when the driver's JVM collects them: collect every minute.
+        "spark.cleaner.periodicGC.interval": "1min",
+        **SQL_CONF,
+    }
     if master is not None:
         builder = builder.master(master)
     if master is not None and master.startswith("local"):
