@@ -121,11 +121,14 @@ def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
             assert d_ab == pytest.approx(ref.fingerprint_distance(fps[a], fps[b], args), abs=1e-12)
 
 
-def _kernel_distance(fp, a, b, mode, worst, params):
+def _kernel_distance(fp, a, b, mode, worst, params, table=True):
+    """Δ_ab from the kernel; with ``table`` the far table of ``a`` is used, as in the neighbour search."""
     places = fp.places()
     far = np.empty(int(np.diff(places[1]).max()))
+    args = params.kernel_args()
+    far_a = kern.far_table(a, places, *args[:3]) if table else np.empty(0)
     return kern.fingerprint_distance(
-        a, b, fp.offsets, fp.t, fp.x, fp.y, places, far, mode, worst, *params.kernel_args()
+        a, b, fp.offsets, fp.t, fp.x, fp.y, places, far, far_a, mode, worst, *args
     )
 
 
@@ -140,6 +143,7 @@ def test_merge_equals_plain_and_abandoning_needs_proof(data, worst):
         for b in range(fp.n_users):
             plain = _kernel_distance(fp, a, b, kern.MODE_PLAIN, np.inf, params)
             assert _kernel_distance(fp, a, b, kern.MODE_MERGE, worst, params) == plain
+            assert _kernel_distance(fp, a, b, kern.MODE_MERGE, worst, params, table=False) == plain
             for limit in (worst, plain, np.nextafter(plain, -1.0)):
                 pruned = _kernel_distance(fp, a, b, kern.MODE_PRUNE, limit, params)
                 if math.isnan(pruned):
@@ -147,6 +151,30 @@ def test_merge_equals_plain_and_abandoning_needs_proof(data, worst):
                 else:
                     assert pruned == plain
             assert not math.isnan(_kernel_distance(fp, a, b, kern.MODE_PRUNE, plain, params))
+
+
+@given(small_data(), st.sampled_from([4, 16, 64]))
+@settings(max_examples=40, deadline=None)
+def test_candidate_bound_never_exceeds_the_distance(data, bins_per_threshold):
+    """The pre-bound of the pruned search (far table plus time bins) is at most Δ_ab for every pair."""
+    rows, params, _ = data
+    fp = Fingerprints.from_events(to_events(rows))
+    places = fp.places()
+    ws, wt, smax, tmax = params.kernel_args()
+    width = tmax / bins_per_threshold
+    n_bins = int((fp.t.max() - fp.t.min()) / width) + 1
+    for a in range(fp.n_users):
+        table = kern.far_table(a, places, ws, wt, smax)
+        t_bound = kern.time_bound(a, fp.offsets, fp.t, fp.t.min(), width, n_bins, wt, tmax)
+        for b in range(fp.n_users):
+            d_ab = _kernel_distance(fp, a, b, kern.MODE_PLAIN, np.inf, params)
+            bound = kern.lower_bound(
+                a, b, fp.offsets, fp.t, places, table, t_bound, fp.t.min(), width, wt, 2.0
+            )
+            assert bound <= d_ab + 1e-12
+            assert not kern._exceeds(bound, d_ab)
+            if fp.lengths()[b] < fp.lengths()[a]:
+                assert bound == 0.0  # only the longer side's samples bound Δ_ab
 
 
 def clustered_events(n_users=120, seed=3):

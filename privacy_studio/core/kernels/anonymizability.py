@@ -21,6 +21,13 @@ MODE_PRUNE = 2
 _PHI_75 = 0.6744897501960817
 _PHI_99 = 2.3263478740408408
 
+#: Time bins per δt_max of the candidate pre-bound, and how far (minutes) each bin is widened for rounding.
+TIME_BINS_PER_THRESHOLD = 16
+TIME_SLACK = 1e-3
+
+#: Relative margin when a bound computed by another formula than the distance is compared with one.
+BOUND_MARGIN = 1e-9
+
 
 @nb.njit(inline="always")
 def _parts(xi, yi, ti, xj, yj, tj, ws, wt, smax, tmax):
@@ -46,20 +53,21 @@ def _combine(first, s, n, half):
 
 
 @nb.njit(cache=True, nogil=True)
-def _directed_sum(u, v, data, far, first, half, worst, params):
+def _directed_sum(u, v, data, far, table, first, half, worst, params):
     """Sum over samples of ``u`` of the distance to the nearest sample of ``v``; NaN once the fingerprint
     distance provably exceeds ``worst``.
 
     Merge on time: from the merge pointer, samples of ``v`` under δt_max away are compared one by one,
     walking outwards until the temporal part alone reaches the best so far. All other samples have temporal
     part exactly ``w_t``, so together they offer ``w_t`` plus the spatial part to the nearest place of ``v``,
-    computed once per place of ``u`` when first needed (``far``). Every term is >= 0 and float sums and
+    computed once per place of ``u`` when first needed (``far``), or read from ``table`` (the
+    :func:`far_table` of ``v``, empty if not given). Every term is >= 0 and float sums and
     divisions are monotone, so a partial sum already above ``worst`` proves the final distance is.
     The walks stay inline: a helper call per sample taking arrays costs more than the walk itself.
     """
     off, t, x, y, places = data
     ws, wt, smax, tmax = params
-    loc, loc_off, loc_x, loc_y = places
+    loc, loc_off, loc_x, loc_y, loc_g = places[:5]
     base = loc_off[u]
     far[: loc_off[u + 1] - base] = -1.0
     lo, hi = off[v], off[v + 1]
@@ -79,7 +87,9 @@ def _directed_sum(u, v, data, far, first, half, worst, params):
                     break  # times grow away from p: no later sample of this walk can do better
                 best = min(best, sp + tp)
                 j += step
-        if best > wt:
+        if best > wt and len(table) > 0:
+            best = min(best, table[loc_g[loc[i]]])
+        elif best > wt:
             k = loc[i] - base
             if far[k] < 0.0:
                 near = np.inf
@@ -91,6 +101,71 @@ def _directed_sum(u, v, data, far, first, half, worst, params):
         if worst < np.inf and _combine(first, s, n, half) > worst:
             return np.nan
     return s
+
+
+@nb.njit(cache=True, nogil=True)
+def far_table(v, places, ws, wt, smax):
+    """Per distinct place of the whole data: ``w_t`` plus the spatial part to the nearest place of ``v``.
+
+    What a sample of anyone at that place gets from the samples of ``v`` δt_max or more away; built once
+    per target (size: distinct places of the data), it replaces a places-by-places minimum per candidate.
+    """
+    loc_off, loc_x, loc_y, g_x, g_y = places[1], places[2], places[3], places[5], places[6]
+    out = np.empty(len(g_x))
+    for g in range(len(g_x)):
+        near = np.inf
+        for q in range(loc_off[v], loc_off[v + 1]):
+            near = min(near, ws * min((abs(g_x[g] - loc_x[q]) + abs(g_y[g] - loc_y[q])) / smax, 1.0))
+        out[g] = near + wt
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def time_bound(v, off, t, t0, width, n_bins, wt, tmax):
+    """Per time bin of ``width`` minutes from ``t0``: a lower bound on the temporal part from any moment of
+    the bin to the nearest sample of ``v`` (the bin is widened by a hair against rounding of bin numbers)."""
+    out = np.empty(n_bins)
+    lo, hi = off[v], off[v + 1]
+    p = lo
+    for k in range(n_bins):
+        left = t0 + k * width - TIME_SLACK
+        right = left + width + 2 * TIME_SLACK
+        while p < hi and t[p] < left:
+            p += 1
+        gap = np.inf
+        if p < hi:
+            gap = max(t[p] - right, 0.0)
+        if p > lo:
+            gap = min(gap, left - t[p - 1])
+        out[k] = wt * min(gap / tmax, 1.0)
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def lower_bound(a, b, off, t, places, table, t_bound, t0, width, wt, worst):
+    """A lower bound on ``Δ_ab`` from the samples of ``b`` alone, when ``b`` is at least as long as ``a``
+    (else 0): each sample of ``b`` is at least its spatial part to the nearest place of ``a`` (the far
+    table minus ``w_t``) plus its bin's temporal bound to ``a``, exact for samples δt_max away from ``a``.
+    One lookup per sample instead of a merge; stops once above ``worst``."""
+    na = off[a + 1] - off[a]
+    n = off[b + 1] - off[b]
+    if n < na:
+        return 0.0
+    scale = 0.5 / n if n == na else 1.0 / n
+    loc, loc_g = places[0], places[4]
+    s = 0.0
+    for j in range(off[b], off[b + 1]):
+        k = min(max(int((t[j] - t0) / width), 0), len(t_bound) - 1)
+        s += table[loc_g[loc[j]]] - wt + t_bound[k]
+        if s * scale > worst + 1e-6:
+            break
+    return s * scale
+
+
+@nb.njit(inline="always")
+def _exceeds(bound, worst):
+    """Whether a lower bound computed by another formula than Δ proves a distance > worst, with margin."""
+    return bound - BOUND_MARGIN * (1.0 + bound) > worst
 
 
 @nb.njit(cache=True, nogil=True)
@@ -108,11 +183,12 @@ def _scanned_sum(u, v, off, t, x, y, params):
 
 
 @nb.njit(cache=True, nogil=True)
-def fingerprint_distance(a, b, off, t, x, y, places, far, mode, worst, ws, wt, smax, tmax):
+def fingerprint_distance(a, b, off, t, x, y, places, far, table, mode, worst, ws, wt, smax, tmax):
     """``Δ_ab`` (symmetric); NaN when ``mode`` prunes and ``Δ_ab`` provably exceeds ``worst``.
 
     ``places`` describes each user's distinct locations; ``far`` is a float scratch array as long as the most
-    places of a user. ``MODE_PLAIN`` scans every sample pair, the others merge on time.
+    places of a user; ``table`` is :func:`far_table` of ``a`` or empty (same result, it only saves time).
+    ``MODE_PLAIN`` scans every sample pair, the others merge on time.
     """
     data = (off, t, x, y, places)
     params = (ws, wt, smax, tmax)
@@ -124,16 +200,18 @@ def fingerprint_distance(a, b, off, t, x, y, places, far, mode, worst, ws, wt, s
         if mode == MODE_PLAIN:
             first = _scanned_sum(a, b, off, t, x, y, params) / na
             return _combine(first, _scanned_sum(b, a, off, t, x, y, params), nb_, True)
-        s1 = _directed_sum(a, b, data, far, 0.0, True, worst, params)
+        s1 = _directed_sum(a, b, data, far, table[:0], 0.0, True, worst, params)
         if np.isnan(s1):
             return np.nan
         first = s1 / na
-        return _combine(first, _directed_sum(b, a, data, far, first, True, worst, params), nb_, True)
+        return _combine(first, _directed_sum(b, a, data, far, table, first, True, worst, params), nb_, True)
     long_, short = (a, b) if na > nb_ else (b, a)
     n = max(na, nb_)
     if mode == MODE_PLAIN:
         return _combine(0.0, _scanned_sum(long_, short, off, t, x, y, params), n, False)
-    return _combine(0.0, _directed_sum(long_, short, data, far, 0.0, False, worst, params), n, False)
+    if long_ == a:
+        table = table[:0]
+    return _combine(0.0, _directed_sum(long_, short, data, far, table, 0.0, False, worst, params), n, False)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -153,26 +231,37 @@ def _insert(idx, dist, count, b, d):
 def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tmax):
     """The ``m`` users with the smallest ``Δ_ab`` (then lowest code) for each target, and those distances.
 
-    ``MODE_PRUNE`` abandons a candidate as soon as its partial distance exceeds the current m-th best
-    (see ``_directed_sum``). The kept set does not depend on the visiting order: deterministic.
+    ``MODE_PRUNE`` skips a candidate whose :func:`lower_bound` exceeds the current m-th best and abandons
+    one as soon as its partial distance does (see ``_directed_sum``). The kept set does not depend on the
+    visiting order: deterministic.
     """
     n_users = len(off) - 1
     n_t = len(targets)
     out_idx = np.full((n_t, m), -1, dtype=np.int64)
     out_d = np.full((n_t, m), np.inf)
     max_places = np.diff(places[1]).max()
+    t0 = t.min()
+    width = tmax / TIME_BINS_PER_THRESHOLD
+    n_bins = int((t.max() - t0) / width) + 1
     for q in nb.prange(n_t):
         a = targets[q]
         idx = out_idx[q]
         dist = out_d[q]
         count = 0
         far = np.empty(max_places)
+        table = far_table(a, places, ws, wt, smax) if mode != MODE_PLAIN else np.empty(0)
+        t_bound = time_bound(a, off, t, t0, width, n_bins, wt, tmax)
         for b in range(n_users):
             if b == a:
                 continue
             full = count == m
             worst = dist[m - 1] if full else np.inf
-            d = fingerprint_distance(a, b, off, t, x, y, places, far, mode, worst, ws, wt, smax, tmax)
+            prune = full and mode == MODE_PRUNE
+            if prune and _exceeds(
+                lower_bound(a, b, off, t, places, table, t_bound, t0, width, wt, worst), worst
+            ):
+                continue
+            d = fingerprint_distance(a, b, off, t, x, y, places, far, table, mode, worst, ws, wt, smax, tmax)
             if np.isnan(d):
                 continue
             if full and (d > worst or (d == worst and b > idx[m - 1])):

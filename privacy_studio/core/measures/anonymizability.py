@@ -161,8 +161,9 @@ class Fingerprints:
             n_without_samples=int((~present).sum()),
         )
 
-    def places(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Distinct (x, y) places per user: sample -> place index, CSR offsets, place coordinates x and y."""
+    def places(self) -> tuple[np.ndarray, ...]:
+        """Distinct (x, y) places per user and of the whole data: sample -> user place, CSR offsets per user,
+        user place coordinates x and y, user place -> data place, data place coordinates x and y."""
         if self._places is None:
             user = np.repeat(np.arange(self.n_users), self.lengths())
             order = np.lexsort((self.y, self.x, user))
@@ -176,7 +177,10 @@ class Fingerprints:
             first = order[new]
             loc_off = np.zeros(self.n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(user[first], minlength=self.n_users), out=loc_off[1:])
-            self._places = (loc, loc_off, self.x[first], self.y[first])
+            loc_x, loc_y = self.x[first], self.y[first]
+            coords, loc_g = np.unique(np.column_stack([loc_x, loc_y]), axis=0, return_inverse=True)
+            g_x, g_y = np.ascontiguousarray(coords[:, 0]), np.ascontiguousarray(coords[:, 1])
+            self._places = (loc, loc_off, loc_x, loc_y, loc_g.reshape(-1).astype(np.int64), g_x, g_y)
         return self._places
 
 
@@ -406,7 +410,7 @@ def fingerprint_distance(fp: Fingerprints, a: int, b: int, params: DistanceParam
     params = params or DistanceParams()
     places = fp.places()
     far = np.empty(int(np.diff(places[1]).max()))
-    args = (fp.offsets, fp.t, fp.x, fp.y, places, far, kern.MODE_MERGE, np.inf)
+    args = (fp.offsets, fp.t, fp.x, fp.y, places, far, np.empty(0), kern.MODE_MERGE, np.inf)
     return float(kern.fingerprint_distance(a, b, *args, *params.kernel_args()))
 
 
