@@ -502,15 +502,12 @@ def main(argv: list[str] | None = None) -> int:
         for users in args.users:
             print(f"data: {ensure_data(args.cache, users, args.days)}")
         return 0
-    settings = {
+    settings = {  # what results may be merged under (engine limits are stored with each run)
         "profiles": args.profiles,
         "p": f"1..{args.pmax}",
         "samples": args.samples,
         "measures": args.measures,
         "threads": args.threads,
-        "duckdb_memory": args.duckdb_memory,
-        "spark_driver_memory": args.spark_memory,
-        "numba_limit_gb": args.numba_limit_gb,
         "cpus": os.cpu_count(),
     }
     name = "bench_engines_quick.json" if args.quick else "bench_engines.json"
