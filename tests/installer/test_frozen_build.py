@@ -6,6 +6,7 @@ It takes about two minutes, so it runs only when PyInstaller is installed (the t
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -91,3 +92,41 @@ def test_frozen_program_writes_the_sample_report(frozen_program: Path, tmp_path:
     assert pdf.read_bytes().startswith(b"%PDF")
     # The runtime hook sent numba's cache to the per-user folder.
     assert list((tmp_path / ".cache" / "privacy-studio" / "numba").rglob("*.nbi"))
+
+
+def test_frozen_program_runs_the_out_of_core_engine(frozen_program: Path, tmp_path: Path) -> None:
+    """DuckDB is bundled: the risk command reads the sample files itself on the out-of-core engine."""
+    sample = ROOT / "sample_data"
+    out = tmp_path / "risk.json"
+    subprocess.run(
+        [
+            str(frozen_program),
+            "risk",
+            str(sample / "events.csv"),
+            "--tz",
+            "Europe/Paris",
+            "--antennas",
+            str(sample / "antennas.csv"),
+            "--hierarchy",
+            str(sample / "hierarchy.csv"),
+            "--spatial",
+            "district",
+            "--temporal",
+            "1w",
+            "--p",
+            "1-3",
+            "--samples",
+            "200",
+            "--engine",
+            "duckdb",
+            "--json",
+            str(out),
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=_clean_env(tmp_path),
+        timeout=600,
+    )
+    profiles = json.loads(out.read_text())["profiles"]
+    assert [len(p["by_p"]) for p in profiles] == [3]
+    assert all(0.0 <= e["unicity"] <= 1.0 for e in profiles[0]["by_p"])
