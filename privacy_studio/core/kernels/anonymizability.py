@@ -142,24 +142,67 @@ def time_bound(v, off, t, t0, width, n_bins, wt, tmax):
 
 
 @nb.njit(cache=True, nogil=True)
-def lower_bound(a, b, off, t, places, table, t_bound, t0, width, wt, worst):
-    """A lower bound on ``Δ_ab`` from the samples of ``b`` alone, when ``b`` is at least as long as ``a``
-    (else 0): each sample of ``b`` is at least its spatial part to the nearest place of ``a`` (the far
-    table minus ``w_t``) plus its bin's temporal bound to ``a``, exact for samples δt_max away from ``a``.
-    One lookup per sample instead of a merge; stops once above ``worst``."""
+def place_boxes(places):
+    """Per user the bounding box (min x, max x, min y, max y) of their places."""
+    loc_off, loc_x, loc_y = places[1], places[2], places[3]
+    boxes = np.empty((len(loc_off) - 1, 4))
+    for u in range(len(loc_off) - 1):
+        xs, ys = loc_x[loc_off[u] : loc_off[u + 1]], loc_y[loc_off[u] : loc_off[u + 1]]
+        boxes[u, 0], boxes[u, 1], boxes[u, 2], boxes[u, 3] = xs.min(), xs.max(), ys.min(), ys.max()
+    return boxes
+
+
+@nb.njit(cache=True, nogil=True)
+def _time_box_sum(u, v, off, t, x, y, boxes, ws, wt, smax, tmax, limit):
+    """Σ over samples of ``u`` of (temporal part to the nearest sample of ``v`` in time + spatial part to the
+    bounding box of ``v``'s places): each term bounds that sample's distance to ``v`` from below. A merge
+    on times without coordinates of ``v``; stops once above ``limit``."""
+    lo, hi = off[v], off[v + 1]
+    x0, x1, y0, y1 = boxes[v, 0], boxes[v, 1], boxes[v, 2], boxes[v, 3]
+    s = 0.0
+    p = lo
+    for i in range(off[u], off[u + 1]):
+        ti = t[i]
+        while p < hi and t[p] < ti:
+            p += 1
+        gap = t[p] - ti if p < hi else np.inf
+        if p > lo:
+            gap = min(gap, ti - t[p - 1])
+        dx = max(x0 - x[i], x[i] - x1, 0.0)
+        dy = max(y0 - y[i], y[i] - y1, 0.0)
+        s += ws * min((dx + dy) / smax, 1.0) + wt * min(gap / tmax, 1.0)
+        if s > limit:
+            break
+    return s
+
+
+@nb.njit(cache=True, nogil=True)
+def lower_bound(a, b, off, t, x, y, places, bound_data, worst, ws, wt, smax, tmax):
+    """A cheap lower bound on ``Δ_ab`` for the target ``a``; stops early once above ``worst``.
+
+    Samples of ``b`` (when ``b`` is at least as long as ``a``): each is at least its spatial part to the
+    nearest place of ``a`` (far table minus ``w_t``) plus its time bin's temporal bound to ``a``, exact for
+    samples δt_max away from ``a``: one lookup per sample. Samples of ``a`` (when ``a`` is at least as
+    long): temporal part to the nearest sample of ``b`` in time plus spatial part to ``b``'s bounding box.
+    ``bound_data`` is (far table of a, time bounds of a, first bin start, bin width, place boxes).
+    """
+    table, t_bound, t0, width, boxes = bound_data
     na = off[a + 1] - off[a]
     n = off[b + 1] - off[b]
-    if n < na:
-        return 0.0
-    scale = 0.5 / n if n == na else 1.0 / n
-    loc, loc_g = places[0], places[4]
+    half = 0.5 if n == na else 1.0
     s = 0.0
-    for j in range(off[b], off[b + 1]):
-        k = min(max(int((t[j] - t0) / width), 0), len(t_bound) - 1)
-        s += table[loc_g[loc[j]]] - wt + t_bound[k]
-        if s * scale > worst + 1e-6:
-            break
-    return s * scale
+    if n <= na:
+        s = _time_box_sum(a, b, off, t, x, y, boxes, ws, wt, smax, tmax, worst * na / half + 1e-6) * half / na
+    if n >= na:
+        loc, loc_g = places[0], places[4]
+        total = 0.0
+        for j in range(off[b], off[b + 1]):
+            k = min(max(int((t[j] - t0) / width), 0), len(t_bound) - 1)
+            total += table[loc_g[loc[j]]] - wt + t_bound[k]
+            if s + total * half / n > worst + 1e-6:
+                break
+        s += total * half / n
+    return s
 
 
 @nb.njit(inline="always")
@@ -243,6 +286,8 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tma
     t0 = t.min()
     width = tmax / TIME_BINS_PER_THRESHOLD
     n_bins = int((t.max() - t0) / width) + 1
+    boxes = place_boxes(places)
+    params = (ws, wt, smax, tmax)
     for q in nb.prange(n_t):
         a = targets[q]
         idx = out_idx[q]
@@ -250,16 +295,14 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tma
         count = 0
         far = np.empty(max_places)
         table = far_table(a, places, ws, wt, smax) if mode != MODE_PLAIN else np.empty(0)
-        t_bound = time_bound(a, off, t, t0, width, n_bins, wt, tmax)
+        bound_data = (table, time_bound(a, off, t, t0, width, n_bins, wt, tmax), t0, width, boxes)
         for b in range(n_users):
             if b == a:
                 continue
             full = count == m
             worst = dist[m - 1] if full else np.inf
             prune = full and mode == MODE_PRUNE
-            if prune and _exceeds(
-                lower_bound(a, b, off, t, places, table, t_bound, t0, width, wt, worst), worst
-            ):
+            if prune and _exceeds(lower_bound(a, b, off, t, x, y, places, bound_data, worst, *params), worst):
                 continue
             d = fingerprint_distance(a, b, off, t, x, y, places, far, table, mode, worst, ws, wt, smax, tmax)
             if np.isnan(d):
