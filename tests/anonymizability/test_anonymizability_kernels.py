@@ -153,26 +153,24 @@ def test_merge_equals_plain_and_abandoning_needs_proof(data, worst):
             assert not math.isnan(_kernel_distance(fp, a, b, kern.MODE_PRUNE, plain, params))
 
 
-@given(small_data(), st.sampled_from([4, 16, 64]))
+@given(small_data())
 @settings(max_examples=40, deadline=None)
-def test_candidate_bound_never_exceeds_the_distance(data, bins_per_threshold):
+def test_candidate_bound_never_exceeds_the_distance(data):
     """The pre-bound of the pruned search (far table plus time bins, or time gaps plus boxes) is at most
-    Δ_ab for every pair, whichever fingerprint is longer."""
+    Δ_ab for every pair, whichever fingerprint is longer, also when it stops early."""
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
     places = fp.places()
     args = params.kernel_args()
     ws, wt, smax, tmax = args
-    width = tmax / bins_per_threshold
-    n_bins = int((fp.t.max() - fp.t.min()) / width) + 1
-    boxes = kern.place_boxes(places)
+    index = kern.bound_index(fp.offsets, fp.t, places, tmax)
     for a in range(fp.n_users):
-        t_bound = kern.time_bound(a, fp.offsets, fp.t, fp.t.min(), width, n_bins, wt, tmax)
-        bound_data = (kern.far_table(a, places, ws, wt, smax), t_bound, fp.t.min(), width, boxes)
+        table = kern.far_table(a, places, ws, wt, smax)
+        bound_data = kern.target_bound(a, index, fp.offsets, fp.t, table, wt, tmax)
         for b in range(fp.n_users):
             d_ab = _kernel_distance(fp, a, b, kern.MODE_PLAIN, np.inf, params)
-            for worst in (2.0, d_ab):  # the early stop returns a partial sum: still a bound
-                bound = kern.lower_bound(a, b, fp.offsets, fp.t, fp.x, fp.y, places, bound_data, worst, *args)
+            for worst in (2.0, d_ab, d_ab / 2):
+                bound = kern.lower_bound(a, b, fp.offsets, fp.t, fp.x, fp.y, bound_data, worst, *args)
                 assert bound <= d_ab + 1e-12
                 assert not kern._exceeds(bound, d_ab)
 

@@ -153,12 +153,35 @@ def place_boxes(places):
 
 
 @nb.njit(cache=True, nogil=True)
+def bound_index(off, t, places, tmax):
+    """Data of the candidate bound shared by all targets: each sample's data place and time bin (bins of
+    δt_max / TIME_BINS_PER_THRESHOLD from the first sample), the first bin start, bin width and count, and
+    the users' place boxes."""
+    t0 = t.min()
+    width = tmax / TIME_BINS_PER_THRESHOLD
+    n_bins = int((t.max() - t0) / width) + 1
+    sample_bin = np.empty(len(t), dtype=np.int32)
+    for j in range(len(t)):
+        sample_bin[j] = min(max(int((t[j] - t0) / width), 0), n_bins - 1)
+    return places[4][places[0]].astype(np.int32), sample_bin, t0, width, n_bins, place_boxes(places)
+
+
+@nb.njit(cache=True, nogil=True)
+def target_bound(a, index, off, t, table, wt, tmax):
+    """Per-target data of :func:`lower_bound`: spatial part of each data place to ``a``'s nearest place
+    (its far table minus ``w_t``), temporal bound of each time bin to ``a``, and the shared index."""
+    sample_g, sample_bin, t0, width, n_bins, boxes = index
+    return table - wt, time_bound(a, off, t, t0, width, n_bins, wt, tmax), sample_g, sample_bin, boxes
+
+
+@nb.njit(cache=True, nogil=True)
 def _time_box_sum(u, v, off, t, x, y, boxes, ws, wt, smax, tmax, limit):
     """Σ over samples of ``u`` of (temporal part to the nearest sample of ``v`` in time + spatial part to the
     bounding box of ``v``'s places): each term bounds that sample's distance to ``v`` from below. A merge
     on times without coordinates of ``v``; stops once above ``limit``."""
     lo, hi = off[v], off[v + 1]
     x0, x1, y0, y1 = boxes[v, 0], boxes[v, 1], boxes[v, 2], boxes[v, 3]
+    s_scale, t_scale = ws / smax, wt / tmax
     s = 0.0
     p = lo
     for i in range(off[u], off[u + 1]):
@@ -170,36 +193,36 @@ def _time_box_sum(u, v, off, t, x, y, boxes, ws, wt, smax, tmax, limit):
             gap = min(gap, ti - t[p - 1])
         dx = max(x0 - x[i], x[i] - x1, 0.0)
         dy = max(y0 - y[i], y[i] - y1, 0.0)
-        s += ws * min((dx + dy) / smax, 1.0) + wt * min(gap / tmax, 1.0)
+        s += min((dx + dy) * s_scale, ws) + min(gap * t_scale, wt)
         if s > limit:
             break
     return s
 
 
 @nb.njit(cache=True, nogil=True)
-def lower_bound(a, b, off, t, x, y, places, bound_data, worst, ws, wt, smax, tmax):
+def lower_bound(a, b, off, t, x, y, bound_data, worst, ws, wt, smax, tmax):
     """A cheap lower bound on ``Δ_ab`` for the target ``a``; stops early once above ``worst``.
 
     Samples of ``b`` (when ``b`` is at least as long as ``a``): each is at least its spatial part to the
-    nearest place of ``a`` (far table minus ``w_t``) plus its time bin's temporal bound to ``a``, exact for
-    samples δt_max away from ``a``: one lookup per sample. Samples of ``a`` (when ``a`` is at least as
-    long): temporal part to the nearest sample of ``b`` in time plus spatial part to ``b``'s bounding box.
-    ``bound_data`` is (far table of a, time bounds of a, first bin start, bin width, place boxes).
+    nearest place of ``a`` plus its time bin's temporal bound to ``a``, exact for samples δt_max away from
+    ``a``: two lookups per sample. Samples of ``a`` (when ``a`` is at least as long): temporal part to the
+    nearest sample of ``b`` in time plus spatial part to ``b``'s bounding box. ``bound_data`` comes from
+    :func:`target_bound`. Compare with :func:`_exceeds`: it is computed by other formulas than ``Δ_ab``.
     """
-    table, t_bound, t0, width, boxes = bound_data
+    s_table, t_bound, sample_g, sample_bin, boxes = bound_data
     na = off[a + 1] - off[a]
     n = off[b + 1] - off[b]
     half = 0.5 if n == na else 1.0
     s = 0.0
     if n <= na:
-        s = _time_box_sum(a, b, off, t, x, y, boxes, ws, wt, smax, tmax, worst * na / half + 1e-6) * half / na
+        limit = (worst + 1e-6) * na / half
+        s = _time_box_sum(a, b, off, t, x, y, boxes, ws, wt, smax, tmax, limit) * half / na
     if n >= na:
-        loc, loc_g = places[0], places[4]
+        limit = (worst + 1e-6 - s) * n / half
         total = 0.0
         for j in range(off[b], off[b + 1]):
-            k = min(max(int((t[j] - t0) / width), 0), len(t_bound) - 1)
-            total += table[loc_g[loc[j]]] - wt + t_bound[k]
-            if s + total * half / n > worst + 1e-6:
+            total += s_table[sample_g[j]] + t_bound[sample_bin[j]]
+            if total > limit:
                 break
         s += total * half / n
     return s
@@ -283,10 +306,7 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tma
     out_idx = np.full((n_t, m), -1, dtype=np.int64)
     out_d = np.full((n_t, m), np.inf)
     max_places = np.diff(places[1]).max()
-    t0 = t.min()
-    width = tmax / TIME_BINS_PER_THRESHOLD
-    n_bins = int((t.max() - t0) / width) + 1
-    boxes = place_boxes(places)
+    index = bound_index(off, t, places, tmax)
     params = (ws, wt, smax, tmax)
     for q in nb.prange(n_t):
         a = targets[q]
@@ -295,14 +315,14 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tma
         count = 0
         far = np.empty(max_places)
         table = far_table(a, places, ws, wt, smax) if mode != MODE_PLAIN else np.empty(0)
-        bound_data = (table, time_bound(a, off, t, t0, width, n_bins, wt, tmax), t0, width, boxes)
+        bound_data = target_bound(a, index, off, t, table, wt, tmax)
         for b in range(n_users):
             if b == a:
                 continue
             full = count == m
             worst = dist[m - 1] if full else np.inf
             prune = full and mode == MODE_PRUNE
-            if prune and _exceeds(lower_bound(a, b, off, t, x, y, places, bound_data, worst, *params), worst):
+            if prune and _exceeds(lower_bound(a, b, off, t, x, y, bound_data, worst, *params), worst):
                 continue
             d = fingerprint_distance(a, b, off, t, x, y, places, far, table, mode, worst, ws, wt, smax, tmax)
             if np.isnan(d):
