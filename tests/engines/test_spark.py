@@ -7,6 +7,7 @@ running and use it without stopping it.
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from privacy_studio.core.engines.relational import _Watch
 from privacy_studio.core.engines.spark_session import (
     SparkError,
     SparkOptions,
+    check_reachable,
     java_version,
     parse_memory,
     start_session,
@@ -176,6 +178,16 @@ def test_a_failed_query_is_one_short_sentence(spark):
 def test_impossible_masters_are_refused_before_any_work(spark, master, message):
     with pytest.raises(SparkError, match=message):
         open_engine("spark", spark_master=master)
+
+
+def test_an_unreachable_master_is_named_at_once():
+    with socket.socket() as probe:  # a port nobody listens on once this socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.perf_counter()
+    with pytest.raises(SparkError, match=f"cannot reach the Spark master at 127.0.0.1:{port}"):
+        check_reachable(f"spark://127.0.0.1:{port}")
+    assert time.perf_counter() - start < 10
 
 
 def test_no_java_is_one_clear_message(monkeypatch, tmp_path):

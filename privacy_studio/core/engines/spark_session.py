@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 import warnings
 from dataclasses import dataclass
@@ -59,6 +60,24 @@ def check_master(master: str) -> str:
             "k8s://https://host:443"
         )
     return url
+
+
+def check_reachable(master: str, timeout: float = 5.0) -> None:
+    """For ``spark://host:port[,host:port]``: SparkError unless one master accepts a connection.
+
+    Spark itself would retry for a minute or more and then fail with a message naming no address.
+    """
+    if not master.startswith("spark://"):
+        return
+    problems = []
+    for address in master[len("spark://") :].split(","):
+        host, _, port = address.rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=timeout):
+                return
+        except (OSError, ValueError) as exc:
+            problems.append(f"{address} ({exc.strerror or exc})" if isinstance(exc, OSError) else address)
+    raise SparkError(f"cannot reach the Spark master at {', '.join(problems)}: is the cluster up?")
 
 
 def java_version() -> str | None:
@@ -169,6 +188,8 @@ def start_session(options: SparkOptions, app_name: str = "privacy-studio") -> Sp
             "the Spark engine needs a Java 17+ runtime and none was found: install one "
             "(e.g. apt install default-jre-headless) or set JAVA_HOME"
         )
+    if master is not None:
+        check_reachable(master)
     builder = session_cls.builder.appName(app_name)
     log4j = _log4j_file(options.temp_dir)
     conf = {
@@ -201,8 +222,8 @@ def first_line(exc: BaseException) -> str:
     """The readable head of a Spark/py4j error (no JVM stack trace)."""
     text = str(exc).strip()
     for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith(("at ", "Traceback", "JVM stacktrace")):
+        line = line.strip().removeprefix(": ")
+        if line and not line.startswith(("at ", "Traceback", "JVM stacktrace", "An error occurred while")):
             return line[:500]
     return type(exc).__name__
 
