@@ -1,7 +1,7 @@
 """The cluster back end: Apache Spark runs the same relational plan as DuckDB (``local[N]`` or a cluster).
 
-Tables live as cached Spark temporary views in a private session (its own SQL settings and view names,
-sharing the SparkContext of any session already running). Small results come back through Arrow; a
+Tables live as locally checkpointed temporary views in a private session (its own SQL settings and view
+names, sharing the SparkContext of any session already running). Small results come back through Arrow; a
 cancelled run stops its Spark jobs through the engine's own job group.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 import uuid
 
 import pyarrow as pa
-from pyspark.sql.types import StringType, StructField, StructType
 
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.relational import FileRead, RelationalEngine
@@ -24,8 +23,8 @@ from privacy_studio.core.engines.spark_session import (
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings
 
-#: Registered Arrow tables of at least this many rows are cached in Spark's columnar store: the plan
-#: scans them again for every profile; smaller ones (knowledge, open queries) are cheaper to resend.
+#: Registered Arrow tables of at least this many rows are stored in the executors once (the plan scans the
+#: events again for every profile); smaller ones (knowledge, open queries) are cheaper to resend.
 CACHE_ROWS = 50_000
 
 
@@ -117,6 +116,8 @@ class SparkEngine(RelationalEngine):
                 mode="PERMISSIVE",
             )
             if files.names:
+                from pyspark.sql.types import StringType, StructField, StructType
+
                 reader = reader.schema(StructType([StructField(n, StringType()) for n in files.names]))
             frame = self._run(lambda: reader.csv(list(files.paths)), f"reading {files.paths[0]}")
         self.session.catalog.dropTempView(name)

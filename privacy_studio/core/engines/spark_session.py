@@ -48,7 +48,6 @@ class SparkOptions:
     threads: int | None = None
     memory_limit: str | None = None  # driver memory, e.g. "2g"; in local mode the executors live there too
     temp_dir: str | None = None  # spark.local.dir: shuffle files and spills
-    shuffle_partitions: int | None = None
 
 
 def check_master(master: str) -> str:
@@ -106,13 +105,13 @@ def parse_memory(text: str) -> str:
 
 
 def local_conf(options: SparkOptions) -> dict[str, str]:
-    """Settings for a local session sized for a small machine; they cost nothing on a cluster's defaults."""
+    """Settings for a local[N] session on a small machine or in tests (a cluster keeps its own)."""
     threads = options.threads or os.cpu_count() or 2
     temp = Path(options.temp_dir) if options.temp_dir else None
     conf = {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": str(options.shuffle_partitions or max(2, threads)),
+        "spark.sql.shuffle.partitions": str(max(2, threads)),
         "spark.default.parallelism": str(max(2, 2 * threads)),
         "spark.driver.memory": parse_memory(options.memory_limit) if options.memory_limit else "2g",
         "spark.driver.bindAddress": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
