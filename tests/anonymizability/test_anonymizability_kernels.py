@@ -108,7 +108,7 @@ def test_sampled_targets_match_reference_for_those_users(data, seed):
 
 @given(small_data())
 @settings(max_examples=40, deadline=None)
-def test_fingerprint_distance_is_symmetric_and_bounded_below(data):
+def test_fingerprint_distance_is_symmetric_and_matches_reference(data):
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
     args = params.kernel_args()

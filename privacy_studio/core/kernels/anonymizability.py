@@ -4,8 +4,9 @@ Fingerprints are CSR arrays of distinct samples sorted by (minute, x, y): ``off`
 ``x``/``y`` km. Three search modes share one definition of the distance and one tie rule (the lowest sample
 index wins a tied minimum, the lowest user code a tied fingerprint distance), so they agree to the bit:
 ``MODE_PLAIN`` scans every sample pair, ``MODE_MERGE`` walks time-sorted samples outwards from a merge
-pointer and settles the samples δt_max or more away once per place, ``MODE_PRUNE`` also abandons a candidate
-as soon as its partial distance proves it cannot enter the nearest set.
+pointer and settles the samples δt_max or more away once per place, ``MODE_PRUNE`` also skips a candidate
+whose cheap lower bound (:func:`lower_bound`) exceeds the current k-th best and abandons one as soon as its
+partial distance proves it cannot enter the nearest set.
 """
 
 from __future__ import annotations
