@@ -36,6 +36,15 @@ class Dialect:
             return f"sort_array(collect_list({expr}))"
         return f"list({expr} ORDER BY {expr})"
 
+    def hash64(self, expr: str) -> str:
+        """A 64-bit hash of an integer expression (any fixed function will do: matches are verified)."""
+        return f"xxhash64({expr})" if self.name == "spark" else f"hash({expr})"
+
+    def exact_sum(self, expr: str) -> str:
+        """Aggregate: the sum of 64-bit values without overflow (38-digit decimal / HUGEINT)."""
+        kind = "DECIMAL(38, 0)" if self.name == "spark" else "HUGEINT"
+        return f"sum(CAST({expr} AS {kind}))"
+
     def epoch_seconds(self, text: str) -> str:
         """Epoch seconds written as a number (``1709639519`` or ``1709639519.5``, floored), else NULL."""
         return f"CAST(floor(TRY_CAST({text} AS DOUBLE)) AS BIGINT)"
@@ -225,7 +234,8 @@ def candidate_counts_sql(cand: str) -> str:
 def kanon_sql(dialect: Dialect) -> str:
     """Histogram of full-fingerprint class sizes: users grouped by their whole sorted point list.
 
-    One row per class size: ``size`` and ``users`` (the number of users in classes of that size).
+    One row per class size: ``size`` and ``users`` (the number of users in classes of that size). Exact
+    but slow on large data; :func:`fingerprints_sql` and the check below are tried first.
     """
     return (
         "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM "
@@ -233,3 +243,32 @@ def kanon_sql(dialect: Dialect) -> str:
         f"(SELECT u, {dialect.sorted_list('point')} AS fp FROM ps_gen GROUP BY u) t GROUP BY fp) c "
         "GROUP BY size"
     )
+
+
+def fingerprints_sql(dialect: Dialect) -> str:
+    """``ps_fp(u, n, h1, h2)``: each user's number of points and two order-free hashes of the point set."""
+    return (
+        f"SELECT u, CAST(count(*) AS BIGINT) AS n, {dialect.exact_sum(dialect.hash64('point'))} AS h1, "
+        f"bit_xor({dialect.hash64('point + 1')}) AS h2 FROM ps_gen GROUP BY u"
+    )
+
+
+def fingerprint_classes_sql() -> str:
+    """``ps_cls(n, h1, h2, rep, size)``: users with equal fingerprints, one representative each."""
+    return "SELECT n, h1, h2, min(u) AS rep, CAST(count(*) AS BIGINT) AS size FROM ps_fp GROUP BY n, h1, h2"
+
+
+def fingerprint_mismatches_sql() -> str:
+    """Members of a class whose point set is not their representative's (a hash collision): 0 or more."""
+    return (
+        "WITH m AS (SELECT f.u AS u, c.rep AS rep, f.n AS n FROM ps_fp f "
+        "JOIN ps_cls c ON c.n = f.n AND c.h1 = f.h1 AND c.h2 = f.h2 WHERE c.size > 1 AND f.u <> c.rep), "
+        "hit AS (SELECT m.u AS u, min(m.n) AS n, count(*) AS k FROM m JOIN ps_gen g ON g.u = m.u "
+        "JOIN ps_gen r ON r.u = m.rep AND r.point = g.point GROUP BY m.u) "
+        "SELECT (SELECT count(*) FROM m) - (SELECT count(*) FROM hit WHERE k = n) AS bad"
+    )
+
+
+def class_histogram_sql() -> str:
+    """Histogram of class sizes from ``ps_cls`` (as :func:`kanon_sql` returns it)."""
+    return "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM ps_cls GROUP BY size"

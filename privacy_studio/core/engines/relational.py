@@ -154,7 +154,7 @@ class RelationalEngine(ABC):
         if "kanon" in want:
             control.report(0.05, f"{profile.label}: full-fingerprint classes")
             t0 = time.perf_counter()
-            kanon = kanon_summary(self.execute(plan.kanon_sql(self.dialect)), loaded.n_users)
+            kanon = kanon_summary(self._class_histogram(), loaded.n_users)
             timings["kanon"] = time.perf_counter() - t0
         if model.spatial_only:
             self.create_table("ps_gen_t", plan.spatial_only_sql(n_bins))
@@ -189,6 +189,17 @@ class RelationalEngine(ABC):
             knowledge=model.name,
             reference_p=settings.reference_p,
         )
+
+    def _class_histogram(self) -> pa.Table:
+        """Full-fingerprint class sizes by hashing each point set, verified member by member against the
+        class's first user; on any collision, by grouping the sorted point lists themselves."""
+        self.create_table("ps_fp", plan.fingerprints_sql(self.dialect))
+        self.create_table("ps_cls", plan.fingerprint_classes_sql())
+        bad = int(self.execute(plan.fingerprint_mismatches_sql()).column("bad")[0].as_py())
+        hist = self.execute(plan.class_histogram_sql() if bad == 0 else plan.kanon_sql(self.dialect))
+        self.drop("ps_cls")
+        self.drop("ps_fp")
+        return hist
 
     def class_sizes(
         self,
