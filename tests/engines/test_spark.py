@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from privacy_studio.core.engines.spark_session import (
     SparkError,
     SparkOptions,
     check_reachable,
+    existing_session,
     java_version,
     parse_memory,
     start_session,
@@ -197,6 +199,12 @@ def test_no_java_is_one_clear_message(monkeypatch, tmp_path):
     assert java_version() is None
     with pytest.raises(SparkError, match="needs a Java 17"):
         start_session(SparkOptions("local[1]"))
+
+
+def test_no_pyspark_is_one_clear_message(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)  # what an install without the spark extra sees
+    with pytest.raises(SparkError, match=r"needs PySpark: install privacy-studio\[spark\]"):
+        existing_session()
 
 
 def test_memory_limits_in_spark_notation():
