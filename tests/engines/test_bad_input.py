@@ -55,5 +55,6 @@ def test_auto_picks_duckdb_when_the_input_would_not_fit(monkeypatch):
 
     monkeypatch.setattr(choose, "available_memory", lambda: 1_000_000)
     assert resolve_engine("auto", EVENTS) == "duckdb"
+    assert resolve_engine("auto", str(SAMPLE)) == "numba"  # a folder: only the in-memory reader reads it
     monkeypatch.setattr(choose, "available_memory", lambda: None)
     assert resolve_engine("auto", EVENTS) == "numba"

@@ -44,8 +44,22 @@ def resolve_engine(name: str, input_paths: list[str] | str, options: ReaderOptio
     """The engine to run: ``name`` itself, or for ``auto`` "duckdb" when the in-memory load would not fit."""
     if name != "auto":
         return name
-    paths = [input_paths] if isinstance(input_paths, str | os.PathLike) else list(input_paths)
+    paths = [
+        os.fspath(p) for p in ([input_paths] if isinstance(input_paths, str | os.PathLike) else input_paths)
+    ]
     available = available_memory()
-    if available is None:
+    if available is None or not all(duckdb_reads(p, options or ReaderOptions()) for p in paths):
         return "numba"
-    return "duckdb" if estimated_memory([os.fspath(p) for p in paths]) > USABLE_SHARE * available else "numba"
+    return "duckdb" if estimated_memory(paths) > USABLE_SHARE * available else "numba"
+
+
+def duckdb_reads(path: str, options: ReaderOptions) -> bool:
+    """Whether the DuckDB engine reads this input itself (else only the in-memory reader can)."""
+    from privacy_studio.core.engines.files import refuse_unsupported
+    from privacy_studio.core.engines.sources import EventFiles
+
+    try:
+        refuse_unsupported(EventFiles(path, options))
+    except ValueError:
+        return False
+    return True
