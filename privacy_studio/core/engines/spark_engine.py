@@ -7,6 +7,8 @@ cancelled run stops its Spark jobs through the engine's own job group.
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 
 import pyarrow as pa
@@ -50,6 +52,7 @@ class SparkEngine(RelationalEngine):
         self._group = f"privacy-studio-{uuid.uuid4().hex[:12]}"
         self._frames: dict = {}  # name -> the DataFrame behind each of our temporary views
         self._cancelled = False
+        self._busy = threading.Event()  # set while one of our Spark actions runs
 
     @property
     def master(self) -> str:
@@ -60,16 +63,22 @@ class SparkEngine(RelationalEngine):
 
         Once cancelled, no new action starts until the next ``run_grid`` (cancelling only stops running jobs).
         """
-        if self._cancelled:
-            raise Cancelled("cancelled by the user")
-        sc = self._root.sparkContext
-        sc.setJobGroup(self._group, f"privacy-studio: {what}", interruptOnCancel=True)
+        self._busy.set()  # before looking at the flag: a cancel from now on keeps cancelling until we end
         try:
+            if self._cancelled:
+                raise Cancelled("cancelled by the user")
+            self._root.sparkContext.setJobGroup(
+                self._group, f"privacy-studio: {what}", interruptOnCancel=True
+            )
             return action()
+        except Cancelled:
+            raise
         except Exception as exc:
             if self._cancelled:
                 raise Cancelled("cancelled by the user") from None
             raise SparkError(f"Spark failed while {what}: {first_line(exc)}") from exc
+        finally:
+            self._busy.clear()
 
     def execute(self, sql: str) -> pa.Table:
         return self._run(lambda: self.session.sql(sql).toArrow(), "running a query")
@@ -100,7 +109,17 @@ class SparkEngine(RelationalEngine):
 
     def cancel(self) -> None:
         self._cancelled = True
-        self._root.sparkContext.cancelJobGroup(self._group)
+        threading.Thread(target=self._cancel_jobs, daemon=True).start()
+
+    def _cancel_jobs(self) -> None:
+        """Cancel our job group until the running action ends: an action still being planned when the user
+        cancelled starts its jobs afterwards, and cancelling a group only stops the jobs it already has."""
+        sc = self._root.sparkContext
+        while True:
+            sc.cancelJobGroup(self._group)
+            if not self._busy.is_set():
+                return
+            time.sleep(0.2)
 
     def read_files(self, name: str, files: FileRead) -> None:
         reader = self.session.read
