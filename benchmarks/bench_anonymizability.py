@@ -53,7 +53,7 @@ def _run(fp, targets: np.ndarray, mode: str, ks: tuple[int, ...]) -> tuple[float
         targets, fp.offsets, fp.t, fp.x, fp.y, places, max(ks) - 1, MODES[mode], *args
     )
     search_cpu = _cpu_s() - cpu
-    stats = kern.dispersion(targets, idx, np.asarray(ks), fp.offsets, fp.t, fp.x, fp.y, *args)
+    stats = kern.dispersion(targets, idx, np.asarray(ks), fp.offsets, fp.t, fp.x, fp.y, places, *args)
     wall = time.perf_counter() - start
     return wall, _cpu_s() - cpu, search_cpu, {"neighbours": idx, "distance": dist, "stats": stats}
 

@@ -335,13 +335,20 @@ def nearest_neighbours(targets, off, t, x, y, places, m, mode, ws, wt, smax, tma
 
 
 @nb.njit(cache=True, nogil=True)
-def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
+def _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax, tmax):
     """Write the spatial and temporal parts of each sample of ``a`` matched to its nearest sample of ``b``.
 
-    The nearest is the lowest-index sample at the smallest distance: a merge walks outwards from the first
-    sample not earlier, in each direction until the temporal part alone exceeds the best distance.
+    The nearest is the lowest-index sample at the smallest distance. Samples of ``b`` under δt_max away are
+    walked outwards from the merge pointer; the others all have temporal part ``w_t``, so when there are
+    no near ones the match is the first sample at ``b``'s nearest place. When near and far samples may tie,
+    a scan of all of ``b`` settles it.
     """
+    loc, loc_off, loc_x, loc_y = places[0], places[1], places[2], places[3]
     lo, hi = off[b], off[b + 1]
+    base = loc_off[b]
+    first = np.full(loc_off[b + 1] - base, hi, dtype=np.int64)
+    for j in range(lo, hi):
+        first[loc[j] - base] = min(first[loc[j] - base], j)
     p = lo
     for i in range(off[a], off[a + 1]):
         ti, xi, yi = t[i], x[i], y[i]
@@ -349,9 +356,11 @@ def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
             p += 1
         best = np.inf
         bj = -1
+        near = False
         for step in (1, -1):
             j = p if step == 1 else p - 1
-            while lo <= j < hi:
+            while lo <= j < hi and abs(t[j] - ti) / tmax < 1.0:
+                near = True
                 sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
                 if tp > best:
                     break
@@ -360,6 +369,19 @@ def _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
                     best = d
                     bj = j
                 j += step
+        if best >= wt and not near:
+            for q in range(base, loc_off[b + 1]):
+                d = ws * min((abs(xi - loc_x[q]) + abs(yi - loc_y[q])) / smax, 1.0) + wt
+                if d < best or (d == best and first[q - base] < bj):
+                    best = d
+                    bj = first[q - base]
+        elif best >= wt:
+            for j in range(lo, hi):
+                sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
+                d = sp + tp
+                if d < best or (d == best and j < bj):
+                    best = d
+                    bj = j
         sp_out[pos], tp_out[pos] = _parts(xi, yi, ti, x[bj], y[bj], t[bj], ws, wt, smax, tmax)
         pos += 1
     return pos
@@ -374,14 +396,14 @@ def matched_count(a, b, off):
 
 
 @nb.njit(cache=True, nogil=True)
-def matched_parts(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax):
+def matched_parts(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax, tmax):
     """Append the matched sample distances of ``Δ_ab`` (split into parts) at ``pos``; return the new end."""
     na = off[a + 1] - off[a]
     nb_ = off[b + 1] - off[b]
     if na >= nb_:
-        pos = _fill_directed(a, b, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax)
+        pos = _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax, tmax)
     if nb_ >= na:
-        pos = _fill_directed(b, a, off, t, x, y, sp_out, tp_out, pos, ws, wt, smax, tmax)
+        pos = _fill_directed(b, a, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax, tmax)
     return pos
 
 
@@ -437,7 +459,7 @@ def _sorted_prefix(values, order, end):
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
+def dispersion(targets, neighbours, ks, off, t, x, y, places, ws, wt, smax, tmax):
     """Per target and k: Gini and tail weight of the spatial and temporal parts, and Σ temporal / Σ spatial.
 
     The parts are those of the matched sample distances to the k-1 nearest users (``neighbours`` rows are
@@ -454,7 +476,7 @@ def dispersion(targets, neighbours, ks, off, t, x, y, ws, wt, smax, tmax):
         sp = np.empty(ends[m])
         tp = np.empty(ends[m])
         for r in range(m):
-            matched_parts(a, neighbours[q, r], off, t, x, y, sp, tp, ends[r], ws, wt, smax, tmax)
+            matched_parts(a, neighbours[q, r], off, t, x, y, places, sp, tp, ends[r], ws, wt, smax, tmax)
         s_order = np.argsort(sp)
         t_order = np.argsort(tp)
         for ki in range(len(ks)):

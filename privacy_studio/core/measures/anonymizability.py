@@ -315,7 +315,7 @@ def anonymizability(
         neighbours[start : start + len(part)] = idx
         distance[start : start + len(part)] = dist
         stats[:, :, start : start + len(part)] = kern.dispersion(
-            part, idx, ks_arr, fp.offsets, fp.t, fp.x, fp.y, *args
+            part, idx, ks_arr, fp.offsets, fp.t, fp.x, fp.y, places, *args
         )
         control.report((start + len(part)) / len(chosen), f"anonymizability: {start + len(part)} users done")
     cumulative = np.cumsum(distance, axis=1)
@@ -401,7 +401,9 @@ def sample_distances(
     temporal = np.empty(total)
     pos = 0
     for b in neighbours:
-        pos = kern.matched_parts(user, int(b), fp.offsets, fp.t, fp.x, fp.y, spatial, temporal, pos, *args)
+        pos = kern.matched_parts(
+            user, int(b), fp.offsets, fp.t, fp.x, fp.y, fp.places(), spatial, temporal, pos, *args
+        )
     return {"total": spatial + temporal, "spatial": spatial, "temporal": temporal}
 
 
