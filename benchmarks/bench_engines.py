@@ -321,7 +321,8 @@ def run_engine(engine: str, folder: Path, args: argparse.Namespace) -> dict:
     result_file = temp / "result.json"
     command = [sys.executable, __file__, "--worker", engine, "--data", str(folder), "--temp", str(temp)]
     command += ["--json", str(result_file), *_shared_flags(args)]
-    proc = subprocess.Popen(command)
+    log = (temp / "stderr.txt").open("w")
+    proc = subprocess.Popen(command, stderr=log)
     peaks: dict[int, tuple[str, int]] = {}
     tree_peak = 0
     while proc.poll() is None:
@@ -339,9 +340,11 @@ def run_engine(engine: str, folder: Path, args: argparse.Namespace) -> dict:
                 peaks[pid] = (_comm(pid), hwm)
         tree_peak = max(tree_peak, total)
         time.sleep(0.2)
+    log.close()
     if proc.returncode != 0 or not result_file.exists():
+        lines = [x for x in (temp / "stderr.txt").read_text(errors="replace").splitlines() if x.strip()]
         shutil.rmtree(temp, ignore_errors=True)
-        return {"engine": engine, "error": f"exit code {proc.returncode}"}
+        return {"engine": engine, "error": f"exit code {proc.returncode}: {lines[-1] if lines else ''}"[:400]}
     out = json.loads(result_file.read_text())
     shutil.rmtree(temp, ignore_errors=True)
     children = {f"{name}[{pid}]": kb / 1024 for pid, (name, kb) in peaks.items() if pid != proc.pid}
