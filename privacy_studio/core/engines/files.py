@@ -188,7 +188,7 @@ def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, pat
     parser = TimeParser(tz, False, False, column, path)
     try:
         # The reader's own decision (private there; see the report of issue #9).
-        style = parser._decide_style(pa.array(sample.to_pylist(), pa.string()), 1)
+        style = parser.decide_style(pa.array(sample.to_pylist(), pa.string()), 1)
     except ReaderError as exc:
         raise ValueError(str(exc)) from None
     if style == "slashed":
@@ -202,7 +202,7 @@ def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, pat
 
 def _in_epoch_range(seconds: str) -> str:
     """Epoch seconds the reader accepts (1900-2200; larger numbers are usually milliseconds), else NULL."""
-    lo, hi = timeparse._EPOCH_RANGE
+    lo, hi = timeparse.EPOCH_RANGE
     return f"CASE WHEN {seconds} >= {lo} AND {seconds} < {hi} THEN {seconds} END"
 
 

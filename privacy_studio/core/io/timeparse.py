@@ -23,7 +23,7 @@ _SLASHED_RE = (
     r"(?:[ T]+(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:\.\d*)?)?)?\s*$"
 )
 #: Plausible epoch seconds: 1900-01-01 .. 2200-01-01 (larger values are usually milliseconds).
-_EPOCH_RANGE = (-2_208_988_800, 7_258_118_400)
+EPOCH_RANGE = (-2_208_988_800, 7_258_118_400)
 EXPECTED = (
     "ISO 8601 (2014-03-02 07:13:30, optional Z/+01:00), dd/mm/yyyy or mm/dd/yyyy [HH:MM[:SS]], "
     "or epoch seconds"
@@ -54,14 +54,16 @@ class TimeParser:
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
             raise ReaderError(f"cannot read {values.type} values as times", self.path, column=self.column)
         if self.style is None:
-            self.style = self._decide_style(values, first_line)
+            self.style = self.decide_style(values, first_line)
         if self.style == "epoch":
             return _epoch(pc.cast(pc.if_else(_matches(values, _EPOCH_RE), values, None), pa.float64()))
         if self.style == "slashed":
             return self._slashed(values)
         return self._iso(values)
 
-    def _decide_style(self, values: pa.Array, first_line: int) -> str:
+    def decide_style(self, values: pa.Array, first_line: int) -> str:
+        """How the column's times are written (epoch, ISO, day-first …), judged on its first values;
+        public so that engines reading files themselves decide exactly as the reader does."""
         present = pc.drop_null(values)
         present = pc.filter(present, pc.not_equal(pc.utf8_trim_whitespace(present), ""))
         sample = present.slice(0, 2000)
@@ -178,7 +180,7 @@ def _matches(values: pa.Array, pattern: str) -> pa.Array:
 
 def _epoch(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     raw = values.to_numpy(zero_copy_only=False).astype(np.float64)
-    ok = np.isfinite(raw) & (raw >= _EPOCH_RANGE[0]) & (raw < _EPOCH_RANGE[1])
+    ok = np.isfinite(raw) & (raw >= EPOCH_RANGE[0]) & (raw < EPOCH_RANGE[1])
     return np.where(ok, np.floor(np.where(ok, raw, 0)), 0).astype(np.int64), ok
 
 
