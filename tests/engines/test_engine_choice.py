@@ -44,6 +44,27 @@ def test_auto_keeps_small_files_in_memory(sample_files: EventFiles) -> None:
     assert EngineChoice("duckdb").resolved(sample_files) == "duckdb"
 
 
+def test_parquet_is_sized_by_its_rows_and_large_inputs_go_out_of_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privacy_studio.core.engines import choose
+
+    path = tmp_path / "events.parquet"
+    n = 5000
+    table = pa.table(
+        {"user": [f"u{i % 50}" for i in range(n)], "time": list(range(n)), "location": ["A"] * n}
+    )
+    pq.write_table(table, path, compression="zstd")
+    assert choose.estimated_memory([str(path)]) == n * choose.BYTES_PER_EVENT
+    monkeypatch.setattr(choose, "available_memory", lambda: 100 * n * choose.BYTES_PER_EVENT)
+    assert choose.resolve_engine("auto", str(path)) == "numba"
+    monkeypatch.setattr(choose, "available_memory", lambda: n * choose.BYTES_PER_EVENT)
+    assert choose.resolve_engine("auto", str(path)) == "duckdb"
+
+
 def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_files: EventFiles) -> None:
     settings = RiskSettings(spatial=["district", "antenna"], temporal=["1w"], p_values=[1, 2, 4], samples=300)
     dataset = load_dataset(sample_files.path, sample_files.options)
