@@ -31,8 +31,11 @@ PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"
     samples=st.integers(1, 40),
     cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=3, unique=True),
     tz=st.sampled_from(["Europe/Paris", "UTC", "America/New_York"]),
+    em_samples=st.integers(1, 40),
 )
-def test_duckdb_equals_numba_on_random_data(seed, n_users, n_locations, knowledge, draws, samples, cells, tz):
+def test_duckdb_equals_numba_on_random_data(
+    seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples
+):
     events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
     risk = RiskSettings(
         spatial=[],
@@ -40,16 +43,33 @@ def test_duckdb_equals_numba_on_random_data(seed, n_users, n_locations, knowledg
         cells=cells,
         p_values=[1, 2, 3, 5],
         knowledge=knowledge,
-        measures=["unicity", "kdisc", "kanon", "worst"],
+        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
         samples=samples,
         draws=draws,
         seed=seed,
         reference_p=2,
+        em_samples=em_samples,
     )
-    expected = [comparable(r) for r in run_grid(events, risk, hierarchy)]
+    expected = list(run_grid(events, risk, hierarchy))
     with open_engine("duckdb", threads=2) as engine:
-        got = [comparable(r) for r in engine.run_grid(_Dataset(events, hierarchy), risk)]
-    assert got == expected
+        got = list(engine.run_grid(_Dataset(events, hierarchy), risk))
+    assert [comparable(r) for r in got] == [comparable(r) for r in expected]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert disclosure_labels(mine) == disclosure_labels(theirs)
+        assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
+
+
+def disclosure(result) -> list[float]:
+    """EM/KL at every p, per sampled user and per spatial unit, in one list (NaN for None)."""
+    loc = result.per_location
+    values = [r.em for r in result.by_p] + [r.kl for r in result.by_p]
+    values += result.per_user["em"] + result.per_user["kl"] + loc["em"] + loc["x_km"] + loc["y_km"]
+    return [float("nan") if v is None else v for v in values]
+
+
+def disclosure_labels(result) -> tuple:
+    """What of the EM/KL results must be equal exactly: how many users and which units."""
+    return [r.em_users for r in result.by_p], len(result.per_user["em"]), result.per_location["unit_ids"]
 
 
 class _Dataset:

@@ -34,6 +34,7 @@ from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid
 from tests.engines.helpers import comparable, random_city
+from tests.engines.test_equivalence import disclosure, disclosure_labels
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -74,18 +75,22 @@ def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
         temporal=[],
         cells=[("raw", "1h"), ("grid:2", "6h")],
         p_values=[1, 2, 3],
-        measures=["unicity", "kdisc", "kanon", "worst"],
+        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
         samples=300,
         draws=2,
         seed=11,
         reference_p=2,
+        em_samples=40,
     )
     path = str(SAMPLE / "events.csv")
-    expected = [comparable(r) for r in run_grid(load_dataset(path, options), risk)]
+    expected = list(run_grid(load_dataset(path, options), risk))
     with open_engine("spark") as engine:
         assert engine.master == "local[2]"  # the running session, not a new one
-        got = [comparable(r) for r in engine.run_grid(EventFiles(path, options), risk)]
-    assert got == expected
+        got = list(engine.run_grid(EventFiles(path, options), risk))
+    assert [comparable(r) for r in got] == [comparable(r) for r in expected]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert disclosure_labels(mine) == disclosure_labels(theirs)
+        assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
     assert not spark.sparkContext._jsc.sc().isStopped()  # the engine left the session it found running
 
 

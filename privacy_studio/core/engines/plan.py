@@ -10,6 +10,7 @@ Tables the plan reads and writes (all names start with ``ps_``):
 * ``ps_k(q, pos, point)``: the knowledge orders, query ``q`` = one (sampled user, draw) or rarest order.
 * ``ps_first(q, a, b)``: the first two points of each query, ``a`` the rarer one.
 * ``ps_cand0``, ``ps_cand1`` (alternating): candidate users ``v`` still matching the first points of ``q``.
+* ``ps_freq(point, n)``, ``ps_emt(q, point, prior, e, kl, g)``: point frequencies and EM/KL terms of the sets.
 
 The :class:`Dialect` holds the few expressions that differ between DuckDB and Spark SQL.
 """
@@ -272,3 +273,62 @@ def fingerprint_mismatches_sql() -> str:
 def class_histogram_sql() -> str:
     """Histogram of class sizes from ``ps_cls`` (as :func:`kanon_sql` returns it)."""
     return "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM ps_cls GROUP BY size"
+
+
+# -- EM / KL disclosure --------------------------------------------------------------------------------------
+
+
+def point_frequencies_sql() -> str:
+    """``ps_freq(point, n)``: every point's posting-list length |D_x| (the prior is n / n_users)."""
+    return "SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point"
+
+
+def frequency_histogram_sql() -> str:
+    """How many points have each posting-list length: the client sums the priors of all points from it."""
+    return "SELECT n, CAST(count(*) AS BIGINT) AS points FROM ps_freq GROUP BY n"
+
+
+def unit_frequencies_sql(n_bins: int) -> str:
+    """Σ |D_x| over the points of every spatial unit (``point // n_bins``)."""
+    return f"SELECT {floor_div('point', n_bins)} AS unit, CAST(sum(n) AS BIGINT) AS n FROM ps_freq GROUP BY 1"
+
+
+def first_members_sql() -> str:
+    """Members of the sets at p = 1 (``ps_emf(q, point)``): the posting list of the query's first point."""
+    return "SELECT f.q AS q, g.u AS v FROM ps_emf f JOIN ps_gen g ON g.point = f.point"
+
+
+def held_members_sql(cand: str, n_q: int) -> str:
+    """Members of the EM queries (``q < n_q``) among the candidates ``cand`` of the semi-join."""
+    return f"SELECT c.q AS q, c.v AS v FROM {cand} c WHERE c.q < {int(n_q)}"
+
+
+def em_terms_sql(members: str, n_users: int) -> str:
+    """``ps_emt``: per query and point visited by a member of its set, the EM and KL terms.
+
+    ``members`` is a query of ``(q, v)`` rows (v in E_q). Columns: ``e`` = |posterior - prior|, ``kl`` the
+    KL term (0 ln 0 = 0), ``prior`` and ``g`` = -ln(1 - prior), the terms the point would add unvisited.
+    """
+    post, prior = "CAST(c.c AS DOUBLE) / z.e", f"CAST(f.n AS DOUBLE) / {float(n_users)!r}"
+    return (
+        f"WITH mem AS ({members}), "
+        "z AS (SELECT q, count(*) AS e FROM mem GROUP BY q), "
+        "c AS (SELECT m.q AS q, g.point AS point, count(*) AS c FROM mem m JOIN ps_gen g ON g.u = m.v "
+        "GROUP BY m.q, g.point), "
+        f"t AS (SELECT c.q AS q, c.point AS point, {post} AS post, {prior} AS prior "
+        "FROM c JOIN z ON z.q = c.q JOIN ps_freq f ON f.point = c.point) "
+        "SELECT q, point, prior, abs(post - prior) AS e, "
+        "post * ln(post / prior) "
+        "+ (1 - post) * ln(CASE WHEN post < 1 THEN (1 - post) / (1 - prior) ELSE 1 END) AS kl, "
+        "-ln(CASE WHEN prior < 1 THEN 1 - prior ELSE 1 END) AS g FROM t"
+    )
+
+
+def em_sums_sql() -> str:
+    """Per query, the sums over its visited points of ``ps_emt``'s terms (the rest is closed form)."""
+    return "SELECT q, sum(e) AS e, sum(kl) AS kl, sum(prior) AS prior, sum(g) AS g FROM ps_emt GROUP BY q"
+
+
+def em_units_sql(n_bins: int) -> str:
+    """Per spatial unit, Σ (EM_uj - prior) over the queries and visited points of ``ps_emt``."""
+    return f"SELECT {floor_div('point', n_bins)} AS unit, sum(e - prior) AS acc FROM ps_emt GROUP BY 1"

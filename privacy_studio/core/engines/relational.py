@@ -29,6 +29,7 @@ from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.runner import (
     ProfileResult,
     RiskSettings,
+    _floats,
     check_levels,
     per_user_details,
     results_by_p,
@@ -47,11 +48,34 @@ class FileRead:
     names: list[str] | None = None  # column names when the file has no header
 
 
+@dataclass
+class EmPlan:
+    """EM/KL work of one profile: which queries and prefixes, the closed-form sums, and the results.
+
+    Queries ``q < n_q`` are the draws of the first ``em_samples`` sampled users (q = s * draws + r).
+    """
+
+    levels: set[int]  # prefix indices k = p - 1 to evaluate
+    ref_k: int  # the prefix whose per-point EM feeds ``per_location``
+    n_q: int
+    draws: int
+    q_user: np.ndarray  # user code of every EM query (its set once it is alone)
+    n_users: int
+    d: int  # points of the generalized space the estimate runs on (divides the sums)
+    n_bins: int  # point // n_bins = spatial unit
+    q_all: float  # Σ prior over all points
+    g_all: float  # Σ -ln(1 - prior) over all points
+    em: np.ndarray  # (S, R, pmax) per-user means, NaN where not computed
+    kl: np.ndarray
+    unit_acc: np.ndarray  # per unit Σ (EM_uj - prior_j) over the queries at ref_k and their visited points
+    n_terms: int = 0  # queries evaluated at ref_k
+
+
 class RelationalEngine(ABC):
     """A SQL back end plus the engine-neutral plan; subclasses implement the six primitives below.
 
     Use as a context manager (``close`` on exit). ``run_grid`` yields the same :class:`ProfileResult`
-    objects as ``core.runner.run_grid``; EM/KL are not computed here (they stay None).
+    objects as ``core.runner.run_grid``, EM/KL and per-location EM included.
     """
 
     dialect: plan.Dialect = plan.DUCKDB
@@ -147,7 +171,7 @@ class RelationalEngine(ABC):
         want = set(settings.measures)
         control.report(0.0, f"{profile.label}: generalizing")
         t0 = time.perf_counter()
-        n_units, n_bins = generalize_sql(self, loaded, profile)
+        n_units, n_bins, labels = generalize_sql(self, loaded, profile)
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
@@ -164,13 +188,22 @@ class RelationalEngine(ABC):
         t0 = time.perf_counter()
         control.report(0.1, f"{profile.label}: sampled traces")
         pmax = max(max(settings.p_values), settings.reference_p)
+        work_bins = 1 if model.spatial_only else n_bins
+        em = None
+        if want & {"em", "kl"}:
+            em = self._em_plan(users, settings, pmax, loaded.n_users, n_units, work_bins)
         sizes, rare = self.class_sizes(
-            model.kind, users, settings, pmax, "worst" in want, control.sub(0.1, 1.0)
+            model.kind, users, settings, pmax, "worst" in want, control.sub(0.1, 1.0), em
         )
         timings["estimate"] = time.perf_counter() - t0
-        nan = np.full(sizes.shape, np.nan)
-        by_p, worst = results_by_p(sizes, rare, nan, nan, settings, want)
-        per_user = per_user_details(sizes, nan, nan, worst, settings.reference_p - 1, user_ids, want)
+        em_arr = em.em if em is not None else np.full(sizes.shape, np.nan)
+        kl_arr = em.kl if em is not None else em_arr
+        by_p, worst = results_by_p(sizes, rare, em_arr, kl_arr, settings, want)
+        per_user = per_user_details(sizes, em_arr, kl_arr, worst, settings.reference_p - 1, user_ids, want)
+        per_location = {}
+        if em is not None and "em" in want:
+            per_location = self._per_location(em, loaded, profile, labels)
+        self.drop("ps_freq")
         self.drop("ps_gen")
         return ProfileResult(
             spatial=profile.spatial.label,
@@ -184,7 +217,7 @@ class RelationalEngine(ABC):
             by_p=by_p,
             kanon=kanon,
             per_user=per_user,
-            per_location={},
+            per_location=per_location,
             timings={k: float(v) for k, v in timings.items()},
             knowledge=model.name,
             reference_p=settings.reference_p,
@@ -209,8 +242,10 @@ class RelationalEngine(ABC):
         pmax: int,
         worst: bool,
         control: TaskControl,
+        em: EmPlan | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``sizes`` (S, R, pmax) and ``rare`` (S, pmax) exactly as ``sample_sizes`` returns them."""
+        """``sizes`` (S, R, pmax) and ``rare`` (S, pmax) exactly as ``sample_sizes`` returns them; with
+        ``em``, its EM/KL arrays are filled from the same candidate sets."""
         traces = self.execute(plan.sampled_traces_sql())
         s_col, points = traces.column("s").to_numpy(), traces.column("point").to_numpy()
         rows = np.lexsort((points, s_col))  # engines may return rows in any order
@@ -239,13 +274,19 @@ class RelationalEngine(ABC):
         if worst:
             q_orders = np.concatenate([q_orders, rare_orders])
             q_m = np.concatenate([q_m, m])
-        q_sizes = self._prefix_sizes(q_orders, q_m, uniq, list_len, control)
+        q_sizes = self._prefix_sizes(q_orders, q_m, uniq, list_len, control, em)
         sizes = q_sizes[: n_s * draws].reshape(n_s, draws, pmax)
         rare = q_sizes[n_s * draws :] if worst else np.zeros((n_s, pmax), dtype=np.int64)
         return sizes, rare
 
     def _prefix_sizes(
-        self, orders: np.ndarray, m: np.ndarray, uniq: np.ndarray, list_len: np.ndarray, control: TaskControl
+        self,
+        orders: np.ndarray,
+        m: np.ndarray,
+        uniq: np.ndarray,
+        list_len: np.ndarray,
+        control: TaskControl,
+        em: EmPlan | None = None,
     ) -> np.ndarray:
         """|E| of every prefix of every order (0 past the order's length) by iterative semi-joins."""
         n_q, pmax = orders.shape
@@ -254,9 +295,30 @@ class RelationalEngine(ABC):
         sizes[has, 0] = list_len[orders[has, 0]]
         rows = np.arange(n_q)
         self._fill_unique(sizes, rows[has & (sizes[:, 0] == 1)], 0, m)
+        if em is not None:
+            self._em_level(em, 0, sizes, m, first=uniq[orders[: em.n_q, 0]])
+        done = 0  # the last prefix whose candidate sets were built
         open_q = rows[has & (sizes[:, 0] > 1) & (m > 1)]
-        if len(open_q) == 0:
-            return sizes
+        if len(open_q):
+            done = self._semi_joins(orders, m, uniq, list_len, sizes, open_q, control, em)
+        for k in range(done + 1, pmax):  # every set is down to its user: no join left but EM's
+            if em is not None:
+                self._em_level(em, k, sizes, m)
+        return sizes
+
+    def _semi_joins(
+        self,
+        orders: np.ndarray,
+        m: np.ndarray,
+        uniq: np.ndarray,
+        list_len: np.ndarray,
+        sizes: np.ndarray,
+        open_q: np.ndarray,
+        control: TaskControl,
+        em: EmPlan | None,
+    ) -> int:
+        """Fill ``sizes`` from p = 2 on while some set is open; return the last prefix index reached."""
+        pmax = orders.shape[1]
         pos = np.arange(pmax)
         q, k = np.nonzero(pos[None, :] < m[open_q, None])
         q = open_q[q]
@@ -277,6 +339,7 @@ class RelationalEngine(ABC):
             ),
         )
         cand = "ps_cand0"
+        done = 0
         for p in range(1, pmax):
             control.report(p / pmax, f"known points: {p + 1} ({len(open_q):,} open sets)")
             self.register("ps_open", pa.table({"q": open_q.astype(np.int64)}))
@@ -291,12 +354,110 @@ class RelationalEngine(ABC):
             cq = counts.column("q").to_numpy()
             sizes[cq, p] = counts.column("n").to_numpy()
             self._fill_unique(sizes, cq[sizes[cq, p] == 1], p, m)
+            if em is not None:
+                self._em_level(em, p, sizes, m, cand=cand, held=open_q)
+            done = p
             open_q = cq[(sizes[cq, p] > 1) & (m[cq] > p + 1)]
             if len(open_q) == 0:
                 break
         for name in (cand, "ps_k", "ps_first", "ps_open"):
             self.drop(name)
-        return sizes
+        return done
+
+    def _em_plan(
+        self, users: np.ndarray, settings: RiskSettings, pmax: int, n_users: int, n_units: int, n_bins: int
+    ) -> EmPlan:
+        """Point frequencies (``ps_freq``) and the closed-form sums over all points, for ``ps_gen``."""
+        self.create_table("ps_freq", plan.point_frequencies_sql())
+        hist = self.execute(plan.frequency_histogram_sql())
+        n = hist.column("n").to_numpy().astype(np.float64)
+        points = hist.column("points").to_numpy().astype(np.float64)
+        q = n / n_users
+        below = q < 1.0
+        n_em = min(len(users), settings.em_samples)
+        draws = settings.draws
+        shape = (len(users), draws, pmax)
+        return EmPlan(
+            levels={p - 1 for p in set(settings.p_values) | {settings.reference_p}},
+            ref_k=settings.reference_p - 1,
+            n_q=n_em * draws,
+            draws=draws,
+            q_user=np.repeat(users[:n_em], draws),
+            n_users=n_users,
+            d=n_units * n_bins,
+            n_bins=n_bins,
+            q_all=float((points * q).sum()),
+            g_all=float((points[below] * -np.log1p(-q[below])).sum()),
+            em=np.full(shape, np.nan),
+            kl=np.full(shape, np.nan),
+            unit_acc=np.zeros(n_units),
+        )
+
+    def _em_level(
+        self,
+        em: EmPlan,
+        k: int,
+        sizes: np.ndarray,
+        m: np.ndarray,
+        first: np.ndarray | None = None,
+        cand: str | None = None,
+        held: np.ndarray | None = None,
+    ) -> None:
+        """EM/KL of the EM queries' sets at prefix ``k``: the posting list of ``first`` (k = 0), the
+        candidates of the queries ``held`` in ``cand``, or the user alone for the sets already closed."""
+        if k not in em.levels:
+            return
+        qs = np.arange(em.n_q)
+        alive = m[: em.n_q] > k
+        if not alive.any():
+            return
+        parts = []
+        if first is not None:
+            listed = alive & (sizes[: em.n_q, 0] > 1)
+            if listed.any():
+                self.register("ps_emf", pa.table({"q": qs[listed], "point": first[listed]}))
+                parts.append(plan.first_members_sql())
+        else:
+            listed = np.zeros(em.n_q, dtype=bool)
+            if held is not None:
+                listed[held[held < em.n_q]] = True
+                if listed.any():
+                    parts.append(plan.held_members_sql(cand, em.n_q))
+        alone = alive & ~listed
+        if alone.any():
+            self.register("ps_ems", pa.table({"q": qs[alone], "v": em.q_user[alone]}))
+            parts.append("SELECT q, v FROM ps_ems")
+        self.create_table("ps_emt", plan.em_terms_sql(" UNION ALL ".join(parts), em.n_users))
+        sums = self.execute(plan.em_sums_sql())
+        q = sums.column("q").to_numpy()
+        s, r = np.divmod(q, em.draws)
+        rest_em = np.maximum(em.q_all - sums.column("prior").to_numpy(), 0.0)
+        rest_kl = np.maximum(em.g_all - sums.column("g").to_numpy(), 0.0)
+        em.em[s, r, k] = (sums.column("e").to_numpy() + rest_em) / em.d
+        em.kl[s, r, k] = (sums.column("kl").to_numpy() + rest_kl) / em.d
+        if k == em.ref_k:
+            units = self.execute(plan.em_units_sql(em.n_bins))
+            np.add.at(em.unit_acc, units.column("unit").to_numpy(), units.column("acc").to_numpy())
+            em.n_terms = int(alive.sum())
+        for name in ("ps_emt", "ps_emf", "ps_ems"):
+            self.drop(name)
+
+    def _per_location(self, em: EmPlan, loaded: Loaded, profile: Profile, labels: tuple) -> dict:
+        """EM_j over the EM queries at the reference p, summed over time bins per spatial unit."""
+        n_units = len(em.unit_acc)
+        ids, xy = unit_labels(self, loaded, profile, *labels, n_units)
+        per_unit = np.full(n_units, np.nan)  # None in JSON: no user had reference_p points
+        if em.n_terms:
+            freq = self.execute(plan.unit_frequencies_sql(em.n_bins))
+            prior = np.zeros(n_units)
+            prior[freq.column("unit").to_numpy()] = freq.column("n").to_numpy() / em.n_users
+            per_unit = (em.unit_acc + em.n_terms * prior) / em.n_terms
+        return {
+            "unit_ids": [str(u) for u in ids],
+            "x_km": _floats(xy[:, 0]),
+            "y_km": _floats(xy[:, 1]),
+            "em": _floats(per_unit),
+        }
 
     @staticmethod
     def _fill_unique(sizes: np.ndarray, queries: np.ndarray, p: int, m: np.ndarray) -> None:
@@ -305,8 +466,11 @@ class RelationalEngine(ABC):
             sizes[qi, p + 1 : m[qi]] = 1
 
 
-def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> tuple[int, int]:
-    """Build ``ps_gen`` for ``profile``; return (n_units, n_bins) as ``generalize`` has them."""
+def generalize_sql(
+    engine: RelationalEngine, loaded: Loaded, profile: Profile
+) -> tuple[int, int, tuple[str, float | None]]:
+    """Build ``ps_gen`` for ``profile``; return (n_units, n_bins) as ``generalize`` has them and the
+    unit kind and grid size (:func:`unit_labels` names the units from them)."""
     from privacy_studio.core.engines.sources import spatial_units_sql
 
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
@@ -314,7 +478,41 @@ def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -
     origin, n_bins = plan.bins_of_range(*loaded.local_range, width) if loaded.n_events else (0, 1)
     bin_sql = plan.bin_expr(loaded.with_tz, width, origin)
     engine.create_table("ps_gen", plan.gen_sql(unit_kind, km, n_bins, bin_sql, loaded.with_tz))
-    return n_units, n_bins
+    return n_units, n_bins, (unit_kind, km)
+
+
+def unit_labels(
+    engine: RelationalEngine, loaded: Loaded, profile: Profile, unit_kind: str, km: float | None, n_units: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ids and km centres (NaN where unknown) of the units, as ``spatial_units`` gives them for maps."""
+    xy = np.full((n_units, 2), np.nan)
+    if unit_kind in ("grid", "xy"):
+        cells = engine.execute("SELECT * FROM ps_cells")
+        unit = cells.column("unit").to_numpy()
+        if unit_kind == "grid":
+            cx, cy = cells.column("cx").to_numpy(), cells.column("cy").to_numpy()
+            xy[unit] = (np.column_stack([cx, cy]).astype(np.float64) + 0.5) * km
+            ids = np.empty(n_units, dtype=object)
+            ids[unit] = [f"cell({x},{y})" for x, y in zip(cx, cy, strict=True)]
+        else:
+            xy[unit] = np.column_stack([cells.column("rx").to_numpy(), cells.column("ry").to_numpy()])
+            ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in xy], dtype=object)
+        return ids.astype(str), xy
+    if unit_kind == "loc":
+        ids = loaded.location_ids
+        sql = "SELECT loc AS unit, x, y FROM ps_loc"
+    else:
+        ids = loaded.hierarchy.unit_ids[str(profile.spatial.name)]
+        sql = (
+            "SELECT m.unit AS unit, avg(l.x) AS x, avg(l.y) AS y FROM ps_loc l JOIN ps_units m "
+            "ON m.loc = l.loc WHERE l.x IS NOT NULL GROUP BY m.unit"
+        )
+    if loaded.locations_xy:
+        rows = engine.execute(sql)
+        unit = rows.column("unit").to_numpy()
+        for k, col in enumerate(("x", "y")):
+            xy[unit, k] = rows.column(col).to_numpy(zero_copy_only=False)
+    return np.asarray(ids, dtype=str), xy
 
 
 def kanon_summary(hist: pa.Table, n_users: int) -> dict:
