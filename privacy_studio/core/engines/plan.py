@@ -137,7 +137,7 @@ def bins_of_range(lo: int, hi: int, width: int | None) -> tuple[int, int]:
 def grid_cells_sql(km: float, with_locations: bool) -> str:
     """Every km-grid cell holding an event or a known location, numbered in (cx, cy) order from 0."""
     cx, cy = floor_div("x", km), floor_div("y", km)
-    parts = [f"SELECT {cx} AS cx, {cy} AS cy FROM ps_ev"]
+    parts = [f"SELECT DISTINCT {cx} AS cx, {cy} AS cy FROM ps_ev"]
     if with_locations:
         parts.append(f"SELECT {cx} AS cx, {cy} AS cy FROM ps_loc WHERE x IS NOT NULL AND y IS NOT NULL")
     cells = " UNION ".join(parts)
