@@ -182,7 +182,10 @@ def _golden() -> dict:
         ),
         (json.dumps({**_golden(), "results": [3]}).encode(), r"results\[0\] is a number"),
         (json.dumps({**_golden(), "engine": {"name": "oracle"}}).encode(), "engine: unknown engine 'oracle'"),
-        (json.dumps({**_golden(), "engine": {"name": "duckdb", "cores": 4}}).encode(), "unknown engine option"),
+        (
+            json.dumps({**_golden(), "engine": {"name": "duckdb", "cores": 4}}).encode(),
+            "unknown engine option",
+        ),
         (
             json.dumps({**_golden(), "engine": {"name": "duckdb", "memory_limit": 8}}).encode(),
             "memory_limit must be a non-empty text",
