@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -343,9 +343,14 @@ class TradeoffPanel(QWidget):
         if dataset is None or getattr(dataset, "events", None) is None:
             return None
         worker = Worker(dataset_unit_areas, dataset, name="unit areas")
-        worker.signals.finished.connect(lambda found: self.set_unit_areas(*found))
+        # A bound slot, not a lambda: Qt drops the connection if the panel is gone before the worker ends.
+        worker.signals.finished.connect(self._unit_areas_found)
         self.runner.start(worker)
         return worker
+
+    @Slot(object)
+    def _unit_areas_found(self, found: tuple[dict[str, float], float]) -> None:
+        self.set_unit_areas(*found)
 
     def set_subsample_curve(self, curve: SubsampleCurve) -> None:
         """Risk measured on random user subsets (``core.tradeoff.extrapolation.subsample_curve``)."""
