@@ -7,7 +7,7 @@ import numpy as np
 from privacy_studio.core.events import LocationTable, build_event_table
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.runner import ProfileResult
+from privacy_studio.core.runner import ProfileResult, RiskSettings
 
 #: 2024-03-31 01:00 UTC: clocks in Europe/Paris jump from 02:00 to 03:00.
 DST_CHANGE = 1711846800
@@ -51,3 +51,8 @@ def random_city(seed: int, n_users: int, n_locations: int, mean_events: float, t
     zones = np.asarray([f"z{j % 4}" for j in range(n_locations)])
     regions = np.asarray([f"r{j % 2}" for j in range(n_locations)])
     return events, Hierarchy.from_mapping(ids, "antenna", {"zone": zones, "region": regions})
+
+
+def cell_settings(cells: list[tuple[str, str]], **kwargs: object) -> RiskSettings:
+    """Settings of the random-data equivalence tests: checked cells, p = 1, 2, 3, 5, details at p = 2."""
+    return RiskSettings(spatial=[], temporal=[], cells=cells, p_values=[1, 2, 3, 5], reference_p=2, **kwargs)

@@ -17,7 +17,7 @@ from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid, sample_users
-from tests.engines.helpers import DST_CHANGE, comparable, random_city
+from tests.engines.helpers import DST_CHANGE, cell_settings, comparable, random_city
 
 PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"), ("region", "30min")]
 
@@ -38,17 +38,13 @@ def test_duckdb_equals_numba_on_random_data(
     seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples
 ):
     events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
-    risk = RiskSettings(
-        spatial=[],
-        temporal=[],
-        cells=cells,
-        p_values=[1, 2, 3, 5],
+    risk = cell_settings(
+        cells,
         knowledge=knowledge,
         measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
         samples=samples,
         draws=draws,
         seed=seed,
-        reference_p=2,
         em_samples=em_samples,
     )
     expected = list(run_grid(events, risk, hierarchy))

@@ -33,7 +33,7 @@ from privacy_studio.core.engines.spark_session import (
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid
-from tests.engines.helpers import comparable, random_city
+from tests.engines.helpers import cell_settings, comparable, random_city
 from tests.engines.test_equivalence import disclosure, disclosure_labels
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
@@ -129,17 +129,13 @@ PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("region", "30min
 )
 def test_spark_equals_numba_on_random_data(spark, seed, n_users, n_locations, knowledge, cells, tz):
     events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
-    risk = RiskSettings(
-        spatial=[],
-        temporal=[],
-        cells=cells,
-        p_values=[1, 2, 3, 5],
+    risk = cell_settings(
+        cells,
         knowledge=knowledge,
         measures=["unicity", "kdisc", "kanon", "worst"],
         samples=20,
         draws=2,
         seed=seed,
-        reference_p=2,
     )
     expected = [comparable(r) for r in run_grid(events, risk, hierarchy)]
     with open_engine("spark") as engine:
