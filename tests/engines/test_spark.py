@@ -161,6 +161,26 @@ def test_a_running_spark_job_is_interrupted(spark):
         ]  # a new run works
 
 
+def test_a_cancel_still_running_for_an_earlier_run_never_reaches_the_next(spark):
+    events, hierarchy = random_city(4, 6, 3, mean_events=3.0)
+    risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1], samples=5, reference_p=1)
+    with open_engine("spark") as engine:
+        engine.cancel()
+        cancelled_group, done = engine._group, threading.Event()
+
+        def keep_cancelling() -> None:  # what the cancel loop does while an action of that run is still going
+            while not done.is_set():
+                spark.sparkContext.cancelJobGroup(cancelled_group)
+
+        threading.Thread(target=keep_cancelling, daemon=True).start()
+        try:
+            results = engine.run_grid(_Dataset(events, hierarchy), risk)
+        finally:
+            done.set()
+    assert [r.n_users for r in results] == [6]
+    assert engine._group != cancelled_group  # the run's jobs are in a group of their own
+
+
 def test_a_failed_query_is_one_short_sentence(spark):
     with open_engine("spark") as engine, pytest.raises(SparkError) as error:
         engine.execute("SELECT nope FROM ps_nowhere")

@@ -30,6 +30,11 @@ from privacy_studio.core.runner import RiskSettings
 CACHE_ROWS = 50_000
 
 
+def _new_group() -> str:
+    """A Spark job group name of our own, so cancelling never touches other jobs in a shared context."""
+    return f"privacy-studio-{uuid.uuid4().hex[:12]}"
+
+
 class SparkEngine(RelationalEngine):
     """The relational plan on a Spark session (see :func:`~.spark_session.get_session` for which one)."""
 
@@ -49,7 +54,7 @@ class SparkEngine(RelationalEngine):
         self.session = self._root.newSession()  # our views and SQL settings stay out of the caller's
         for key, value in SQL_CONF.items():
             self.session.conf.set(key, value)
-        self._group = f"privacy-studio-{uuid.uuid4().hex[:12]}"
+        self._group = _new_group()
         self._frames: dict = {}  # name -> the DataFrame behind each of our temporary views
         self._cancelled = False
         self._busy = threading.Event()  # set while one of our Spark actions runs
@@ -104,20 +109,22 @@ class SparkEngine(RelationalEngine):
         self._frames.pop(name, None)
 
     def run_grid(self, source: object, settings: RiskSettings, control: TaskControl | None = None):
+        # A fresh job group per run: a cancel still looping for the previous run cannot reach this one.
+        self._group = _new_group()
         self._cancelled = False
         return super().run_grid(source, settings, control)
 
     def cancel(self) -> None:
         self._cancelled = True
-        threading.Thread(target=self._cancel_jobs, daemon=True).start()
+        threading.Thread(target=self._cancel_jobs, args=(self._group,), daemon=True).start()
 
-    def _cancel_jobs(self) -> None:
-        """Cancel our job group until the running action ends: an action still being planned when the user
-        cancelled starts its jobs afterwards, and cancelling a group only stops the jobs it already has."""
+    def _cancel_jobs(self, group: str) -> None:
+        """Cancel ``group`` until the running action of that run ends: an action still being planned when the
+        user cancelled starts its jobs afterwards, and cancelling a group only stops the jobs it already has."""
         sc = self._root.sparkContext
         while True:
-            sc.cancelJobGroup(self._group)
-            if not self._busy.is_set():
+            sc.cancelJobGroup(group)
+            if not self._busy.is_set() or self._group != group:
                 return
             time.sleep(0.2)
 
