@@ -119,8 +119,11 @@ class SparkEngine(RelationalEngine):
         threading.Thread(target=self._cancel_jobs, args=(self._group,), daemon=True).start()
 
     def _cancel_jobs(self, group: str) -> None:
-        """Cancel ``group`` until the running action of that run ends: an action still being planned when the
-        user cancelled starts its jobs afterwards, and cancelling a group only stops the jobs it already has."""
+        """Cancel ``group`` until the running action of that run ends.
+
+        An action still being planned when the user cancelled starts its jobs afterwards, and cancelling a
+        group only stops the jobs it already has.
+        """
         sc = self._root.sparkContext
         while True:
             sc.cancelJobGroup(group)
