@@ -229,6 +229,15 @@ def test_method_lists_parameters_and_reproduction_command(make_project) -> None:
     assert "Random seed | 5" in text
     assert "privacy-studio risk INPUT --spatial antenna,zip,district --temporal 1h,6h,1d --p 1,2,3,4" in text
     assert "What it does not mean" in text
+    assert "Risk engine | numba (in memory)" in text and "--engine numba --json OUT.json" in text
+
+
+def test_method_names_the_engine_and_its_options(make_project) -> None:
+    project = make_project()
+    project.engine = {"name": "duckdb", "memory_limit": "8GB", "temp_dir": "/scratch", "spark_master": None}
+    text = build_report(project).text()
+    assert "Risk engine | DuckDB (out of core); memory limit 8GB, spill folder /scratch" in text
+    assert "--engine duckdb --memory-limit 8GB --temp-dir /scratch --json OUT.json" in text
 
 
 @given(

@@ -27,6 +27,7 @@ from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
+    from privacy_studio.core.engines.choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
@@ -195,6 +196,7 @@ def method_section(inp: ReportInputs) -> Section:
         ["Exact mode", "yes" if s.get("exact") else "no (Monte Carlo estimate, 95% Wilson intervals)"],
         ["Measures", ", ".join(map(str, s.get("measures", []))) or "–"],
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
+        ["Risk engine", engine_description(inp.project.engine_choice())],
     ]
     for source in inp.project.sources:
         params.append([f"Reader ({source.role})", " ".join(reader_flags(source.reader)) or "defaults"])
@@ -259,7 +261,36 @@ def reproduce_command(inp: ReportInputs) -> str:
             parts.append(f"{flag} {','.join(map(str, value)) if isinstance(value, list) else value}")
     if s.get("exact"):
         parts.append("--exact")
+    parts += engine_flags(inp.project.engine_choice())
     return " ".join(parts) + " --json OUT.json"
+
+
+def engine_description(choice: EngineChoice) -> str:
+    """The engine in words, with its options: every engine gives the same class sizes (docs/engines.md)."""
+    words = {
+        "numba": "numba (in memory)",
+        "duckdb": "DuckDB (out of core)",
+        "spark": "Apache Spark",
+        "auto": "auto (DuckDB when the input would not fit in memory, else numba)",
+    }[choice.name]
+    options = [f"{label} {value}" for label, _, value in _engine_options(choice)]
+    return f"{words}; {', '.join(options)}" if options else words
+
+
+def engine_flags(choice: EngineChoice) -> list[str]:
+    """The ``privacy-studio risk`` engine flags for this choice (the command line's default, auto, left out)."""
+    flags = [] if choice.name == "auto" else [f"--engine {choice.name}"]
+    return flags + [f"{flag} {value}" for _, flag, value in _engine_options(choice)]
+
+
+def _engine_options(choice: EngineChoice) -> list[tuple[str, str, str]]:
+    """(words, command-line flag, value) of each engine option the choice sets."""
+    named = (
+        ("memory limit", "--memory-limit", choice.memory_limit),
+        ("spill folder", "--temp-dir", choice.temp_dir),
+        ("master", "--spark-master", choice.spark_master),
+    )
+    return [(words, flag, value) for words, flag, value in named if value]
 
 
 def reader_flags(reader: dict) -> list[str]:
