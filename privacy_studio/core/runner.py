@@ -206,7 +206,8 @@ def _float(x: float) -> float | None:
     return None if np.isnan(x) else x
 
 
-def _floats(a: np.ndarray) -> list[float | None]:
+def json_floats(a: np.ndarray) -> list[float | None]:
+    """A JSON-safe list of floats (None for NaN); every engine writes per-unit values with it."""
     return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
@@ -375,9 +376,9 @@ def _per_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: i
     xy = traces.unit_xy if traces.unit_xy is not None else np.full((traces.n_units, 2), np.nan)
     return {
         "unit_ids": [str(u) for u in traces.unit_ids[: traces.n_units]],
-        "x_km": _floats(xy[:, 0]),
-        "y_km": _floats(xy[:, 1]),
-        "em": _floats(per_unit),
+        "x_km": json_floats(xy[:, 0]),
+        "y_km": json_floats(xy[:, 1]),
+        "em": json_floats(per_unit),
     }
 
 
@@ -471,10 +472,10 @@ def per_user_details(
     keep = at_ref[:, 0] > 0
     return {
         "user_ids": [str(x) for x in np.asarray(user_ids)[keep]],
-        "unique_rate": _floats((at_ref[keep] == 1).mean(axis=1)),
-        "em": _floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "kl": _floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "worst": _floats(worst[rows, ref_k][keep]) if "worst" in want else None,
+        "unique_rate": json_floats((at_ref[keep] == 1).mean(axis=1)),
+        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
+        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
+        "worst": json_floats(worst[rows, ref_k][keep]) if "worst" in want else None,
     }
 
 
@@ -564,10 +565,10 @@ def _evaluate_exact(
         if p == settings.reference_p:
             per_user = {
                 "user_ids": [str(x) for x in events.user_ids[np.flatnonzero(included)]],
-                "unique_rate": _floats(per_unique),
-                "em": _floats(em_u) if with_em else None,
-                "kl": _floats(kl_u) if with_em else None,
-                "worst": _floats(worst) if "worst" in want else None,
+                "unique_rate": json_floats(per_unique),
+                "em": json_floats(em_u) if with_em else None,
+                "kl": json_floats(kl_u) if with_em else None,
+                "worst": json_floats(worst) if "worst" in want else None,
             }
             if "em" in want:
                 per_location = _per_location(index, traces, r["acc"], len(starts))

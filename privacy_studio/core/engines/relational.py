@@ -29,8 +29,8 @@ from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.runner import (
     ProfileResult,
     RiskSettings,
-    _floats,
     check_levels,
+    json_floats,
     per_user_details,
     results_by_p,
     sample_users,
@@ -454,9 +454,9 @@ class RelationalEngine(ABC):
             per_unit = (em.unit_acc + em.n_terms * prior) / em.n_terms
         return {
             "unit_ids": [str(u) for u in ids],
-            "x_km": _floats(xy[:, 0]),
-            "y_km": _floats(xy[:, 1]),
-            "em": _floats(per_unit),
+            "x_km": json_floats(xy[:, 0]),
+            "y_km": json_floats(xy[:, 1]),
+            "em": json_floats(per_unit),
         }
 
     @staticmethod
