@@ -278,7 +278,7 @@ def engine_description(choice: EngineChoice) -> str:
 
 
 def engine_flags(choice: EngineChoice) -> list[str]:
-    """The ``privacy-studio risk`` engine flags for this choice (auto, the command line's default, left out)."""
+    """The ``privacy-studio risk`` engine flags for this choice (auto, the default, left out)."""
     flags = [] if choice.name == "auto" else [f"--engine {choice.name}"]
     return flags + [f"{flag} {value}" for _, flag, value in _engine_options(choice)]
 
