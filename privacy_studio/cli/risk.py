@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
@@ -94,17 +93,13 @@ def write_json(path: str, payload: dict) -> None:
     os.replace(tmp, path)
 
 
-def run_on_engine(name: str, source, settings, args: argparse.Namespace, control) -> Iterator:
-    """The grid's results from the named engine, opened with the command's engine flags (closed after)."""
+def open_engine_from_args(name: str, args: argparse.Namespace):
+    """The named engine, opened with the command's engine flags (a context manager)."""
     from privacy_studio.core.engines import open_engine
 
-    with open_engine(
-        name,
-        memory_limit=args.memory_limit,
-        temp_dir=args.temp_dir,
-        spark_master=args.spark_master,
-    ) as engine:
-        yield from engine.run_grid(source, settings, control=control)
+    return open_engine(
+        name, memory_limit=args.memory_limit, temp_dir=args.temp_dir, spark_master=args.spark_master
+    )
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,9 +122,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.engines import EventFiles, resolve_engine
-    from privacy_studio.core.io import ReaderError, load_dataset
+    from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.runner import RiskSettings
 
     settings = RiskSettings(
         spatial=split_list(args.spatial, "--spatial"),
@@ -146,18 +141,14 @@ def run(args: argparse.Namespace) -> int:
     )
     bar = ProgressBar()
     control = TaskControl(bar)
-    profiles: list[dict] = []
     try:
         settings.validate()
         options = reader_options_from_args(args)
-        engine = resolve_engine(args.engine, [args.input], options)
-        if engine == "numba":
-            dataset = load_dataset(args.input, options, control=control.sub(0.0, 0.1))
-            results = run_grid(dataset, settings, control=control.sub(0.1, 1.0))
-        else:
-            results = run_on_engine(engine, EventFiles(args.input, options), settings, args, control)
-        for result in results:
-            profiles.append(result.to_dict())
+        name = resolve_engine(args.engine, [args.input], options)
+        source = EventFiles(args.input, options)
+        with open_engine_from_args(name, args) as engine:
+            profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]
+            imported = engine.import_report
     except (ReaderError, ValueError) as exc:
         bar.close()
         raise UserError(str(exc)) from None
@@ -165,8 +156,13 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         return 130
     bar.close()
+    if imported is not None:
+        print(imported.summary_text(), file=sys.stderr)
     print_table(profiles)
-    write_json(args.json, {"profiles": profiles, "settings": settings.to_dict(), "input": args.input})
+    output = {"profiles": profiles, "settings": settings.to_dict(), "input": args.input, "engine": name}
+    if imported is not None:
+        output["import"] = imported.to_dict()
+    write_json(args.json, output)
     return 0
 
 

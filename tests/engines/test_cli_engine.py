@@ -15,11 +15,11 @@ from tests.engines.test_equivalence import disclosure
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
-def risk_json(tmp_path: Path, engine: str, *extra: str) -> dict:
+def risk_json(tmp_path: Path, engine: str, *extra: str, events: Path = SAMPLE / "events.csv") -> dict:
     out = tmp_path / f"{engine}.json"
     args = [
         "risk",
-        str(SAMPLE / "events.csv"),
+        str(events),
         "--antennas",
         str(SAMPLE / "antennas.csv"),
         "--hierarchy",
@@ -77,3 +77,22 @@ def test_engine_errors_are_one_line(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert "numba engine only" in err and "Traceback" not in err
+
+
+def test_rejected_rows_are_reported_by_every_engine(tmp_path, capsys):
+    events = tmp_path / "events.csv"
+    good = (SAMPLE / "events.csv").read_text()
+    header = good.splitlines()[0].split(",")
+    bad = [",".join("not a time" if c == "time" else ("NOPE" if c == "location" else "x") for c in header)]
+    bad.append(",".join("NOPE" if c == "location" else ("" if c == "user" else "y") for c in header))
+    events.write_text(good + "\n".join(bad) + "\n")
+    numba = risk_json(tmp_path, "numba", events=events)
+    numba_err = capsys.readouterr().err
+    duckdb = risk_json(tmp_path, "duckdb", events=events)
+    duckdb_err = capsys.readouterr().err
+    counts = [{k: v["count"] for k, v in run["import"]["rejected"].items()} for run in (numba, duckdb)]
+    assert counts[0] == counts[1] and sum(counts[0].values()) == 2
+    assert [run["import"]["rows_kept"] for run in (numba, duckdb)] == [numba["import"]["rows_read"] - 2] * 2
+    assert (numba["engine"], duckdb["engine"]) == ("numba", "duckdb")
+    assert "2 rejected" in numba_err and "2 rejected" in duckdb_err
+    assert "line numbers not tracked" in duckdb_err  # the engine counts rows; the reader also names lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from privacy_studio.core.engines.sources import EventFiles
+from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.runner import ProfileResult, RiskSettings, run_grid
 
@@ -14,6 +15,7 @@ class NumbaEngine:
 
     def __init__(self, threads: int | None = None) -> None:
         self.threads = threads
+        self.import_report: ImportReport | None = None  # rows read, kept and rejected by the last run
 
     def __enter__(self) -> NumbaEngine:
         return self
@@ -34,6 +36,7 @@ class NumbaEngine:
 
             source = load_dataset(source.path, source.options, control=control.sub(0.0, 0.1))
             control = control.sub(0.1, 1.0)
+        self.import_report = getattr(source, "report", None)
         before = numba.get_num_threads()
         if self.threads:
             numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))

@@ -21,6 +21,7 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.sources import Loaded, load_source
 from privacy_studio.core.generalize import Profile
+from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.rng import stream_key
 from privacy_studio.core.knowledge import RAREST, Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
@@ -79,6 +80,8 @@ class RelationalEngine(ABC):
     """
 
     dialect: plan.Dialect = plan.DUCKDB
+    #: Rows read, kept and rejected by reason in the last run's input (None for an in-memory EventTable).
+    import_report: ImportReport | None = None
 
     # -- the back end's primitives ----------------------------------------------------------------------
 
@@ -146,6 +149,7 @@ class RelationalEngine(ABC):
         profiles = settings.profiles()
         control.report(0.0, "reading the events")
         loaded = load_source(self, source, control.sub(0.0, 0.05))
+        self.import_report = loaded.report
         check_levels(profiles, loaded, loaded.hierarchy)
         if loaded.n_users == 0:
             raise ValueError("the dataset has no users: nothing to measure")

@@ -75,7 +75,9 @@ def load_source(engine: RelationalEngine, source: object, control: TaskControl) 
     events = getattr(source, "events", source)
     if not isinstance(events, EventTable):
         raise ValueError("the engine needs a Dataset, an EventTable or EventFiles(path, options)")
-    return load_events(engine, events, getattr(source, "hierarchy", None))
+    loaded = load_events(engine, events, getattr(source, "hierarchy", None))
+    loaded.report = getattr(source, "report", None)  # a Dataset's reader already counted its rejections
+    return loaded
 
 
 def _floats(values: np.ndarray | None, n: int) -> pa.Array:

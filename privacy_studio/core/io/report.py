@@ -42,6 +42,17 @@ class RejectedRows:
     first_lines: list[int] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 
+    def where(self) -> str:
+        """Where to look: the first lines (with their files), or that the lines were not tracked."""
+        if not self.first_lines:
+            return "line numbers not tracked: the out-of-core engines count rejected rows only"
+        if self.files:
+            where = ", ".join(f"{f}:{n}" for f, n in zip(self.files, self.first_lines, strict=True))
+        else:
+            where = ", ".join(str(n) for n in self.first_lines)
+        more = ", ..." if self.count > len(self.first_lines) else ""
+        return f"lines {where}{more}"
+
 
 @dataclass
 class ImportReport:
@@ -91,11 +102,6 @@ class ImportReport:
             f"{self.rows_rejected:,} rejected"
         ]
         for reason, entry in sorted(self.rejected.items(), key=lambda kv: -kv[1].count):
-            if entry.files:
-                where = ", ".join(f"{f}:{n}" for f, n in zip(entry.files, entry.first_lines, strict=True))
-            else:
-                where = ", ".join(str(n) for n in entry.first_lines)
-            more = ", ..." if entry.count > len(entry.first_lines) else ""
-            out.append(f"  rejected {entry.count:,} × {reason} (lines {where}{more})")
+            out.append(f"  rejected {entry.count:,} × {reason} ({entry.where()})")
         out.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(out)

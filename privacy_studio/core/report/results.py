@@ -469,11 +469,7 @@ def import_section(inp: ReportInputs) -> Section:
     if report is None:
         return absent("Import report", "the project keeps no import report and the data was not loaded.")
     rows = [
-        [
-            reason,
-            count(r.count),
-            ", ".join(str(n) for n in r.first_lines) + (", …" if r.count > len(r.first_lines) else ""),
-        ]
+        [reason, count(r.count), r.where()]
         for reason, r in sorted(report.rejected.items(), key=lambda kv: -kv[1].count)
     ]
     blocks: list = [
@@ -484,7 +480,7 @@ def import_section(inp: ReportInputs) -> Section:
     ]
     if rows:
         blocks.append(
-            Table("Table 7. Rejected rows by reason (first line numbers).", ["Reason", "Rows", "Lines"], rows)
+            Table("Table 7. Rejected rows by reason (first line numbers).", ["Reason", "Rows", "Where"], rows)
         )
     blocks.extend(Paragraph(f"Note: {n}", "note") for n in report.notes)
     return Section("Import report", blocks)
