@@ -181,6 +181,19 @@ def test_a_cancel_still_running_for_an_earlier_run_never_reaches_the_next(spark)
     assert engine._group != cancelled_group  # the run's jobs are in a group of their own
 
 
+def test_shuffle_partitions_grow_with_the_input_but_never_shrink(spark):
+    key = "spark.sql.shuffle.partitions"
+    with open_engine("spark") as engine:
+        default = int(engine.session.conf.get(key))
+        engine.expect_rows(10)
+        assert int(engine.session.conf.get(key)) == default
+        engine.expect_rows(41_000_001)
+        assert int(engine.session.conf.get(key)) == 21
+        engine.expect_rows(1000)
+        assert int(engine.session.conf.get(key)) == 21
+    assert int(spark.conf.get(key)) == default  # the caller's session keeps its setting
+
+
 def test_a_failed_query_is_one_short_sentence(spark):
     with open_engine("spark") as engine, pytest.raises(SparkError) as error:
         engine.execute("SELECT nope FROM ps_nowhere")

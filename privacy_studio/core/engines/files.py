@@ -89,6 +89,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         "ps_rows", _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy)
     )
     _count_rejections(engine, report, places)
+    engine.expect_rows(report.rows_read)
     control.report(0.5, "coding users and locations")
     engine.create_table(
         "ps_users",

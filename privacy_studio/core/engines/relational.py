@@ -113,6 +113,9 @@ class RelationalEngine(ABC):
         columns keep their types.
         """
 
+    def expect_rows(self, n_rows: int) -> None:  # noqa: B027 - only engines that partition need it
+        """Size the coming joins and aggregations for an input of ``n_rows`` events (called once known)."""
+
     def close(self) -> None:  # noqa: B027 - engines without resources need nothing
         """Release the back end's resources (connection, session)."""
 

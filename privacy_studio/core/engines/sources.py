@@ -90,6 +90,7 @@ def _floats(values: np.ndarray | None, n: int) -> pa.Array:
 def load_events(engine: RelationalEngine, events: EventTable, hierarchy: Hierarchy | None) -> Loaded:
     """Register an in-memory EventTable: its codes are already the reader's."""
     n = events.n_events
+    engine.expect_rows(n)
     engine.register(
         "ps_ev",
         pa.table(

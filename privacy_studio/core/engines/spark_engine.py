@@ -25,6 +25,11 @@ from privacy_studio.core.engines.spark_session import (
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings
 
+#: Events per shuffle partition: the generalization aggregate and the joins keep each task's share small
+#: enough for a few GB of executor memory (two partitions for 42M events ran a 4 GB local driver out of
+#: memory). The session's own setting is kept when it is larger.
+EVENTS_PER_PARTITION = 2_000_000
+
 #: Registered Arrow tables of at least this many rows are stored in the executors once (the plan scans the
 #: events again for every profile); smaller ones (knowledge, open queries) are cheaper to resend.
 CACHE_ROWS = 50_000
@@ -103,6 +108,12 @@ class SparkEngine(RelationalEngine):
         self.drop(name)
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
+
+    def expect_rows(self, n_rows: int) -> None:
+        key = "spark.sql.shuffle.partitions"
+        wanted = -(-int(n_rows) // EVENTS_PER_PARTITION)
+        if wanted > int(self.session.conf.get(key)):
+            self.session.conf.set(key, str(wanted))
 
     def drop(self, name: str) -> None:
         self.session.catalog.dropTempView(name)
