@@ -56,3 +56,31 @@ def random_city(seed: int, n_users: int, n_locations: int, mean_events: float, t
 def cell_settings(cells: list[tuple[str, str]], **kwargs: object) -> RiskSettings:
     """Settings of the random-data equivalence tests: checked cells, p = 1, 2, 3, 5, details at p = 2."""
     return RiskSettings(spatial=[], temporal=[], cells=cells, p_values=[1, 2, 3, 5], reference_p=2, **kwargs)
+
+
+def disclosure(result) -> list[float]:
+    """EM/KL at every p, per sampled user and per spatial unit, in one list (NaN for None).
+
+    Unit centres are left out: the in-memory runner averages the finer units' centres when it derives a
+    coarser level, the relational engines average the locations (see :func:`unit_centres`)."""
+    values = [r.em for r in result.by_p] + [r.kl for r in result.by_p]
+    values += result.per_user["em"] + result.per_user["kl"] + result.per_location["em"]
+    return [float("nan") if v is None else v for v in values]
+
+
+def unit_centres(result) -> list[float]:
+    """The km centres of the spatial units in ``per_location`` (NaN for None)."""
+    loc = result.per_location
+    return [float("nan") if v is None else v for v in loc["x_km"] + loc["y_km"]]
+
+
+def disclosure_labels(result) -> tuple:
+    """What of the EM/KL results must be equal exactly: how many users and which units."""
+    return [r.em_users for r in result.by_p], len(result.per_user["em"]), result.per_location["unit_ids"]
+
+
+class DatasetOf:
+    """The Dataset fields the engines read (events and hierarchy)."""
+
+    def __init__(self, events, hierarchy):
+        self.events, self.hierarchy = events, hierarchy

@@ -11,12 +11,7 @@ from privacy_studio.core.engines import open_engine
 from privacy_studio.core.engines.relational import _Watch
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings
-from tests.engines.helpers import random_city
-
-
-class _Dataset:
-    def __init__(self, events, hierarchy):
-        self.events, self.hierarchy = events, hierarchy
+from tests.engines.helpers import DatasetOf, random_city
 
 
 def test_cancel_between_stages_stops_the_grid():
@@ -32,7 +27,7 @@ def test_cancel_between_stages_stops_the_grid():
 
     control = TaskControl(cancel_once_generalizing)
     with open_engine("duckdb") as engine, pytest.raises(Cancelled):
-        list(engine.run_grid(_Dataset(events, hierarchy), risk, control))
+        list(engine.run_grid(DatasetOf(events, hierarchy), risk, control))
     assert not any("zone" in m for m in seen)  # the second profile never started
 
 

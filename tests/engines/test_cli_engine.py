@@ -9,8 +9,7 @@ import pytest
 
 from privacy_studio.cli import main
 from privacy_studio.core.runner import ProfileResult
-from tests.engines.helpers import comparable
-from tests.engines.test_equivalence import disclosure
+from tests.engines.helpers import comparable, disclosure
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 

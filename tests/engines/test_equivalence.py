@@ -17,7 +17,16 @@ from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid, sample_users
-from tests.engines.helpers import DST_CHANGE, cell_settings, comparable, random_city
+from tests.engines.helpers import (
+    DST_CHANGE,
+    DatasetOf,
+    cell_settings,
+    comparable,
+    disclosure,
+    disclosure_labels,
+    random_city,
+    unit_centres,
+)
 
 PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"), ("region", "30min")]
 
@@ -49,39 +58,11 @@ def test_duckdb_equals_numba_on_random_data(
     )
     expected = list(run_grid(events, risk, hierarchy))
     with open_engine("duckdb", threads=2) as engine:
-        got = list(engine.run_grid(_Dataset(events, hierarchy), risk))
+        got = list(engine.run_grid(DatasetOf(events, hierarchy), risk))
     assert [comparable(r) for r in got] == [comparable(r) for r in expected]
     for mine, theirs in zip(got, expected, strict=True):
         assert disclosure_labels(mine) == disclosure_labels(theirs)
         assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
-
-
-def disclosure(result) -> list[float]:
-    """EM/KL at every p, per sampled user and per spatial unit, in one list (NaN for None).
-
-    Unit centres are left out: the in-memory runner averages the finer units' centres when it derives a
-    coarser level, the relational engines average the locations (see :func:`unit_centres`)."""
-    values = [r.em for r in result.by_p] + [r.kl for r in result.by_p]
-    values += result.per_user["em"] + result.per_user["kl"] + result.per_location["em"]
-    return [float("nan") if v is None else v for v in values]
-
-
-def unit_centres(result) -> list[float]:
-    """The km centres of the spatial units in ``per_location`` (NaN for None)."""
-    loc = result.per_location
-    return [float("nan") if v is None else v for v in loc["x_km"] + loc["y_km"]]
-
-
-def disclosure_labels(result) -> tuple:
-    """What of the EM/KL results must be equal exactly: how many users and which units."""
-    return [r.em_users for r in result.by_p], len(result.per_user["em"]), result.per_location["unit_ids"]
-
-
-class _Dataset:
-    """The Dataset fields the engines read (events and hierarchy)."""
-
-    def __init__(self, events, hierarchy):
-        self.events, self.hierarchy = events, hierarchy
 
 
 @pytest.mark.parametrize("profile", [Profile.parse("raw", "1h"), Profile.parse("zone", "1d")])
@@ -92,7 +73,7 @@ def test_sizes_and_rarest_arrays_equal_the_kernel(profile):
     want = sample_sizes(index, users, kind=UNIFORM, pmax=6, draws=2, seed=3, worst=True)
     risk = RiskSettings(spatial=[], temporal=[], samples=150, draws=2, seed=3)
     with open_engine("duckdb") as engine:
-        loaded = load_source(engine, _Dataset(events, hierarchy), TaskControl())
+        loaded = load_source(engine, DatasetOf(events, hierarchy), TaskControl())
         import pyarrow as pa
 
         engine.register("ps_samp", pa.table({"s": np.arange(len(users)), "u": users}))
@@ -115,7 +96,7 @@ def test_fingerprint_collisions_fall_back_to_the_point_lists():
     expected = [r.kanon for r in run_grid(events, risk, hierarchy)]
     with open_engine("duckdb") as engine:
         engine.dialect = _CollidingDialect("duckdb")
-        got = [r.kanon for r in engine.run_grid(_Dataset(events, hierarchy), risk)]
+        got = [r.kanon for r in engine.run_grid(DatasetOf(events, hierarchy), risk)]
     assert got == expected
     assert any(k["share_below"]["2"] < 1.0 for k in expected)  # some classes had several users
 
@@ -137,7 +118,7 @@ def test_events_with_coordinates_only_give_the_in_memory_units_and_disclosure():
     )
     expected = list(run_grid(events, risk))
     with open_engine("duckdb") as engine:
-        got = list(engine.run_grid(_Dataset(events, None), risk))
+        got = list(engine.run_grid(DatasetOf(events, None), risk))
     assert [comparable(r) for r in got] == [comparable(r) for r in expected]
     for mine, theirs in zip(got, expected, strict=True):
         assert disclosure_labels(mine) == disclosure_labels(theirs)

@@ -33,8 +33,14 @@ from privacy_studio.core.engines.spark_session import (
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid
-from tests.engines.helpers import cell_settings, comparable, random_city
-from tests.engines.test_equivalence import disclosure, disclosure_labels
+from tests.engines.helpers import (
+    DatasetOf,
+    cell_settings,
+    comparable,
+    disclosure,
+    disclosure_labels,
+    random_city,
+)
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -53,13 +59,6 @@ def spark(tmp_path_factory: pytest.TempPathFactory):
     session = start_session(SparkOptions("local[2]", threads=2, memory_limit="1g", temp_dir=str(spills)))
     yield session
     session.stop()
-
-
-class _Dataset:
-    """The Dataset fields the engines read (events and hierarchy)."""
-
-    def __init__(self, events, hierarchy):
-        self.events, self.hierarchy = events, hierarchy
 
 
 def sample_options(**kw) -> ReaderOptions:
@@ -139,7 +138,7 @@ def test_spark_equals_numba_on_random_data(spark, seed, n_users, n_locations, kn
     )
     expected = [comparable(r) for r in run_grid(events, risk, hierarchy)]
     with open_engine("spark") as engine:
-        got = [comparable(r) for r in engine.run_grid(_Dataset(events, hierarchy), risk)]
+        got = [comparable(r) for r in engine.run_grid(DatasetOf(events, hierarchy), risk)]
     assert got == expected
 
 
@@ -156,7 +155,7 @@ def test_a_running_spark_job_is_interrupted(spark):
             engine.execute("SELECT 1 AS one")  # nothing new starts in the cancelled run
         events, hierarchy = random_city(3, 5, 3, mean_events=3.0)
         risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1], samples=5, reference_p=1)
-        assert [r.n_users for r in engine.run_grid(_Dataset(events, hierarchy), risk)] == [
+        assert [r.n_users for r in engine.run_grid(DatasetOf(events, hierarchy), risk)] == [
             5
         ]  # a new run works
 
@@ -174,7 +173,7 @@ def test_a_cancel_still_running_for_an_earlier_run_never_reaches_the_next(spark)
 
         threading.Thread(target=keep_cancelling, daemon=True).start()
         try:
-            results = engine.run_grid(_Dataset(events, hierarchy), risk)
+            results = engine.run_grid(DatasetOf(events, hierarchy), risk)
         finally:
             done.set()
     assert [r.n_users for r in results] == [6]
