@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
@@ -191,6 +192,21 @@ def test_shuffle_partitions_grow_with_the_input_but_never_shrink(spark):
         engine.expect_rows(1000)
         assert int(engine.session.conf.get(key)) == 21
     assert int(spark.conf.get(key)) == default  # the caller's session keeps its setting
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    ids=st.lists(st.text(min_size=0, max_size=6), min_size=1, max_size=400),
+    partitions=st.integers(1, 9),
+)
+def test_ranks_spread_over_partitions_are_the_codes_np_unique_gives(spark, ids, partitions):
+    with open_engine("spark") as engine:
+        engine.session.conf.set("spark.sql.shuffle.partitions", str(partitions))
+        engine.register("ps_ids", pa.table({"uid": ids}))
+        engine.create_ranked("ps_ranked", "SELECT DISTINCT uid FROM ps_ids", "uid", "u")
+        got = engine.execute("SELECT uid, u FROM ps_ranked ORDER BY u")
+    assert got.column("u").to_pylist() == list(range(len(set(ids))))
+    assert got.column("uid").to_pylist() == np.unique(ids).tolist()
 
 
 def test_a_failed_query_is_one_short_sentence(spark):

@@ -91,20 +91,12 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
     _count_rejections(engine, report, places)
     engine.expect_rows(report.rows_read)
     control.report(0.5, "coding users and locations")
-    engine.create_table(
-        "ps_users",
-        "SELECT uid, CAST(row_number() OVER (ORDER BY uid) - 1 AS BIGINT) AS u "
-        "FROM (SELECT DISTINCT uid FROM ps_rows WHERE reason IS NULL) d",
-    )
+    engine.create_ranked("ps_users", "SELECT DISTINCT uid FROM ps_rows WHERE reason IS NULL", "uid", "u")
     location_ids = places.ids if places is not None else np.asarray([], dtype=str)
     loc = "r.loc" if places is not None else "CAST(-1 AS BIGINT)"
     joins = ""
     if located and places is None:
-        engine.create_table(
-            "ps_lids",
-            "SELECT lid, CAST(row_number() OVER (ORDER BY lid) - 1 AS BIGINT) AS loc "
-            "FROM (SELECT DISTINCT lid FROM ps_rows WHERE reason IS NULL) d",
-        )
+        engine.create_ranked("ps_lids", "SELECT DISTINCT lid FROM ps_rows WHERE reason IS NULL", "lid", "loc")
         ids = engine.execute("SELECT lid, loc FROM ps_lids")
         location_ids = np.asarray(ids.column("lid").to_pylist(), dtype=str)[
             np.argsort(ids.column("loc").to_numpy())

@@ -113,6 +113,15 @@ class RelationalEngine(ABC):
         columns keep their types.
         """
 
+    def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
+        """Table ``name(key, code)``: each row of ``distinct_sql`` (distinct ``key`` values) with its 0-based
+        rank in ascending order, i.e. the code ``np.unique`` gives it."""
+        self.create_table(
+            name,
+            f"SELECT {key}, CAST(row_number() OVER (ORDER BY {key}) - 1 AS BIGINT) AS {code} "
+            f"FROM ({distinct_sql}) d",
+        )
+
     def expect_rows(self, n_rows: int) -> None:  # noqa: B027 - only engines that partition need it
         """Size the coming joins and aggregations for an input of ``n_rows`` events (called once known)."""
 

@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 
+import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
@@ -108,6 +109,42 @@ class SparkEngine(RelationalEngine):
         self.drop(name)
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
+
+    def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
+        # A window without PARTITION BY ranks every key in one task (100M ids on one executor). Instead a
+        # global sort spreads the keys over range partitions, each row gets its partition and a
+        # per-partition increasing id, and the rank is the partition's offset plus the row's place in it.
+        from pyspark.sql import functions as F
+
+        def sort_and_number():
+            ordered = self.session.sql(f"SELECT {key} FROM ({distinct_sql}) d ORDER BY {key}")
+            numbered = ordered.select(
+                key, F.spark_partition_id().alias("pid"), F.monotonically_increasing_id().alias("mid")
+            )
+            return numbered.localCheckpoint(eager=True)  # the sampled range bounds must not be redrawn
+
+        numbered = self._run(sort_and_number, f"sorting {name}")
+        parts = self._run(
+            lambda: (
+                numbered.groupBy("pid").agg(F.count("*").alias("n"), F.min("mid").alias("first")).toArrow()
+            ),
+            f"counting {name} per partition",
+        ).sort_by("pid")
+        counts = parts.column("n").to_numpy()
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self.register(
+            "ps_rank_parts",
+            pa.table({"pid": parts.column("pid"), "start": starts, "first": parts.column("first")}),
+        )
+        self._frames["ps_rank_numbered"] = numbered
+        numbered.createOrReplaceTempView("ps_rank_numbered")
+        self.create_table(
+            name,
+            f"SELECT r.{key} AS {key}, CAST(p.start + r.mid - p.first AS BIGINT) AS {code} "
+            "FROM ps_rank_numbered r JOIN ps_rank_parts p ON p.pid = r.pid",
+        )
+        self.drop("ps_rank_numbered")
+        self.drop("ps_rank_parts")
 
     def expect_rows(self, n_rows: int) -> None:
         key = "spark.sql.shuffle.partitions"
