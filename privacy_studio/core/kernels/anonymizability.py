@@ -26,6 +26,9 @@ _PHI_99 = 2.3263478740408408
 TIME_BINS_PER_THRESHOLD = 16
 TIME_SLACK = 1e-3
 
+#: Below this many values numba's sort beats the radix sort of the dispersion step.
+RADIX_MIN = 1500
+
 #: Relative margin when a bound computed by another formula than the distance is compared with one.
 BOUND_MARGIN = 1e-9
 
@@ -446,16 +449,65 @@ def tail_weight(sorted_values):
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_prefix(values, order, end):
-    """``np.sort(values[:end])`` read off ``order`` (the argsort of all values) in linear time, so that
-    every k's prefix of the matched parts costs one pass instead of a sort."""
-    out = np.empty(end)
-    k = 0
-    for i in order:
-        if i < end:
-            out[k] = values[i]
-            k += 1
+def _radix_sort(values):
+    """Ascending copy of positive finite floats by an LSD radix sort of their bits (11 bits per pass,
+    passes where every key has the same digit skipped); about 4x numba's sort on thousands of parts."""
+    keys = values.view(np.uint64).copy()
+    spare = np.empty_like(keys)
+    counts = np.zeros((6, 2048), dtype=np.int64)
+    for k in keys:
+        for p in range(6):
+            counts[p, (k >> (11 * p)) & 2047] += 1
+    for p in range(6):
+        c = counts[p]
+        if c.max() == len(keys):
+            continue
+        total = 0
+        for i in range(2048):
+            total, c[i] = total + c[i], total
+        for k in keys:
+            digit = (k >> (11 * p)) & 2047
+            spare[c[digit]] = k
+            c[digit] += 1
+        keys, spare = spare, keys
+    return keys.view(np.float64)
+
+
+@nb.njit(cache=True, nogil=True)
+def _sort_bounded(values, top):
+    """``np.sort(values)`` for values in [0, top]: the many exact 0s and ``top``s (same place or minute,
+    saturated parts) are counted and placed at the ends, and only the rest goes through the sort."""
+    middle = np.empty(len(values))
+    zeros = 0
+    n_mid = 0
+    for v in values:
+        if v == 0.0:
+            zeros += 1
+        elif v != top:
+            middle[n_mid] = v
+            n_mid += 1
+    middle = _radix_sort(middle[:n_mid]) if n_mid > RADIX_MIN else np.sort(middle[:n_mid])
+    out = np.full(len(values), top)
+    out[:zeros] = 0.0
+    out[zeros : zeros + n_mid] = middle
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _extend_sorted(prefix, n, values, top, out):
+    """Write into ``out`` the ascending merge of ``prefix[:n]`` (ascending) and ``values`` (in [0, top],
+    sorted here), and return the merged view: each k's sorted parts grow from the previous k's."""
+    new = _sort_bounded(values, top)
+    i = 0
+    j = 0
+    for pos in range(n + len(new)):
+        if j == len(new) or (i < n and prefix[i] <= new[j]):
+            out[pos] = prefix[i]
+            i += 1
+        else:
+            out[pos] = new[j]
+            j += 1
+    return out[: n + len(new)]
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
@@ -463,7 +515,8 @@ def dispersion(targets, neighbours, ks, off, t, x, y, places, ws, wt, smax, tmax
     """Per target and k: Gini and tail weight of the spatial and temporal parts, and Σ temporal / Σ spatial.
 
     The parts are those of the matched sample distances to the k-1 nearest users (``neighbours`` rows are
-    sorted, so each k takes a prefix). Rows: spatial gini, temporal gini, spatial tail, temporal tail, ratio.
+    sorted, so each k takes a prefix, whose sorted values are merged from the previous k's and the new
+    neighbours' parts). Rows: spatial gini, temporal gini, spatial tail, temporal tail, ratio.
     """
     n_t = len(targets)
     out = np.full((5, len(ks), n_t), np.nan)
@@ -477,12 +530,15 @@ def dispersion(targets, neighbours, ks, off, t, x, y, places, ws, wt, smax, tmax
         tp = np.empty(ends[m])
         for r in range(m):
             matched_parts(a, neighbours[q, r], off, t, x, y, places, sp, tp, ends[r], ws, wt, smax, tmax)
-        s_order = np.argsort(sp)
-        t_order = np.argsort(tp)
+        buffers = np.empty((2, 2, ends[m]))  # (spatial, temporal) x (this k, previous k)
+        s_sorted = buffers[0, 1, :0]
+        t_sorted = buffers[1, 1, :0]
+        done = 0
         for ki in range(len(ks)):
             end = ends[ks[ki] - 1]
-            s_sorted = _sorted_prefix(sp, s_order, end)
-            t_sorted = _sorted_prefix(tp, t_order, end)
+            s_sorted = _extend_sorted(s_sorted, done, sp[done:end], ws, buffers[0, ki % 2])
+            t_sorted = _extend_sorted(t_sorted, done, tp[done:end], wt, buffers[1, ki % 2])
+            done = end
             out[0, ki, q] = gini(s_sorted)
             out[1, ki, q] = gini(t_sorted)
             out[2, ki, q] = tail_weight(s_sorted)
