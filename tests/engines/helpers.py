@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-import numpy as np
+import datetime as dt
+from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from privacy_studio.core.engines import EventFiles, open_engine
+from privacy_studio.core.engines.files import load_files
 from privacy_studio.core.events import LocationTable, build_event_table
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.runner import ProfileResult, RiskSettings
 
 #: 2024-03-31 01:00 UTC: clocks in Europe/Paris jump from 02:00 to 03:00.
@@ -84,3 +94,44 @@ class DatasetOf:
 
     def __init__(self, events, hierarchy):
         self.events, self.hierarchy = events, hierarchy
+
+
+#: Wall-clock seconds (as if UTC) of 2024 clock changes: Paris forward and back, New York forward,
+#: Lord Howe Island's half-hour change back (02:00 → 01:30), Apia's skipped day (2011-12-30).
+CLOCK_CHANGES = {
+    "Europe/Paris": ["2024-03-31T02:00:00", "2024-10-27T02:00:00"],
+    "America/New_York": ["2024-03-10T02:00:00"],
+    "Australia/Lord_Howe": ["2024-04-07T01:30:00"],
+    "Pacific/Apia": ["2011-12-29T23:00:00"],
+}
+
+
+def wall(text: str) -> int:
+    """Wall-clock seconds of an ISO local time, counted as if it were UTC."""
+    return int(dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC).timestamp())
+
+
+def naive_time_files(tmp_path: Path, local: np.ndarray) -> tuple[Path, Path]:
+    """The same events as naive ISO text (CSV) and as naive Parquet timestamps."""
+    users = [f"u{i % 7}" for i in range(len(local))]
+    stamps = pa.array(local, pa.timestamp("s"))
+    text = [dt.datetime.fromtimestamp(int(x), dt.UTC).strftime("%Y-%m-%d %H:%M:%S") for x in local]
+    csv, parquet = tmp_path / "events.csv", tmp_path / "events.parquet"
+    pacsv.write_csv(pa.table({"user": users, "time": text, "location": ["A"] * len(local)}), csv)
+    pq.write_table(pa.table({"user": users, "time": stamps, "location": ["A"] * len(local)}), parquet)
+    return csv, parquet
+
+
+def engine_times(engine_name: str, path: Path, options: ReaderOptions) -> list[tuple[str, int]]:
+    """(user id, UTC second) of every event the engine kept, sorted."""
+    with open_engine(engine_name) as engine:
+        loaded = load_files(engine, EventFiles(str(path), options), TaskControl())
+        table = engine.execute("SELECT u, t FROM ps_ev")
+        users = loaded.user_ids(table.column("u").to_numpy())
+    return sorted(zip(users.tolist(), table.column("t").to_pylist(), strict=True))
+
+
+def reader_times(path: Path, options: ReaderOptions) -> list[tuple[str, int]]:
+    """(user id, UTC second) of every event the reader kept, sorted."""
+    events = load_dataset(str(path), options).events
+    return sorted(zip(events.user_ids[events.user].tolist(), events.time.tolist(), strict=True))

@@ -35,12 +35,17 @@ from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings, run_grid
 from tests.engines.helpers import (
+    CLOCK_CHANGES,
     DatasetOf,
     cell_settings,
     comparable,
     disclosure,
     disclosure_labels,
+    engine_times,
+    naive_time_files,
     random_city,
+    reader_times,
+    wall,
 )
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
@@ -207,6 +212,14 @@ def test_ranks_spread_over_partitions_are_the_codes_np_unique_gives(spark, ids, 
         got = engine.execute("SELECT uid, u FROM ps_ranked ORDER BY u")
     assert got.column("u").to_pylist() == list(range(len(set(ids))))
     assert got.column("uid").to_pylist() == np.unique(ids).tolist()
+
+
+@pytest.mark.parametrize("tz", ["Europe/Paris", "Australia/Lord_Howe"])
+def test_spark_reads_naive_times_around_clock_changes_like_the_reader(spark, tmp_path, tz):
+    local = np.concatenate([np.arange(wall(c) - 3600, wall(c) + 7200, 307) for c in CLOCK_CHANGES[tz]])
+    options = ReaderOptions(tz=tz, use_cache=False)
+    for path in naive_time_files(tmp_path, local):
+        assert engine_times("spark", path, options) == reader_times(path, options), path.name
 
 
 def test_a_failed_query_is_one_short_sentence(spark):

@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.engines.sources import EventFiles, Loaded, local_range, register_locations
+from privacy_studio.core.engines.sources import EventFiles, Loaded, is_utc, local_range, register_locations
+from privacy_studio.core.engines.wallclock import utc_of_wall_clock, wall_clock_table
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
 from privacy_studio.core.io import timeparse
 from privacy_studio.core.io.errors import ReaderError
@@ -166,31 +167,51 @@ def _text(schema: pa.Schema, column: str) -> str:
     return f"NULLIF({expr}, '')"
 
 
-def _time(engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, path: str) -> str:
-    """UTC epoch seconds of the time column, in the one style the reader would pick for it."""
+def _time(
+    engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, path: str
+) -> tuple[str, str | None]:
+    """SQL of the time column as (UTC epoch seconds of times that say their instant, wall-clock seconds of
+    times without an offset), in the one style the reader would pick for the column; NULL where neither."""
     kind = schema.field(column).type
     expr = plan.ident(column)
+    dialect = engine.dialect
     if pa.types.is_integer(kind) or pa.types.is_floating(kind):
-        return _in_epoch_range(f"CAST(floor({expr}) AS BIGINT)")
+        return _in_epoch_range(f"CAST(floor({expr}) AS BIGINT)"), None
     if pa.types.is_timestamp(kind):
-        return plan.floor_div(engine.dialect.epoch_ms(expr), 1000)
+        seconds = plan.floor_div(dialect.epoch_ms(expr), 1000)
+        return (seconds, None) if kind.tz is not None else ("CAST(NULL AS BIGINT)", seconds)
     text = f"trim({expr})"
     sample = engine.execute(
         f"SELECT {expr} AS v FROM ps_raw WHERE {expr} IS NOT NULL AND {text} <> '' LIMIT 2000"
     ).column("v")
     parser = TimeParser(tz, False, False, column, path)
     try:
-        # The reader's own decision (private there; see the report of issue #9).
         style = parser.decide_style(pa.array(sample.to_pylist(), pa.string()), 1)
     except ReaderError as exc:
         raise ValueError(str(exc)) from None
     if style == "slashed":
         raise ValueError(f"{path}: dd/mm or mm/dd dates are read by the numba engine only; use ISO 8601")
-    dialect = engine.dialect
     if style == "epoch":
         number = dialect.matches(text, NUMBER_PATTERN)
-        return f"CASE WHEN {number} THEN {_in_epoch_range(dialect.epoch_seconds(text))} END"
-    return dialect.iso_seconds(text, tz)
+        return f"CASE WHEN {number} THEN {_in_epoch_range(dialect.epoch_seconds(text))} END", None
+    return dialect.iso_seconds(text)
+
+
+def _wall_clock(engine: RelationalEngine, naive: str | None, tz: str) -> str | None:
+    """Register ``ps_wall`` for the local hours of the naive times (None when there is nothing to convert)."""
+    if naive is None or is_utc(tz):
+        return None
+    hours = engine.execute(
+        f"SELECT DISTINCT {plan.floor_div(naive, 3600)} AS lh FROM ps_raw WHERE ({naive}) IS NOT NULL"
+    ).column("lh")
+    if len(hours) == 0:
+        return None
+    try:
+        table = wall_clock_table(hours.to_numpy(), tz)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+    engine.register("ps_wall", table)
+    return f" LEFT JOIN ps_wall w ON w.lh = {plan.floor_div('r.tl', 3600)}"
 
 
 def _in_epoch_range(seconds: str) -> str:
@@ -211,10 +232,13 @@ def _rows_sql(
 ) -> str:
     """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for."""
     uid = _text(schema, roles["user"])
-    t = _time(engine, schema, roles["time"], tz, path)
+    aware, naive = _time(engine, schema, roles["time"], tz, path)
+    wall_join = _wall_clock(engine, naive, tz)
+    local = utc_of_wall_clock("r.tl") if wall_join else "r.tl"
+    t = "r.ta" if naive is None else f"COALESCE(r.ta, {local})"
     lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS STRING)"
     x, y, bad_xy = _coordinates(roles, proj, place_xy)
-    reasons = [("r.uid IS NULL", "missing user id"), ("r.t IS NULL", "unparsable time")]
+    reasons = [("r.uid IS NULL", "missing user id"), (f"({t}) IS NULL", "unparsable time")]
     if "location" in roles:
         reasons.append(("r.lid IS NULL", "missing location id"))
         if places is not None:
@@ -222,14 +246,17 @@ def _rows_sql(
     if bad_xy is not None:
         reasons.append((bad_xy, "missing or invalid coordinate"))
     case = " ".join(f"WHEN {cond} THEN {plan.quote(reason)}" for cond, reason in reasons)
-    join = " LEFT JOIN ps_places pl ON pl.lid = r.lid" if places is not None else ""
+    join = wall_join or ""
+    if places is not None:
+        join += " LEFT JOIN ps_places pl ON pl.lid = r.lid"
     loc = "pl.loc" if places is not None else "CAST(-1 AS BIGINT)"
     if place_xy is not None and "location" in roles:
         join += " LEFT JOIN ps_loc pxy ON pxy.loc = pl.loc"
     return (
-        f"SELECT r.uid AS uid, r.t AS t, r.lid AS lid, {loc} AS loc, {x} AS x, {y} AS y, "
+        f"SELECT r.uid AS uid, {t} AS t, r.lid AS lid, {loc} AS loc, {x} AS x, {y} AS y, "
         f"CASE {case} ELSE NULL END AS reason FROM "
-        f"(SELECT *, {uid} AS uid, {t} AS t, {lid} AS lid FROM ps_raw) r{join}"
+        f"(SELECT *, {uid} AS uid, {aware} AS ta, {naive or 'CAST(NULL AS BIGINT)'} AS tl, {lid} AS lid "
+        f"FROM ps_raw) r{join}"
     )
 
 

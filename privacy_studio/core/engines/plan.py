@@ -60,15 +60,15 @@ class Dialect:
         """Milliseconds since 1970 of a TIMESTAMP expression (e.g. a Parquet time column)."""
         return f"unix_millis({timestamp})" if self.name == "spark" else f"epoch_ms({timestamp})"
 
-    def iso_seconds(self, text: str, tz: str) -> str:
-        """UTC epoch seconds of an ISO 8601 time; times without an offset are wall-clock times in ``tz``."""
+    def iso_seconds(self, text: str) -> tuple[str, str]:
+        """(UTC epoch seconds of an ISO 8601 time with an offset, wall-clock seconds of one without)."""
+        offset = self.matches(text, OFFSET_PATTERN)
         if self.name == "spark":
-            aware = f"unix_timestamp(try_to_timestamp({text}))"
-            naive = f"unix_timestamp(to_utc_timestamp(try_to_timestamp({text}), {quote(tz)}))"
-        else:
-            aware = floor_div(f"epoch_ms(TRY_CAST({text} AS TIMESTAMPTZ))", 1000)
-            naive = floor_div(f"epoch_ms(timezone({quote(tz)}, TRY_CAST({text} AS TIMESTAMP)))", 1000)
-        return f"CASE WHEN {self.matches(text, OFFSET_PATTERN)} THEN {aware} ELSE {naive} END"
+            seconds = f"unix_timestamp(try_to_timestamp({text}))"
+            return f"CASE WHEN {offset} THEN {seconds} END", f"CASE WHEN NOT {offset} THEN {seconds} END"
+        aware = floor_div(f"epoch_ms(TRY_CAST({text} AS TIMESTAMPTZ))", 1000)
+        naive = floor_div(f"epoch_ms(TRY_CAST({text} AS TIMESTAMP))", 1000)
+        return f"CASE WHEN {offset} THEN {aware} END", f"CASE WHEN NOT {offset} THEN {naive} END"
 
 
 def floor_div(a: str, b: float | int) -> str:

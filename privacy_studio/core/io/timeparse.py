@@ -164,14 +164,20 @@ class TimeParser:
 
     def _localize(self, naive_seconds: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """UTC seconds of wall-clock seconds read in ``tz``."""
-        if self.tz in ("UTC", "utc", "Z", ""):
-            return naive_seconds
-        stamps = pa.array(np.where(ok, naive_seconds, 0), type=pa.timestamp("s"))
-        try:
-            local = pc.assume_timezone(stamps, self.tz, ambiguous="earliest", nonexistent="latest")
-        except pa.ArrowInvalid as exc:
-            raise ReaderError(f"unknown time zone {self.tz!r} ({exc})") from None
-        return local.cast(pa.int64()).to_numpy(zero_copy_only=False)
+        return localize(np.where(ok, naive_seconds, 0), self.tz)
+
+
+def localize(naive_seconds: np.ndarray, tz: str) -> np.ndarray:
+    """UTC seconds of wall-clock seconds in ``tz``: the first of two equal wall-clock times when clocks go
+    back, the moment clocks went forward for a time they skipped. The engines convert exactly alike."""
+    if tz in ("UTC", "utc", "Z", ""):
+        return np.asarray(naive_seconds, dtype=np.int64)
+    stamps = pa.array(np.asarray(naive_seconds, dtype=np.int64), type=pa.timestamp("s"))
+    try:
+        local = pc.assume_timezone(stamps, tz, ambiguous="earliest", nonexistent="latest")
+    except pa.ArrowInvalid as exc:
+        raise ReaderError(f"unknown time zone {tz!r} ({exc})") from None
+    return local.cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 
 def _matches(values: pa.Array, pattern: str) -> pa.Array:
