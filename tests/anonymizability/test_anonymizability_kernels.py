@@ -376,3 +376,19 @@ def test_dispersion_equals_sorting_every_prefix_on_long_fingerprints():
             np.testing.assert_array_equal(result.spatial_tail[row, col], kern.tail_weight(sp))
             np.testing.assert_array_equal(result.temporal_tail[row, col], kern.tail_weight(tp))
             assert result.ratio[row, col] == pytest.approx(tp.sum() / sp.sum(), rel=1e-12)
+
+
+@given(small_data())
+@settings(max_examples=40, deadline=None)
+def test_matched_parts_are_those_of_the_first_nearest_sample(data):
+    """Every pair's matched parts (also when near and far samples tie, or a place is visited both near and
+    far in time) are those of the lowest-index nearest sample, as in the reference."""
+    rows, params, _ = data
+    fp = Fingerprints.from_events(to_events(rows))
+    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    for a in range(fp.n_users):
+        for b in range(fp.n_users):
+            got = sample_distances(fp, a, [b], params)
+            want = np.array(ref.matched(fps[a], fps[b], params.kernel_args())).reshape(-1, 3)
+            np.testing.assert_array_equal(got["spatial"], want[:, 1])
+            np.testing.assert_array_equal(got["temporal"], want[:, 2])

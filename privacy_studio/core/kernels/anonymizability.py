@@ -342,9 +342,10 @@ def _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax
     """Write the spatial and temporal parts of each sample of ``a`` matched to its nearest sample of ``b``.
 
     The nearest is the lowest-index sample at the smallest distance. Samples of ``b`` under δt_max away are
-    walked outwards from the merge pointer; the others all have temporal part ``w_t``, so when there are
-    no near ones the match is the first sample at ``b``'s nearest place. When near and far samples may tie,
-    a scan of all of ``b`` settles it.
+    walked outwards from the merge pointer; the others all have temporal part ``w_t``, so the best of them
+    is the first sample at ``b``'s nearest place (worked out once per place of ``a``). Should that sample
+    be near in time, the walk has already met it at a distance no larger and an index no larger, so it
+    cannot win: no check is needed.
     """
     loc, loc_off, loc_x, loc_y = places[0], places[1], places[2], places[3]
     lo, hi = off[b], off[b + 1]
@@ -352,6 +353,9 @@ def _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax
     first = np.full(loc_off[b + 1] - base, hi, dtype=np.int64)
     for j in range(lo, hi):
         first[loc[j] - base] = min(first[loc[j] - base], j)
+    a_base = loc_off[a]
+    far_d = np.empty(loc_off[a + 1] - a_base)
+    far_j = np.full(loc_off[a + 1] - a_base, -1, dtype=np.int64)
     p = lo
     for i in range(off[a], off[a + 1]):
         ti, xi, yi = t[i], x[i], y[i]
@@ -359,11 +363,9 @@ def _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax
             p += 1
         best = np.inf
         bj = -1
-        near = False
         for step in (1, -1):
             j = p if step == 1 else p - 1
             while lo <= j < hi and abs(t[j] - ti) / tmax < 1.0:
-                near = True
                 sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
                 if tp > best:
                     break
@@ -372,19 +374,18 @@ def _fill_directed(a, b, off, t, x, y, places, sp_out, tp_out, pos, ws, wt, smax
                     best = d
                     bj = j
                 j += step
-        if best >= wt and not near:
-            for q in range(base, loc_off[b + 1]):
-                d = ws * min((abs(xi - loc_x[q]) + abs(yi - loc_y[q])) / smax, 1.0) + wt
-                if d < best or (d == best and first[q - base] < bj):
-                    best = d
-                    bj = first[q - base]
-        elif best >= wt:
-            for j in range(lo, hi):
-                sp, tp = _parts(xi, yi, ti, x[j], y[j], t[j], ws, wt, smax, tmax)
-                d = sp + tp
-                if d < best or (d == best and j < bj):
-                    best = d
-                    bj = j
+        if best >= wt:
+            k = loc[i] - a_base
+            if far_j[k] < 0:
+                far_d[k] = np.inf
+                for q in range(base, loc_off[b + 1]):
+                    d = ws * min((abs(xi - loc_x[q]) + abs(yi - loc_y[q])) / smax, 1.0) + wt
+                    if d < far_d[k] or (d == far_d[k] and first[q - base] < far_j[k]):
+                        far_d[k] = d
+                        far_j[k] = first[q - base]
+            if far_d[k] < best or (far_d[k] == best and far_j[k] < bj):
+                best = far_d[k]
+                bj = far_j[k]
         sp_out[pos], tp_out[pos] = _parts(xi, yi, ti, x[bj], y[bj], t[bj], ws, wt, smax, tmax)
         pos += 1
     return pos
