@@ -21,8 +21,12 @@ _MEMORY_RE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|[KMGT]|B)\s*$", re.IGNORE
 
 
 class DuckDBEngine(RelationalEngine):
-    """A private DuckDB database file under ``temp_dir`` (deleted on close): tables larger than
-    ``memory_limit`` stay on disk and operators spill there."""
+    """A private in-memory DuckDB database whose blocks, tables included, go to a spill folder under
+    ``temp_dir`` (deleted on close) beyond ``memory_limit``, as its operators' intermediates do.
+
+    In memory rather than a database file: tables are then not compressed and written to disk (with a
+    checkpoint) when there is room for them, which made building the event tables 2.6× slower at 1M people.
+    """
 
     dialect = plan.DUCKDB
 
@@ -39,7 +43,7 @@ class DuckDBEngine(RelationalEngine):
             os.makedirs(temp_dir, exist_ok=True)
         self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
         self._duckdb = duckdb
-        self.con = duckdb.connect(os.path.join(self._folder.name, "plan.duckdb"))
+        self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET temp_directory = {plan.quote(os.path.join(self._folder.name, 'spill'))}")
         self.con.execute("SET preserve_insertion_order = false")
         if memory_limit is not None:
