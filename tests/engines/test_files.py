@@ -84,3 +84,16 @@ def test_rejected_rows_are_counted_by_reason_like_the_reader(tmp_path):
     assert got == want and len(want) == 4
     assert (loaded.report.rows_read, loaded.report.rows_kept) == (6, 1)  # mixed styles: ISO wins
     assert (loaded.n_users, loaded.n_events) == (dataset.events.n_users, dataset.events.n_events)
+
+
+def test_events_with_coordinates_and_no_side_file_are_projected_like_the_reader():
+    # The reader puts each location at the mean of its events and centres the km grid on the locations.
+    risk = RiskSettings(spatial=["raw", "grid:1"], temporal=["1w"], samples=500, p_values=[1, 2])
+    path, options = str(SAMPLE / "events.csv"), ReaderOptions(use_cache=False)
+    expected = list(run_grid(load_dataset(path, options), risk))
+    with open_engine("duckdb") as engine:
+        got = list(engine.run_grid(EventFiles(path, options), risk))
+    assert [comparable(r) for r in got] == [comparable(r) for r in expected]
+    for mine, theirs in zip(got, expected, strict=True):
+        centres = [mine.per_location[k] for k in ("x_km", "y_km")]
+        assert centres == [pytest.approx(theirs.per_location[k], rel=1e-9) for k in ("x_km", "y_km")]

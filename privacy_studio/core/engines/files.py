@@ -103,9 +103,13 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
             np.argsort(ids.column("loc").to_numpy())
         ]
         loc, joins = "l.loc", " JOIN ps_lids l ON l.lid = r.lid"
+    x, y, locations_xy = "r.x", "r.y", place_xy is not None
+    if coordinates and proj is None:
+        x, y = _by_location(engine, loc, joins, len(location_ids))
+        locations_xy = True
     engine.create_table(
         "ps_ev",
-        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, r.x AS x, r.y AS y FROM ps_rows r "
+        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, {x} AS x, {y} AS y FROM ps_rows r "
         f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
     )
     engine.drop("ps_rows")
@@ -120,7 +124,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         hierarchy=places.hierarchy() if places is not None else None,
         coordinates=coordinates,
         located=located and n_events > 0,
-        locations_xy=place_xy is not None,
+        locations_xy=locations_xy,
         local_range=(0, 0),
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
@@ -142,12 +146,13 @@ def _user_names(engine: RelationalEngine, codes: np.ndarray) -> np.ndarray:
 def _projection(
     engine: RelationalEngine, roles: dict, places: Places | None
 ) -> tuple[LocalProjection | None, tuple[np.ndarray, np.ndarray] | None]:
-    """The reader's projection (centred on the places, else on the events) and the places' km."""
+    """The reader's projection and the places' km: centred on the side file's places when they have
+    coordinates; else on the events, unless every event has a location (None: see :func:`_by_location`)."""
     place_lat = places.lat if places is not None and np.isfinite(places.lat).any() else None
     if place_lat is not None:
         proj = LocalProjection.centred_on(places.lat, places.lon)
         return proj, proj.forward(places.lat, places.lon)
-    if "lat" not in roles or "lon" not in roles:
+    if "lat" not in roles or "lon" not in roles or "location" in roles:
         return None, None
     lat, lon = plan.ident(roles["lat"]), plan.ident(roles["lon"])
     ok = f"abs(TRY_CAST({lat} AS DOUBLE)) <= 90 AND abs(TRY_CAST({lon} AS DOUBLE)) <= 180"
@@ -157,6 +162,30 @@ def _projection(
     )
     a, b = row.column("a")[0].as_py(), row.column("b")[0].as_py()
     return LocalProjection(a or 0.0, b or 0.0), None
+
+
+def _by_location(engine: RelationalEngine, loc: str, joins: str, n_locations: int) -> tuple[str, str]:
+    """As the reader: each location at the mean of its kept events' coordinates, the projection centred on
+    those locations. ``ps_rows`` holds degrees in x (lon) and y (lat); returns the km x, y expressions of
+    a row ``r`` and registers ``ps_loc``."""
+    means = engine.execute(
+        f"SELECT {loc} AS loc, avg(r.y) AS lat, avg(r.x) AS lon FROM ps_rows r{joins} "
+        "WHERE r.reason IS NULL GROUP BY 1"
+    )
+    lat, lon = np.full(n_locations, np.nan), np.full(n_locations, np.nan)
+    codes = means.column("loc").to_numpy()
+    lat[codes] = means.column("lat").to_numpy(zero_copy_only=False)
+    lon[codes] = means.column("lon").to_numpy(zero_copy_only=False)
+    proj = LocalProjection.centred_on(lat, lon)
+    register_locations(engine, *proj.forward(lat, lon))
+    return _projected("r.x", "r.y", proj)
+
+
+def _projected(lon: str, lat: str, proj: LocalProjection) -> tuple[str, str]:
+    """SQL of ``LocalProjection.forward``, operation for operation (same rounding as numpy)."""
+    k = np.pi / 180.0 * EARTH_RADIUS_KM
+    c = float(np.cos(np.radians(proj.lat0)))
+    return f"(({lon} - {proj.lon0!r}) * {k!r}) * {c!r}", f"({lat} - {proj.lat0!r}) * {k!r}"
 
 
 def _text(schema: pa.Schema, column: str) -> str:
@@ -263,16 +292,14 @@ def _rows_sql(
 def _coordinates(
     roles: dict, proj: LocalProjection | None, place_xy: tuple | None
 ) -> tuple[str, str, str | None]:
-    """x, y km expressions and the invalid-coordinate condition, as the reader fills and projects them."""
+    """x, y km expressions and the invalid-coordinate condition, as the reader fills and projects them
+    (lon, lat in degrees when ``proj`` is None: :func:`_by_location` projects them once it is known)."""
     null = "CAST(NULL AS DOUBLE)"
     by_place = place_xy is not None and "location" in roles
-    if "lat" in roles and proj is not None:
+    if "lat" in roles and "lon" in roles:
         lat, lon = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("lat", "lon"))
         ok = f"({lat} IS NOT NULL AND {lon} IS NOT NULL AND abs({lat}) <= 90 AND abs({lon}) <= 180)"
-        k = np.pi / 180.0 * EARTH_RADIUS_KM
-        c = float(np.cos(np.radians(proj.lat0)))
-        x = f"(({lon} - {proj.lon0!r}) * {k!r}) * {c!r}"
-        y = f"({lat} - {proj.lat0!r}) * {k!r}"
+        x, y = _projected(lon, lat, proj) if proj is not None else (lon, lat)  # degrees, projected later
         if by_place:  # the reader fills a row's missing coordinates from its place
             x = f"CASE WHEN {ok} THEN {x} ELSE pxy.x END"
             y = f"CASE WHEN {ok} THEN {y} ELSE pxy.y END"
