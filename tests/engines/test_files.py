@@ -97,3 +97,16 @@ def test_events_with_coordinates_and_no_side_file_are_projected_like_the_reader(
     for mine, theirs in zip(got, expected, strict=True):
         centres = [mine.per_location[k] for k in ("x_km", "y_km")]
         assert centres == [pytest.approx(theirs.per_location[k], rel=1e-9) for k in ("x_km", "y_km")]
+
+
+def test_rows_with_a_wrong_number_of_fields_give_one_clear_message(tmp_path):
+    lines = (SAMPLE / "events.csv").read_text().splitlines()[:3000]
+    lines[7] += ",extra,fields"
+    lines[900] = "a,b"
+    path = tmp_path / "ragged.csv"
+    path.write_text("\n".join(lines) + "\n")
+    risk = RiskSettings(spatial=["raw"], temporal=["1w"], samples=50, p_values=[1])
+    with open_engine("duckdb") as engine, pytest.raises(ValueError) as error:
+        list(engine.run_grid(EventFiles(str(path), sample_options()), risk))
+    text = str(error.value)
+    assert "could not read the input" in text and "--engine numba" in text and "\n" not in text

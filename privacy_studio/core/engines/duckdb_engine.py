@@ -72,6 +72,17 @@ class DuckDBEngine(RelationalEngine):
             raise ValueError(
                 f"the duckdb engine could not read or spill: {str(exc).splitlines()[0]}"
             ) from None
+        except self._duckdb.InvalidInputException as exc:  # e.g. CSV rows with a wrong number of fields
+            raise ValueError(
+                f"the duckdb engine could not read the input ({str(exc).splitlines()[0]}); "
+                "the numba engine (--engine numba) rejects such rows one by one and names their lines"
+            ) from None
+        except self._duckdb.Error as exc:
+            raise ValueError(f"the duckdb engine failed: {str(exc).splitlines()[0]}") from None
+        except RuntimeError as exc:  # an interrupt can also surface as a plain "Query interrupted"
+            if "interrupted" in str(exc).lower():
+                raise Cancelled("cancelled by the user") from None
+            raise
 
     def register(self, name: str, table: pa.Table) -> None:
         self.drop(name)
