@@ -47,3 +47,24 @@ def test_a_user_error_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[
     assert cli.main(["theory", "--n", "10", "--q", "2", "--d", "5", "--json", "-"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("privacy-studio theory:") and "Traceback" not in err
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_any_work(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "out.json"
+    assert (
+        cli.main(
+            [
+                "risk",
+                str(tmp_path / "not-read.csv"),
+                "--spatial",
+                "raw",
+                "--temporal",
+                "1h",
+                "--json",
+                str(missing),
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "not-read.csv" not in err  # refused before the input is even opened

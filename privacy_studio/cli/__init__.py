@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -45,6 +46,24 @@ def _command_names(parser: argparse.ArgumentParser) -> set[str]:
     }
 
 
+#: Arguments that name a file a command writes (checked before any work, so a long run never ends in a
+#: folder that does not exist).
+OUTPUT_ARGUMENTS = ("json", "pdf")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output)."""
+    for name in OUTPUT_ARGUMENTS:
+        path = getattr(args, name, None)
+        if not isinstance(path, str) or path in ("", "-"):
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise UserError(f"cannot write {path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise UserError(f"cannot write {path}: no permission to write in {folder}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and of ``python -m privacy_studio``."""
     from privacy_studio.numba_cache import configure_numba_cache
@@ -69,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
+        check_outputs(args)
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"privacy-studio {args.command}: {exc}", file=sys.stderr)
