@@ -145,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         settings.validate()
         options = reader_options_from_args(args)
         name = resolve_engine(args.engine, [args.input], options)
+        if args.engine == "auto":
+            print(f"--engine auto: the {name} engine runs this input", file=sys.stderr)
         source = EventFiles(args.input, options)
         with open_engine_from_args(name, args) as engine:
             profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]

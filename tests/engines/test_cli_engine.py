@@ -95,3 +95,4 @@ def test_rejected_rows_are_reported_by_every_engine(tmp_path, capsys):
     assert (numba["engine"], duckdb["engine"]) == ("numba", "duckdb")
     assert "2 rejected" in numba_err and "2 rejected" in duckdb_err
     assert "line numbers not tracked" in duckdb_err  # the engine counts rows; the reader also names lines
+    assert duckdb_err.count("without their line numbers") == 1

@@ -45,7 +45,7 @@ class RejectedRows:
     def where(self) -> str:
         """Where to look: the first lines (with their files), or that the lines were not tracked."""
         if not self.first_lines:
-            return "line numbers not tracked: the out-of-core engines count rejected rows only"
+            return "line numbers not tracked"
         if self.files:
             where = ", ".join(f"{f}:{n}" for f, n in zip(self.files, self.first_lines, strict=True))
         else:
@@ -103,5 +103,7 @@ class ImportReport:
         ]
         for reason, entry in sorted(self.rejected.items(), key=lambda kv: -kv[1].count):
             out.append(f"  rejected {entry.count:,} × {reason} ({entry.where()})")
+        if any(not entry.first_lines for entry in self.rejected.values()):
+            out.append("  (the out-of-core engines count rejected rows without their line numbers)")
         out.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(out)
