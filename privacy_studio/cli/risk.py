@@ -147,6 +147,12 @@ def run(args: argparse.Namespace) -> int:
         name = resolve_engine(args.engine, [args.input], options)
         if args.engine == "auto":
             print(f"--engine auto: the {name} engine runs this input", file=sys.stderr)
+        unused = [
+            f for f in ("memory_limit", "temp_dir", "spark_master") if getattr(args, f) and name == "numba"
+        ]
+        if unused:
+            flags = ", ".join("--" + f.replace("_", "-") for f in unused)
+            print(f"note: the numba engine does not use {flags} (duckdb and spark do)", file=sys.stderr)
         source = EventFiles(args.input, options)
         with open_engine_from_args(name, args) as engine:
             profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]

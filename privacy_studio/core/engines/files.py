@@ -113,7 +113,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
     )
     engine.drop("ps_rows")
-    control.report(0.9, "period")
+    control.report(0.9, "finding the period and the local times")
     stats = engine.execute(plan.period_sql())
     n_events = int(stats.column("n_events")[0].as_py())
     loaded = Loaded(
