@@ -21,7 +21,9 @@ from privacy_studio.core.engines.sources import EventFiles, Loaded, is_utc, loca
 from privacy_studio.core.engines.wallclock import utc_of_wall_clock, wall_clock_table
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
 from privacy_studio.core.io import timeparse
+from privacy_studio.core.io.assemble import projection_note
 from privacy_studio.core.io.errors import ReaderError
+from privacy_studio.core.io.load import describe_layout
 from privacy_studio.core.io.places import Places, read_places
 from privacy_studio.core.io.report import ImportReport, RejectedRows
 from privacy_studio.core.io.source import inspect_file
@@ -58,6 +60,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         check_tz(options.tz)
         layout = inspect_file(files.path, options)
         report = ImportReport(source=files.path)
+        describe_layout(layout, report, False, 1)
         places = read_places(options.antennas, options.locations, options.hierarchy, report)
     except ReaderError as exc:
         raise ValueError(str(exc)) from None
@@ -105,8 +108,10 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         loc, joins = "l.loc", " JOIN ps_lids l ON l.lid = r.lid"
     x, y, locations_xy = "r.x", "r.y", place_xy is not None
     if coordinates and proj is None:
-        x, y = _by_location(engine, loc, joins, len(location_ids))
+        x, y, proj = _by_location(engine, loc, joins, len(location_ids))
         locations_xy = True
+    if proj is not None:
+        report.note(projection_note(proj))
     engine.create_table(
         "ps_ev",
         f"SELECT s.u AS u, r.t AS t, {loc} AS loc, {x} AS x, {y} AS y FROM ps_rows r "
@@ -164,10 +169,12 @@ def _projection(
     return LocalProjection(a or 0.0, b or 0.0), None
 
 
-def _by_location(engine: RelationalEngine, loc: str, joins: str, n_locations: int) -> tuple[str, str]:
+def _by_location(
+    engine: RelationalEngine, loc: str, joins: str, n_locations: int
+) -> tuple[str, str, LocalProjection]:
     """As the reader: each location at the mean of its kept events' coordinates, the projection centred on
     those locations. ``ps_rows`` holds degrees in x (lon) and y (lat); returns the km x, y expressions of
-    a row ``r`` and registers ``ps_loc``."""
+    a row ``r`` and the projection, and registers ``ps_loc``."""
     means = engine.execute(
         f"SELECT {loc} AS loc, avg(r.y) AS lat, avg(r.x) AS lon FROM ps_rows r{joins} "
         "WHERE r.reason IS NULL GROUP BY 1"
@@ -178,7 +185,7 @@ def _by_location(engine: RelationalEngine, loc: str, joins: str, n_locations: in
     lon[codes] = means.column("lon").to_numpy(zero_copy_only=False)
     proj = LocalProjection.centred_on(lat, lon)
     register_locations(engine, *proj.forward(lat, lon))
-    return _projected("r.x", "r.y", proj)
+    return *_projected("r.x", "r.y", proj), proj
 
 
 def _projected(lon: str, lat: str, proj: LocalProjection) -> tuple[str, str]:

@@ -142,15 +142,18 @@ def _project(
     # Centre on the places when they have coordinates (they span the area), else on the events.
     centre = (loc_lat, loc_lon) if loc_lat is not None and np.isfinite(loc_lat).any() else (lat, lon)
     proj = LocalProjection.centred_on(*centre)
-    report.note(
-        f"coordinates projected to km around ({proj.lat0:.5f}, {proj.lon0:.5f}) (local equirectangular)"
-    )
+    report.note(projection_note(proj))
     if lat is not None:
         extra["lat"], extra["lon"] = lat, lon
         extra["x_km"], extra["y_km"] = proj.forward(lat, lon)
     if loc_lat is None:
         return None
     return LocationTable(location_ids, loc_lat, loc_lon, *proj.forward(loc_lat, loc_lon))
+
+
+def projection_note(proj: LocalProjection) -> str:
+    """The import note naming the projection's centre (the reader and the engines write the same)."""
+    return f"coordinates projected to km around ({proj.lat0:.5f}, {proj.lon0:.5f}) (local equirectangular)"
 
 
 def _location_coordinates(

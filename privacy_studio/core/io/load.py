@@ -77,7 +77,7 @@ def load_dataset(
         stem = os.path.basename(file).split(".")[0] if folder else None
         layout = inspect_file(file, options, user_from_name=stem)
         if i == 0:
-            _describe(layout, report, folder, len(files))
+            describe_layout(layout, report, folder, len(files))
         part = read_file(
             layout,
             options,
@@ -106,7 +106,7 @@ def load_dataset(
     return dataset
 
 
-def _describe(layout: FileLayout, report: ImportReport, folder: bool, n_files: int) -> None:
+def describe_layout(layout: FileLayout, report: ImportReport, folder: bool, n_files: int) -> None:
     """Notes on how the input was understood: format, mapping, unused columns."""
     mapping = ", ".join(f"{role}={col}" for role, col in layout.roles.items())
     what = f"{n_files} files, one per user (user id = file name)" if folder else layout.sniffed.kind
