@@ -31,6 +31,7 @@ def sample_files() -> EventFiles:
         ({"name": "duckdb", "memory_limit": ""}, "memory_limit must be a non-empty text"),
         ({"name": "spark", "spark_master": 7077}, "spark_master must be a non-empty text"),
         ({"name": "numba", "threads": 2}, "unknown engine option"),
+        ({"name": "duckdb", "memory_limit": "banana"}, "memory limit 'banana' not understood"),
     ],
 )
 def test_impossible_choices_are_named(choice: dict, message: str) -> None:

@@ -36,6 +36,17 @@ def test_engine_box_enables_only_the_options_an_engine_uses(window) -> None:
     assert window.session.dirty
 
 
+def test_memory_limit_field_takes_only_sizes(window, qtbot) -> None:
+    box = window.grid.engine_box
+    choose_engine(window, "duckdb")
+    box.memory_limit.clear()
+    qtbot.keyClicks(box.memory_limit, "banana")
+    assert box.memory_limit.text() == ""  # letters that cannot lead to a size are not taken
+    box.memory_limit.clear()
+    qtbot.keyClicks(box.memory_limit, "1.5GiB")
+    assert box.memory_limit.text() == "1.5GiB" and box.memory_limit.hasAcceptableInput()
+
+
 @pytest.mark.slow
 def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window, qtbot, tmp_path) -> None:
     win = imported_window

@@ -6,6 +6,7 @@ every engine. ``auto`` picks DuckDB when the input files would not fit in memory
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -16,6 +17,14 @@ from privacy_studio.core.runner import ProfileResult, RiskSettings
 
 #: What the user may choose: an engine by name, or ``auto``.
 CHOICES = ("auto", *ENGINES)
+
+#: A memory size as the engines take it: 8GB, 512MB, 1.5GiB, 2G.
+MEMORY_PATTERN = r"\d+(\.\d+)?\s*([KMGT]i?B|[KMGT]|B)"
+
+
+def is_memory_size(text: str) -> bool:
+    """Whether ``text`` is a memory size the engines understand (:data:`MEMORY_PATTERN`)."""
+    return re.fullmatch(rf"\s*{MEMORY_PATTERN}\s*", text, re.IGNORECASE) is not None
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,8 @@ class EngineChoice:
             value = getattr(self, f.name)
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise ValueError(f"engine option {f.name} must be a non-empty text or null, got {value!r}")
+        if self.memory_limit is not None and not is_memory_size(self.memory_limit):
+            raise ValueError(f"memory limit {self.memory_limit!r} not understood (use e.g. 8GB or 512MB)")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

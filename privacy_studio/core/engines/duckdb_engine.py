@@ -4,7 +4,6 @@ tables outgrow ``memory_limit``; it reads CSV/Parquet files itself, so the event
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,12 +11,12 @@ from contextlib import contextmanager
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
+from privacy_studio.core.engines.choice import is_memory_size
 from privacy_studio.core.engines.relational import FileRead, RelationalEngine
 from privacy_studio.core.progress import Cancelled
 
 #: CSV read buffer: DuckDB's default (32 MB) alone would not fit under small memory limits.
 CSV_BUFFER = 4 << 20
-_MEMORY_RE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|[KMGT]|B)\s*$", re.IGNORECASE)
 
 
 class DuckDBEngine(RelationalEngine):
@@ -35,7 +34,7 @@ class DuckDBEngine(RelationalEngine):
     ) -> None:
         import duckdb
 
-        if memory_limit is not None and not _MEMORY_RE.match(str(memory_limit)):
+        if memory_limit is not None and not is_memory_size(str(memory_limit)):
             raise ValueError(f"memory limit {memory_limit!r} not understood (use e.g. 4GB, 512MB)")
         if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
             raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLineEdit, QWidget
 
-from privacy_studio.core.engines.choice import EngineChoice
+from privacy_studio.core.engines.choice import MEMORY_PATTERN, EngineChoice
 
 #: (engine, what the user reads in the list, tooltip).
 ENGINE_ITEMS = (
@@ -39,6 +40,10 @@ class EngineBox(QGroupBox):
             self.engine.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
         self.memory_limit = QLineEdit()
         self.memory_limit.setPlaceholderText("e.g. 8GB (blank: the engine's default)")
+        size = QRegularExpression(
+            rf"\s*({MEMORY_PATTERN})?\s*", QRegularExpression.PatternOption.CaseInsensitiveOption
+        )
+        self.memory_limit.setValidator(QRegularExpressionValidator(size, self.memory_limit))
         self.temp_dir = QLineEdit()
         self.temp_dir.setPlaceholderText("folder for spills (blank: the system's temporary folder)")
         self.spark_master = QLineEdit()
