@@ -27,11 +27,13 @@ class TaskControl:
         _event: threading.Event | None = None,
         _start: float = 0.0,
         _end: float = 1.0,
+        _label: str = "",
     ) -> None:
         self._callback = callback
         self._event = _event if _event is not None else threading.Event()
         self._start = _start
         self._end = _end
+        self._label = _label
 
     def cancel(self) -> None:
         """Ask the computation to stop at its next check."""
@@ -51,16 +53,20 @@ class TaskControl:
         self.check()
         if self._callback is not None:
             f = min(max(fraction, 0.0), 1.0)
+            if self._label and message:
+                message = f"{self._label}: {message}"
             self._callback(self._start + f * (self._end - self._start), message)
 
-    def sub(self, start: float, end: float) -> TaskControl:
-        """A control for a sub-stage that covers [start, end] of this stage's range."""
+    def sub(self, start: float, end: float, label: str | None = None) -> TaskControl:
+        """A control for a sub-stage that covers [start, end] of this stage's range; its messages (and those
+        of its own sub-stages) start with ``label`` when given, e.g. the profile a stage works on."""
         span = self._end - self._start
         return TaskControl(
             self._callback,
             _event=self._event,
             _start=self._start + start * span,
             _end=self._start + end * span,
+            _label=self._label if label is None else label,
         )
 
 

@@ -761,8 +761,8 @@ def run_grid(
     base: Traces | None = None
     previous: Traces | None = None
     for i, profile in enumerate(profiles):
-        step = control.sub(i / len(profiles), (i + 1) / len(profiles))
-        step.report(0.0, f"{profile.label}: generalizing")
+        step = control.sub(i / len(profiles), (i + 1) / len(profiles), label=profile.label)
+        step.report(0.0, "generalizing")
         t0 = time.perf_counter()
         if base is None and not isinstance(model, Explicit):
             base = generalize(events, base_profile(profiles, hierarchy), hierarchy)

@@ -264,6 +264,16 @@ def test_cancellation_stops_between_chunks():
         next(run_grid(events, RiskSettings(["raw"], ["1h"]), hierarchy, control))
 
 
+def test_progress_messages_name_the_profile_they_are_about():
+    events, hierarchy = city(n_users=50)
+    seen: list[str] = []
+    settings = RiskSettings(["raw", "zip"], ["1d"], p_values=[1, 2], samples=20)
+    list(run_grid(events, settings, hierarchy, TaskControl(lambda f, m: seen.append(m))))
+    per_profile = [m for m in seen if m and m != "grid done"]
+    assert per_profile and all(m.split(": ")[0] in ("raw × 1d", "zip × 1d") for m in per_profile)
+    assert {"raw × 1d: generalizing", "zip × 1d: done"} <= set(seen)
+
+
 def test_cli_bad_parameters_exit_2(tmp_path, capsys):
     data = tmp_path / "e.csv"
     data.write_text("user_id,timestamp,location_id\na,2024-01-01T00:00:00Z,x\n")

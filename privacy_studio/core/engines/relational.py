@@ -169,7 +169,9 @@ class RelationalEngine(ABC):
         self.register("ps_samp", pa.table({"s": np.arange(len(users), dtype=np.int64), "u": users}))
         user_ids = loaded.user_ids(users)
         for i, profile in enumerate(profiles):
-            step = control.sub(0.05 + 0.95 * i / len(profiles), 0.05 + 0.95 * (i + 1) / len(profiles))
+            step = control.sub(
+                0.05 + 0.95 * i / len(profiles), 0.05 + 0.95 * (i + 1) / len(profiles), label=profile.label
+            )
             yield self._profile(loaded, profile, settings, model, users, user_ids, step)
         control.report(1.0, "grid done")
 
@@ -185,14 +187,14 @@ class RelationalEngine(ABC):
     ) -> ProfileResult:
         timings: dict[str, float] = {}
         want = set(settings.measures)
-        control.report(0.0, f"{profile.label}: generalizing")
+        control.report(0.0, "generalizing")
         t0 = time.perf_counter()
         n_units, n_bins, labels = generalize_sql(self, loaded, profile)
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
         if "kanon" in want:
-            control.report(0.05, f"{profile.label}: full-fingerprint classes")
+            control.report(0.05, "full-fingerprint classes")
             t0 = time.perf_counter()
             kanon = kanon_summary(self._class_histogram(), loaded.n_users)
             timings["kanon"] = time.perf_counter() - t0
@@ -202,7 +204,7 @@ class RelationalEngine(ABC):
             self.create_table("ps_gen", "SELECT * FROM ps_gen_t")
             self.drop("ps_gen_t")
         t0 = time.perf_counter()
-        control.report(0.1, f"{profile.label}: sampled traces")
+        control.report(0.1, "sampled traces")
         pmax = max(max(settings.p_values), settings.reference_p)
         work_bins = 1 if model.spatial_only else n_bins
         em = None
