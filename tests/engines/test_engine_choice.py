@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from privacy_studio.core.engines import EventFiles
-from privacy_studio.core.engines.choice import EngineChoice
+from privacy_studio.core.engines import EventFiles, open_engine
+from privacy_studio.core.engines.choice import EngineChoice, memory_bytes
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.runner import RiskSettings
 
@@ -76,3 +76,18 @@ def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_file
         assert got.n_users == want.n_users and got.nnz == want.nnz and got.d == want.d
         for g, w in zip(got.by_p, want.by_p, strict=True):
             assert {k: getattr(g, k) for k in SAME} == {k: getattr(w, k) for k in SAME}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("8GB", 8 * 10**9), ("8g", 8 * 10**9), ("1.5GiB", 3 * 2**29), (" 512 MB ", 512 * 10**6), ("100B", 100)],
+)
+def test_memory_sizes_read_as_duckdb_reads_them(text: str, expected: int) -> None:
+    assert memory_bytes(text) == expected
+
+
+def test_duckdb_keeps_a_quarter_of_large_limits_for_what_its_pool_does_not_count() -> None:
+    for limit, pool in (("8GB", 6 * 10**9), ("48MB", 48 * 10**6)):
+        with open_engine("duckdb", memory_limit=limit) as engine:
+            shown = engine.execute("SELECT current_setting('memory_limit') AS m").column("m")[0].as_py()
+        assert abs(memory_bytes(shown.replace(" ", "")) - pool) / pool < 0.02, (limit, shown)
