@@ -44,7 +44,7 @@ def reference_risk(users, times, locs, known, width):
     for u, t, x in zip(users, times, locs, strict=True):
         traces.setdefault(u, set()).add((x, reference_local_bin(t, TZ, width)))
     sizes = []
-    for u, events in known.items():
+    for events in known.values():
         points = {(x, reference_local_bin(t, TZ, width)) for t, x in events}
         sizes.append(sum(points <= trace for trace in traces.values()))
     return float(np.mean([s == 1 for s in sizes])), float(np.mean([1 / s for s in sizes]))
