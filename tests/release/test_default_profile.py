@@ -14,7 +14,12 @@ from privacy_studio.core.runner import RiskSettings, run_grid
 def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
     project = Project.load(sample_project)
     settings = RiskSettings(
-        spatial=["antenna", "district"], temporal=["1w"], p_values=[4], measures=["unicity"], samples=300, seed=3
+        spatial=["antenna", "district"],
+        temporal=["1w"],
+        p_values=[4],
+        measures=["unicity"],
+        samples=300,
+        seed=3,
     )
     project.results = [jsonable(r.to_dict()) for r in run_grid(project.load_dataset(), settings)]
     project.tradeoff["ceiling"] = 1.0  # every profile qualifies: the most useful one is recommended
