@@ -115,8 +115,6 @@ def run(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             control=control.sub(0.7, 1.0),
         )
-        project.analyses["release"] = manifest.to_dict()
-        project.save()
     except (ReleaseError, ProjectError, ReaderError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
@@ -125,6 +123,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
+    project.analyses["release"] = manifest.to_dict()
+    try:
+        project.save()
+    except ProjectError as exc:
+        print(f"warning: the release is written, but the project could not record it: {exc}", file=sys.stderr)
+        return 0
+    print(f"recorded in {project.path} (the report's Release section)")
     return 0
 
 

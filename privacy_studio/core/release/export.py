@@ -85,7 +85,7 @@ def prepare_release(
     kept, removed = suppress(traces, options, control.sub(0.05, 0.15))
     released_users = np.flatnonzero(kept.lengths() > 0)
     pseudonyms = draw_pseudonyms(len(released_users))
-    pseudonym_of_user = np.full(events.n_users, "", dtype=pseudonyms.dtype if len(pseudonyms) else "U16")
+    pseudonym_of_user = np.full(events.n_users, "", dtype=pseudonyms.dtype)
     pseudonym_of_user[released_users] = pseudonyms
     control.report(0.2, "building the released rows")
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)

@@ -11,11 +11,12 @@ PSEUDONYM_BYTES = 8
 
 
 def draw_pseudonyms(n: int) -> np.ndarray:
-    """``n`` distinct random ids; unrelated to the input ids and to any earlier release."""
+    """``n`` distinct random ids in the order drawn; unrelated to the input ids and to any earlier release."""
+    drawn: list[str] = []
     seen: set[str] = set()
-    while len(seen) < n:
-        seen.add(secrets.token_hex(PSEUDONYM_BYTES))
-    drawn = list(seen)
-    # A set's order depends on the strings' hashes; shuffle so the order carries no information either.
-    order = [secrets.randbelow(1 << 62) for _ in range(n)]
-    return np.asarray(drawn, dtype=str)[np.argsort(order, kind="stable")] if n else np.asarray([], dtype=str)
+    while len(drawn) < n:
+        candidate = secrets.token_hex(PSEUDONYM_BYTES)
+        if candidate not in seen:  # a repeat among 2^64 values is unlikely, but two people never share one
+            seen.add(candidate)
+            drawn.append(candidate)
+    return np.asarray(drawn, dtype=f"<U{2 * PSEUDONYM_BYTES}")
