@@ -238,10 +238,21 @@ class AnonymizabilityResults(StoredResults):
     CONTAINER = (list, dict)  # type: ignore[assignment]
 
 
-class ReleaseRecord(StoredResults):
-    """The release prepared from the project (the release issue's page fills it)."""
+class ReleaseRecord:
+    """The manifest of the last release made from the project (``core.release``), read through its own
+    versioned ``from_dict``."""
 
-    KEY = "release"
+    KEY: ClassVar[str] = "release"
+
+    @staticmethod
+    def from_dict(d: Any, where: str = KEY) -> Any:
+        from privacy_studio.core.release.manifest import ReleaseManifest
+        from privacy_studio.core.release.options import ReleaseError
+
+        try:
+            return ReleaseManifest.from_dict(_object(d, where))
+        except (ReleaseError, KeyError, TypeError) as exc:
+            raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
 
 
 ANALYSES: dict[str, type] = {
