@@ -94,3 +94,21 @@ def test_the_readme_tradeoff_command_works_on_a_fresh_sample(tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["recommendation"]["criteria"] or doc["recommendation"]["profile"] is None
     assert not Project.load(sample / "sample.psproj").results  # not saved without --save
+
+
+def test_report_and_tradeoff_json_give_the_same_decision(gowalla_project, tmp_path):
+    from privacy_studio.core.report import build_report
+    from privacy_studio.core.report.inputs import resolve_inputs
+
+    out = tmp_path / "t.json"
+    assert main(["tradeoff", str(gowalla_project), "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    project = Project.load(gowalla_project)
+    analysis = resolve_inputs(project).analysis
+    assert analysis is not None
+    assert analysis.recommendation_dict() == doc["recommendation"]
+    law = None if analysis.power_law is None else analysis.power_law.to_dict(analysis.ceiling)
+    assert law == doc["power_law"]
+    report = build_report(project)
+    assert report.headline["recommended"] == doc["recommendation"]["profile"]
+    assert doc["power_law_text"] in report.text()
