@@ -486,8 +486,13 @@ def _validate(d: dict[str, Any], origin: str) -> None:
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")
     from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.report_details import ReportDetails
 
     try:
         EngineChoice.from_dict(d["engine"])
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: engine: {exc}") from None
+    try:
+        ReportDetails.of(d["analyses"])
+    except (ValueError, TypeError) as exc:
+        raise ProjectError(f"{origin}: analyses: {exc}") from None

@@ -17,6 +17,7 @@ from privacy_studio.core.tradeoff import grid_table, pareto, recommend
 
 SECTIONS = [
     "Summary for decision makers",
+    "Decision record",
     "Method",
     "Results",
     "Limitations",
