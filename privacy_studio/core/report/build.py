@@ -182,7 +182,7 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
 def method_section(inp: ReportInputs) -> Section:
     """Each measure in plain words, the adversary model, parameters and seeds: enough to reproduce."""
     s = inp.project.settings
-    section = Section("Method", new_page=True)
+    section = Section("Method")  # follows the decision record's last page, which is short
     knowledge = str(s.get("knowledge", "uniform"))
     section.add(
         Paragraph(
