@@ -20,6 +20,7 @@ SECTIONS = [
     "Decision record",
     "Method",
     "Results",
+    "Release",
     "Limitations",
     "Appendix: per-profile details",
 ]

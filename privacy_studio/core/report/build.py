@@ -24,6 +24,7 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.report.record import decision_record_section, details_of
+from privacy_studio.core.report.release import release_section
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
@@ -42,6 +43,7 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
         decision_record_section(inp),
         method_section(inp),
         results_section(inp),
+        release_section(project.analyses),
         limitations_section(inp),
         appendix_section(inp),
     ]

@@ -29,7 +29,7 @@ def decision_record_section(inp: ReportInputs) -> Section:
     details = details_of(inp)
     section = Section("Decision record", new_page=True)
     section.subsections = [
-        release_section(details),
+        purpose_section(details),
         data_section(inp, details),
         attacker_section(inp),
         rationale_section(inp, details),
@@ -50,7 +50,7 @@ def _stated(text: str, flag: str) -> Paragraph:
     return Paragraph(text) if text.strip() else Paragraph(NOT_STATED.format(flag=flag), "warning")
 
 
-def release_section(details: ReportDetails) -> Section:
+def purpose_section(details: ReportDetails) -> Section:
     """Purpose, recipient and the columns that will be published."""
     rows = [
         ["Purpose", details.purpose or "not stated"],
