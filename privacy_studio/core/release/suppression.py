@@ -79,31 +79,43 @@ def keep_k_anonymous(traces: Traces, k: int) -> Traces:
     return keep_rows(traces, keep_user[row_users(traces)])
 
 
-def suppress(
-    traces: Traces, options: ReleaseOptions, control: TaskControl | None = None
-) -> tuple[Traces, list[Removal]]:
-    """Apply the chosen steps in the fixed order; return the traces and what each step removed."""
+#: The steps in the order they are applied: option name and the function applying it.
+STEPS = (
+    ("max_points_per_person", cap_points),
+    ("min_people_per_point", drop_rare_points),
+    ("k_anonymity", keep_k_anonymous),
+)
+
+
+@dataclass
+class Suppressed:
+    """The traces after every chosen step, what each removed, and the traces right after each one (the
+    k-anonymity step's include the second pass over rare points)."""
+
+    traces: Traces
+    removals: list[Removal]
+    after_step: list[Traces]
+
+
+def suppress(traces: Traces, options: ReleaseOptions, control: TaskControl | None = None) -> Suppressed:
+    """Apply the chosen steps in the fixed order."""
     control = as_control(control)
+    chosen = [
+        (name, step, getattr(options, name)) for name, step in STEPS if getattr(options, name) is not None
+    ]
     removals: list[Removal] = []
-    if options.max_points_per_person is not None:
-        control.report(0.0, "capping points per person")
-        capped = cap_points(traces, options.max_points_per_person)
-        removals.append(_removal("max_points_per_person", traces, capped))
-        traces = capped
-    if options.min_people_per_point is not None:
-        control.report(0.3, "dropping rare points")
-        kept = drop_rare_points(traces, options.min_people_per_point)
-        removals.append(_removal("min_people_per_point", traces, kept))
-        traces = kept
-    if options.k_anonymity is not None:
-        control.report(0.6, "keeping k-anonymous people")
-        kept = keep_k_anonymous(traces, options.k_anonymity)
-        removals.append(_removal("k_anonymity", traces, kept))
-        traces = kept
-        if options.min_people_per_point is not None:
-            again = drop_rare_points(traces, options.min_people_per_point)
-            second = _removal("min_people_per_point", traces, again)
+    after_step: list[Traces] = []
+    for i, (name, step, value) in enumerate(chosen):
+        control.report(i / len(chosen), name.replace("_", " "))
+        kept = step(traces, value)
+        removal = _removal(name, traces, kept)
+        if name == "k_anonymity" and options.min_people_per_point is not None:
+            again = drop_rare_points(kept, options.min_people_per_point)
+            second = _removal("min_people_per_point", kept, again)
             removals = [r.merged(second) if r.step == second.step else r for r in removals]
-            traces = again
+            kept = again
+        removals.append(removal)
+        after_step.append(kept)
+        traces = kept
     control.report(1.0, "suppression done")
-    return traces, removals
+    return Suppressed(traces, removals, after_step)
