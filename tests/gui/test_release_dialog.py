@@ -32,7 +32,7 @@ def test_preview_shows_rows_counts_and_effect_then_writes(imported_window, qtbot
     removed = prepared.removed[0]
     cells = [dialog.removed_table.item(1, j).text() for j in range(dialog.removed_table.columnCount())]
     assert cells[:4] == [
-        "k anonymity = 2: removed",
+        "removed: people whose whole trace is shared by fewer than 2 people dropped",
         f"{removed.people:,}",
         f"{removed.events:,}",
         f"{removed.points:,}",

@@ -100,4 +100,5 @@ def test_worked_example():
         Removal("max_points_per_person", 0, 1, 1),
         Removal("min_people_per_point", 1, 4, 1),
         Removal("k_anonymity", 0, 0, 0),
+        Removal("min_people_per_point", 0, 0, 0, again=True),
     ]

@@ -3,7 +3,8 @@
 Each step keeps the users (codes stay aligned with the events) and removes points from their traces; a
 person whose trace becomes empty is not released. The order is fixed so every guarantee holds on the
 result: cap points per person, drop rare points, keep k-anonymous people, then drop points that became
-rare because people left (that last pass can only merge classes, never split them).
+rare because people left (that last pass can only merge classes, never split them); each step is
+reported on its own.
 """
 
 from __future__ import annotations
@@ -17,20 +18,31 @@ from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
 
+#: What each step does, in words (the threshold goes in the braces).
+STEP_TEXT = {
+    "max_points_per_person": "at most {} points per person (the most visited kept)",
+    "min_people_per_point": "place-time points of fewer than {} people dropped",
+    "k_anonymity": "people whose whole trace is shared by fewer than {} people dropped",
+}
+
 
 @dataclass(frozen=True)
 class Removal:
-    """What one suppression step took out: people no longer released, their events and (person, point)s."""
+    """What one suppression step took out: people no longer released, their events and (person, point)s.
+
+    ``again`` marks the second pass over rare points, made after k-anonymity removed people.
+    """
 
     step: str
     people: int
     events: int
     points: int
+    again: bool = False
 
-    def merged(self, other: Removal) -> Removal:
-        return Removal(
-            self.step, self.people + other.people, self.events + other.events, self.points + other.points
-        )
+    def describe(self, threshold: int) -> str:
+        """The step in words, e.g. "place-time points of fewer than 5 people dropped (again, …)"."""
+        text = STEP_TEXT[self.step].format(threshold)
+        return f"{text} (again, after k-anonymity)" if self.again else text
 
 
 def keep_rows(traces: Traces, keep: np.ndarray) -> Traces:
@@ -41,9 +53,10 @@ def keep_rows(traces: Traces, keep: np.ndarray) -> Traces:
     return replace(traces, indptr=indptr, points=traces.points[keep], counts=traces.counts[keep])
 
 
-def _removal(step: str, before: Traces, after: Traces) -> Removal:
+def _removal(step: str, before: Traces, after: Traces, again: bool = False) -> Removal:
     people = int(((before.lengths() > 0) & (after.lengths() == 0)).sum())
-    return Removal(step, people, int(before.counts.sum() - after.counts.sum()), int(before.nnz - after.nnz))
+    events = int(before.counts.sum() - after.counts.sum())
+    return Removal(step, people, events, int(before.nnz - after.nnz), again)
 
 
 def row_users(traces: Traces) -> np.ndarray:
@@ -89,8 +102,7 @@ STEPS = (
 
 @dataclass
 class Suppressed:
-    """The traces after every chosen step, what each removed, and the traces right after each one (the
-    k-anonymity step's include the second pass over rare points)."""
+    """The traces after every chosen step, what each step removed and the traces right after each one."""
 
     traces: Traces
     removals: list[Removal]
@@ -98,24 +110,20 @@ class Suppressed:
 
 
 def suppress(traces: Traces, options: ReleaseOptions, control: TaskControl | None = None) -> Suppressed:
-    """Apply the chosen steps in the fixed order."""
+    """Apply the chosen steps in the fixed order; rare points get a second pass after k-anonymity."""
     control = as_control(control)
     chosen = [
         (name, step, getattr(options, name)) for name, step in STEPS if getattr(options, name) is not None
     ]
-    removals: list[Removal] = []
-    after_step: list[Traces] = []
+    if options.k_anonymity is not None and options.min_people_per_point is not None:
+        chosen.append(("min_people_per_point", drop_rare_points, options.min_people_per_point))
+    result = Suppressed(traces, [], [])
     for i, (name, step, value) in enumerate(chosen):
         control.report(i / len(chosen), name.replace("_", " "))
-        kept = step(traces, value)
-        removal = _removal(name, traces, kept)
-        if name == "k_anonymity" and options.min_people_per_point is not None:
-            again = drop_rare_points(kept, options.min_people_per_point)
-            second = _removal("min_people_per_point", kept, again)
-            removals = [r.merged(second) if r.step == second.step else r for r in removals]
-            kept = again
-        removals.append(removal)
-        after_step.append(kept)
-        traces = kept
+        kept = step(result.traces, value)
+        again = any(r.step == name for r in result.removals)
+        result.removals.append(_removal(name, result.traces, kept, again))
+        result.after_step.append(kept)
+        result.traces = kept
     control.report(1.0, "suppression done")
-    return Suppressed(traces, removals, after_step)
+    return result

@@ -89,8 +89,7 @@ def effect_rows(prepared: PreparedRelease) -> list[list[str]]:
 
     rows = [["data at the profile", *counts(prepared.before), *risk(prepared.measured_before)]]
     for removal, after in zip(prepared.removed, prepared.measured_after_step, strict=True):
-        label = f"{removal.step.replace('_', ' ')} = {options[removal.step]}: removed"
-        rows.append([label, *counts(removal), *risk(after)])
+        rows.append([f"removed: {removal.describe(options[removal.step])}", *counts(removal), *risk(after)])
     rows.append(["released", *counts(prepared.released), *risk(prepared.measured)])
     return rows
 
@@ -341,6 +340,7 @@ class ReleaseDialog(QDialog):
         for i, row in enumerate(values):
             for j, text in enumerate(row):
                 self.preview_table.setItem(i, j, QTableWidgetItem(text))
+        self.preview_table.resizeColumnsToContents()
 
     def _written(self, manifest: ReleaseManifest) -> None:
         self._stop()
