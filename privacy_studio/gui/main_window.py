@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
+    QToolBar,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
@@ -43,17 +45,25 @@ from privacy_studio.gui.plots.heatmap import UnicityHeatmap
 from privacy_studio.gui.plots.location_map import LocationEmMap
 from privacy_studio.gui.plots.sparsity import SparsityPlot
 from privacy_studio.gui.plots.unicity import UnicityPlot
-from privacy_studio.gui.results import as_record, profile_label
+from privacy_studio.gui.results import Record, as_record, profile_label
 from privacy_studio.gui.session import Session
+from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
+from privacy_studio.gui.wheel_guard import WheelGuard, guard_wheel
 from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.engines.choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
+#: Milliseconds the results table waits for more profiles before it is rebuilt.
+TABLE_DELAY_MS = 400
+#: What Run says when there is nothing to run on.
+NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
 #: Key of the anonymizability panel's results in ``Project.analyses``.
 ANONYMIZABILITY_KEY = "anonymizability"
@@ -71,6 +81,12 @@ def _read_project_data(project: Project, control: TaskControl | None = None) -> 
     """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
     dataset = project.load_dataset(control)
     return dataset, [source.path for source in project.changed_sources()]
+
+
+def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskControl) -> Iterator[Record]:
+    """The run's results as the window keeps them, converted in the worker (large results take a while)."""
+    for result in run_grid(*args, control=control):
+        yield as_record(result)
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -94,7 +110,7 @@ class MainWindow(QMainWindow):
         self.run_worker: Worker | None = None
         self.status_worker: Worker | None = None
         self.import_dialog: ImportDialog | None = None
-        self.resize(1400, 900)
+        self.resize(1280, 720)
 
         self.heatmap = UnicityHeatmap()
         self.plots: list[PlotTab] = [
@@ -107,10 +123,25 @@ class MainWindow(QMainWindow):
         ]
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(True)
         for plot in self.plots:
+            plot.redraw_only_when_shown()
             index = self.tabs.addTab(plot, plot.tab_title or plot.title)
             self.tabs.setTabToolTip(index, plot.title)
-        self.setCentralWidget(self.tabs)
+        self.plots[-1].use_runner(self.runner)
+        self.start_page = StartPage()
+        self.start_page.open_sample.connect(lambda: self.open_project(SAMPLE_PROJECT))
+        self.start_page.import_data.connect(lambda: self.show_import())
+        self.start_page.open_project.connect(self.ask_open)
+        self.start_page.open_recent.connect(self.open_project)
+        self.central = QStackedWidget()
+        self.central.addWidget(self.start_page)
+        self.central.addWidget(self.tabs)
+        self.setCentralWidget(self.central)
+        self.table_timer = QTimer(self)
+        self.table_timer.setSingleShot(True)
+        self.table_timer.setInterval(TABLE_DELAY_MS)
+        self.table_timer.timeout.connect(self._fill_table)
 
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
@@ -144,25 +175,31 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running computation at its next step (Esc)")
         self.cancel_button.clicked.connect(self.cancel_shown)
+        self.wheel_guard = WheelGuard(self)
         bar = self.statusBar()
         bar.addWidget(self.status_label, 1)
         for widget in (self.progress, self.eta_label, self.cancel_button):
             bar.addPermanentWidget(widget)
-        self._show_busy(False)
 
         self._build_menus()
+        self._build_toolbar()
+        self._show_busy(False)
         self.grid.run_requested.connect(self.start_run)
         self.grid.settings_edited.connect(self._settings_edited)
         self.grid.engine_box.edited.connect(self.session.set_engine)
         self.session.results_changed.connect(self._show_results)
         self.session.dataset_changed.connect(self._show_dataset)
         self.session.changed.connect(self._refresh_tree)
+        self.session.changed.connect(self._update_title)
+        self.session.changed.connect(self._show_start_or_tabs)
         self.session.dirty_changed.connect(self._update_title)
         self.runner.started.connect(self._track_status)
         self._mount_analysis_panels()
         self._restore_state()
         self._refresh_tree()
         self._update_title()
+        self._show_start_or_tabs()
+        guard_wheel(self, self.wheel_guard)
 
     # -- construction ------------------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -229,8 +266,13 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         run_menu = self.menuBar().addMenu("&Run")
-        self._action(run_menu, "&Run grid", self.grid._request_run, "Ctrl+R", "Compute the ticked cells")
-        self._action(run_menu, "&Cancel", self.cancel_shown, "Esc", "Stop the running computation")
+        self.run_action = self._action(
+            run_menu, "&Run", self.request_run, "Ctrl+R", "Measure the risk of the ticked cells (Ctrl+R)"
+        )
+        self.cancel_action = self._action(
+            run_menu, "&Cancel", self.cancel_shown, "Esc", "Stop the running computation (Esc)"
+        )
+        self.cancel_action.setEnabled(False)
         view_menu = self.menuBar().addMenu("&View")
         for dock in (self.project_dock, self.results_dock, self.log_dock, self.help_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -238,6 +280,25 @@ class MainWindow(QMainWindow):
         self._action(help_menu, "&Measures help", self.show_help, QKeySequence.StandardKey.HelpContents)
         self._action(help_menu, "&About Privacy Studio", self.show_about)
         self._update_recent_menu()
+
+    def _build_toolbar(self) -> None:
+        """Run and Cancel where they are always in view, whatever the window's size."""
+        bar = QToolBar("Run")
+        bar.setObjectName("RunToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in (self.run_action, self.cancel_action):
+            bar.addAction(action)
+            action.setToolTip(action.statusTip())
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.toolbar = bar
+
+    def _show_start_or_tabs(self) -> None:
+        """The start page while there is neither data nor results; the result tabs otherwise."""
+        project = self.session.project
+        empty = self.session.dataset is None and not project.results and not project.sources
+        self.start_page.set_recent(self.recent_files())
+        self.central.setCurrentWidget(self.start_page if empty else self.tabs)
 
     # -- state -------------------------------------------------------------------------------------
     def _restore_state(self) -> None:
@@ -401,17 +462,32 @@ class MainWindow(QMainWindow):
         return True
 
     # -- import ------------------------------------------------------------------------------------
-    def show_import(self, path: str | None = None) -> ImportDialog:
-        """Open the import dialog (not blocking); the dataset it imports replaces the project's data."""
+    def show_import(self, path: str | None = None) -> ImportDialog | None:
+        """Open the import dialog (not blocking). Imported data starts a new project when one with data is
+        open, so the open project's results are never lost: unsaved changes are asked about first."""
+        if self._has_work() and not self.maybe_save():
+            return None
         dialog = ImportDialog(self.runner, self, path)
         dialog.imported.connect(self._imported)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        guard_wheel(dialog, self.wheel_guard)
         self.import_dialog = dialog
         dialog.open()
         return dialog
 
+    def _has_work(self) -> bool:
+        """Whether the open project holds data or results that a new import must not overwrite."""
+        return bool(self.session.project.sources or self.session.project.results)
+
     @Slot(object, str, dict, str)
     def _imported(self, dataset: Any, path: str, reader: dict[str, Any], sha256: str) -> None:
+        if self._has_work():
+            self.cancel_run()
+            self.session.replace(Project(name=Path(path).stem, settings=dict(self.session.project.settings)))
+            self.anonymizability.restore([])
+            self.log(f"Started a new project for {Path(path).name}; the previous one is unchanged on disk")
+        elif self.session.project.name == "Untitled":
+            self.session.project.name = Path(path).stem
         self.session.set_dataset(dataset, path, reader, sha256)
         self.grid.set_hierarchy_levels(dataset.hierarchy)
         self.side_tabs.setCurrentWidget(self.grid_page)
@@ -422,6 +498,7 @@ class MainWindow(QMainWindow):
 
     def _show_dataset(self, dataset: Any) -> None:
         self.summary.set_dataset(dataset, _report_text(self.session.project.import_report))
+        self._show_start_or_tabs()
 
     # -- runs --------------------------------------------------------------------------------------
     @Slot(dict)
@@ -434,6 +511,11 @@ class MainWindow(QMainWindow):
         from privacy_studio.gui.warmup import warm_up_kernels
 
         worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker.background = True  # nothing to cancel: it only makes the first run start sooner
+        self.status_label.setText(
+            "Preparing the risk engine in the background (on first start this takes a minute): "
+            "you can import data meanwhile"
+        )
         worker.signals.finished.connect(lambda _: self.log("Risk engine ready"))
         worker.signals.failed.connect(
             lambda msg, details: self.log(f"Risk engine warm-up failed: {msg}", "warning", details)
@@ -441,11 +523,33 @@ class MainWindow(QMainWindow):
         self.runner.start(worker)
         return worker
 
+    def request_run(self) -> None:
+        """Run (toolbar, Ctrl+R): says what is missing when there is no data or no ticked cell."""
+        if self.session.dataset is None:
+            self.grid.message.setText(NO_DATA)
+            self.log(NO_DATA, "warning")
+            return
+        self.grid._request_run()
+
+    def _replace_results_agreed(self) -> bool:
+        """Ask before a run replaces earlier results (they stay in the saved project file)."""
+        count = len(self.session.project.results)
+        if not count:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Replace the results?",
+            f"This run replaces the {count} profiles computed before. Save the project first (Ctrl+S) or "
+            "under another name to keep them.\n\nDiscard the earlier results and run?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
+
     @Slot(dict)
     def start_run(self, settings: dict[str, Any]) -> Worker | None:
         """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
         if self.session.dataset is None:
-            self.error("Import data (or open a project whose input files are present) before running.")
+            self.error(NO_DATA)
             return None
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
@@ -459,13 +563,18 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")
             return None
+        if not self._replace_results_agreed():
+            self.log("Run not started: the earlier results are kept")
+            return None
         self.session.set_settings(settings)
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.results = []
         self.session.results_changed.emit([])
         choice, files = self._engine_and_files()
-        worker = Worker(choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})")
+        worker = Worker(
+            _records, choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})"
+        )
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
         worker.signals.cancelled.connect(
@@ -477,6 +586,7 @@ class MainWindow(QMainWindow):
         worker.signals.done.connect(self._run_done)
         self.run_worker = worker
         self.grid.run_button.setEnabled(False)
+        self.run_action.setEnabled(False)
         self.log(
             f"Running {len(settings['cells'])} profiles, "
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
@@ -497,8 +607,7 @@ class MainWindow(QMainWindow):
         return choice, files
 
     @Slot(object)
-    def _on_profile(self, result: Any) -> None:
-        record = as_record(result)
+    def _on_profile(self, record: Record) -> None:
         self.session.add_result(record)
         self.log(f"Profile {profile_label(record)} done")
 
@@ -506,6 +615,11 @@ class MainWindow(QMainWindow):
     def _run_done(self, _worker: Worker) -> None:
         self.run_worker = None
         self.grid.run_button.setEnabled(True)
+        self.run_action.setEnabled(True)
+        self._fill_table()
+        current = self.tabs.currentWidget()
+        if isinstance(current, PlotTab):
+            current.flush()
 
     def cancel_run(self) -> None:
         """Cancel the risk run, if one is going on (finished profiles stay in the project)."""
@@ -513,20 +627,38 @@ class MainWindow(QMainWindow):
             self.run_worker.cancel()
 
     def cancel_shown(self) -> None:
-        """Cancel the task the status bar shows (a run, a data read, an analysis)."""
-        if self.status_worker is not None:
+        """Cancel the task the status bar shows (a run, a data read, an analysis); the button says so
+        until the task stops at its next step."""
+        if self.status_worker is not None and not self.status_worker.is_cancelled:
             self.status_worker.cancel()
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Cancelling…")
+            self.cancel_action.setEnabled(False)
+            self.cancel_action.setText("Cancelling…")
+            self.status_label.setText(f"{self.status_worker.name}: cancelling at the next step…")
 
     def _show_results(self, records: list[dict[str, Any]]) -> None:
+        """Plots take the records at once (each redraws when shown); the table is rebuilt once a burst
+        of results is over."""
         settings = self.session.project.settings
         self.heatmap.set_axes(settings.get("spatial") or [], settings.get("temporal") or [])
         for plot in self.plots:
             plot.set_records(records)
-        self.results_table.set_records(records)
+        self._show_start_or_tabs()
+        if self.run_worker is None:
+            self._fill_table()
+        elif not self.table_timer.isActive():
+            self.table_timer.start()
+
+    def _fill_table(self) -> None:
+        self.table_timer.stop()
+        self.results_table.set_records(self.session.project.results)
 
     # -- status bar --------------------------------------------------------------------------------
     @Slot(object)
     def _track_status(self, worker: Worker) -> None:
+        if worker.background:
+            return
         self.status_worker = worker
         worker.signals.progress.connect(lambda f, m, w=worker: self._on_progress(w, f, m))
         worker.signals.done.connect(self._status_done)
@@ -552,6 +684,10 @@ class MainWindow(QMainWindow):
     def _show_busy(self, busy: bool) -> None:
         for widget in (self.progress, self.eta_label, self.cancel_button):
             widget.setVisible(busy)
+        self.cancel_button.setEnabled(busy)
+        self.cancel_button.setText("Cancel")
+        self.cancel_action.setEnabled(busy)
+        self.cancel_action.setText("&Cancel")
 
     # -- tree --------------------------------------------------------------------------------------
     def _refresh_tree(self) -> None:

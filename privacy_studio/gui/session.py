@@ -20,7 +20,7 @@ class Session(QObject):
     changed = Signal()
     dirty_changed = Signal(bool)
     dataset_changed = Signal(object)  # the Dataset, or None
-    results_changed = Signal(list)  # the result records
+    results_changed = Signal(object)  # list of the result records (object: a list would be converted)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

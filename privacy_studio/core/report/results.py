@@ -32,10 +32,8 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
-from privacy_studio.core.tradeoff.analysis import coarseness
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
-from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_areas
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -325,39 +323,23 @@ def ordinal_section(inp: ReportInputs) -> Section:
     )
 
 
-def profile_sizes(inp: ReportInputs) -> np.ndarray:
-    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset, computed as the
-    studio's trade-off panel does so both show the same fit."""
-    grid, ds = inp.grid, inp.dataset
-    assert grid is not None and ds is not None
-    start, end = ds.events.period()
-    areas = unit_areas(ds.events, list(dict.fromkeys(grid.spatial)), ds.hierarchy)
-    return coarseness(grid, areas, end - start)
-
-
 def power_law_section(inp: ReportInputs) -> Section:
-    if inp.dataset is None:
-        return absent(
-            "Power law", "the input data was not loaded, so the size of the spatial units is unknown."
-        )
-    grid = inp.grid
-    assert grid is not None
-    sizes = profile_sizes(inp)
-    risk = inp.risk()
-    try:
-        fit = fit_power_law(grid.labels, sizes, risk)
-    except ValueError as exc:
-        return absent("Power law", str(exc))
+    """The guarded power law of the decision (the one ``privacy-studio tradeoff`` prints): drawn only over
+    the measured coarseness, clipped to [0, 1], with its text and the profiles left out."""
+    a = inp.analysis
+    if a is None:
+        return absent("Power law", "there is no trade-off analysis for this project (see the notes).")
+    law = a.power_law
+    if law is None:
+        return absent("Power law", a.power_law_text)
+    sizes, risk = a.coarseness, a.risk
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
-    xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
-    fitted = fit.predict(xs)
-    proportion = is_proportion(inp.measure)
-    if proportion:  # a share cannot exceed 100 %: the line stops where the fit would
-        xs, fitted = xs[fitted <= 1.0], fitted[fitted <= 1.0]
+    xs = np.geomspace(*law.measured_range, 30)
+    fitted = np.clip(law.fit.predict(xs), 0.0, 1.0)
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
-        "the "
-        "fitted power law.",
+        "the power law fitted on the profiles with risk strictly between 0 and 1, drawn over the measured "
+        "range only.",
         "unit area x bin width (km²·h)",
         inp.risk_label,
         [
@@ -365,19 +347,21 @@ def power_law_section(inp: ReportInputs) -> Section:
                 "profiles",
                 sizes[use].tolist(),
                 risk[use].tolist(),
-                labels=np.array(grid.labels)[use].tolist(),
+                labels=np.array(a.labels)[use].tolist(),
                 mode="points",
             ),
             Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
         ],
         log_x=True,
         log_y=True,
-        percent_y=proportion,
+        percent_y=is_proportion(inp.measure),
     )
-    blocks = [figure, Paragraph(coarsening_text(fit, inp.ceiling, inp.risk_label))]
-    if fit.left_out:
+    blocks = [figure, Paragraph(a.power_law_text)]
+    if law.fit.left_out:
         blocks.append(
-            Paragraph(f"Left out of the fit (zero risk or unknown size): {', '.join(fit.left_out)}.", "note")
+            Paragraph(
+                f"Left out of the fit (risk 0 or 1, or unknown size): {', '.join(law.fit.left_out)}.", "note"
+            )
         )
     return Section("Power law", blocks)
 

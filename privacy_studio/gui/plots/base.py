@@ -8,8 +8,8 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QShowEvent
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
-from privacy_studio.gui.results import Record
+from privacy_studio.gui.results import Record, p_values
 
 #: What an empty plot says, so a newcomer knows how to fill it.
 NO_RESULTS = "No results yet: tick cells in the Grid tab (left) and press Run (Ctrl+R)."
@@ -43,6 +43,10 @@ def profile_colour(index: int) -> str:
 def profile_dash(index: int) -> Qt.PenStyle:
     """Line style that tells apart profiles sharing a colour once the palette wraps round."""
     return DASHES[(index // len(PALETTE)) % len(DASHES)]
+
+
+#: Milliseconds a shown plot waits for more results before redrawing (results of a run come in bursts).
+REDRAW_DELAY_MS = 120
 
 
 #: What plots inside analysis panels ask for, so their settings and plot fit a 900-pixel window unscrolled.
@@ -73,6 +77,15 @@ class PlotTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.records: list[Record] = []
+        self.p_box: QSpinBox | None = None
+        self.combo: ProfileCombo | None = None
+        self._p_placed = False
+        self._stale = False
+        self._deferred = False
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(REDRAW_DELAY_MS)
+        self._redraw_timer.timeout.connect(self.flush)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.controls = QHBoxLayout()
@@ -118,6 +131,7 @@ class PlotTab(QWidget):
         box.setPrefix("p = ")
         box.valueChanged.connect(self.refresh)
         self._add_control("Points known:", box)
+        self.p_box = box
         return box
 
     def add_profile_chooser(self, label: str = "Profile:") -> ProfileCombo:
@@ -125,21 +139,62 @@ class PlotTab(QWidget):
         combo = ProfileCombo()
         combo.currentIndexChanged.connect(self.refresh)
         self._add_control(label, combo)
+        self.combo = combo
         return combo
 
     def _add_control(self, label: str, widget: QWidget) -> None:
         self.controls.insertWidget(0, QLabel(label))
         self.controls.insertWidget(1, widget)
 
+    # -- redrawing ---------------------------------------------------------------------------------
+    def redraw_only_when_shown(self) -> None:
+        """From now on, new results redraw this plot only while it is shown, at most every
+        ``REDRAW_DELAY_MS``; a hidden plot redraws once when it is shown again (the window's tabs)."""
+        self._deferred = True
+
+    def flush(self) -> None:
+        """Redraw now if results arrived since the last drawing."""
+        self._redraw_timer.stop()
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._redraw_timer.start(0)
+
     # -- hooks -------------------------------------------------------------------------------------
     def set_records(self, records: list[Record]) -> None:
         """Show these results (called with the whole list after each partial result)."""
         self.records = list(records)
-        self.refresh()
+        self.update_controls()
+        self._stale = True
+        if not self._deferred or not self.window().isVisible():  # off screen (tests, exports): draw now
+            self.flush()
+        elif self.isVisible() and not self._redraw_timer.isActive():
+            self._redraw_timer.start(REDRAW_DELAY_MS)
         if not self.records:
             self.note.setText(NO_RESULTS)
         elif self.note.text() == NO_RESULTS:
             self.note.clear()
+
+    def update_controls(self) -> None:
+        """Make the choosers follow ``self.records`` (cheap, done at once even while the plot is hidden):
+        the profiles, and the range of p with the run's reference p chosen when the first results come."""
+        if self.combo is not None:
+            self.combo.update_records(self.records)
+        ps = p_values(self.records)
+        if self.p_box is None or not ps:
+            self._p_placed = False
+            return
+        self.p_box.blockSignals(True)
+        self.p_box.setRange(ps[0], ps[-1])
+        if not self._p_placed:
+            reference = next((r["reference_p"] for r in self.records if r.get("reference_p") in ps), None)
+            self.p_box.setValue(reference if reference is not None else ps[0])
+            self._p_placed = True
+        self.p_box.blockSignals(False)
 
     def refresh(self) -> None:
         raise NotImplementedError
@@ -153,6 +208,7 @@ class PlotTab(QWidget):
         """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``."""
         path = Path(path)
         suffix = path.suffix.lower()
+        self.flush()
         if suffix == ".csv":
             header, rows = self.data_table()
             with path.open("w", newline="", encoding="utf-8") as f:

@@ -39,7 +39,6 @@ class UserEmHistogram(PlotTab):
         return np.histogram(em, bins=BINS, range=(0.0, max(float(em.max()), 1e-12)))
 
     def refresh(self) -> None:
-        self.combo.update_records(self.records)
         counts, edges = self.histogram()
         self.curve.setData(edges, counts)
         rec = self.combo.chosen(self.records)

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.results import by_p, p_values
+from privacy_studio.gui.results import by_p
 
 #: Text of a cell without a result for the chosen p ("…" read as "still computing").
 NOT_RUN = "not run"
@@ -64,9 +64,6 @@ class UnicityHeatmap(PlotTab):
         return spatial, temporal, values
 
     def refresh(self) -> None:
-        ps = p_values(self.records)
-        if ps:
-            self.p_box.setRange(ps[0], ps[-1])
         spatial, temporal, values = self.matrix()
         if len(self.texts) != values.size:
             self._rebuild_texts(values.shape)

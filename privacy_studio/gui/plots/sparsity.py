@@ -46,7 +46,6 @@ class SparsityPlot(PlotTab):
         return theory.sparsity_curves(int(rec["n_users"]), float(rec["fill_rate"]), ds), ds
 
     def refresh(self) -> None:
-        self.combo.update_records(self.records)
         curves, ds = self.curves()
         rec = self.combo.chosen(self.records)
         if not curves or rec is None:

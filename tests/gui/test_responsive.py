@@ -1,0 +1,154 @@
+"""The window stays responsive: hidden plots wait, the risk map draws cells, Cancel and Esc show at once."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from privacy_studio.core.engines import numba_engine
+from privacy_studio.core.runner import run_grid
+from privacy_studio.gui.plots.location_map import MAX_PLACES_SHOWN, LocationEmMap
+
+from .test_flow import RUN_TIMEOUT, tick_cells
+
+
+def _record(spatial: str, temporal: str, places: int = 0, reference_p: int = 1) -> dict:
+    rng = np.random.default_rng(len(spatial) + places)
+    record = {
+        "spatial": spatial,
+        "temporal": temporal,
+        "reference_p": reference_p,
+        "by_p": [{"p": p, "unicity": 0.1 * p, "unicity_ci": [0.05 * p, 0.15 * p]} for p in (1, 2, 3)],
+    }
+    if places:
+        record["per_location"] = {
+            "unit_ids": [f"u{i}" for i in range(places)],
+            "x_km": rng.uniform(0, 30, places).tolist(),
+            "y_km": rng.uniform(0, 20, places).tolist(),
+            "em": rng.exponential(1e-4, places).tolist(),
+        }
+    return record
+
+
+def test_hidden_plots_wait_until_shown_and_bursts_redraw_once(window, qtbot, monkeypatch):
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(0)
+    drawn: dict[str, int] = {}
+    for plot in window.plots:
+        original = plot.refresh
+        monkeypatch.setattr(
+            plot,
+            "refresh",
+            lambda p=plot, f=original: (drawn.__setitem__(p.title, 1 + drawn.get(p.title, 0)), f()),
+        )
+    records = [_record("zip", "1h"), _record("district", "1w")]
+    for i in range(1, 3):
+        for plot in window.plots:
+            plot.set_records(records[:i])
+    shown, hidden = window.plots[0], window.plots[1]
+    qtbot.waitUntil(lambda: drawn.get(shown.title) == 1, timeout=3000)
+    assert hidden.title not in drawn, "a plot in a hidden tab is not drawn"
+    assert hidden.p_box.maximum() == 3, "its choosers follow the records at once"
+    window.tabs.setCurrentWidget(hidden)
+    qtbot.waitUntil(lambda: drawn.get(hidden.title) == 1, timeout=3000)
+    assert len(hidden.texts) == 4
+
+
+def test_heatmap_opens_at_the_reference_p(window):
+    heat = window.heatmap
+    heat.set_records([_record("zip", "1h", reference_p=2)])
+    assert heat.p_box.value() == 2
+    heat.p_box.setValue(3)
+    heat.set_records([_record("zip", "1h", reference_p=2), _record("zip", "1w", reference_p=2)])
+    assert heat.p_box.value() == 3, "the user's choice stays while results come in"
+
+
+def test_risk_map_draws_cells_and_places_only_when_zoomed_in(window, qtbot):
+    loc_map = window.plots[-1]
+    assert isinstance(loc_map, LocationEmMap) and loc_map.runner is window.runner
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentWidget(loc_map)
+    loc_map.set_records([_record("raw", "1h", places=3 * MAX_PLACES_SHOWN)])
+    qtbot.waitUntil(lambda: loc_map.cells is not None, timeout=5000)
+    assert loc_map.cells.places.sum() == 3 * MAX_PLACES_SHOWN
+    assert loc_map.shown_places() == 0, "at city scale the map shows cells, not every place"
+    assert "darker = riskier" in loc_map.note.text()
+    assert len(loc_map.legend.items) == 5
+    loc_map.plot.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)
+    qtbot.waitUntil(lambda: 0 < loc_map.shown_places() <= MAX_PLACES_SHOWN, timeout=3000)
+    assert len(loc_map.data_table()[1]) == 3 * MAX_PLACES_SHOWN, "the export keeps every place"
+
+
+def test_cancel_and_esc_show_at_once_and_stop_the_run(imported_window, qtbot, monkeypatch):
+    win = imported_window
+    release = threading.Event()
+
+    def slow(*args, **kwargs):
+        for item in run_grid(*args, **kwargs):
+            yield item
+            release.wait(30)
+
+    monkeypatch.setattr(numba_engine, "run_grid", slow)
+    worker = win.start_run(tick_cells(win))
+    qtbot.waitUntil(lambda: win.cancel_action.isEnabled(), timeout=5000)
+    assert win.cancel_button.isVisible() and win.cancel_button.text() == "Cancel"
+    win.activateWindow()
+    qtbot.keyClick(win, Qt.Key.Key_Escape)
+    if not worker.is_cancelled:  # offscreen platforms without an active window route no shortcut
+        win.cancel_action.trigger()
+    assert worker.is_cancelled
+    assert win.cancel_button.text() == "Cancelling…" and not win.cancel_button.isEnabled()
+    assert not win.cancel_action.isEnabled()
+    release.set()
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    assert win.cancel_button.text() == "Cancel" and not win.cancel_action.isEnabled()
+    assert win.run_action.isEnabled()
+
+
+def test_warm_up_runs_in_the_background_without_cancel(window, qtbot):
+    worker = window.warm_up()
+    assert worker.background
+    assert "background" in window.status_label.text()
+    assert window.status_worker is None and not window.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: worker not in window.runner.active, timeout=300_000)
+
+
+def test_a_second_run_asks_before_replacing_results(imported_window, qtbot, monkeypatch):
+    win = imported_window
+    settings = tick_cells(win, (("district", "1w"),))
+    win.start_run(settings)
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    before = list(win.session.project.results)
+    asked: list[str] = []
+
+    def refuse(_parent, _title, text, *_args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", refuse)
+    assert win.start_run(settings) is None
+    assert "replaces the 1 profiles" in asked[0]
+    assert win.session.project.results == before
+
+
+def test_scrolling_over_a_setting_without_focus_leaves_it_alone(window, qtbot):
+    box = window.grid.samples
+    window.side_tabs.setCurrentWidget(window.grid_page)
+    before = box.value()
+    wheel = QWheelEvent(
+        QPointF(5, 5),
+        QPointF(box.mapToGlobal(box.rect().center())),
+        QPointF(0, 0).toPoint(),
+        QPointF(0, 120).toPoint(),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(box, wheel)
+    assert box.value() == before
+    assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus
