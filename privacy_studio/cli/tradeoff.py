@@ -161,7 +161,7 @@ def summary(analysis, unscored: list[str]) -> str:
     lines += [
         table.message(),
         "",
-        "Recommendation: " + analysis.recommendation.reasoning,
+        *analysis.decision_lines(),
         "",
         analysis.power_law_text,
     ]

@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import pyarrow as pa
 
 from privacy_studio.core.events import EventTable
+from privacy_studio.core.io.errors import ReaderError
+from privacy_studio.core.io.timeparse import TimeParser
 
 UNIFORM, ACTIVITY, TOP, RAREST, GIVEN = 0, 1, 2, 3, 4
 
@@ -91,7 +94,8 @@ def parse_knowledge(text: str) -> KnowledgeModel:
 def read_known_events(path: str, events: EventTable) -> EventTable:
     """Read ``user_id,time,location_id`` rows (CSV/TSV, header) as known events coded like ``events``.
 
-    ``time`` is epoch seconds or an ISO 8601 / date-time text (UTC unless it carries an offset). Users or
+    ``time`` is epoch seconds or ISO 8601, parsed by the reader's own parser: naive times are wall-clock
+    times in the data's zone, so known events land in the bins of the events they describe. Users or
     locations the dataset does not have are an error, never dropped.
     """
     import pandas as pd
@@ -127,16 +131,7 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
             f"the knowledge file {path} names {len(unknown_locs)} location(s) not in the data, e.g. "
             + ", ".join(unknown_locs[:5])
         )
-    raw_time = picked["time"]
-    numeric = pd.to_numeric(raw_time, errors="coerce")
-    if numeric.notna().all():
-        seconds = numeric.to_numpy(dtype=np.int64)
-    else:
-        stamps = pd.to_datetime(raw_time, utc=True, errors="coerce")
-        if stamps.isna().any():
-            bad = int(np.flatnonzero(stamps.isna().to_numpy())[0]) + 2
-            raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
-        seconds = stamps.astype("int64").to_numpy() // 1_000_000_000
+    seconds = _known_times(picked["time"], path, events.tz)
     user = np.fromiter((user_code[u] for u in picked["user"]), dtype=np.int32, count=len(frame))
     location = np.fromiter((loc_code[x] for x in picked["location"]), dtype=np.int32, count=len(frame))
     order = np.lexsort((seconds, user))
@@ -153,6 +148,19 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
         locations=events.locations,
         **xy,
     )
+
+
+def _known_times(texts: object, path: str, tz: str) -> np.ndarray:
+    """UTC epoch seconds of the knowledge file's times, read exactly as the data reader reads times."""
+    parser = TimeParser(tz, dayfirst=False, monthfirst=False, column="time", path=path)
+    try:
+        seconds, ok = parser.parse(pa.array(list(texts), pa.string()), first_line=2)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0]) + 2
+        raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
+    return np.asarray(seconds, dtype=np.int64)
 
 
 def combined_table(events: EventTable, known: EventTable) -> EventTable:

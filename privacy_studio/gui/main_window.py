@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 
     from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.release import ReleaseManifest
+    from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
 #: Milliseconds the results table waits for more profiles before it is rebuilt.
@@ -256,6 +258,12 @@ class MainWindow(QMainWindow):
             file_menu, "&Export plot…", self.export_plot, "Ctrl+E", "Save the current plot or its data"
         )
         self._action(file_menu, "Export &report…", self.export_report, "Ctrl+Shift+E", "Write the PDF report")
+        self._action(
+            file_menu,
+            "Export re&lease…",
+            self.export_release,
+            tip="Write the data at a profile, measured again",
+        )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         run_menu = self.menuBar().addMenu("&Run")
@@ -752,6 +760,21 @@ class MainWindow(QMainWindow):
                 self.error(f"Cannot write the report: {exc}")
                 return
             self.log(f"Report written to {path}")
+
+    def export_release(self) -> ReleaseDialog:
+        """Open the release dialog on the session's data; a written release is recorded in the project."""
+        from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
+
+        dialog = ReleaseDialog(self.runner, self.session.project, self.session.dataset, self)
+        dialog.released.connect(self._released)
+        dialog.show()
+        return dialog
+
+    def _released(self, manifest: ReleaseManifest) -> None:
+        self.session.project.analyses["release"] = manifest.to_dict()
+        self.session.set_dirty(True)
+        self.session.changed.emit()
+        self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")
 
     def show_help(self) -> None:
         self.help_dock.show()

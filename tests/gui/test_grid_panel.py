@@ -58,3 +58,10 @@ def test_settings_round_trip_through_apply(grid, qtbot):
     qtbot.addWidget(other)
     other.apply_settings(saved)
     assert other.settings() == saved
+
+
+def test_a_saved_p_list_is_kept_exactly_until_its_range_is_edited(grid):
+    grid.apply_settings({"p_values": [1, 2, 4]})
+    assert grid.settings()["p_values"] == [1, 2, 4]
+    grid.p_to.setValue(5)
+    assert grid.settings()["p_values"] == [1, 2, 3, 4, 5]

@@ -19,6 +19,7 @@ SECTIONS = [
     "Summary for decision makers",
     "Method",
     "Results",
+    "Release",
     "Limitations",
     "Appendix: per-profile details",
 ]

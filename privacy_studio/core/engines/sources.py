@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.events import EventTable, hourly_offsets
+from privacy_studio.core.events import EventTable, hourly_offset_pieces
 from privacy_studio.core.generalize import SpatialLevel
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io.options import ReaderOptions
@@ -135,13 +135,15 @@ def register_locations(engine: RelationalEngine, x: np.ndarray, y: np.ndarray) -
 
 
 def local_range(engine: RelationalEngine, tz: str, t0: int, t1: int) -> tuple[int, int]:
-    """Register the hourly offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
+    """Register the offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
     if not is_utc(tz):
         first, last = t0 // 3600, t1 // 3600
+        pieces = hourly_offset_pieces(first, last, tz)
+        hours = np.arange(first, last + 1, dtype=np.int64)
         engine.register(
             "ps_tz",
             pa.table(
-                {"h": np.arange(first, last + 1, dtype=np.int64), "off": hourly_offsets(first, last, tz)}
+                {"h": hours, "split": pieces.split, "off_before": pieces.before, "off_after": pieces.after}
             ),
         )
     row = engine.execute(plan.local_range_sql(not is_utc(tz)))

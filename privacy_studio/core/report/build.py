@@ -23,6 +23,7 @@ from privacy_studio.core.report.inputs import (
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.report.release import release_section
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
@@ -40,6 +41,7 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
         summary_section(inp, headline),
         method_section(inp),
         results_section(inp),
+        release_section(project.analyses),
         limitations_section(inp),
         appendix_section(inp),
     ]

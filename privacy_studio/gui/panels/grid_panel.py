@@ -51,6 +51,7 @@ class GridPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.saved_p: list[int] = []  # a project's p list, kept as given while its range is not edited
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
         self.table.setMinimumHeight(170)
@@ -257,11 +258,14 @@ class GridPanel(QWidget):
     def settings(self) -> dict[str, Any]:
         """The grid and parameters as the keyword arguments of ``RiskSettings`` (JSON-ready)."""
         p_lo, p_hi = sorted((self.p_from.value(), self.p_to.value()))
+        saved = (
+            self.saved_p if self.saved_p and (min(self.saved_p), max(self.saved_p)) == (p_lo, p_hi) else []
+        )
         return {
             "spatial": self.spatial_levels(),
             "temporal": self.temporal_levels(),
             "cells": [list(c) for c in self.checked_cells()],
-            "p_values": list(range(p_lo, p_hi + 1)),
+            "p_values": list(saved) or list(range(p_lo, p_hi + 1)),
             "knowledge": self.knowledge.currentData(),
             "measures": [k for k, box in self.measure_boxes.items() if box.isChecked()],
             "samples": self.samples.value(),
@@ -282,6 +286,7 @@ class GridPanel(QWidget):
                 self.set_checked(spatial, temporal)
         ps = settings.get("p_values") or []
         if ps:
+            self.saved_p = [int(p) for p in ps]
             self.p_from.setValue(min(ps))
             self.p_to.setValue(max(ps))
         index = self.knowledge.findData(settings.get("knowledge", self.knowledge.currentData()))

@@ -139,7 +139,7 @@ class TradeoffPanel(QWidget):
         self.p_choice = QComboBox()
         self.utility_choice = QComboBox()
         self.ceiling = QDoubleSpinBox()
-        self.ceiling.setRange(0.0, 100.0)
+        self.ceiling.setRange(0.001, 99.999)  # a ceiling is strictly between 0 and 1
         self.ceiling.setDecimals(3)
         self.ceiling.setSuffix(" %")
         self.ceiling.setValue(5.0)
@@ -196,8 +196,13 @@ class TradeoffPanel(QWidget):
         self.recommendation = QLabel("No results yet.")
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.dominance = _table(["profile", "risk", "utility", "Pareto", "dominated by"])
-        return _page((self.pareto_plot, 3), self.recommendation, (self.dominance, 2))
+        self.evidence = QLabel("")
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.dominance = _table(
+            ["profile", "risk", "utility", "Pareto", "dominated by", "criteria", "people"]
+        )
+        return _page((self.pareto_plot, 3), self.recommendation, self.evidence, (self.dominance, 2))
 
     def _build_ordinal(self) -> QWidget:
         self.tau_table = QTableWidget(0, 0)
@@ -436,6 +441,7 @@ class TradeoffPanel(QWidget):
             self.chosen.setData([], [])
             self.front_line.setData([], [])
             self.recommendation.setText("No results yet." if self.grid is None else "")
+            self.evidence.setText("")
             _fill(self.dominance, [])
             self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))
             return
@@ -459,6 +465,7 @@ class TradeoffPanel(QWidget):
         chosen = [a.labels.index(rec.label)] if rec.label else []
         self.chosen.setData(a.utility[chosen], a.risk[chosen])
         self.recommendation.setText(("⚠ " + rec.warning) if rec.warning else rec.reasoning)
+        self.evidence.setText("\n".join(a.evidence_lines()))
         rows = []
         for i, label in enumerate(a.labels):
             status = (
@@ -473,6 +480,10 @@ class TradeoffPanel(QWidget):
                     _num(a.utility[i], 3),
                     status,
                     ", ".join(a.pareto.dominated_by.get(label, [])),
+                    "pass"
+                    if a.passed(label)
+                    else "fail: " + ", ".join(c.name for c in a.checks[i] if not c.passed),
+                    a.population[i].sentence(),
                 ]
             )
         _fill(self.dominance, rows)
@@ -497,9 +508,10 @@ class TradeoffPanel(QWidget):
         self.power_plot.setLabel("left", a.risk_name)
         self.power_ceiling.setPos(math.log10(a.ceiling) if a.ceiling > 0 else -12)
         self.power_points.setData(np.log10(a.coarseness[ok]), np.log10(a.risk[ok]))
-        if a.power_law is not None:
-            xs = np.geomspace(a.coarseness[ok].min(), a.coarseness[ok].max(), 50)
-            self.power_line.setData(xs, a.power_law.predict(xs))
+        if a.power_law is not None:  # drawn only over the measured range, clipped to [0, 1]
+            xs = np.geomspace(*a.power_law.measured_range, 50)
+            ys = np.clip(a.power_law.fit.predict(xs), 1e-12, 1.0)
+            self.power_line.setData(np.log10(xs), np.log10(ys))
         else:
             self.power_line.setData([], [])
         missing = sorted({s for s, area in zip(self.grid.spatial, a.coarseness, strict=True) if not area > 0})
