@@ -333,6 +333,10 @@ class MainWindow(QMainWindow):
     def _update_title(self, *_: Any) -> None:
         self.setWindowTitle(f"{self.session.title}[*] — Privacy Studio")
         self.setWindowModified(self.session.dirty)
+        project = self.session.project
+        data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
+        for plot in self.plots:
+            plot.set_context(f"{project.name}{data}")
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)

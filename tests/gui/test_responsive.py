@@ -152,3 +152,36 @@ def test_scrolling_over_a_setting_without_focus_leaves_it_alone(window, qtbot):
     QApplication.sendEvent(box, wheel)
     assert box.value() == before
     assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus
+
+
+def test_png_export_is_at_print_resolution_with_a_header(window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from privacy_studio.gui.plots.base import PRINT_WIDTH
+
+    unicity = window.plots[0]
+    window.session.project.name = "Test city"
+    window._update_title()
+    record = _record("zip", "1h")
+    record["n_users"] = 1234
+    record["by_p"][0]["n_excluded"] = 7
+    unicity.set_records([record])
+    image = QImage(str(unicity.export(tmp_path / "u.png")))
+    assert image.width() == PRINT_WIDTH and round(image.dotsPerMeterX() * 0.0254) == 300
+    assert unicity.header_lines() == ["Unicity vs p", "Test city — 1,234 people"]
+    heat = window.heatmap
+    heat.set_records([record])
+    assert heat.header_lines()[1].endswith(
+        "1,234 people; attacker knows p = 1 points; 7 sampled people with fewer than p points left out"
+    )
+    svg = heat.export(tmp_path / "h.svg").read_text()
+    assert "Test city" in svg and "Unicity heat-map" in svg
+
+
+def test_profiles_differ_in_marker_as_well_as_colour(window):
+    unicity = window.plots[0]
+    unicity.set_records([_record(f"grid:{i}", "1h") for i in range(1, 10)])
+    unicity.flush()  # the window shows its start page: the plot draws when asked to
+    pairs = {(c.line.opts["symbol"], c.line.opts["symbolBrush"]) for c in unicity.curves.values()}
+    assert len(pairs) == 9
+    assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0 %", "50 %"]
