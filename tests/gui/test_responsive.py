@@ -15,6 +15,9 @@ from privacy_studio.gui.plots.location_map import MAX_PLACES_SHOWN, LocationEmMa
 
 from .test_flow import RUN_TIMEOUT, tick_cells
 
+#: Longer than a plot's redraw delay.
+REDRAW_WAIT_MS = 400
+
 
 def _record(spatial: str, temporal: str, places: int = 0, reference_p: int = 1) -> dict:
     rng = np.random.default_rng(len(spatial) + places)
@@ -185,3 +188,15 @@ def test_profiles_differ_in_marker_as_well_as_colour(window):
     pairs = {(c.line.opts["symbol"], c.line.opts["symbolBrush"]) for c in unicity.curves.values()}
     assert len(pairs) == 9
     assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0 %", "50 %"]
+
+
+def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
+    panel = window.tradeoff
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(0)
+    window.session.add_result(_record("zip", "1h"))
+    window.session.add_result(_record("district", "1w"))
+    qtbot.wait(REDRAW_WAIT_MS)
+    assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
+    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)
