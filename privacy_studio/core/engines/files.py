@@ -133,6 +133,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         local_range=(0, 0),
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
+        place_tolerance_km=options.place_tolerance_m / 1000.0,
     )
     if n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
