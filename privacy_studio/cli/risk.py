@@ -203,7 +203,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="exclude",
         choices=("exclude", "all-points"),
         help="people with fewer than p points: left out and counted (default), or evaluated on all the "
-        "points they have (records, sequence, frequency, proportion)",
+        "points they have (a conservative figure; counted in n_short)",
     )
     p.add_argument(
         "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"

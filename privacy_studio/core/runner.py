@@ -66,7 +66,7 @@ class RiskSettings:
     exact: bool = False
     reference_p: int = 4
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-    short_traces: str = "exclude"  # or "all-points" (records, sequence, frequency, proportion)
+    short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a readable message for any impossible setting."""
@@ -93,10 +93,10 @@ class RiskSettings:
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
-        if self.short_traces == "all-points" and not isinstance(model, MatchingModel):
+        if self.short_traces == "all-points" and isinstance(model, Explicit):
             raise ValueError(
-                "--short-traces all-points works with the records, sequence, frequency and proportion "
-                f"knowledge models; {model.name} excludes people with fewer than p points"
+                "--short-traces all-points does not apply to explicit knowledge (each person's known "
+                "points are given)"
             )
         if self.exact and model.name != "uniform":
             raise ValueError(
@@ -462,7 +462,13 @@ def results_by_p(
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
     A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
+    With ``short_traces = all-points`` the sizes of people with fewer than p points are filled in place.
     """
+    short = (
+        fill_short_traces(sizes)
+        if settings.short_traces == "all-points"
+        else np.zeros(sizes.shape[::2], bool)
+    )
     fixed = not parse_knowledge(settings.knowledge).random
     worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
@@ -470,8 +476,23 @@ def results_by_p(
         s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
         row = _presult(p, s, len(sizes), want, False)
         row.worst_exact = row.worst_exact or (fixed and "worst" in want)
+        row.n_short = int(short[:, p - 1].sum())
         by_p.append(row)
     return by_p, worst
+
+
+def fill_short_traces(sizes: np.ndarray) -> np.ndarray:
+    """Give people with fewer than p points, at every such p, the sizes of knowing all their points.
+
+    Draws are nested, so a person's first L points of every order are their whole trace of L points: the
+    size at p = L is the all-points size, carried to every larger p. Returns (S, pmax) True where filled.
+    """
+    short = np.zeros(sizes.shape[::2], dtype=bool)
+    for k in range(1, sizes.shape[2]):
+        missing = (sizes[:, 0, k] == 0) & (sizes[:, 0, k - 1] > 0)
+        sizes[missing, :, k] = sizes[missing, :, k - 1]
+        short[missing, k] = True
+    return short
 
 
 def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
