@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from privacy_studio.cli import UserError
 
 if TYPE_CHECKING:
+    from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.project import Project
@@ -102,17 +103,13 @@ def _compute(
 ) -> bool:
     """Run what the report needs and the project lacks; True if the project changed."""
     from privacy_studio.core.project import jsonable
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.project_run import run_analysis
 
     changed = False
     if not project.results or args.rerun:
         if dataset is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
-        settings = RiskSettings.from_dict(project.settings)
-        choice = project.engine_choice()  # the engine saved with the project
-        files = project.events_files() if choice.name != "numba" else None
-        results = choice.run_grid(dataset, settings, files, control=control.sub(0, 0.7))
-        project.results = [jsonable(r.to_dict()) for r in results]
+        run_analysis(project, dataset, control.sub(0, 0.7))  # on the engine saved with the project
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())
@@ -120,17 +117,18 @@ def _compute(
     if args.population is not None:
         if dataset is None:
             raise ValueError("--population needs the project's input data, which is missing")
-        project.analyses["population_extrapolation"] = extrapolate(
-            project, dataset, args.population, control.sub(0.7, 1.0)
-        )
+        project.store(extrapolate(project, dataset, args.population, control.sub(0.7, 1.0)))
         changed = True
     return changed
 
 
-def extrapolate(project: Project, dataset: Dataset, population: int, control: TaskControl) -> dict:
+def extrapolate(
+    project: Project, dataset: Dataset, population: int, control: TaskControl
+) -> PopulationExtrapolation:
     """Unicity of the recommended (else first) profile on 10 % … 100 % user subsets, for the report's fit."""
     from dataclasses import replace
 
+    from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.report.inputs import resolve_inputs
     from privacy_studio.core.runner import RiskSettings
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
@@ -153,12 +151,6 @@ def extrapolate(project: Project, dataset: Dataset, population: int, control: Ta
     curve = subsample_curve(
         dataset.events.n_users, runner_estimator(dataset, settings, "unicity", p), seed=seed, control=control
     )
-    return {
-        "measure": "unicity",
-        "p": p,
-        "profile": inp.grid.labels[i],
-        "n": curve.n.tolist(),
-        "risk": curve.risk.tolist(),
-        "model": "power",
-        "population": population,
-    }
+    return PopulationExtrapolation(
+        "unicity", p, inp.grid.labels[i], curve.n.tolist(), curve.risk.tolist(), population
+    )

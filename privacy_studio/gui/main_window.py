@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.engines.choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
+    from privacy_studio.core.runner import RiskSettings
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
@@ -577,6 +578,7 @@ class MainWindow(QMainWindow):
         )
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
+        worker.signals.finished.connect(lambda _items: self.measure_information_loss(risk))
         worker.signals.cancelled.connect(
             lambda items: self.log(
                 f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
@@ -591,6 +593,21 @@ class MainWindow(QMainWindow):
             f"Running {len(settings['cells'])} profiles, "
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
             f"on the {choice.resolved(files)} engine"
+        )
+        self.runner.start(worker)
+        return worker
+
+    def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
+        """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab
+        weighs it when no expert scored the profiles, and the project keeps it."""
+        from privacy_studio.core.project_run import computed_utility
+
+        if self.session.dataset is None:
+            return None
+        worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
+        worker.signals.finished.connect(self.tradeoff.set_computed_utility)
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
         )
         self.runner.start(worker)
         return worker
