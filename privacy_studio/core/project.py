@@ -25,7 +25,7 @@ from privacy_studio import __version__
 
 if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
 
@@ -312,7 +312,7 @@ class Project:
 
     def engine_choice(self) -> EngineChoice:
         """The risk engine the project runs on (validated when the file was read)."""
-        from privacy_studio.core.engines.choice import EngineChoice
+        from privacy_studio.core.engines.engine_choice import EngineChoice
 
         return EngineChoice.from_dict(self.engine)
 
@@ -485,7 +485,7 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
 
     try:
         EngineChoice.from_dict(d["engine"])

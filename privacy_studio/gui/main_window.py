@@ -49,7 +49,7 @@ from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
 if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
 
 MAX_RECENT = 8
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.runner import RiskSettings
+        from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
