@@ -29,7 +29,7 @@ from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
