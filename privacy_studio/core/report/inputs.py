@@ -3,13 +3,17 @@ and utility, resolved once so every section uses the same numbers."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privacy_studio.core.report.numbers import interval, number, share
-from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table, recommend
+from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
+from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 
 if TYPE_CHECKING:
@@ -84,6 +88,7 @@ class ReportInputs:
     utility: np.ndarray | None
     ceiling: float
     recommendation: Recommendation | None = None
+    analysis: TradeoffAnalysis | None = None  # the same object ``privacy-studio tradeoff --json`` prints
 
     @property
     def measure_name(self) -> str:
@@ -125,17 +130,37 @@ def resolve_inputs(project: Project, dataset: Dataset | None = None) -> ReportIn
             measure = "unicity"
     utility_name, utility = _utility(project, grid, notes)
     inp = ReportInputs(project, dataset, grid, measure, p, notes, utility_name, utility, ceiling)
-    if grid is not None and utility is not None:
-        inp.recommendation = recommend(
-            grid.labels,
-            inp.risk(),
-            utility,
-            ceiling,
-            inp.risk_upper(),
-            measure=inp.risk_label,
-            utility_name=f"utility ({utility_name})",
-        )
+    if grid is not None and utility is not None and utility_name is not None:
+        inp.analysis = _analysis(inp, grid, utility, utility_name)
+        inp.recommendation = inp.analysis.recommendation if inp.analysis is not None else None
     return inp
+
+
+def _analysis(
+    inp: ReportInputs, grid: GridTable, utility: np.ndarray, utility_name: str
+) -> TradeoffAnalysis | None:
+    """The decision exactly as ``privacy-studio tradeoff`` and the window derive it (same function), with the
+    unit areas of the loaded dataset; problems become notes."""
+    try:
+        criteria = ReleaseCriteria.from_choices(inp.project.tradeoff)
+    except ValueError as exc:
+        inp.notes.append(f"The saved release criteria cannot be used ({exc}).")
+        return None
+    areas, period = dataset_unit_areas(inp.dataset) if inp.dataset is not None else ({}, math.nan)
+    try:
+        return analyse(
+            grid,
+            utility,
+            measure=inp.measure,
+            p=inp.p,
+            utility_name=utility_name,
+            criteria=criteria,
+            unit_areas=areas,
+            period_seconds=period,
+        )
+    except ValueError as exc:
+        inp.notes.append(f"The trade-off could not be derived ({exc}).")
+        return None
 
 
 def _utility(

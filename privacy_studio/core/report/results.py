@@ -33,10 +33,8 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
-from privacy_studio.core.tradeoff.analysis import coarseness
 from privacy_studio.core.tradeoff.extrapolation import fit_trend
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
-from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_areas
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -88,7 +86,7 @@ def grid_section(inp: ReportInputs) -> Section:
             [
                 label,
                 count(grid.n_users[i]),
-                count(coverage(inp, i, inp.p).covered),
+                count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
                 count(entry.get("n_excluded")),
             ]
@@ -325,43 +323,32 @@ def ordinal_section(inp: ReportInputs) -> Section:
                 rows,
             ),
             Paragraph(table.message()),
+            *([Paragraph(inp.analysis.ranking_note)] if inp.analysis and inp.analysis.ranking_note else []),
         ],
     )
 
 
-def profile_sizes(inp: ReportInputs) -> np.ndarray:
-    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset, computed as the
-    studio's trade-off panel does so both show the same fit."""
-    grid, ds = inp.grid, inp.dataset
-    assert grid is not None and ds is not None
-    start, end = ds.events.period()
-    areas = unit_areas(ds.events, list(dict.fromkeys(grid.spatial)), ds.hierarchy)
-    return coarseness(grid, areas, end - start)
-
-
 def power_law_section(inp: ReportInputs) -> Section:
-    if inp.dataset is None:
-        return absent(
-            "Power law", "the input data was not loaded, so the size of the spatial units is unknown."
-        )
+    """The guarded power law of the trade-off analysis (the one ``privacy-studio tradeoff --json`` prints):
+    measured profiles, the fitted line drawn only over the measured range and clipped to [0, 1]."""
+    analysis = inp.analysis
+    if analysis is None:
+        return absent("Power law", "the trade-off could not be derived (no utility scores or no results).")
+    law = analysis.power_law
+    if law is None:
+        return absent("Power law", analysis.power_law_text)
     grid = inp.grid
     assert grid is not None
-    sizes = profile_sizes(inp)
-    risk = inp.risk()
-    try:
-        fit = fit_power_law(grid.labels, sizes, risk)
-    except ValueError as exc:
-        return absent("Power law", str(exc))
+    sizes, risk = analysis.coarseness, analysis.risk
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
-    xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
-    fitted = fit.predict(xs)
+    low, high = law.measured_range
+    xs = np.geomspace(low, high, 30) if high > low else np.asarray([low])
+    fitted = [law.predict(float(x)) for x in xs]
     proportion = is_proportion(inp.measure)
-    if proportion:  # a share cannot exceed 100 %: the line stops where the fit would
-        xs, fitted = xs[fitted <= 1.0], fitted[fitted <= 1.0]
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
-        "the "
-        "fitted power law.",
+        f"the power law fitted on the {law.n_used} profiles with risk strictly between 0 and 1 (R² = "
+        f"{number(law.r2, 3)}), drawn only over the measured range.",
         "unit area x bin width (km²·h)",
         inp.risk_label,
         [
@@ -372,18 +359,13 @@ def power_law_section(inp: ReportInputs) -> Section:
                 labels=np.array(grid.labels)[use].tolist(),
                 mode="points",
             ),
-            Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
+            Series("fit (measured range only)", xs.tolist(), [_float(v) for v in fitted], mode="dashed"),
         ],
         log_x=True,
         log_y=True,
         percent_y=proportion,
     )
-    blocks = [figure, Paragraph(coarsening_text(fit, inp.ceiling, inp.risk_label))]
-    if fit.left_out:
-        blocks.append(
-            Paragraph(f"Left out of the fit (zero risk or unknown size): {', '.join(fit.left_out)}.", "note")
-        )
-    return Section("Power law", blocks)
+    return Section("Power law", [figure, Paragraph(analysis.power_law_text)])
 
 
 def extrapolation_section(inp: ReportInputs) -> Section:
