@@ -22,7 +22,7 @@ def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
         seed=3,
     )
     project.results = [jsonable(r.to_dict()) for r in run_grid(project.load_dataset(), settings)]
-    project.tradeoff["ceiling"] = 0.99  # every profile qualifies (a ceiling must be < 1): the most useful wins
+    project.tradeoff["ceiling"] = 0.99  # every profile qualifies (a ceiling is < 1): the most useful wins
     project.save()
     recommended = resolve_inputs(project).recommendation.label
     assert recommended == "antenna × 1w"  # transport planning scores it 3, district × 1w 2
