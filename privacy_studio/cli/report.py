@@ -130,7 +130,7 @@ def extrapolate(
 
     from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.report.inputs import resolve_inputs
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
 
     inp = resolve_inputs(project, dataset)
