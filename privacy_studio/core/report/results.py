@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from privacy_studio.core.analyses import PopulationExtrapolation
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
@@ -33,7 +34,7 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
-from privacy_studio.core.tradeoff.extrapolation import fit_trend
+from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
 
 
@@ -86,7 +87,7 @@ def grid_section(inp: ReportInputs) -> Section:
             [
                 label,
                 count(grid.n_users[i]),
-                count(coverage(inp, i, inp.p).covered),
+                count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
                 count(entry.get("n_excluded")),
             ]
@@ -323,13 +324,14 @@ def ordinal_section(inp: ReportInputs) -> Section:
                 rows,
             ),
             Paragraph(table.message()),
+            *([Paragraph(inp.analysis.ranking_note)] if inp.analysis and inp.analysis.ranking_note else []),
         ],
     )
 
 
 def power_law_section(inp: ReportInputs) -> Section:
-    """The guarded power law of the decision (the one ``privacy-studio tradeoff`` prints): drawn only over
-    the measured coarseness, clipped to [0, 1], with its text and the profiles left out."""
+    """The guarded power law of the decision (the one ``privacy-studio tradeoff --json`` prints): measured
+    profiles, the fitted line drawn only over the measured range and clipped to [0, 1]."""
     a = inp.analysis
     if a is None:
         return absent("Power law", "there is no trade-off analysis for this project (see the notes).")
@@ -338,12 +340,13 @@ def power_law_section(inp: ReportInputs) -> Section:
         return absent("Power law", a.power_law_text)
     sizes, risk = a.coarseness, a.risk
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
-    xs = np.geomspace(*law.measured_range, 30)
-    fitted = np.clip(law.fit.predict(xs), 0.0, 1.0)
+    low, high = law.measured_range
+    xs = np.geomspace(low, high, 30) if high > low else np.asarray([low])
+    fitted = [law.predict(float(x)) for x in xs]
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
-        "the power law fitted on the profiles with risk strictly between 0 and 1, drawn over the measured "
-        "range only.",
+        f"the power law fitted on the {law.n_used} profiles with risk strictly between 0 and 1 (R² = "
+        f"{number(law.r2, 3)}), drawn only over the measured range.",
         "unit area x bin width (km²·h)",
         inp.risk_label,
         [
@@ -354,7 +357,7 @@ def power_law_section(inp: ReportInputs) -> Section:
                 labels=np.array(a.labels)[use].tolist(),
                 mode="points",
             ),
-            Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
+            Series("fit (measured range only)", xs.tolist(), [_float(v) for v in fitted], mode="dashed"),
         ],
         log_x=True,
         log_y=True,
@@ -371,35 +374,36 @@ def power_law_section(inp: ReportInputs) -> Section:
 
 
 def extrapolation_section(inp: ReportInputs) -> Section:
-    saved = inp.project.analyses.get("population_extrapolation")
-    if not saved:
+    try:
+        saved = inp.project.analysis(PopulationExtrapolation)
+    except ValueError as exc:
+        return absent("Population extrapolation", str(exc))
+    if saved is None:
         return absent(
             "Population extrapolation",
             "not run for this project (privacy-studio report --population N, or the studio's trade-off "
             "panel).",
         )
-    n = np.asarray(saved["n"], dtype=np.float64)
-    risk = np.asarray(saved["risk"], dtype=np.float64)
-    population = int(saved["population"])
-    what = f"{MEASURE_NAMES.get(saved.get('measure', 'unicity'), 'unicity')} at p = {saved.get('p', inp.p)}"
+    n, risk, population = np.asarray(saved.n), np.asarray(saved.risk), saved.population
+    what = f"{MEASURE_NAMES.get(saved.measure, 'unicity')} at p = {saved.p if saved.p is not None else inp.p}"
     try:
-        fit = fit_trend(n, risk, saved.get("model", "power"))
+        result = extrapolate(n, risk, population, saved.model)
     except ValueError as exc:
         return absent("Population extrapolation", str(exc))
     xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
     figure = PlotFigure(
-        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
+        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.profile}), and the "
         f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
         "number of people n",
         what,
         [
             Series("measured on subsets", n.tolist(), risk.tolist(), mode="points"),
-            Series("trend (extrapolated)", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+            Series("trend (extrapolated)", xs.tolist(), result.fit.predict(xs).tolist(), mode="dashed"),
         ],
         log_x=True,
         percent_y=True,
     )
-    return Section("Population extrapolation", [figure, Paragraph(fit.describe(population, what), "warning")])
+    return Section("Population extrapolation", [figure, Paragraph(result.describe(what), "warning")])
 
 
 def groups_section(inp: ReportInputs) -> Section:
@@ -433,7 +437,7 @@ def groups_section(inp: ReportInputs) -> Section:
             count(r.n_users),
             share(r.mean_unique),
             number(r.mean_em),
-            f"{number(r.odds_ratio, 3)} [{number(r.ci_low, 3)}, {number(r.ci_high, 3)}]",
+            report.odds_text(r),
         ]
         for r in report.rows
     ]
