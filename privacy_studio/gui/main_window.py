@@ -768,7 +768,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _released(self, manifest: ReleaseManifest) -> None:
-        self.session.project.analyses["release"] = manifest.to_dict()
+        self.session.project.store(manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")
