@@ -517,6 +517,7 @@ def _validate(d: dict[str, Any], origin: str) -> None:
 def _validate_sections(d: dict[str, Any], origin: str) -> None:
     """The risk settings, trade-off choices and saved analyses, each through its typed reader."""
     from privacy_studio.core.analyses import TradeoffChoice, validate_analyses
+    from privacy_studio.core.report_details import ReportDetails
     from privacy_studio.core.runner import RiskSettings
 
     try:
@@ -529,3 +530,7 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
         validate_analyses(d["analyses"])
     except ValueError as exc:
         raise ProjectError(f"{origin}: {exc}") from None
+    try:
+        ReportDetails.of(d["analyses"])
+    except (ValueError, TypeError) as exc:
+        raise ProjectError(f"{origin}: analyses: {exc}") from None

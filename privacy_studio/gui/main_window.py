@@ -46,6 +46,7 @@ from privacy_studio.gui.plots.location_map import LocationEmMap
 from privacy_studio.gui.plots.sparsity import SparsityPlot
 from privacy_studio.gui.plots.unicity import UnicityPlot
 from privacy_studio.gui.results import Record, as_record, profile_label
+from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.session import Session
 from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
 from privacy_studio.gui.wheel_guard import WheelGuard, guard_wheel
@@ -110,7 +111,7 @@ class MainWindow(QMainWindow):
         self.run_worker: Worker | None = None
         self.status_worker: Worker | None = None
         self.import_dialog: ImportDialog | None = None
-        self.resize(1280, 720)
+        fit_to_screen(self, 1400, 900)
 
         self.heatmap = UnicityHeatmap()
         self.plots: list[PlotTab] = [
@@ -308,6 +309,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        else:  # first start: the plots get most of the height, the results table a quarter
+            self.resizeDocks([self.results_dock], [self.height() // 4], Qt.Orientation.Vertical)
 
     def recent_files(self) -> list[str]:
         value = self.qsettings.value("recent", [])
@@ -330,6 +333,10 @@ class MainWindow(QMainWindow):
     def _update_title(self, *_: Any) -> None:
         self.setWindowTitle(f"{self.session.title}[*] — Privacy Studio")
         self.setWindowModified(self.session.dirty)
+        project = self.session.project
+        data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
+        for plot in self.plots:
+            plot.set_context(f"{project.name}{data}")
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)

@@ -15,6 +15,9 @@ from privacy_studio.gui.plots.location_map import MAX_PLACES_SHOWN, LocationEmMa
 
 from .test_flow import RUN_TIMEOUT, tick_cells
 
+#: Longer than a plot's redraw delay.
+REDRAW_WAIT_MS = 400
+
 
 def _record(spatial: str, temporal: str, places: int = 0, reference_p: int = 1) -> dict:
     rng = np.random.default_rng(len(spatial) + places)
@@ -152,3 +155,48 @@ def test_scrolling_over_a_setting_without_focus_leaves_it_alone(window, qtbot):
     QApplication.sendEvent(box, wheel)
     assert box.value() == before
     assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus
+
+
+def test_png_export_is_at_print_resolution_with_a_header(window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from privacy_studio.gui.plots.base import PRINT_WIDTH
+
+    unicity = window.plots[0]
+    window.session.project.name = "Test city"
+    window._update_title()
+    record = _record("zip", "1h")
+    record["n_users"] = 1234
+    record["by_p"][0]["n_excluded"] = 7
+    unicity.set_records([record])
+    image = QImage(str(unicity.export(tmp_path / "u.png")))
+    assert image.width() == PRINT_WIDTH and round(image.dotsPerMeterX() * 0.0254) == 300
+    assert unicity.header_lines() == ["Unicity vs p", "Test city — 1,234 people"]
+    heat = window.heatmap
+    heat.set_records([record])
+    assert heat.header_lines()[1].endswith(
+        "1,234 people; attacker knows p = 1 points; 7 sampled people with fewer than p points left out"
+    )
+    svg = heat.export(tmp_path / "h.svg").read_text()
+    assert "Test city" in svg and "Unicity heat-map" in svg
+
+
+def test_profiles_differ_in_marker_as_well_as_colour(window):
+    unicity = window.plots[0]
+    unicity.set_records([_record(f"grid:{i}", "1h") for i in range(1, 10)])
+    unicity.flush()  # the window shows its start page: the plot draws when asked to
+    pairs = {(c.line.opts["symbol"], c.line.opts["symbolBrush"]) for c in unicity.curves.values()}
+    assert len(pairs) == 9
+    assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0 %", "50 %"]
+
+
+def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
+    panel = window.tradeoff
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(0)
+    window.session.add_result(_record("zip", "1h"))
+    window.session.add_result(_record("district", "1w"))
+    qtbot.wait(REDRAW_WAIT_MS)
+    assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
+    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)

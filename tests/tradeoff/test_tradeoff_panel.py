@@ -167,3 +167,20 @@ def test_a_new_dataset_gives_the_power_law_its_unit_areas(qtbot):
     want, period = dataset_unit_areas(dataset)
     assert panel.unit_areas == want and panel.period_seconds == period
     panel.runner.wait(10_000)
+
+
+def test_risk_by_group_reads_the_projects_own_attributes_file(qtbot, tmp_path):
+    from privacy_studio.core.project import DataSource, Project
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    attributes = tmp_path / "attributes.csv"
+    attributes.write_text("user_id,gender\na,f\nb,m\nc,f\n")
+    session = Session()
+    panel = TradeoffPanel(session)
+    qtbot.addWidget(panel)
+    project = Project(sources=[DataSource(str(attributes), None, {}, role="attributes")])
+    session.replace(project)
+    qtbot.waitUntil(lambda: panel.attributes is not None, timeout=10_000)
+    assert sorted(panel.attributes.index) == ["a", "b", "c"]
+    assert list(panel.attributes["gender"]) == ["f", "m", "f"]

@@ -35,6 +35,7 @@ MEASURE_EXPLANATION = {
     "worst_share_at_1": "worst_case",
 }
 _PROPORTIONS = {"unicity", "k_disclosure", "worst_mean", "worst_share_at_1"}
+_WORST = {"worst_mean", "worst_share_at_1"}
 
 
 def is_proportion(measure: str) -> bool:
@@ -58,10 +59,13 @@ def measure_columns(measures: list[str]) -> list[str]:
 
 
 def measure_cells(entry: dict, measures: list[str]) -> list[str]:
-    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`."""
+    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`; a
+    sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
-        out.append(format_measure(m, entry.get(m)))
+        value = format_measure(m, entry.get(m))
+        sampled_worst = m in _WORST and entry.get(m) is not None and not entry.get("worst_exact", False)
+        out.append(f"≥ {value}" if sampled_worst else value)  # a sampled worst case is a lower bound
         if m == "unicity":
             out.append(interval(entry.get("unicity_ci")) or "–")
     return out

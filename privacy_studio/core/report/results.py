@@ -22,6 +22,7 @@ from privacy_studio.core.report.content import (
     Table,
     absent,
 )
+from privacy_studio.core.report.evidence import coverage
 from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
     ReportInputs,
@@ -77,16 +78,15 @@ def grid_section(inp: ReportInputs) -> Section:
     grid = inp.grid
     assert grid is not None
     measures = [m for m in MEASURE_NAMES if np.isfinite(grid.values(m, inp.p)).any()]
-    columns = ["Profile", "Users", "d", *measure_columns(measures), "Excluded"]
+    columns = ["Profile", "In file", "Covered", *measure_columns(measures), "Excluded"]
     rows = []
     for i, label in enumerate(grid.labels):
         entry = grid.by_p[i].get(inp.p, {})
-        d = inp.project.results[i].get("d")
         rows.append(
             [
                 label,
                 count(grid.n_users[i]),
-                count(d),
+                count(coverage(inp, i, inp.p).covered),
                 *measure_cells(entry, measures),
                 count(entry.get("n_excluded")),
             ]
@@ -96,7 +96,10 @@ def grid_section(inp: ReportInputs) -> Section:
         f"Table 1. Risk of every profile{at}.",
         columns,
         rows,
-        "Excluded: users with fewer than p distinct points, who cannot be drawn from (counted, not hidden).",
+        "In file: people in the data. Covered: the people the risk figures describe (the people evaluated, "
+        "all or a random sample, less those excluded). Excluded: people with fewer than p distinct points, "
+        "who cannot be drawn from (counted, not hidden). Values marked ≥ are lower bounds. Each profile's d "
+        "is in the appendix.",
     )
     return Section("Risk across the grid", [table, heatmap(inp)])
 
@@ -252,34 +255,35 @@ def pareto_section(inp: ReportInputs) -> Section:
     known = [i for i, label in enumerate(grid.labels) if label not in result.missing]
     front = [grid.labels.index(label) for label in result.front]
     dominated = [i for i in known if i not in front]
+    utility = inp.utility
     series = [
         Series(
             "dominated",
+            [float(utility[i]) for i in dominated],
             [float(risk[i]) for i in dominated],
-            [float(inp.utility[i]) for i in dominated],
             labels=[grid.labels[i] for i in dominated],
             mode="points",
         ),
         Series(
             "Pareto front",
+            [float(utility[i]) for i in front],
             [float(risk[i]) for i in front],
-            [float(inp.utility[i]) for i in front],
             labels=[grid.labels[i] for i in front],
             mode="line",
         ),
     ]
     if math.isfinite(inp.ceiling):
-        top = float(np.nanmax(inp.utility))
-        bottom = float(np.nanmin(inp.utility))
-        series.append(Series("risk ceiling", [inp.ceiling, inp.ceiling], [bottom, top], mode="dashed"))
+        span = [float(np.nanmin(utility)), float(np.nanmax(utility))]
+        series.append(Series("risk ceiling", span, [inp.ceiling, inp.ceiling], mode="dashed"))
     figure = PlotFigure(
-        f"Figure 4. Pareto plot: {inp.risk_label} against utility ({inp.utility_name}), utility reversed so "
-        "that the bottom-left is best; the front is joined.",
+        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_name}) "
+        f"across, more useful to the left, and {inp.risk_label} up, so the bottom-left is best; the front is "
+        "joined.",
+        f"utility: {inp.utility_name} (reversed: more useful to the left)",
         inp.risk_label,
-        f"utility: {inp.utility_name} (reversed)",
         series,
-        reverse_y=True,
-        percent_x=is_proportion(inp.measure),
+        reverse_x=True,
+        percent_y=is_proportion(inp.measure),
     )
     rows = [
         [

@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -43,6 +44,7 @@ from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 COMPUTED_PREFIX = "computed: "
@@ -94,6 +96,11 @@ def _plot(bottom: str, left: str) -> pg.PlotWidget:
     return plot
 
 
+def _read_attributes(path: str, control: Any = None) -> Any:
+    """``read_attributes`` as a worker task (one pandas read: nothing to report)."""
+    return read_attributes(path)
+
+
 class TradeoffPanel(QWidget):
     """Call :meth:`set_results` with the risk records (live, as they arrive); edits are announced by
     ``utility_changed`` (the project's ``utility`` dict) and ``choices_changed`` (its ``tradeoff`` dict)."""
@@ -117,13 +124,37 @@ class TradeoffPanel(QWidget):
         self._filling = False
         self._wanted: dict | None = None
         self.runner = TaskRunner(self)
+        self._arrived: list | None = None  # results of a run not shown yet (the panel was hidden)
+        self._arrival_timer = QTimer(self)
+        self._arrival_timer.setSingleShot(True)
+        self._arrival_timer.setInterval(REDRAW_DELAY_MS)
+        self._arrival_timer.timeout.connect(self._show_arrived)
         self._build()
         if session is not None:
-            session.results_changed.connect(self.set_results)
+            session.results_changed.connect(self._results_arrived)
             session.dataset_changed.connect(self.measure_unit_areas)
             session.changed.connect(self._project_maybe_replaced)
             self._project = None
             self._project_maybe_replaced()
+
+    # -- results of a run: analysed when the panel is shown, once per burst --------------------------
+    def _results_arrived(self, records: list) -> None:
+        self._arrived = records
+        if not self.window().isVisible():  # off screen (tests, report): at once
+            self._show_arrived()
+        elif self.isVisible() and not self._arrival_timer.isActive():
+            self._arrival_timer.start()
+
+    def _show_arrived(self) -> None:
+        self._arrival_timer.stop()
+        if self._arrived is not None:
+            records, self._arrived = self._arrived, None
+            self.set_results(records)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._arrived is not None:
+            self._arrival_timer.start(0)
 
     # -- construction ------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -691,7 +722,21 @@ class TradeoffPanel(QWidget):
         if project is self._project:
             return
         self._project = project
+        self._arrived = None
         self.scores = UtilityGrid.from_dict(project.utility)
         self.computed = dict(project.analyses.get("information_loss") or {})
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
+        self.load_project_attributes(project)
+
+    def load_project_attributes(self, project: Any) -> Worker | None:
+        """Read the project's own user-attributes file (role ``attributes``) in the background, so risk by
+        group is ready without asking for a file the project already names."""
+        source = next((s for s in project.sources if s.role == "attributes"), None)
+        if source is None or not source.exists():
+            return None
+        worker = Worker(_read_attributes, source.path, name="user attributes")
+        worker.signals.finished.connect(lambda table: self.set_attributes(table))
+        worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
+        self.runner.start(worker)
+        return worker

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QPainter, QShowEvent
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QShowEvent
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.atomic import write_bytes, write_text
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
 from privacy_studio.gui.results import Record, p_values
@@ -35,9 +37,28 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 
 DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
 
+#: Marker of successive profiles: seven shapes against eight colours, so 56 profiles differ in both.
+SYMBOLS = ("o", "s", "t", "d", "star", "t1", "p")
+
+#: Width in pixels of an exported PNG: 8 inches at 300 dots per inch, a printed page's width.
+PRINT_WIDTH = 2400
+PRINT_DPI = 300
+
 
 def profile_colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def profile_symbol(index: int) -> str:
+    return SYMBOLS[index % len(SYMBOLS)]
+
+
+class PercentAxis(pg.AxisItem):
+    """An axis of shares (0-1) labelled in percent."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        digits = 0 if spacing * scale >= 0.01 else 1
+        return [f"{v * scale * 100:.{digits}f} %" for v in values]
 
 
 def profile_dash(index: int) -> Qt.PenStyle:
@@ -77,6 +98,7 @@ class PlotTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.records: list[Record] = []
+        self.context = ""
         self.p_box: QSpinBox | None = None
         self.combo: ProfileCombo | None = None
         self._p_placed = False
@@ -204,6 +226,31 @@ class PlotTab(QWidget):
         raise NotImplementedError
 
     # -- export ------------------------------------------------------------------------------------
+    def set_context(self, text: str) -> None:
+        """Name of the dataset (project) that exported pictures state under their title."""
+        self.context = text
+
+    def coverage(self) -> str:
+        """Which people the plot covers and at which p, for the export's header (one line)."""
+        people = max((int(r.get("n_users") or 0) for r in self.records), default=0)
+        parts = [f"{people:,} people" if people else "no results yet"]
+        if self.p_box is not None and self.records:
+            p = self.p_box.value()
+            excluded = [
+                int(e.get("n_excluded") or 0)
+                for r in self.records
+                for e in r.get("by_p") or []
+                if e.get("p") == p
+            ]
+            parts.append(f"attacker knows p = {p} points")
+            if excluded:
+                parts.append(f"{max(excluded):,} sampled people with fewer than p points left out")
+        return "; ".join(parts)
+
+    def header_lines(self) -> list[str]:
+        """Title, then dataset and coverage, written above an exported picture."""
+        return [self.title, " — ".join(t for t in (self.context, self.coverage()) if t)]
+
     def export(self, path: str | Path) -> Path:
         """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``."""
         path = Path(path)
@@ -211,35 +258,82 @@ class PlotTab(QWidget):
         self.flush()
         if suffix == ".csv":
             header, rows = self.data_table()
-            with path.open("w", newline="", encoding="utf-8") as f:
-                writer = csv.writer(f)
-                writer.writerow(header)
-                writer.writerows(rows)
+            text = io.StringIO(newline="")
+            writer = csv.writer(text)
+            writer.writerow(header)
+            writer.writerows(rows)
+            write_text(path, text.getvalue())
         elif suffix == ".svg":
             self._export_svg(path)
         elif suffix == ".png":
-            exporter = pg_exporters.ImageExporter(self.graphics.scene())
-            exporter.parameters()["width"] = max(800, self.graphics.width())
-            exporter.export(str(path))
+            write_bytes(path, self._print_png())
         else:
             raise ValueError(
                 f"cannot export a plot as {suffix or 'a file without extension'} (use .png, .svg or .csv)"
             )
         return path
 
+    def _print_png(self) -> bytes:
+        """The plot at print resolution (``PRINT_WIDTH`` pixels, 300 dpi) under its header lines."""
+        exporter = pg_exporters.ImageExporter(self.graphics.scene())
+        exporter.parameters()["width"] = PRINT_WIDTH
+        plot = exporter.export(toBytes=True)
+        header = int(PRINT_WIDTH * 0.06)
+        image = QImage(plot.width(), plot.height() + header, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        dots_per_metre = round(PRINT_DPI / 0.0254)
+        image.setDotsPerMeterX(dots_per_metre)
+        image.setDotsPerMeterY(dots_per_metre)
+        painter = QPainter(image)
+        try:
+            self._paint_header(painter, plot.width(), header)
+            painter.drawImage(0, header, plot)
+        finally:
+            painter.end()
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        image.save(buffer, "PNG")
+        return bytes(data.data())
+
+    def _paint_header(self, painter: QPainter, width: int, height: int) -> None:
+        title, context = self.header_lines()
+        margin = height // 6
+        font = QFont()
+        font.setPixelSize(height * 2 // 5)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("black"))
+        painter.drawText(
+            QRect(margin, 0, width - 2 * margin, height // 2), Qt.AlignmentFlag.AlignBottom, title
+        )
+        font.setPixelSize(height // 4)
+        font.setBold(False)
+        painter.setFont(font)
+        painter.drawText(QRect(margin, height // 2, width - 2 * margin, height // 2), 0, context)
+
     def _export_svg(self, path: Path) -> None:
-        """Render the plot area as vector SVG (pyqtgraph's own SVG exporter fails on recent Qt versions)."""
+        """Render the plot area as vector SVG under its header lines (pyqtgraph's own SVG exporter fails on
+        recent Qt versions); written to a buffer first, then atomically to ``path``."""
         size = self.graphics.size()
+        header = max(48, size.width() // 16)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         generator = QSvgGenerator()
-        generator.setFileName(str(path))
-        generator.setSize(size)
-        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setOutputDevice(buffer)
+        generator.setSize(QSize(size.width(), size.height() + header))
+        generator.setViewBox(QRect(0, 0, size.width(), size.height() + header))
         generator.setTitle(self.title)
+        generator.setDescription(self.header_lines()[1])
         painter = QPainter(generator)
         try:
+            self._paint_header(painter, size.width(), header)
+            painter.translate(0, header)
             self.graphics.render(painter)
         finally:
             painter.end()
+        write_bytes(path, bytes(data.data()))
 
     def _ask_export(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.measures import theory
-from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.plots.base import PercentAxis, PlotTab
 
 CURVE_POINTS = 200
 
@@ -20,8 +20,9 @@ class SparsityPlot(PlotTab):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.combo = self.add_profile_chooser("n and fill rate of profile:")
-        self.plot = self.graphics.addPlot()
+        self.plot = self.graphics.addPlot(axisItems={"left": PercentAxis("left")})
         self.plot.setLogMode(x=True, y=False)
+        self.plot.getAxis("bottom").setStyle(maxTextLevel=0)  # decades only: minor labels collided
         self.plot.setLabel("bottom", "dimensions d (spatial units x time bins)")
         self.plot.setLabel("left", "probability")
         self.plot.setYRange(0, 1)
