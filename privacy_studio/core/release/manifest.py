@@ -60,6 +60,7 @@ class ReleaseManifest:
     released: Counts
     measured_on_release: ReleaseFigures
     measured_before_suppression: ReleaseFigures
+    project_kanon: dict[str, Any] | None = None  # k and shares the project's own run found at this profile
     project_file: str | None = None
     project_sha256: str | None = None
     inputs: list[InputFile] = field(default_factory=list)

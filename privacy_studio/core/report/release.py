@@ -42,6 +42,7 @@ def release_section(analyses: dict[str, Any]) -> Section:
             ),
             _removals(manifest),
             _figures(manifest),
+            *_project_figures(manifest),
             Paragraph(
                 "The figures on the release were measured on the file as written, read back with the "
                 "studio's own reader at its own granularity (its units as places, its time bins); the file "
@@ -81,3 +82,16 @@ def _figures(m: ReleaseManifest) -> Table:
             row("on the release file", m.measured_on_release),
         ],
     )
+
+
+def _project_figures(m: ReleaseManifest) -> list[Paragraph]:
+    """The project's own full-fingerprint figures at the profile (if its run had them), to compare."""
+    if not m.project_kanon:
+        return []
+    k, unique = m.project_kanon.get("k"), m.project_kanon.get("share_below", {}).get("2")
+    return [
+        Paragraph(
+            f"For comparison, the project's own risk run at {m.profile_label} found k = {k} and "
+            f"{share(unique)} unique whole traces on the data."
+        )
+    ]
