@@ -14,7 +14,7 @@ from privacy_studio.cli.risk import parse_p_values, split_list
 def new(args: argparse.Namespace) -> int:
     """Create a project file naming the data, its reader options and the grid; nothing is run yet."""
     from privacy_studio.core.project import Project, ProjectError
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     out = Path(args.out)
     if out.suffix != ".psproj":

@@ -26,7 +26,7 @@ from privacy_studio import __version__
 if TYPE_CHECKING:
     from privacy_studio.core.analyses import TradeoffChoice
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
 
@@ -332,7 +332,7 @@ class Project:
 
     def engine_choice(self) -> EngineChoice:
         """The risk engine the project runs on (validated when the file was read)."""
-        from privacy_studio.core.engines.choice import EngineChoice
+        from privacy_studio.core.engines.engine_choice import EngineChoice
 
         return EngineChoice.from_dict(self.engine)
 
@@ -505,7 +505,7 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
 
     try:
         EngineChoice.from_dict(d["engine"])
@@ -518,7 +518,7 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     """The risk settings, trade-off choices and saved analyses, each through its typed reader."""
     from privacy_studio.core.analyses import TradeoffChoice, validate_analyses
     from privacy_studio.core.report_details import ReportDetails
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     try:
         if d["settings"]:

@@ -15,7 +15,7 @@ from privacy_studio.core.utility import computed_utilities
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
 
 def computed_utility(
@@ -37,7 +37,7 @@ def computed_utility(
 def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None = None) -> None:
     """Run the project's risk grid on its engine and compute every profile's information loss; the
     results, the import report and the computed utility replace those the project held."""
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     control = control or TaskControl()
     if not project.settings:

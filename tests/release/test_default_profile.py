@@ -9,7 +9,8 @@ from privacy_studio import cli
 from privacy_studio.core.project import Project, jsonable
 from privacy_studio.core.report import build_report
 from privacy_studio.core.report.inputs import resolve_inputs
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 
 
 def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):

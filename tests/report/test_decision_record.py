@@ -226,3 +226,39 @@ def test_residual_risk_when_no_profile_meets_the_criteria(make_project) -> None:
     assert "covers no release" in residual.blocks[0].text and residual.blocks[0].style == "warning"
     least = _section(report, "Summary for decision makers")
     assert "the least risky profile" in report.text() and _figures(least)["Unique whole traces"]
+
+
+def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_results, tmp_path) -> None:
+    """Grid levels have known unit areas, so the fit needs no data: the report must print exactly the
+    power law and recommendation ``privacy-studio tradeoff --json`` gives for the same project."""
+    from privacy_studio.cli import main
+
+    spatial, temporal = ["grid:1", "grid:2", "grid:5"], ["1h", "6h", "1d"]
+    project = Project(name="Grid levels")
+    project.results = make_results(spatial, temporal)
+    project.settings = {"spatial": spatial, "temporal": temporal, "p_values": [1, 2, 3, 4], "seed": 1}
+    labels = [r["label"] for r in project.results]
+    project.utility = {
+        "domains": ["planning"],
+        "scores": {lab: {"planning": 9.0 - i} for i, lab in enumerate(labels)},
+    }
+    project.tradeoff = {"risk_measure": "unicity", "risk_p": 4, "utility": "planning", "ceiling": 0.2}
+    path = project.save(tmp_path / "g.psproj")
+    assert main(["tradeoff", str(path), "--json", str(tmp_path / "t.json")]) == 0
+    printed = json.loads((tmp_path / "t.json").read_text())
+    report = build_report(Project.load(path))
+    analysis = report_inputs(path).analysis
+    assert analysis is not None and analysis.power_law is not None
+    assert json.loads(json.dumps(analysis.power_law.to_dict(analysis.ceiling))) == printed["power_law"]
+    assert printed["power_law"]["exponent"] < 0
+    assert report.headline["recommended"] == printed["recommendation"]["profile"]
+    assert analysis.power_law_text in report.text()
+    criteria = _section(report, "Release criteria").blocks[0]
+    passing = {row[0] for row in criteria.rows if row[-1] == "yes"}
+    assert passing == {p["label"] for p in printed["profiles"] if p["passes_criteria"]}
+
+
+def report_inputs(path):
+    from privacy_studio.core.report.inputs import resolve_inputs
+
+    return resolve_inputs(Project.load(path))

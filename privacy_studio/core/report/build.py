@@ -29,9 +29,10 @@ from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
+    from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 
 def build_report(project: Project, dataset: Dataset | None = None) -> ReportContent:
@@ -147,6 +148,9 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         )
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
+        if inp.analysis is not None and rec.label is not None:
+            checks = inp.analysis.checks[grid.labels.index(rec.label)]
+            section.add(*(Paragraph(_check_line(c)) for c in checks))
     if focus is not None:
         role = (
             "the recommended profile"
@@ -166,6 +170,15 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     glance = heatmap(inp)
     glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
     return section.add(glance)
+
+
+def _check_line(check: CriterionCheck) -> str:
+    """``✓ pass — unicity at p = 4 (upper end …): 3.6% (limit 5.0%)``."""
+    value = "not measured" if check.value is None else share(check.value)
+    note = f", {check.note}" if check.note else ""
+    return (
+        f"{'✓ pass' if check.passed else '✗ fail'}: {check.name}: {value} (limit {share(check.limit)}){note}"
+    )
 
 
 def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) -> KeyFigure:

@@ -3,63 +3,18 @@ that no figure hides the people it leaves out or the measures that disagree with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
+import math
 
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
 from privacy_studio.core.report.numbers import count, interval, share
+from privacy_studio.core.tradeoff.grid import Population
 
 
-@dataclass(frozen=True)
-class Coverage:
-    """The people behind one profile's figure at one p: evaluated (all, or a random sample), excluded for
-    having fewer than p points, and the people in the file."""
-
-    p: int | None
-    evaluated: int | None
-    excluded: int | None
-    in_file: int | None
-
-    @property
-    def covered(self) -> int | None:
-        return None if self.evaluated is None or self.excluded is None else self.evaluated - self.excluded
-
-    def sentence(self) -> str:
-        """``covers 968 of 1,000 people (a random sample of the 1,992 in the file); 32 excluded …``."""
-        if self.covered is None or not self.evaluated:
-            return "the people covered are not recorded in these results"
-        sample = (
-            f" (a random sample of the {self.in_file:,} in the file)"
-            if self.in_file is not None and self.in_file > self.evaluated
-            else ""
-        )
-        fewer = "" if self.p is None else f" with fewer than {self.p} points"
-        return (
-            f"covers {self.covered:,} of {self.evaluated:,} people{sample}; {self.excluded:,} excluded"
-            f"{fewer} ({share(self.excluded / self.evaluated)})"
-        )
-
-
-def coverage(inp: ReportInputs, i: int, p: int | None) -> Coverage:
-    """Who profile ``i``'s figures at ``p`` cover."""
+def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
+    """Who profile ``i``'s figures at ``p`` cover (people evaluated, excluded, in the file)."""
     assert inp.grid is not None
-    entry = inp.grid.by_p[i].get(p, {})
-    n = inp.grid.n_users[i]
-    evaluated, excluded = entry.get("n_sampled"), entry.get("n_excluded")
-    return Coverage(
-        p,
-        None if evaluated is None else int(evaluated),
-        None if excluded is None or evaluated is None else int(excluded),
-        int(n) if np.isfinite(n) else None,
-    )
-
-
-def worst_is_exact(inp: ReportInputs, i: int, p: int | None) -> bool:
-    """Whether profile ``i``'s worst-case figures at ``p`` are exact (else sampled lower bounds)."""
-    assert inp.grid is not None
-    return bool(inp.grid.by_p[i].get(p, {}).get("worst_exact", False))
+    return inp.grid.population(p)[i]
 
 
 def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
@@ -68,9 +23,8 @@ def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
     assert inp.grid is not None
     grid, p = inp.grid, inp.p
     out: list[KeyFigure] = []
-    kanon = inp.project.results[i].get("kanon") or {}
-    unique = (kanon.get("share_below") or {}).get("2")
-    if unique is not None:
+    unique = float(grid.unique_traces()[i])
+    if math.isfinite(unique):
         out.append(
             KeyFigure(
                 "Unique whole traces",
@@ -82,7 +36,7 @@ def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
     entry = grid.by_p[i].get(p, {})
     worst = entry.get("worst_share_at_1")
     if worst is not None:
-        exact = worst_is_exact(inp, i, p)
+        exact = grid.worst_exact(p)[i]
         value = share(worst) if exact else f"≥ {share(worst)}"
         kind = "exact" if exact else "a lower bound: not every choice of p points was tried"
         out.append(
@@ -105,11 +59,11 @@ def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
             )
         )
     cover = coverage(inp, i, p)
-    if cover.covered is not None and cover.evaluated:
+    if cover.eligible is not None:
         out.append(
             KeyFigure(
                 f"Excluded at p = {p}",
-                share(cover.excluded / cover.evaluated),
+                share(cover.excluded_share),
                 f"{count(cover.excluded)} people with fewer than {p} points are left out of the figures at "
                 f"p = {p}: their risk at this p is not measured",
             )

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from privacy_studio.core.naming import knowledge_name, spatial_name, temporal_name
 from privacy_studio.core.project import jsonable, sha256_of
-from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table
+from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import ReportInputs, format_measure
-from privacy_studio.core.report.numbers import count, interval
+from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.core.report_details import DEFAULT_CEILING_RATIONALE, DEFAULT_P_RATIONALE, ReportDetails
 from privacy_studio.versions import library_versions
 
@@ -33,6 +33,7 @@ def decision_record_section(inp: ReportInputs) -> Section:
         data_section(inp, details),
         attacker_section(inp),
         rationale_section(inp, details),
+        criteria_section(inp),
         residual_risk_section(inp, details),
         seed_stability_section(inp),
         fingerprints_section(inp),
@@ -150,6 +151,40 @@ def rationale_section(inp: ReportInputs, details: ReportDetails) -> Section:
             )
         )
     return Section("Reference p and ceiling", blocks)
+
+
+def criteria_section(inp: ReportInputs) -> Section:
+    """Every profile checked against every release criterion (the trade-off analysis's own checks)."""
+    analysis = inp.analysis
+    if analysis is None:
+        return absent(
+            "Release criteria", "the trade-off could not be derived (no utility scores or results)."
+        )
+    names = [c.name for c in analysis.checks[0]] if analysis.checks else []
+    rows = [
+        [
+            label,
+            *(f"{'pass' if c.passed else 'FAIL'}: {_limit_text(c.value)}" for c in checks),
+            "yes" if all(c.passed for c in checks) else "no",
+        ]
+        for label, checks in zip(analysis.labels, analysis.checks, strict=True)
+    ]
+    limits = "; ".join(f"{c.name} at most {_limit_text(c.limit)}" for c in analysis.checks[0])
+    return Section(
+        "Release criteria",
+        [
+            Table(
+                f"Table R3. Every profile against the release criteria ({limits}); an unmeasured value "
+                "fails.",
+                ["Profile", *names, "Meets all"],
+                rows,
+            )
+        ],
+    )
+
+
+def _limit_text(value: float | None) -> str:
+    return "not measured" if value is None else share(value)
 
 
 def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:

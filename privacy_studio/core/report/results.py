@@ -86,7 +86,7 @@ def grid_section(inp: ReportInputs) -> Section:
             [
                 label,
                 count(grid.n_users[i]),
-                count(coverage(inp, i, inp.p).covered),
+                count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
                 count(entry.get("n_excluded")),
             ]
@@ -323,13 +323,14 @@ def ordinal_section(inp: ReportInputs) -> Section:
                 rows,
             ),
             Paragraph(table.message()),
+            *([Paragraph(inp.analysis.ranking_note)] if inp.analysis and inp.analysis.ranking_note else []),
         ],
     )
 
 
 def power_law_section(inp: ReportInputs) -> Section:
-    """The guarded power law of the decision (the one ``privacy-studio tradeoff`` prints): drawn only over
-    the measured coarseness, clipped to [0, 1], with its text and the profiles left out."""
+    """The guarded power law of the decision (the one ``privacy-studio tradeoff --json`` prints): measured
+    profiles, the fitted line drawn only over the measured range and clipped to [0, 1]."""
     a = inp.analysis
     if a is None:
         return absent("Power law", "there is no trade-off analysis for this project (see the notes).")
@@ -338,12 +339,13 @@ def power_law_section(inp: ReportInputs) -> Section:
         return absent("Power law", a.power_law_text)
     sizes, risk = a.coarseness, a.risk
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
-    xs = np.geomspace(*law.measured_range, 30)
-    fitted = np.clip(law.fit.predict(xs), 0.0, 1.0)
+    low, high = law.measured_range
+    xs = np.geomspace(low, high, 30) if high > low else np.asarray([low])
+    fitted = [law.predict(float(x)) for x in xs]
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
-        "the power law fitted on the profiles with risk strictly between 0 and 1, drawn over the measured "
-        "range only.",
+        f"the power law fitted on the {law.n_used} profiles with risk strictly between 0 and 1 (R² = "
+        f"{number(law.r2, 3)}), drawn only over the measured range.",
         "unit area x bin width (km²·h)",
         inp.risk_label,
         [
@@ -354,7 +356,7 @@ def power_law_section(inp: ReportInputs) -> Section:
                 labels=np.array(a.labels)[use].tolist(),
                 mode="points",
             ),
-            Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
+            Series("fit (measured range only)", xs.tolist(), [_float(v) for v in fitted], mode="dashed"),
         ],
         log_x=True,
         log_y=True,
