@@ -31,7 +31,7 @@ RESULTS = Path(__file__).parent / "results" / "bench_gui.json"
 REAL = Path("/work/shared/real_data")
 DATASETS = ("sample", "gowalla", "city100k")
 CITY_USERS = 100_000
-#: Seconds into the second run at which Esc is pressed (at most: half the first run's time).
+#: Seconds into the second run at which Esc is pressed (at most: a quarter of the first run's time).
 CANCEL_AFTER = 3.0
 #: Seconds between two tab switches during the run (a user looking around).
 SWITCH_EVERY = 1.0
@@ -67,7 +67,7 @@ def dataset_spec(name: str, data: Path) -> tuple[dict, dict]:
                 "hierarchy": str(folder / "hierarchy.csv"),
             },
         }
-        grid = (["antenna", "district"], ["1h", "1w"], 4, 300)
+        grid = (["antenna", "zip", "district"], ["1h", "1w"], 6, 1000)
     spatial, temporal, p_max, samples = grid
     settings = {
         "spatial": spatial,
@@ -239,7 +239,7 @@ def child(name: str, data: Path, out: Path) -> None:
     window.tabs.setCurrentIndex(0)
     t0 = time.perf_counter()
     worker = window.start_run(window.grid.settings())
-    due = t0 + min(CANCEL_AFTER, result["run_s"] / 2)
+    due = t0 + min(CANCEL_AFTER, result["run_s"] / 4)
     pressed = None
     while window.run_worker is not None:
         now = time.perf_counter()

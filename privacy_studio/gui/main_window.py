@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
         for plot in self.plots:
             plot.set_context(f"{project.name}{data}")
+        self.heatmap.set_criteria(project.tradeoff)
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)
