@@ -141,8 +141,9 @@ def summary(manifest: ReleaseManifest) -> str:
         f"and {manifest.release_file}.manifest.json",
         f"people released: {after.people} of {before.people}; events: {after.events} of {before.events}",
     ]
+    thresholds = manifest.options.to_dict()
     lines += [
-        f"  {r.step}: removed {r.people} people, {r.events} events, {r.points} points"
+        f"  removed {r.people} people, {r.events} events, {r.points} points: {r.describe(thresholds[r.step])}"
         for r in manifest.removed
     ]
     unicity = "-" if fig.unicity is None else f"{fig.unicity:.4f}"

@@ -102,7 +102,7 @@ def _compute(
 ) -> bool:
     """Run what the report needs and the project lacks; True if the project changed."""
     from privacy_studio.core.project import jsonable
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     changed = False
     if not project.results or args.rerun:
@@ -132,7 +132,7 @@ def extrapolate(project: Project, dataset: Dataset, population: int, control: Ta
     from dataclasses import replace
 
     from privacy_studio.core.report.inputs import resolve_inputs
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
 
     inp = resolve_inputs(project, dataset)

@@ -47,10 +47,13 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Worst-case risk",
         "For each person, the outsider picks the p clues that narrow the candidates most; the risk is one "
         "in the smallest number of people those best clues can leave. The report gives its mean and the "
-        "share of people who can be pinned down exactly by some choice of p clues.",
+        "share of people who can be pinned down exactly by some choice of p clues. Where a trace is too "
+        "long to try every choice of p clues, only a sample of choices is tried: the figure is then a lower "
+        "bound, and the true worst case can be higher.",
         "It assumes the outsider knows exactly the most revealing points, which is pessimistic; it is not "
         "what a typical outsider with random knowledge achieves (that is unicity).",
-        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|",
+        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|; when the subsets are sampled, the maximum "
+        "over the sampled ones, a lower bound of risk_u",
     ),
     "k_anonymity": Explanation(
         "Full-fingerprint k-anonymity",

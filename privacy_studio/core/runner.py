@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -40,175 +39,14 @@ from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
+from privacy_studio.core.risk.settings import RiskSettings
 
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: Sampled users per kernel call: the granularity of progress reports and cancellation.
 CHUNK_USERS = 2000
 
 
-@dataclass
-class RiskSettings:
-    """What to compute: the grid (spatial x temporal, or checked cells), p values, knowledge and measures."""
-
-    spatial: list[str]
-    temporal: list[str]
-    cells: list[tuple[str, str]] | None = None
-    p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
-    knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
-    samples: int = 10000
-    draws: int = 1
-    seed: int = 0
-    exact: bool = False
-    reference_p: int = 4
-    em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-
-    def validate(self) -> None:
-        """Raise ``ValueError`` with a readable message for any impossible setting."""
-        if not self.cells and (not self.spatial or not self.temporal):
-            raise ValueError("the grid is empty: choose at least one spatial level and one time width")
-        if self.cells is not None and not self.cells:
-            raise ValueError("the grid is empty: no cell is checked")
-        if not self.p_values:
-            raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
-        for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
-                raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
-        if unknown or not self.measures:
-            raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
-            )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
-        if not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}")
-        model = parse_knowledge(self.knowledge)
-        if self.exact and model.name != "uniform":
-            raise ValueError(
-                "exact mode averages over all p-subsets, which is the uniform knowledge model only"
-            )
-        for spatial, temporal in self.cell_labels():
-            Profile.parse(spatial, temporal)
-
-    def cell_labels(self) -> list[tuple[str, str]]:
-        if self.cells is not None:
-            return [(str(s), str(t)) for s, t in self.cells]
-        return [(s, t) for s in self.spatial for t in self.temporal]
-
-    def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product)."""
-        return [Profile.parse(s, t) for s, t in self.cell_labels()]
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["cells"] = None if self.cells is None else [list(c) for c in self.cells]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> RiskSettings:
-        """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
-        names = {f.name for f in fields(cls)}
-        extra = sorted(set(d) - names)
-        if extra:
-            raise ValueError(f"unknown risk setting(s): {', '.join(extra)}")
-        missing = [k for k in ("spatial", "temporal") if k not in d]
-        if missing:
-            raise ValueError(f"risk settings need {' and '.join(missing)}")
-        kwargs = dict(d)
-        if kwargs.get("cells") is not None:
-            kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
-        settings = cls(**kwargs)
-        settings.validate()
-        return settings
-
-
-@dataclass
-class PResult:
-    """All measures at one p (p is None for explicit knowledge); None where a measure was not asked."""
-
-    p: int | None
-    unicity: float | None = None
-    unicity_ci: tuple[float, float] | None = None
-    k_disclosure: float | None = None
-    em: float | None = None
-    kl: float | None = None
-    n_sampled: int = 0
-    n_excluded: int = 0
-    worst_mean: float | None = None
-    worst_share_at_1: float | None = None
-    worst_exact: bool = False
-    class_sizes: dict[int, int] | None = None  # U_k over the draws: anonymity-set size -> number of draws
-    n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
-    em_users: int = 0  # users on whom EM / KL were computed
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["unicity_ci"] = None if self.unicity_ci is None else list(self.unicity_ci)
-        d["class_sizes"] = (
-            None if self.class_sizes is None else {str(k): v for k, v in self.class_sizes.items()}
-        )
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        if kwargs.get("unicity_ci") is not None:
-            kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
-        if kwargs.get("class_sizes") is not None:
-            kwargs["class_sizes"] = {int(k): int(v) for k, v in kwargs["class_sizes"].items()}
-        return cls(**kwargs)
-
-
-@dataclass
-class ProfileResult:
-    """One profile's results over all p, plus detail arrays at the reference p for maps and histograms."""
-
-    spatial: str
-    temporal: str
-    label: str
-    n_users: int
-    d: int
-    nnz: int
-    fill_rate: float
-    n_events: int
-    by_p: list[PResult]
-    kanon: dict | None = None
-    per_user: dict = field(default_factory=dict)
-    per_location: dict = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    index_bytes: int = 0
-    knowledge: str = "uniform"
-    exact: bool = False
-    reference_p: int | None = None
-    derived_from: str | None = None  # profile whose traces this one was coarsened from
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["by_p"] = [r.to_dict() for r in self.by_p]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ProfileResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
-        return cls(**kwargs)
-
-
 # -- helpers ---------------------------------------------------------------------------------------------
-
-
-def _float(x: float) -> float | None:
-    """A JSON-safe float (None for NaN)."""
-    x = float(x)
-    return None if np.isnan(x) else x
-
-
-def json_floats(a: np.ndarray) -> list[float | None]:
-    """A JSON-safe list of floats (None for NaN); every engine writes per-unit values with it."""
-    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 def check_levels(profiles: list[Profile], events: EventTable, hierarchy: Hierarchy | None) -> None:
@@ -349,15 +187,15 @@ def _presult(
     ci = (uni, uni) if exact else wilson_interval(s["unique"], s["trials"])
     return PResult(
         p=p,
-        unicity=_float(uni) if "unicity" in want else None,
+        unicity=float_or_none(uni) if "unicity" in want else None,
         unicity_ci=(float(ci[0]), float(ci[1])) if "unicity" in want and s["trials"] else None,
-        k_disclosure=_float(s["kdisc"]) if "kdisc" in want else None,
-        em=_float(s["em"]) if "em" in want else None,
-        kl=_float(s["kl"]) if "kl" in want else None,
+        k_disclosure=float_or_none(s["kdisc"]) if "kdisc" in want else None,
+        em=float_or_none(s["em"]) if "em" in want else None,
+        kl=float_or_none(s["kl"]) if "kl" in want else None,
         n_sampled=n_sampled,
         n_excluded=s["n_excluded"],
-        worst_mean=_float(s["worst_mean"]) if "worst" in want else None,
-        worst_share_at_1=_float(s["worst_share"]) if "worst" in want else None,
+        worst_mean=float_or_none(s["worst_mean"]) if "worst" in want else None,
+        worst_share_at_1=float_or_none(s["worst_share"]) if "worst" in want else None,
         worst_exact=bool("worst" in want and (exact or p == 1 or s["worst_share"] == 1.0)),
         class_sizes=s["hist"],
         n_draws=s["trials"],

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
@@ -562,7 +562,7 @@ class MainWindow(QMainWindow):
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.runner import RiskSettings
+        from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:

@@ -8,7 +8,8 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.io import Dataset, ReaderOptions
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 
 USERS, EVENTS_PER_USER = 12, 8
 

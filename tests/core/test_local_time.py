@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from privacy_studio.core.engines import open_engine
 from privacy_studio.core.events import build_event_table, to_local_seconds
 from privacy_studio.core.generalize import Profile, generalize
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from tests.engines.helpers import DatasetOf, comparable
 
 ODD_ZONES = [

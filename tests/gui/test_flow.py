@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.project import jsonable, sha256_of
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, series
 

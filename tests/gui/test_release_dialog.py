@@ -30,13 +30,15 @@ def test_preview_shows_rows_counts_and_effect_then_writes(imported_window, qtbot
     assert dialog.preview_table.item(0, 1).text().endswith("T00:00:00+01:00")
     # What k-anonymity removes, before writing: the table's row equals the prepared counts.
     removed = prepared.removed[0]
-    cells = [dialog.removed_table.item(1, j).text() for j in range(4)]
-    assert cells == [
-        "k anonymity = 2: removed",
+    cells = [dialog.removed_table.item(1, j).text() for j in range(dialog.removed_table.columnCount())]
+    assert cells[:4] == [
+        "removed: people whose whole trace is shared by fewer than 2 people dropped",
         f"{removed.people:,}",
         f"{removed.events:,}",
         f"{removed.points:,}",
     ]
+    assert cells[4] == "0.0%"  # after this step no whole trace is unique
+    assert cells[5].startswith(f"{100 * prepared.measured_after_step[0].unicity:.1f}%")
     assert removed.people == prepared.measured_before.class_sizes[1] > 0
     assert "0.0% released; smallest class k = 2" in dialog.figures.text()
     # Writing is the previewed release, read back and measured; the project keeps the record.

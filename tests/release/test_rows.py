@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -61,3 +62,17 @@ def test_per_event_rows_with_centres_and_columns_read_back(sample_project: Path,
     assert all(re.fullmatch(r'"2024-0[34]-\d\dT00:00:00\+0[12]:00"', t) for t in times)
     zips = {str(z) for z in table.column("location").to_pylist()}
     assert zips <= set(dataset.hierarchy.unit_ids["zip"].tolist())
+
+
+def test_the_figures_after_the_last_step_are_those_of_the_release(sample_project: Path):
+    dataset = Project.load(sample_project).load_dataset()
+    settings = MeasureSettings(2, 300, 1)
+    options = ReleaseOptions("district", "1w", max_points_per_person=3, min_people_per_point=500)
+    prepared = prepare_release(dataset, options, settings)
+    assert [r.step for r in prepared.removed] == ["max_points_per_person", "min_people_per_point"]
+    people = [prepared.before.people, *(f.people for f in prepared.measured_after_step)]
+    assert [a - b for a, b in itertools.pairwise(people)] == [r.people for r in prepared.removed]
+    assert prepared.measured_after_step[-1].class_sizes == prepared.measured.class_sizes
+    assert prepared.measured_after_step[-1].people == prepared.released.people == prepared.measured.people
+    with_k = prepare_release(dataset, ReleaseOptions("district", "1w", k_anonymity=3), settings)
+    assert min(with_k.measured_after_step[0].class_sizes) >= 3

@@ -57,7 +57,8 @@ threshold = st.none() | st.integers(1, 4)
 def test_suppression_equals_the_reference(traces_list, m, k, n):
     traces = dict(enumerate(traces_list))
     options = ReleaseOptions("raw", "all", min_people_per_point=m, k_anonymity=k, max_points_per_person=n)
-    kept, removals = suppress(to_csr(traces, len(traces_list)), options)
+    result = suppress(to_csr(traces, len(traces_list)), options)
+    kept, removals = result.traces, result.removals
     expected = reference.suppress(traces, m, k, n)
     assert from_csr(kept) == expected
     removed_events = sum(sum(t.values()) for t in traces.values()) - sum(
@@ -71,7 +72,7 @@ def test_suppression_equals_the_reference(traces_list, m, k, n):
 @given(people, threshold, threshold, threshold)
 def test_every_guarantee_holds_on_the_result(traces_list, m, k, n):
     options = ReleaseOptions("raw", "all", min_people_per_point=m, k_anonymity=k, max_points_per_person=n)
-    kept = from_csr(suppress(to_csr(dict(enumerate(traces_list)), len(traces_list)), options)[0])
+    kept = from_csr(suppress(to_csr(dict(enumerate(traces_list)), len(traces_list)), options).traces)
     released = {u: t for u, t in kept.items() if t}
     if n is not None:
         assert all(len(t) <= n for t in released.values())
@@ -92,10 +93,12 @@ def test_worked_example():
         3: {3: 4},  # alone at point 3: the point goes, and with it the person
     }
     options = ReleaseOptions("raw", "all", min_people_per_point=2, k_anonymity=3, max_points_per_person=2)
-    kept, removals = suppress(to_csr(traces, 4), options)
+    result = suppress(to_csr(traces, 4), options)
+    kept, removals = result.traces, result.removals
     assert from_csr(kept) == {0: {0: 5, 1: 1}, 1: {0: 2, 1: 2}, 2: {0: 1, 1: 3}, 3: {}}
     assert removals == [
         Removal("max_points_per_person", 0, 1, 1),
         Removal("min_people_per_point", 1, 4, 1),
         Removal("k_anonymity", 0, 0, 0),
+        Removal("min_people_per_point", 0, 0, 0, again=True),
     ]

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core.events import build_event_table
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from tests.core.test_generalize import reference_local_bin
 
 WIDTHS = {"1h": 3600, "6h": 6 * 3600, "1d": 86400, "1w": 7 * 86400, "all": None}

@@ -56,7 +56,7 @@ def test_bad_parameters_are_refused():
 
 def test_runner_estimator_measures_the_subset_with_the_risk_engine():
     from privacy_studio.core.events import build_event_table
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     rng = np.random.default_rng(5)
     traces = [set(rng.choice(25, size=3, replace=False).tolist()) for _ in range(40)]

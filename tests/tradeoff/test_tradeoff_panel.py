@@ -116,7 +116,8 @@ def test_population_subsamples_run_in_a_worker(qtbot):
 
     from privacy_studio.core.events import build_event_table
     from privacy_studio.core.project import Project
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
     from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
     from privacy_studio.gui.session import Session

@@ -8,7 +8,7 @@ get its final name, and the manifest is written beside it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +53,7 @@ class PreparedRelease:
     rows: ReleaseRows
     mapping: pa.Table  # original id -> pseudonym; written only on request, never into the release
     measured_before: ReleaseFigures  # the data at the profile, before suppression
+    measured_after_step: list[ReleaseFigures]  # after each suppression step, aligned with ``removed``
     measured: ReleaseFigures  # the release as held in memory, at its own granularity
     settings: MeasureSettings
 
@@ -65,6 +66,18 @@ class PreparedRelease:
 
 def _counts(traces_lengths: np.ndarray, counts: np.ndarray) -> Counts:
     return Counts(int((traces_lengths > 0).sum()), int(counts.sum()), len(counts))
+
+
+def _measure_rows(
+    rows: ReleaseRows,
+    dataset: Dataset,
+    options: ReleaseOptions,
+    settings: MeasureSettings,
+    control: TaskControl,
+) -> ReleaseFigures:
+    """Rows held in memory measured at their own granularity, as the written file will be read back."""
+    events = table_events(rows.table, rows.utc, dataset.events.tz)
+    return measure(events, own_profile(options.temporal), None, settings, control)
 
 
 def prepare_release(
@@ -82,18 +95,29 @@ def prepare_release(
         traces = generalize(events, profile, hierarchy)
     except ValueError as exc:
         raise ReleaseError(f"profile {options.spatial}:{options.temporal}: {exc}") from None
-    kept, removed = suppress(traces, options, control.sub(0.05, 0.15))
+    suppressed = suppress(traces, options, control.sub(0.05, 0.1))
+    kept = suppressed.traces
     released_users = np.flatnonzero(kept.lengths() > 0)
     pseudonyms = draw_pseudonyms(len(released_users))
     pseudonym_of_user = np.full(events.n_users, "", dtype=pseudonyms.dtype)
     pseudonym_of_user[released_users] = pseudonyms
-    control.report(0.2, "building the released rows")
+    control.report(0.15, "building the released rows")
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
-    measured_before = measure(events, profile, hierarchy, settings, control.sub(0.3, 0.6, "before"))
-    released_events = table_events(rows.table, rows.utc, events.tz)
-    measured = measure(
-        released_events, own_profile(options.temporal), None, settings, control.sub(0.6, 1.0, "release")
-    )
+    measured_before = measure(events, profile, hierarchy, settings, control.sub(0.2, 0.4, "before"))
+    # After each step, its traces as a release of one row per point (input ids: never written).
+    as_points = replace(options, rows="points", columns=[], centres=False)
+    n_steps = len(suppressed.after_step)
+    after_step = [
+        _measure_rows(
+            release_table(events, hierarchy, step_traces, as_points, events.user_ids),
+            dataset,
+            options,
+            settings,
+            control.sub(0.4 + 0.4 * i / n_steps, 0.4 + 0.4 * (i + 1) / n_steps, "after suppression"),
+        )
+        for i, step_traces in enumerate(suppressed.after_step)
+    ]
+    measured = _measure_rows(rows, dataset, options, settings, control.sub(0.8, 1.0, "release"))
     mapping = pa.table(
         {"original": events.user_ids[released_users].astype(object), "pseudonym": pseudonyms.astype(object)}
     )
@@ -101,11 +125,12 @@ def prepare_release(
         options,
         events.tz,
         _counts(traces.lengths(), traces.counts),
-        removed,
+        suppressed.removals,
         _counts(kept.lengths(), kept.counts),
         rows,
         mapping,
         measured_before,
+        after_step,
         measured,
         settings,
     )

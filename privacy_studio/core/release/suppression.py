@@ -3,7 +3,8 @@
 Each step keeps the users (codes stay aligned with the events) and removes points from their traces; a
 person whose trace becomes empty is not released. The order is fixed so every guarantee holds on the
 result: cap points per person, drop rare points, keep k-anonymous people, then drop points that became
-rare because people left (that last pass can only merge classes, never split them).
+rare because people left (that last pass can only merge classes, never split them); each step is
+reported on its own.
 """
 
 from __future__ import annotations
@@ -17,20 +18,31 @@ from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
 
+#: What each step does, in words (the threshold goes in the braces).
+STEP_TEXT = {
+    "max_points_per_person": "at most {} points per person (the most visited kept)",
+    "min_people_per_point": "place-time points of fewer than {} people dropped",
+    "k_anonymity": "people whose whole trace is shared by fewer than {} people dropped",
+}
+
 
 @dataclass(frozen=True)
 class Removal:
-    """What one suppression step took out: people no longer released, their events and (person, point)s."""
+    """What one suppression step took out: people no longer released, their events and (person, point)s.
+
+    ``again`` marks the second pass over rare points, made after k-anonymity removed people.
+    """
 
     step: str
     people: int
     events: int
     points: int
+    again: bool = False
 
-    def merged(self, other: Removal) -> Removal:
-        return Removal(
-            self.step, self.people + other.people, self.events + other.events, self.points + other.points
-        )
+    def describe(self, threshold: int) -> str:
+        """The step in words, e.g. "place-time points of fewer than 5 people dropped (again, …)"."""
+        text = STEP_TEXT[self.step].format(threshold)
+        return f"{text} (again, after k-anonymity)" if self.again else text
 
 
 def keep_rows(traces: Traces, keep: np.ndarray) -> Traces:
@@ -41,9 +53,10 @@ def keep_rows(traces: Traces, keep: np.ndarray) -> Traces:
     return replace(traces, indptr=indptr, points=traces.points[keep], counts=traces.counts[keep])
 
 
-def _removal(step: str, before: Traces, after: Traces) -> Removal:
+def _removal(step: str, before: Traces, after: Traces, again: bool = False) -> Removal:
     people = int(((before.lengths() > 0) & (after.lengths() == 0)).sum())
-    return Removal(step, people, int(before.counts.sum() - after.counts.sum()), int(before.nnz - after.nnz))
+    events = int(before.counts.sum() - after.counts.sum())
+    return Removal(step, people, events, int(before.nnz - after.nnz), again)
 
 
 def row_users(traces: Traces) -> np.ndarray:
@@ -79,31 +92,38 @@ def keep_k_anonymous(traces: Traces, k: int) -> Traces:
     return keep_rows(traces, keep_user[row_users(traces)])
 
 
-def suppress(
-    traces: Traces, options: ReleaseOptions, control: TaskControl | None = None
-) -> tuple[Traces, list[Removal]]:
-    """Apply the chosen steps in the fixed order; return the traces and what each step removed."""
+#: The steps in the order they are applied: option name and the function applying it.
+STEPS = (
+    ("max_points_per_person", cap_points),
+    ("min_people_per_point", drop_rare_points),
+    ("k_anonymity", keep_k_anonymous),
+)
+
+
+@dataclass
+class Suppressed:
+    """The traces after every chosen step, what each step removed and the traces right after each one."""
+
+    traces: Traces
+    removals: list[Removal]
+    after_step: list[Traces]
+
+
+def suppress(traces: Traces, options: ReleaseOptions, control: TaskControl | None = None) -> Suppressed:
+    """Apply the chosen steps in the fixed order; rare points get a second pass after k-anonymity."""
     control = as_control(control)
-    removals: list[Removal] = []
-    if options.max_points_per_person is not None:
-        control.report(0.0, "capping points per person")
-        capped = cap_points(traces, options.max_points_per_person)
-        removals.append(_removal("max_points_per_person", traces, capped))
-        traces = capped
-    if options.min_people_per_point is not None:
-        control.report(0.3, "dropping rare points")
-        kept = drop_rare_points(traces, options.min_people_per_point)
-        removals.append(_removal("min_people_per_point", traces, kept))
-        traces = kept
-    if options.k_anonymity is not None:
-        control.report(0.6, "keeping k-anonymous people")
-        kept = keep_k_anonymous(traces, options.k_anonymity)
-        removals.append(_removal("k_anonymity", traces, kept))
-        traces = kept
-        if options.min_people_per_point is not None:
-            again = drop_rare_points(traces, options.min_people_per_point)
-            second = _removal("min_people_per_point", traces, again)
-            removals = [r.merged(second) if r.step == second.step else r for r in removals]
-            traces = again
+    chosen = [
+        (name, step, getattr(options, name)) for name, step in STEPS if getattr(options, name) is not None
+    ]
+    if options.k_anonymity is not None and options.min_people_per_point is not None:
+        chosen.append(("min_people_per_point", drop_rare_points, options.min_people_per_point))
+    result = Suppressed(traces, [], [])
+    for i, (name, step, value) in enumerate(chosen):
+        control.report(i / len(chosen), name.replace("_", " "))
+        kept = step(result.traces, value)
+        again = any(r.step == name for r in result.removals)
+        result.removals.append(_removal(name, result.traces, kept, again))
+        result.after_step.append(kept)
+        result.traces = kept
     control.report(1.0, "suppression done")
-    return traces, removals
+    return result

@@ -12,11 +12,6 @@ from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.numbers import count, interval, share
 
 TITLE = "Release"
-STEP_NAMES = {
-    "max_points_per_person": "at most {} points per person (most visited kept)",
-    "min_people_per_point": "place-time points of fewer than {} people dropped",
-    "k_anonymity": "people whose whole trace is shared by fewer than {} people dropped",
-}
 
 
 def release_section(analyses: dict[str, Any]) -> Section:
@@ -63,8 +58,9 @@ def _removals(m: ReleaseManifest) -> Table:
     options = m.options.to_dict()
     rows = [["data at the profile", count(m.before.people), count(m.before.events), count(m.before.points)]]
     for r in m.removed:
-        what = STEP_NAMES[r.step].format(options[r.step])
-        rows.append([f"removed: {what}", count(r.people), count(r.events), count(r.points)])
+        rows.append(
+            [f"removed: {r.describe(options[r.step])}", count(r.people), count(r.events), count(r.points)]
+        )
     rows.append(["released", count(m.released.people), count(m.released.events), count(m.released.points)])
     note = (
         "" if m.removed else "No suppression was chosen: every person and event at the profile is released."

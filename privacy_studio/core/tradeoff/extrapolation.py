@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.events import EventTable
     from privacy_studio.core.hierarchy import Hierarchy
     from privacy_studio.core.io import Dataset
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

@@ -134,21 +134,6 @@ def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float(slope), float(intercept), float(r2)
 
 
-def coarsening_text(fit: PowerLawFit, ceiling: float, measure: str = "the risk") -> str:
-    """What coarsening the fit predicts for ``ceiling``, in words (an extrapolation of the grid's trend)."""
-    quality = f"The fit {measure} ≈ {fit.prefactor:.3g} × (km² × h)^{fit.exponent:.3f} has R² = {fit.r2:.3f}"
-    target = fit.size_for(ceiling)
-    if not math.isfinite(target):
-        return (
-            f"{quality}; it does not decrease with coarseness, so it predicts no coarsening for the ceiling."
-        )
-    return (
-        f"{quality} over {fit.n_used} profiles. It predicts {measure} ≤ {ceiling:.4g} once unit area x bin "
-        f"width reaches about {target:.3g} km²·h, e.g. units of {target:.3g} km² with 1 h bins or units of "
-        f"{target / 24:.3g} km² with 1 day bins. This is a trend read off the grid, not a measurement."
-    )
-
-
 def plain_number(value: float) -> str:
     """A positive size written without a power of ten: thousands separated, small values to 3 digits."""
     if not math.isfinite(value):

@@ -40,7 +40,10 @@ from privacy_studio.core.release import (
     write_release,
 )
 from privacy_studio.core.release.defaults import measure_settings, recommended_profile
+from privacy_studio.core.release.manifest import Counts
+from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
+from privacy_studio.core.release.suppression import Removal
 from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -69,6 +72,26 @@ def profile_choices(project: Project) -> tuple[list[str], str | None]:
     except ReleaseError:
         return choices, None
     return choices, f"{spatial}:{temporal}"
+
+
+EFFECT_COLUMNS = ["", "people", "events", "points", "unique whole traces", "unicity (95% interval)"]
+
+
+def effect_rows(prepared: PreparedRelease) -> list[list[str]]:
+    """The data at the profile, each chosen step (what it removed, the risk after it), and the release."""
+    options = prepared.options.to_dict()
+
+    def risk(f: ReleaseFigures) -> list[str]:
+        return [share(f.share_unique), f"{share(f.unicity)} {interval(f.unicity_ci)}".strip()]
+
+    def counts(c: Counts | Removal) -> list[str]:
+        return [count(c.people), count(c.events), count(c.points)]
+
+    rows = [["data at the profile", *counts(prepared.before), *risk(prepared.measured_before)]]
+    for removal, after in zip(prepared.removed, prepared.measured_after_step, strict=True):
+        rows.append([f"removed: {removal.describe(options[removal.step])}", *counts(removal), *risk(after)])
+    rows.append(["released", *counts(prepared.released), *risk(prepared.measured)])
+    return rows
 
 
 def effect_text(prepared: PreparedRelease) -> str:
@@ -142,8 +165,8 @@ class ReleaseDialog(QDialog):
         form.addRow("", self.overwrite)
         form.addRow("Pseudonym mapping", self.mapping)
 
-        self.removed_table = QTableWidget(0, 4)
-        self.removed_table.setHorizontalHeaderLabels(["", "people", "events", "points"])
+        self.removed_table = QTableWidget(0, len(EFFECT_COLUMNS))
+        self.removed_table.setHorizontalHeaderLabels(EFFECT_COLUMNS)
         self.figures = QLabel("")
         self.figures.setWordWrap(True)
         self.preview_table = QTableWidget(0, 0)
@@ -303,14 +326,12 @@ class ReleaseDialog(QDialog):
         self.prepared = prepared
         self._stop()
         self.prepared_changed.emit(prepared)
-        options = prepared.options.to_dict()
-        rows = [("data at the profile", prepared.before)]
-        rows += [(f"{r.step.replace('_', ' ')} = {options[r.step]}: removed", r) for r in prepared.removed]
-        rows.append(("released", prepared.released))
+        rows = effect_rows(prepared)
         self.removed_table.setRowCount(len(rows))
-        for i, (label, c) in enumerate(rows):
-            for j, text in enumerate((label, count(c.people), count(c.events), count(c.points))):
+        for i, row in enumerate(rows):
+            for j, text in enumerate(row):
                 self.removed_table.setItem(i, j, QTableWidgetItem(text))
+        self.removed_table.resizeColumnsToContents()
         self.figures.setText(effect_text(prepared))
         columns, values = prepared.preview(PREVIEW_ROWS)
         self.preview_table.setColumnCount(len(columns))
@@ -319,6 +340,7 @@ class ReleaseDialog(QDialog):
         for i, row in enumerate(values):
             for j, text in enumerate(row):
                 self.preview_table.setItem(i, j, QTableWidgetItem(text))
+        self.preview_table.resizeColumnsToContents()
 
     def _written(self, manifest: ReleaseManifest) -> None:
         self._stop()
