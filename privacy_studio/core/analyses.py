@@ -282,11 +282,15 @@ def store_analysis(analyses: dict[str, Any], analysis: Any) -> None:
     analyses[analysis.KEY] = analysis.to_dict()
 
 
-def validate_analyses(analyses: dict[str, Any]) -> None:
-    """Check every known analysis; keys this studio does not know are kept untouched."""
+def validate_analyses(analyses: dict[str, Any]) -> dict[str, Any]:
+    """Check every known analysis and bring it to its current form (older unversioned forms are migrated);
+    keys this studio does not know are kept untouched."""
+    out = dict(analyses)
     for key, cls in ANALYSES.items():
         if analyses.get(key) is not None:
-            cls.from_dict(analyses[key], f"analyses.{key}")
+            analysis = cls.from_dict(analyses[key], f"analyses.{key}")
+            out[key] = analysis.to_dict()
+    return out
 
 
 @dataclass

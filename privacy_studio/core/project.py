@@ -515,7 +515,8 @@ def _validate(d: dict[str, Any], origin: str) -> None:
 
 
 def _validate_sections(d: dict[str, Any], origin: str) -> None:
-    """The risk settings, trade-off choices and saved analyses, each through its typed reader."""
+    """The risk settings, trade-off choices and saved analyses, each through its typed reader; analyses
+    written in an older form are brought to the current one in ``d``."""
     from privacy_studio.core.analyses import TradeoffChoice, validate_analyses
     from privacy_studio.core.report_details import ReportDetails
     from privacy_studio.core.risk.settings import RiskSettings
@@ -527,7 +528,7 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
         raise ProjectError(f"{origin}: settings: {exc}") from None
     try:
         TradeoffChoice.from_dict(d["tradeoff"])
-        validate_analyses(d["analyses"])
+        d["analyses"] = validate_analyses(d["analyses"])
     except ValueError as exc:
         raise ProjectError(f"{origin}: {exc}") from None
     try:

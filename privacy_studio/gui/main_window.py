@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
     QFrame,
@@ -29,7 +30,9 @@ from PySide6.QtWidgets import (
 from privacy_studio import __version__
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
+from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
 from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
 from privacy_studio.gui.panels.attacks_panel import AttacksPanel
 from privacy_studio.gui.panels.grid_panel import GridPanel
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
+    from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
@@ -266,6 +270,13 @@ class MainWindow(QMainWindow):
         )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        project_menu = self.menuBar().addMenu("&Project")
+        self._action(
+            project_menu,
+            "Report &details…",
+            self.edit_report_details,
+            tip="The project's name and description, and the texts of the report's decision record",
+        )
         run_menu = self.menuBar().addMenu("&Run")
         self.run_action = self._action(
             run_menu, "&Run", self.request_run, "Ctrl+R", "Measure the risk of the ticked cells (Ctrl+R)"
@@ -585,6 +596,7 @@ class MainWindow(QMainWindow):
         )
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
+        worker.signals.finished.connect(lambda _items: self.measure_information_loss(risk))
         worker.signals.cancelled.connect(
             lambda items: self.log(
                 f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
@@ -599,6 +611,21 @@ class MainWindow(QMainWindow):
             f"Running {len(settings['cells'])} profiles, "
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
             f"on the {choice.resolved(files)} engine"
+        )
+        self.runner.start(worker)
+        return worker
+
+    def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
+        """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab
+        weighs it when no expert scored the profiles, and the project keeps it."""
+        from privacy_studio.core.project_run import computed_utility
+
+        if self.session.dataset is None:
+            return None
+        worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
+        worker.signals.finished.connect(self.tradeoff.set_computed_utility)
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
         )
         self.runner.start(worker)
         return worker
@@ -748,6 +775,13 @@ class MainWindow(QMainWindow):
                 self.error(f"Cannot export: {exc}")
                 return
             self.log(f"Exported {path}")
+
+    def edit_report_details(self) -> None:
+        """Project ▸ Report details: name, description and decision-record texts, kept in the project."""
+        project = self.session.project
+        dialog = ReportDetailsDialog(project.name, ReportDetails.of(project.analyses), self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.session.set_report_details(*dialog.values())
 
     def export_report(self) -> None:
         try:

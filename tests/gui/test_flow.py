@@ -294,3 +294,18 @@ def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, t
     warnings = [text for level, text in other.log_panel.lines if level == "warning"]
     assert any("changed since the project was saved" in text for text in warnings)
     other.runner.wait(60_000)
+
+
+def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_window, qtbot):
+    from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+
+    win = imported_window
+    run_and_wait(qtbot, win, tick_cells(win))
+    qtbot.waitUntil(lambda: win.session.project.analysis(ComputedUtility) is not None, timeout=120_000)
+    stored = win.session.project.analysis(ComputedUtility)
+    labels = {r["label"] for r in win.session.project.results}
+    assert set(stored.scores) | set(stored.problems) == labels and stored.scores
+    assert win.tradeoff.analysis is not None
+    sizes = win.session.project.analysis(ProfileSizes)
+    assert sizes is not None and sizes.unit_areas["district"] > 0
+    win.runner.wait(60_000)

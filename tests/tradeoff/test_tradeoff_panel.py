@@ -108,7 +108,9 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     panel.score_table.item(0, 0).setText("3")
     assert session.project.utility["scores"]["zip × 1h"]["transport"] == 3.0
     panel.set_computed_utility({"zip × 1h": {"od_matrix": 7.0}})
-    assert session.project.analyses["information_loss"] == {"zip × 1h": {"od_matrix": 7.0}}
+    from privacy_studio.core.analyses import ComputedUtility  # the typed, versioned form in the project
+
+    assert session.project.analysis(ComputedUtility).scores == {"zip × 1h": {"od_matrix": 7.0}}
 
 
 def test_population_subsamples_run_in_a_worker(qtbot):

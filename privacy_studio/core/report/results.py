@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from privacy_studio.core.analyses import PopulationExtrapolation
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
@@ -33,7 +34,7 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
-from privacy_studio.core.tradeoff.extrapolation import fit_trend
+from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
 
 
@@ -373,35 +374,36 @@ def power_law_section(inp: ReportInputs) -> Section:
 
 
 def extrapolation_section(inp: ReportInputs) -> Section:
-    saved = inp.project.analyses.get("population_extrapolation")
-    if not saved:
+    try:
+        saved = inp.project.analysis(PopulationExtrapolation)
+    except ValueError as exc:
+        return absent("Population extrapolation", str(exc))
+    if saved is None:
         return absent(
             "Population extrapolation",
             "not run for this project (privacy-studio report --population N, or the studio's trade-off "
             "panel).",
         )
-    n = np.asarray(saved["n"], dtype=np.float64)
-    risk = np.asarray(saved["risk"], dtype=np.float64)
-    population = int(saved["population"])
-    what = f"{MEASURE_NAMES.get(saved.get('measure', 'unicity'), 'unicity')} at p = {saved.get('p', inp.p)}"
+    n, risk, population = np.asarray(saved.n), np.asarray(saved.risk), saved.population
+    what = f"{MEASURE_NAMES.get(saved.measure, 'unicity')} at p = {saved.p if saved.p is not None else inp.p}"
     try:
-        fit = fit_trend(n, risk, saved.get("model", "power"))
+        result = extrapolate(n, risk, population, saved.model)
     except ValueError as exc:
         return absent("Population extrapolation", str(exc))
     xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
     figure = PlotFigure(
-        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
+        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.profile}), and the "
         f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
         "number of people n",
         what,
         [
             Series("measured on subsets", n.tolist(), risk.tolist(), mode="points"),
-            Series("trend (extrapolated)", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+            Series("trend (extrapolated)", xs.tolist(), result.fit.predict(xs).tolist(), mode="dashed"),
         ],
         log_x=True,
         percent_y=True,
     )
-    return Section("Population extrapolation", [figure, Paragraph(fit.describe(population, what), "warning")])
+    return Section("Population extrapolation", [figure, Paragraph(result.describe(what), "warning")])
 
 
 def groups_section(inp: ReportInputs) -> Section:
@@ -435,7 +437,7 @@ def groups_section(inp: ReportInputs) -> Section:
             count(r.n_users),
             share(r.mean_unique),
             number(r.mean_em),
-            f"{number(r.odds_ratio, 3)} [{number(r.ci_low, 3)}, {number(r.ci_high, 3)}]",
+            report.odds_text(r),
         ]
         for r in report.rows
     ]

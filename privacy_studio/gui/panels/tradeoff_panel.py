@@ -30,12 +30,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import (
+    ComputedUtility,
+    PopulationExtrapolation,
+    ProfileSizes,
+    RiskByGroup,
+    TradeoffChoice,
+)
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
-from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA
+from privacy_studio.core.tradeoff.decision import DEFAULT_COMPUTED, DecisionInputs, decide
 from privacy_studio.core.tradeoff.extrapolation import (
     MODELS,
     SubsampleCurve,
+    extrapolate,
     fit_trend,
     runner_estimator,
     subsample_curve,
@@ -119,6 +129,8 @@ class TradeoffPanel(QWidget):
         self.period_seconds = math.nan
         self.analysis: TradeoffAnalysis | None = None
         self.curve: SubsampleCurve | None = None
+        self.curve_of: tuple[str, int | None, str] | None = None  # measure, p and profile of the curve
+        self.optional_criteria: dict[str, float] = {}  # saved optional release criteria, kept as they are
         self.attributes = None
         self.group_report: GroupReport | None = None
         self._filling = False
@@ -301,8 +313,7 @@ class TradeoffPanel(QWidget):
                 "users",
                 "mean uniqueness",
                 "mean EM",
-                "odds ratio (unique)",
-                "95 % interval",
+                "odds ratio of being unique [95 % interval]",
             ]
         )
         self.group_text = QLabel("Load a CSV with a user id column and attributes (gender, age band, …).")
@@ -344,28 +355,37 @@ class TradeoffPanel(QWidget):
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
         self._filling = False
         self._wanted = choices
+        self.optional_criteria = {k: choices[k] for k in OPTIONAL_CRITERIA if choices.get(k) is not None}
         self._refresh_choices()
         self.refresh()
 
     def choices(self) -> dict:
+        """The choices as the project keeps them; optional release criteria only when set."""
         return {
             "risk_measure": self.measure.currentText(),
             "risk_p": self.p_choice.currentData(),
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
+            **self.optional_criteria,
         }
 
-    def set_computed_utility(self, scores: dict[str, dict[str, float]]) -> None:
-        """Computed 0-10 scores per profile label (``core.utility.computed_utilities``); kept in the project
-        as ``analyses["information_loss"]``."""
-        self.computed = dict(scores)
+    def set_computed_utility(self, computed: ComputedUtility | dict[str, dict[str, float]]) -> None:
+        """Computed 0-10 scores per profile label (``core.project_run.computed_utility``, or its scores);
+        kept in the project as a :class:`ComputedUtility` analysis."""
+        if not isinstance(computed, ComputedUtility):
+            computed = ComputedUtility(dict(computed))
+        self.computed = dict(computed.scores)
         self._refresh_choices()
         self.refresh()
-        if (
-            self.session is not None
-            and self.session.project.analyses.get("information_loss") != self.computed
-        ):
-            self.session.project.analyses["information_loss"] = self.computed
+        self._store(computed)
+
+    def _store(self, analysis: Any) -> None:
+        """Keep an analysis the panel computed in the project (marking it modified when it changed)."""
+        if self.session is None:
+            return
+        before = self.session.project.analyses.get(analysis.KEY)
+        self.session.project.store(analysis)
+        if self.session.project.analyses[analysis.KEY] != before:
             self.session.set_dirty(True)
 
     def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
@@ -373,6 +393,7 @@ class TradeoffPanel(QWidget):
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
+        self._store(ProfileSizes(self.unit_areas, period_seconds))
 
     def measure_unit_areas(self, dataset: Any) -> Worker | None:
         """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
@@ -416,6 +437,7 @@ class TradeoffPanel(QWidget):
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
         settings = replace(settings, cells=[cell], **ps)
         estimate = runner_estimator(dataset, settings, a.measure, a.p)
+        self.curve_of = (a.measure, a.p, a.labels[i])
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
         worker.signals.finished.connect(self.set_subsample_curve)
         worker.signals.failed.connect(lambda message, _trace: self.population_text.setText(message))
@@ -438,29 +460,20 @@ class TradeoffPanel(QWidget):
             self._draw_pareto()
             return
         try:
-            self.analysis = analyse(
-                self.grid,
-                self._utility_column(name),
-                measure=self.measure.currentText(),
-                p=self.p_choice.currentData(),
-                utility_name=name,
-                ceiling=self.ceiling.value() / 100.0,
-                unit_areas=self.unit_areas,
-                period_seconds=self.period_seconds,
+            inputs = DecisionInputs(
+                self.records,
+                self.scores,
+                TradeoffChoice.from_dict(self.choices()),
+                ComputedUtility(self.computed) if self.computed else None,
+                ProfileSizes(self.unit_areas, self.period_seconds),
             )
+            self.analysis = decide(inputs)
             self.message.setText("")
         except ValueError as exc:
             self.message.setText(str(exc))
         self._draw_pareto()
         self._draw_ordinal()
         self._draw_power_law()
-
-    def _utility_column(self, name: str) -> np.ndarray:
-        assert self.grid is not None
-        if name.startswith(COMPUTED_PREFIX):
-            key = name.removeprefix(COMPUTED_PREFIX)
-            return np.asarray([self.computed.get(label, {}).get(key, np.nan) for label in self.grid.labels])
-        return self.scores.column(name, self.grid.labels)
 
     def _draw_pareto(self) -> None:
         for label in self.point_labels:
@@ -562,13 +575,23 @@ class TradeoffPanel(QWidget):
             self.extrapolated.setData([], [])
             self.population_text.setText(str(exc))
             return
+        result = extrapolate(curve.n, curve.risk, target, fit.model)
         xs = np.geomspace(curve.n.min(), max(curve.n.max(), target), 60)
         self.trend_line.setData(xs, fit.predict(xs))
-        value = float(fit.predict(target))
-        self.extrapolated.setData([math.log10(target)], [value])
-        self.extrapolated_label.setText(f"extrapolation: {value:.3g}")
-        self.extrapolated_label.setPos(math.log10(target), value)
-        self.population_text.setText(fit.describe(target))
+        self.extrapolated.setData([math.log10(target)], [result.value])
+        self.extrapolated_label.setText(
+            f"extrapolation: {result.value:.3g} [{result.low:.3g}, {result.high:.3g}]"
+            + (" — far beyond the data" if result.far else "")
+        )
+        self.extrapolated_label.setPos(math.log10(target), result.value)
+        self.population_text.setText(result.describe())
+        if self.curve_of is not None:
+            measure, p, profile = self.curve_of
+            self._store(
+                PopulationExtrapolation(
+                    measure, p, profile, curve.n.tolist(), curve.risk.tolist(), target, fit.model
+                )
+            )
 
     def _refresh_group_profiles(self) -> None:
         current = self.group_profile.currentText()
@@ -592,11 +615,12 @@ class TradeoffPanel(QWidget):
             self.group_text.setText(str(exc))
             return
         self.group_report = report
+        self._store(RiskByGroup(self.group_profile.currentText(), report))
         _fill(
             self.group_table,
             [
                 [r.attribute, r.group, f"{r.n_users:,}", _num(r.mean_unique, 3), _num(r.mean_em, 3),
-                 _num(r.odds_ratio, 3), f"{_num(r.ci_low, 3)} – {_num(r.ci_high, 3)}"]
+                 report.odds_text(r)]
                 for r in report.rows
             ],
         )  # fmt: skip
@@ -683,6 +707,8 @@ class TradeoffPanel(QWidget):
         self.utility_choice.clear()
         computed = sorted({k for row in self.computed.values() for k in row if k in COMPUTED_SCORES})
         self.utility_choice.addItems(self.scores.domains + [COMPUTED_PREFIX + k for k in computed])
+        if not u_now and not self.scores.scores and DEFAULT_COMPUTED in computed:
+            u_now = COMPUTED_PREFIX + DEFAULT_COMPUTED  # no expert scores: the decision's default
         if u_now and self.utility_choice.findText(u_now) >= 0:
             self.utility_choice.setCurrentText(u_now)
         self._filling = False
@@ -724,7 +750,8 @@ class TradeoffPanel(QWidget):
         self._project = project
         self._arrived = None
         self.scores = UtilityGrid.from_dict(project.utility)
-        self.computed = dict(project.analyses.get("information_loss") or {})
+        stored = project.analysis(ComputedUtility)
+        self.computed = {} if stored is None else dict(stored.scores)
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
         self.load_project_attributes(project)
