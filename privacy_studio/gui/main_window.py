@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
-#: Milliseconds the results table waits for more profiles before it is rebuilt.
-TABLE_DELAY_MS = 400
+#: During a run, the results table is rebuilt at most this often (milliseconds), and once at the end.
+TABLE_DELAY_MS = 1500
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
@@ -348,6 +348,7 @@ class MainWindow(QMainWindow):
         data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
         for plot in self.plots:
             plot.set_context(f"{project.name}{data}")
+        self.heatmap.set_criteria(project.tradeoff)
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)
