@@ -45,6 +45,19 @@ def _version(d: dict[str, Any], cls: type, where: str) -> None:
         raise AnalysisError(f"{where}: version {version!r} is not one this studio reads ({cls.VERSION})")
 
 
+def _versioned(analysis: Any) -> dict[str, Any]:
+    """A flat analysis dataclass as JSON, with its version first."""
+    return {"version": analysis.VERSION, **asdict(analysis)}
+
+
+def _paired_lists(d: dict[str, Any], a: str, b: str, where: str) -> tuple[list[Any], list[Any]]:
+    """Two lists of ``d`` that go together, one entry per item: ``AnalysisError`` unless they do."""
+    first, second = d.get(a), d.get(b)
+    if not isinstance(first, list) or not isinstance(second, list) or len(first) != len(second):
+        raise AnalysisError(f"{where}: {a!r} and {b!r} must be lists of the same length")
+    return first, second
+
+
 def _object(d: Any, where: str) -> dict[str, Any]:
     if not isinstance(d, dict):
         raise AnalysisError(f"{where} must be an object, got {type(d).__name__}")
@@ -135,18 +148,13 @@ class SeedSpread:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": self.VERSION,
-            **{k: getattr(self, k) for k in ("profile", "measure", "p", "seeds", "values")},
-        }
+        return _versioned(self)
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> SeedSpread:
         d = _object(d, where)
         _version(d, cls, where)
-        seeds, values = d.get("seeds"), d.get("values")
-        if not isinstance(seeds, list) or not isinstance(values, list) or len(seeds) != len(values):
-            raise AnalysisError(f"{where}: 'seeds' and 'values' must be lists of the same length")
+        seeds, values = _paired_lists(d, "seeds", "values", where)
         return cls(
             str(d.get("profile", "")),
             str(d.get("measure", "unicity")),
@@ -171,16 +179,7 @@ class PopulationExtrapolation:
     model: str = "power"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": self.VERSION,
-            "measure": self.measure,
-            "p": self.p,
-            "profile": self.profile,
-            "n": self.n,
-            "risk": self.risk,
-            "model": self.model,
-            "population": self.population,
-        }
+        return _versioned(self)
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> PopulationExtrapolation:
@@ -188,9 +187,9 @@ class PopulationExtrapolation:
 
         d = _object(d, where)
         _version(d, cls, where)
-        n, risk = d.get("n"), d.get("risk")
-        if not isinstance(n, list) or not isinstance(risk, list) or len(n) != len(risk) or not n:
-            raise AnalysisError(f"{where}: 'n' and 'risk' must be lists of the same, non-zero length")
+        n, risk = _paired_lists(d, "n", "risk", where)
+        if not n:
+            raise AnalysisError(f"{where}: 'n' and 'risk' are empty: no subsample was measured")
         model = d.get("model", "power")
         if model not in MODELS:
             raise AnalysisError(f"{where}: unknown model {model!r}; use one of {', '.join(MODELS)}")
