@@ -201,7 +201,9 @@ EXPLANATIONS: dict[str, Explanation] = {
     "adversary_knowledge": Explanation(
         "Adversary knowledge",
         "Which p points the outsider is assumed to know: random points of the person's trace (uniform), "
-        "points weighted by how often the person is there (activity), or their p most frequent places.",
+        "points weighted by how often the person is there (activity), their p most frequent places (top); "
+        "or, as scikit-mobility's attacks: p visits with repeats (records), in order (sequence), p places "
+        "with visit counts or shares within a tolerance (frequency, proportion), or home and work.",
         "The real outsider may know more, or different, things; every figure holds only under the "
         "chosen model.",
         "A_u = p distinct points of T_u drawn by the chosen model",

@@ -80,15 +80,92 @@ class Explicit(KnowledgeModel):
     table: object = field(default=None, compare=False, repr=False)  # EventTable of the known events
 
 
+@dataclass(frozen=True)
+class MatchingModel(KnowledgeModel):
+    """Models of scikit-mobility's attacks (metrics.md §2): knowledge and matching rule beyond set inclusion.
+
+    They are evaluated by ``measures.matching`` on the events' points, not by the inclusion kernel.
+    """
+
+    random: ClassVar[bool] = True
+    on_events: ClassVar[bool] = False  # True: the attacker knows p events (repeats allowed), else p points
+    tolerance: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.tolerance:g}" if self.name in ("frequency", "proportion") else self.name
+
+
+@dataclass(frozen=True)
+class Records(MatchingModel):
+    """p of the user's events; a candidate needs at least as many visits to every known point."""
+
+    name: ClassVar[str] = "records"
+    on_events: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Sequence(MatchingModel):
+    """p of the user's events in time order; a candidate's time-ordered points must contain that sequence."""
+
+    name: ClassVar[str] = "sequence"
+    on_events: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Frequency(MatchingModel):
+    """p distinct points with the user's visit count at each; candidates' counts within ±tolerance of it."""
+
+    name: ClassVar[str] = "frequency"
+
+
+@dataclass(frozen=True)
+class Proportion(MatchingModel):
+    """p distinct points with the user's share of visits at each; candidates' shares within ±tolerance."""
+
+    name: ClassVar[str] = "proportion"
+
+
+@dataclass(frozen=True)
+class HomeWork(MatchingModel):
+    """The user's two most visited spatial units (ties: lowest unit id); candidates with the same top two."""
+
+    name: ClassVar[str] = "homework"
+    random: ClassVar[bool] = False
+    spatial_only: ClassVar[bool] = True
+
+
+MATCHING_MODELS = {m.name: m for m in (Records, Sequence, Frequency, Proportion, HomeWork)}
+KNOWLEDGE_CHOICES = (
+    "uniform, activity, top, records, sequence, frequency:TOL, proportion:TOL, homework or explicit:FILE"
+)
+
+
 def parse_knowledge(text: str) -> KnowledgeModel:
-    """``uniform``, ``activity``, ``top`` or ``explicit:PATH`` (the file is read when the grid runs)."""
+    """A model from its option text (``explicit:PATH``: the file is read when the grid runs)."""
     t = (text or "").strip()
     simple = {m.name: m for m in (Uniform, Activity, TopLocations)}
+    name, _, arg = t.partition(":")
     if t.lower() in simple:
         return simple[t.lower()]()
-    if t.lower().startswith("explicit:") and t[9:].strip():
-        return Explicit(path=t[9:].strip())
-    raise ValueError(f"unknown knowledge model {text!r}; use uniform, activity, top or explicit:FILE")
+    if name.lower() == "explicit" and arg.strip():
+        return Explicit(path=arg.strip())
+    if name.lower() in ("frequency", "proportion"):
+        return MATCHING_MODELS[name.lower()](tolerance=_tolerance(arg, t))
+    if name.lower() in MATCHING_MODELS and not arg:
+        return MATCHING_MODELS[name.lower()]()
+    raise ValueError(f"unknown knowledge model {text!r}; use {KNOWLEDGE_CHOICES}")
+
+
+def _tolerance(arg: str, text: str) -> float:
+    """The relative tolerance of ``frequency:TOL`` / ``proportion:TOL`` (0 when omitted), in [0, 1]."""
+    try:
+        tol = float(arg) if arg.strip() else 0.0
+    except ValueError:
+        tol = float("nan")
+    if not 0.0 <= tol <= 1.0:
+        raise ValueError(f"the tolerance of {text!r} must be a number from 0 to 1 (e.g. frequency:0.5)")
+    return tol
 
 
 def read_known_events(path: str, events: EventTable) -> EventTable:

@@ -28,6 +28,7 @@ from privacy_studio.core.knowledge import (
     GIVEN,
     Explicit,
     KnowledgeModel,
+    MatchingModel,
     combined_table,
     parse_knowledge,
     read_known_events,
@@ -35,6 +36,7 @@ from privacy_studio.core.knowledge import (
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import exact_sizes
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
+from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
@@ -285,13 +287,23 @@ def results_by_p(
     """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
+    A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
     """
-    worst = worst_lower_bounds(sizes, rare)
+    fixed = not parse_knowledge(settings.knowledge).random
+    worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
         s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-        by_p.append(_presult(p, s, len(sizes), want, False))
+        row = _presult(p, s, len(sizes), want, False)
+        row.worst_exact = row.worst_exact or (fixed and "worst" in want)
+        by_p.append(row)
     return by_p, worst
+
+
+def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
+    """(S, pmax) risk 1/|E| of each user's one knowledge (NaN where excluded)."""
+    with np.errstate(divide="ignore"):
+        return np.where(sizes[:, 0, :] > 0, 1.0 / sizes[:, 0, :], np.nan)
 
 
 def per_user_details(
@@ -522,6 +534,9 @@ def _run_profile(
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
+    elif isinstance(model, MatchingModel):
+        by_p, per_user = _evaluate_matching(events, hierarchy, profile, model, users, settings, control)
+        per_location = {}
     else:
         kind = model.kind if model.kind is not None else GIVEN
         if given is None and model.kind is None:
@@ -547,11 +562,55 @@ def _run_profile(
         per_location=per_location,
         timings={k: float(v) for k, v in timings.items()},
         index_bytes=int(index.nbytes()),
-        knowledge=model.name if not isinstance(model, Explicit) else f"explicit:{model.path}",
+        knowledge=_knowledge_label(model),
+        short_traces=settings.short_traces,
         exact=settings.exact,
-        reference_p=None if isinstance(model, Explicit) else settings.reference_p,
+        reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
     )
+
+
+def _knowledge_label(model: KnowledgeModel) -> str:
+    """The model as the option that selects it (``explicit:FILE``, ``frequency:0.5``, ``top`` …)."""
+    if isinstance(model, Explicit):
+        return f"explicit:{model.path}"
+    return model.label if isinstance(model, MatchingModel) else model.name
+
+
+def _one_row(model: KnowledgeModel) -> bool:
+    """Models whose knowledge does not depend on p (homework): one result row with p = None."""
+    return isinstance(model, MatchingModel) and model.name == "homework"
+
+
+def _evaluate_matching(
+    events: EventTable,
+    hierarchy: Hierarchy | None,
+    profile: Profile,
+    model: MatchingModel,
+    users: np.ndarray,
+    settings: RiskSettings,
+    control: TaskControl,
+) -> tuple[list[PResult], dict]:
+    """Unicity, k-disclosure and worst case under a scikit-mobility-style model (no EM/KL: not defined)."""
+    want = set(settings.measures) - {"em", "kl"}
+    ps: list[int | None] = [None] if _one_row(model) else list(settings.p_values)
+    pmax = 1 if _one_row(model) else max(max(settings.p_values), settings.reference_p)
+    points = UserPoints.build(events, profile, hierarchy, model.spatial_only)
+    all_points = settings.short_traces == "all-points"
+    m = match_sizes(Matcher(model, points), users, pmax, settings.draws, settings.seed, all_points, control)
+    nan = np.full(m.sizes.shape, np.nan)
+    by_p = []
+    for p in ps:
+        k = 0 if p is None else p - 1
+        s = _summaries(m.sizes[:, :, k], nan[:, :, k], nan[:, :, k], m.worst[:, k])
+        row = _presult(p, s, len(users), want, False)
+        included = m.sizes[:, 0, k] > 0
+        row.worst_exact = "worst" in want and bool(m.enumerated[included, k].all())
+        row.n_short = int(m.short[included, k].sum())
+        by_p.append(row)
+    ref_k = 0 if _one_row(model) else settings.reference_p - 1
+    per_user = per_user_details(m.sizes, nan, nan, m.worst, ref_k, events.user_ids[users], want)
+    return by_p, per_user
 
 
 def python_orders(

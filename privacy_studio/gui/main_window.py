@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
     QFrame,
@@ -29,7 +30,9 @@ from PySide6.QtWidgets import (
 from privacy_studio import __version__
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
+from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
 from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
 from privacy_studio.gui.panels.attacks_panel import AttacksPanel
 from privacy_studio.gui.panels.grid_panel import GridPanel
@@ -267,6 +270,13 @@ class MainWindow(QMainWindow):
         )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        project_menu = self.menuBar().addMenu("&Project")
+        self._action(
+            project_menu,
+            "Report &details…",
+            self.edit_report_details,
+            tip="The project's name and description, and the texts of the report's decision record",
+        )
         run_menu = self.menuBar().addMenu("&Run")
         self.run_action = self._action(
             run_menu, "&Run", self.request_run, "Ctrl+R", "Measure the risk of the ticked cells (Ctrl+R)"
@@ -764,6 +774,13 @@ class MainWindow(QMainWindow):
                 self.error(f"Cannot export: {exc}")
                 return
             self.log(f"Exported {path}")
+
+    def edit_report_details(self) -> None:
+        """Project ▸ Report details: name, description and decision-record texts, kept in the project."""
+        project = self.session.project
+        dialog = ReportDetailsDialog(project.name, ReportDetails.of(project.analyses), self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.session.set_report_details(*dialog.values())
 
     def export_report(self) -> None:
         try:

@@ -262,3 +262,37 @@ def report_inputs(path):
     from privacy_studio.core.report.inputs import resolve_inputs
 
     return resolve_inputs(Project.load(path))
+
+
+def test_command_line_fills_in_the_record_and_saves_it(make_project, tmp_path) -> None:
+    from privacy_studio.cli import main
+
+    project = make_project()
+    data = tmp_path / "events.csv"
+    data.write_text("user,time,lat,lon\n")
+    project.add_source(data, {})
+    data.unlink()  # the report is made from the saved results; the data is not needed
+    path = project.save(tmp_path / "p.psproj")
+    args = ["report", str(path), "--pdf", str(tmp_path / "r.pdf"), "--text", str(tmp_path / "r.txt")]
+    details = ["--purpose", "Plan night buses", "--recipient", "Transport office", "--release-format",
+               "district, week", "--signer", "A. Officer", "--decision", "release refused"]  # fmt: skip
+    assert main([*args, *details, "--save"]) == 0
+    text = (tmp_path / "r.txt").read_text()
+    for words in ("Plan night buses", "Transport office", "district, week", "A. Officer", "release refused"):
+        assert words in text
+    saved = ReportDetails.of(Project.load(path).analyses)
+    assert (saved.purpose, saved.signer_name, saved.decision) == (
+        "Plan night buses",
+        "A. Officer",
+        "release refused",
+    )
+
+
+def test_command_line_refuses_an_unknown_decision(make_project, tmp_path, capsys) -> None:
+    from privacy_studio.cli import main
+
+    path = make_project().save(tmp_path / "p.psproj")
+    with pytest.raises(SystemExit):
+        main(["report", str(path), "--pdf", str(tmp_path / "r.pdf"), "--decision", "maybe"])
+    assert "invalid choice" in capsys.readouterr().err
+    assert not (tmp_path / "r.pdf").exists()

@@ -218,6 +218,12 @@ def method_section(inp: ReportInputs) -> Section:
         ],
         ["p values", ", ".join(map(str, s.get("p_values", []))) or "–"],
         ["Knowledge model", knowledge],
+        [
+            "People with fewer than p points",
+            "evaluated on all the points they have (counted per p in the tables' data)"
+            if s.get("short_traces") == "all-points"
+            else "left out of the estimates and counted",
+        ],
         ["Sampled users (S)", str(s.get("samples", "–"))],
         ["Draws per user (R)", str(s.get("draws", "–"))],
         ["Random seed", str(s.get("seed", "–"))],

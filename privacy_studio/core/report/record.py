@@ -19,7 +19,7 @@ from privacy_studio.versions import library_versions
 
 #: Written where the officer has not filled in a text the record needs.
 NOT_STATED = (
-    "Not stated: fill this in (window: Project ▸ Report details; command line: report --{flag}) before the "
+    "Not stated: fill this in (window: Project ▸ Report details…; command line: report --{flag}) before the "
     "record is signed."
 )
 

@@ -34,6 +34,7 @@ class PResult:
     kl: float | None = None
     n_sampled: int = 0
     n_excluded: int = 0
+    n_short: int = 0  # evaluated on all of their fewer than p points (short traces: all-points)
     worst_mean: float | None = None
     worst_share_at_1: float | None = None
     worst_exact: bool = False
@@ -78,6 +79,7 @@ class ProfileResult:
     timings: dict[str, float] = field(default_factory=dict)
     index_bytes: int = 0
     knowledge: str = "uniform"
+    short_traces: str = "exclude"
     exact: bool = False
     reference_p: int | None = None
     derived_from: str | None = None  # profile whose traces this one was coarsened from

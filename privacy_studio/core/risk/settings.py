@@ -7,9 +7,11 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
-from privacy_studio.core.knowledge import parse_knowledge
+from privacy_studio.core.knowledge import MatchingModel, parse_knowledge
 
 MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
+#: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
+SHORT_TRACES = ("exclude", "all-points")
 
 
 @dataclass
@@ -28,6 +30,7 @@ class RiskSettings:
     exact: bool = False
     reference_p: int = 4
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
+    short_traces: str = "exclude"  # or "all-points" (records, sequence, frequency, proportion)
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a readable message for any impossible setting."""
@@ -52,6 +55,13 @@ class RiskSettings:
         if not isinstance(self.seed, int | np.integer) or self.seed < 0:
             raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}")
         model = parse_knowledge(self.knowledge)
+        if self.short_traces not in SHORT_TRACES:
+            raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
+        if self.short_traces == "all-points" and not isinstance(model, MatchingModel):
+            raise ValueError(
+                "--short-traces all-points works with the records, sequence, frequency and proportion "
+                f"knowledge models; {model.name} excludes people with fewer than p points"
+            )
         if self.exact and model.name != "uniform":
             raise ValueError(
                 "exact mode averages over all p-subsets, which is the uniform knowledge model only"
