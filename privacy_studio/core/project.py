@@ -522,8 +522,8 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     from privacy_studio.core.risk.settings import RiskSettings
 
     try:
-        if d["settings"]:
-            RiskSettings.from_dict(d["settings"])
+        if d["settings"]:  # a grid with nothing ticked yet is saved work, checked again at Run
+            RiskSettings.from_dict(d["settings"], empty_grid_ok=True)
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: settings: {exc}") from None
     try:

@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
-#: Milliseconds the results table waits for more profiles before it is rebuilt.
-TABLE_DELAY_MS = 400
+#: During a run, the results table is rebuilt at most this often (milliseconds), and once at the end.
+TABLE_DELAY_MS = 1500
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
@@ -348,6 +348,7 @@ class MainWindow(QMainWindow):
         data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
         for plot in self.plots:
             plot.set_context(f"{project.name}{data}")
+        self.heatmap.set_criteria(project.tradeoff)
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)
@@ -809,7 +810,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _released(self, manifest: ReleaseManifest) -> None:
-        self.session.project.analyses["release"] = manifest.to_dict()
+        self.session.project.store(manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")

@@ -305,7 +305,6 @@ def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_w
     stored = win.session.project.analysis(ComputedUtility)
     labels = {r["label"] for r in win.session.project.results}
     assert set(stored.scores) | set(stored.problems) == labels and stored.scores
-    assert win.tradeoff.analysis is not None
     sizes = win.session.project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["district"] > 0
     win.runner.wait(60_000)

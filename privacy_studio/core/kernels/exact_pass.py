@@ -5,27 +5,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.disclosure import em_kl_of_set
 from privacy_studio.core.kernels.intersect import walk_start, walk_step
 from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def exact_pass(
-    p: int,
-    offsets: np.ndarray,
-    trace_ptr: np.ndarray,
-    trace_pts: np.ndarray,
-    post_ptr: np.ndarray,
-    post_users: np.ndarray,
-    dense_slot: np.ndarray,
-    bitmaps: np.ndarray,
-    with_em: bool,
-    q: np.ndarray,
-    g: np.ndarray,
-    q_all: float,
-    g_all: float,
-):
+def exact_pass(p: int, offsets: np.ndarray, ix: IndexArrays, with_em: bool, priors: Priors):
+    """Sizes (and EM/KL sums) of every p-subset, flat in ``offsets`` order, and per-point EM sums."""
+    trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
+    post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     n = len(trace_ptr) - 1
     n_points = len(post_ptr) - 1
     total = offsets[n]
@@ -74,24 +64,7 @@ def exact_pass(
                 sizes[k] = c
                 if with_em:
                     em[k], kl[k] = em_kl_of_set(
-                        state,
-                        post_ptr,
-                        post_users,
-                        dense_slot,
-                        bitmaps,
-                        buf,
-                        bits,
-                        trace_ptr,
-                        trace_pts,
-                        q,
-                        g,
-                        q_all,
-                        g_all,
-                        cnt,
-                        touched,
-                        members,
-                        acc,
-                        weight,
+                        state, ix, buf, bits, priors, cnt, touched, members, acc, weight
                     )
                 # next combination in lexicographic order
                 i = p - 1

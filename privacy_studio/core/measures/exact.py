@@ -35,21 +35,7 @@ def exact_sizes(index: PointIndex, p: int, with_em: bool = False) -> dict[str, n
     ``acc`` holds per point Σ_u mean_A (EM_uj - q_j) over each user's subsets.
     """
     offsets = subset_offsets(index, p)
-    q, g, q_all, g_all = point_priors(index.list_len, index.n_users)
-    sizes, em, kl, acc = exact_pass(
-        p,
-        offsets,
-        index.trace_ptr,
-        index.trace_pts,
-        index.post_ptr,
-        index.post_users,
-        index.dense_slot,
-        index.bitmaps,
-        with_em,
-        q,
-        g,
-        q_all,
-        g_all,
-    )
+    priors = point_priors(index.list_len, index.n_users)
+    sizes, em, kl, acc = exact_pass(p, offsets, index.arrays(), with_em, priors)
     d = float(index.d)
     return {"offsets": offsets, "sizes": sizes, "em": em / d, "kl": kl / d, "acc": acc}

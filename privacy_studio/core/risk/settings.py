@@ -32,11 +32,12 @@ class RiskSettings:
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
     short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
 
-    def validate(self) -> None:
-        """Raise ``ValueError`` with a readable message for any impossible setting."""
-        if not self.cells and (not self.spatial or not self.temporal):
+    def validate(self, empty_grid_ok: bool = False) -> None:
+        """Raise ``ValueError`` with a readable message for any impossible setting; with ``empty_grid_ok``
+        a grid still being set up (no level or no cell ticked, as a saved project may hold) is accepted."""
+        if not empty_grid_ok and not self.cells and (not self.spatial or not self.temporal):
             raise ValueError("the grid is empty: choose at least one spatial level and one time width")
-        if self.cells is not None and not self.cells:
+        if not empty_grid_ok and self.cells is not None and not self.cells:
             raise ValueError("the grid is empty: no cell is checked")
         if not self.p_values:
             raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
@@ -84,7 +85,7 @@ class RiskSettings:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> RiskSettings:
+    def from_dict(cls, d: dict, empty_grid_ok: bool = False) -> RiskSettings:
         """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
         names = {f.name for f in fields(cls)}
         extra = sorted(set(d) - names)
@@ -97,5 +98,5 @@ class RiskSettings:
         if kwargs.get("cells") is not None:
             kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
         settings = cls(**kwargs)
-        settings.validate()
+        settings.validate(empty_grid_ok)
         return settings
