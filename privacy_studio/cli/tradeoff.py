@@ -6,10 +6,12 @@ import argparse
 import json
 import math
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def load_inputs(path: Path) -> tuple[list[dict], dict, dict, dict]:
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if domain is None:
             raise ValueError("no utility scores: give --scores FILE or type expert scores in the project")
         column = utility_column(domain, grid.labels, scores, computed)
-        missing = [label for label, value in zip(grid.labels, column, strict=True) if not np.isfinite(value)]
+        missing = [lab for lab, value in zip(grid.labels, column, strict=True) if not math.isfinite(value)]
         analysis = analyse(
             grid,
             column,
@@ -129,6 +131,8 @@ def _json(value: object) -> object:
 
 def utility_column(name: str, labels: list[str], scores, computed: dict) -> np.ndarray:
     """The expert domain ``name``, or the computed score of that name (``points_kept``, …) if no domain is."""
+    import numpy as np
+
     from privacy_studio.core.utility import COMPUTED_SCORES
 
     if name in COMPUTED_SCORES and name not in scores.domains:
@@ -171,7 +175,7 @@ def summary(analysis, unscored: list[str]) -> str:
 
 
 def _num(value: float | None) -> str:
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.4g}"
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.4g}"
 
 
 def _p_value(text: str | None, default: object) -> int | None:
