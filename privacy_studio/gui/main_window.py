@@ -423,9 +423,11 @@ class MainWindow(QMainWindow):
 
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
-        from privacy_studio.gui.warmup import warm_up_kernels
+        from privacy_studio.core.warmup import warm_up
 
-        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker = Worker(
+            warm_up, name="Getting the analyses ready (the window can be used)", cancellable=False
+        )
         worker.signals.finished.connect(lambda _: self.log("Risk engine ready"))
         worker.signals.failed.connect(
             lambda msg, details: self.log(f"Risk engine warm-up failed: {msg}", "warning", details)
@@ -542,8 +544,11 @@ class MainWindow(QMainWindow):
             self._show_busy(False)
 
     def _show_busy(self, busy: bool) -> None:
-        for widget in (self.progress, self.eta_label, self.cancel_button):
+        for widget in (self.progress, self.eta_label):
             widget.setVisible(busy)
+        self.cancel_button.setVisible(
+            busy and self.status_worker is not None and self.status_worker.cancellable
+        )
 
     # -- tree --------------------------------------------------------------------------------------
     def _refresh_tree(self) -> None:

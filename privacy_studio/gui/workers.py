@@ -78,15 +78,19 @@ class WorkerSignals(QObject):
 
 
 class Worker(QRunnable):
-    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread."""
+    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread; ``cancellable=False`` for
+    housekeeping the user need not stop (the status bar then offers no Cancel button)."""
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "", **kwargs: Any) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], *args: Any, name: str = "", cancellable: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
         self.name = name or getattr(fn, "__name__", "task")
+        self.cancellable = cancellable
         self.signals = WorkerSignals()
         self.control = TaskControl(self._on_progress)
         self.eta = EtaEstimator()
