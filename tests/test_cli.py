@@ -40,7 +40,7 @@ def test_version_lists_the_libraries(capsys: pytest.CaptureFixture[str]) -> None
 def test_every_subcommand_is_registered() -> None:
     names = cli._command_names(cli.build_parser())
     assert {"gui", "inspect", "risk", "theory", "report", "tradeoff", "generate", "anonymizability"} <= names
-    assert {"attack", "mask"} <= names
+    assert {"attack", "mask", "release"} <= names
 
 
 def test_a_user_error_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:

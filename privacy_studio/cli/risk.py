@@ -79,6 +79,10 @@ def print_table(profiles: list[dict], out=None) -> None:
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<22} {cells}", file=out)
             label = ""
+        short = [(r["p"], r.get("n_short", 0)) for r in prof["by_p"] if r.get("n_short")]
+        if short:
+            counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
+            print(f"{'':<22} evaluated on fewer than p points (all-points): {counts}", file=out)
         if prof.get("kanon"):
             k = prof["kanon"]
             print(
@@ -151,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.engines import EventFiles, resolve_engine
     from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.progress import Cancelled, TaskControl
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     settings = RiskSettings(
         spatial=split_list(args.spatial, "--spatial"),
@@ -165,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         exact=args.exact,
         reference_p=args.reference_p,
         em_samples=args.em_samples,
+        short_traces=args.short_traces,
     )
     bar = ProgressBar()
     control = TaskControl(bar)
@@ -219,7 +224,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
     p.add_argument(
-        "--knowledge", default="uniform", help="uniform | activity | top | explicit:FILE (default uniform)"
+        "--knowledge",
+        default="uniform",
+        help="uniform | activity | top | records | sequence | frequency:TOL | proportion:TOL | homework | "
+        "explicit:FILE (default uniform; docs/measures.md)",
+    )
+    p.add_argument(
+        "--short-traces",
+        default="exclude",
+        choices=("exclude", "all-points"),
+        help="people with fewer than p points: left out and counted (default), or evaluated on all the "
+        "points they have (records, sequence, frequency, proportion)",
     )
     p.add_argument(
         "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"

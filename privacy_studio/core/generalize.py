@@ -282,8 +282,19 @@ def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray
     return raw - lo, int(raw.max()) - lo + 1
 
 
-def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
-    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
+@dataclass
+class EventPoints:
+    """The point of every event under a profile (in the table's (user, time) order) and the grid's shape."""
+
+    key: np.ndarray  # int64 point id of every event
+    units: SpatialUnits
+    n_bins: int
+    bin_origin: int
+    n_price_bins: int
+
+
+def event_points(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> EventPoints:
+    """Map every event to its point id ``(unit · n_bins + bin) · n_price + price bin`` under ``profile``."""
     units = spatial_units(events, profile.spatial, hierarchy)
     bins, n_bins, origin = time_bins(events, profile.temporal)
     n_price = 1
@@ -296,9 +307,25 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         pbins, n_price = price_bins(events.amount, profile.price)
         key *= n_price
         key += pbins
-    indptr, points, counts = dedupe_segments(events.user_offsets(), key, overwrite_keys=True)
+    return EventPoints(key, units, n_bins, origin, n_price)
+
+
+def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
+    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
+    mapped = event_points(events, profile, hierarchy)
+    units = mapped.units
+    indptr, points, counts = dedupe_segments(events.user_offsets(), mapped.key, overwrite_keys=True)
     return Traces(
-        profile, indptr, points, counts, units.n_units, n_bins, n_price, units.ids, units.xy, origin
+        profile,
+        indptr,
+        points,
+        counts,
+        units.n_units,
+        mapped.n_bins,
+        mapped.n_price_bins,
+        units.ids,
+        units.xy,
+        mapped.bin_origin,
     )
 
 

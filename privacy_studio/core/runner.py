@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from privacy_studio.core.knowledge import (
     GIVEN,
     Explicit,
     KnowledgeModel,
+    MatchingModel,
     combined_table,
     parse_knowledge,
     read_known_events,
@@ -36,186 +36,19 @@ from privacy_studio.core.knowledge import (
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
+from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
+from privacy_studio.core.risk.settings import RiskSettings
 
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: Sampled users per kernel call: the granularity of progress reports and cancellation.
 CHUNK_USERS = 2000
 
 
-@dataclass
-class RiskSettings:
-    """What to compute: the grid (spatial x temporal, or checked cells), p values, knowledge and measures."""
-
-    spatial: list[str]
-    temporal: list[str]
-    cells: list[tuple[str, str]] | None = None
-    p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
-    knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
-    samples: int = 10000
-    draws: int = 1
-    seed: int = 0
-    exact: bool = False
-    reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
-    em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-
-    def __post_init__(self) -> None:
-        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
-        if self.reference_p is None:
-            ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
-            self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
-
-    def validate(self) -> None:
-        """Raise ``ValueError`` with a readable message for any impossible setting."""
-        if not self.cells and (not self.spatial or not self.temporal):
-            raise ValueError("the grid is empty: choose at least one spatial level and one time width")
-        if self.cells is not None and not self.cells:
-            raise ValueError("the grid is empty: no cell is checked")
-        if not self.p_values:
-            raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
-        for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
-                raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
-        if unknown or not self.measures:
-            raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
-            )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
-        if not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}")
-        model = parse_knowledge(self.knowledge)
-        if self.exact and model.name != "uniform":
-            raise ValueError(
-                "exact mode averages over all p-subsets, which is the uniform knowledge model only"
-            )
-        for spatial, temporal in self.cell_labels():
-            Profile.parse(spatial, temporal)
-
-    def cell_labels(self) -> list[tuple[str, str]]:
-        if self.cells is not None:
-            return [(str(s), str(t)) for s, t in self.cells]
-        return [(s, t) for s in self.spatial for t in self.temporal]
-
-    def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product)."""
-        return [Profile.parse(s, t) for s, t in self.cell_labels()]
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["cells"] = None if self.cells is None else [list(c) for c in self.cells]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> RiskSettings:
-        """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
-        names = {f.name for f in fields(cls)}
-        extra = sorted(set(d) - names)
-        if extra:
-            raise ValueError(f"unknown risk setting(s): {', '.join(extra)}")
-        missing = [k for k in ("spatial", "temporal") if k not in d]
-        if missing:
-            raise ValueError(f"risk settings need {' and '.join(missing)}")
-        kwargs = dict(d)
-        if kwargs.get("cells") is not None:
-            kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
-        settings = cls(**kwargs)
-        settings.validate()
-        return settings
-
-
-@dataclass
-class PResult:
-    """All measures at one p (p is None for explicit knowledge); None where a measure was not asked."""
-
-    p: int | None
-    unicity: float | None = None
-    unicity_ci: tuple[float, float] | None = None
-    k_disclosure: float | None = None
-    em: float | None = None
-    kl: float | None = None
-    n_sampled: int = 0
-    n_excluded: int = 0
-    worst_mean: float | None = None
-    worst_share_at_1: float | None = None
-    worst_exact: bool = False
-    # U_k: anonymity-set size -> number of draws; in exact mode, people (each person's subsets share one)
-    class_sizes: dict[int, int] | dict[int, float] | None = None
-    n_draws: int = 0  # draws that entered the estimate (included users x draws; in exact mode, people)
-    em_users: int = 0  # users on whom EM / KL were computed
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["unicity_ci"] = None if self.unicity_ci is None else list(self.unicity_ci)
-        d["class_sizes"] = (
-            None if self.class_sizes is None else {str(k): v for k, v in self.class_sizes.items()}
-        )
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        if kwargs.get("unicity_ci") is not None:
-            kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
-        if kwargs.get("class_sizes") is not None:
-            kwargs["class_sizes"] = {int(k): v for k, v in kwargs["class_sizes"].items()}
-        return cls(**kwargs)
-
-
-@dataclass
-class ProfileResult:
-    """One profile's results over all p, plus detail arrays at the reference p for maps and histograms."""
-
-    spatial: str
-    temporal: str
-    label: str
-    n_users: int
-    d: int
-    nnz: int
-    fill_rate: float
-    n_events: int
-    by_p: list[PResult]
-    kanon: dict | None = None
-    per_user: dict = field(default_factory=dict)
-    per_location: dict = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    index_bytes: int = 0
-    knowledge: str = "uniform"
-    exact: bool = False
-    reference_p: int | None = None
-    derived_from: str | None = None  # profile whose traces this one was coarsened from
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["by_p"] = [r.to_dict() for r in self.by_p]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ProfileResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
-        return cls(**kwargs)
-
-
 # -- helpers ---------------------------------------------------------------------------------------------
-
-
-def _float(x: float) -> float | None:
-    """A JSON-safe float (None for NaN)."""
-    x = float(x)
-    return None if np.isnan(x) else x
-
-
-def json_floats(a: np.ndarray) -> list[float | None]:
-    """A JSON-safe list of floats (None for NaN); every engine writes per-unit values with it."""
-    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 def check_levels(profiles: list[Profile], events: EventTable, hierarchy: Hierarchy | None) -> None:
@@ -356,15 +189,15 @@ def _presult(
     ci = (uni, uni) if exact else wilson_interval(s["unique"], s["trials"])
     return PResult(
         p=p,
-        unicity=_float(uni) if "unicity" in want else None,
+        unicity=float_or_none(uni) if "unicity" in want else None,
         unicity_ci=(float(ci[0]), float(ci[1])) if "unicity" in want and s["trials"] else None,
-        k_disclosure=_float(s["kdisc"]) if "kdisc" in want else None,
-        em=_float(s["em"]) if "em" in want else None,
-        kl=_float(s["kl"]) if "kl" in want else None,
+        k_disclosure=float_or_none(s["kdisc"]) if "kdisc" in want else None,
+        em=float_or_none(s["em"]) if "em" in want else None,
+        kl=float_or_none(s["kl"]) if "kl" in want else None,
         n_sampled=n_sampled,
         n_excluded=s["n_excluded"],
-        worst_mean=_float(s["worst_mean"]) if "worst" in want else None,
-        worst_share_at_1=_float(s["worst_share"]) if "worst" in want else None,
+        worst_mean=float_or_none(s["worst_mean"]) if "worst" in want else None,
+        worst_share_at_1=float_or_none(s["worst_share"]) if "worst" in want else None,
         worst_exact=bool("worst" in want and (exact or p == 1 or s["worst_share"] == 1.0)),
         class_sizes=s["hist"],
         n_draws=s["trials"],
@@ -454,13 +287,23 @@ def results_by_p(
     """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
+    A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
     """
-    worst = worst_lower_bounds(sizes, rare)
+    fixed = not parse_knowledge(settings.knowledge).random
+    worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
         s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-        by_p.append(_presult(p, s, len(sizes), want, False))
+        row = _presult(p, s, len(sizes), want, False)
+        row.worst_exact = row.worst_exact or (fixed and "worst" in want)
+        by_p.append(row)
     return by_p, worst
+
+
+def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
+    """(S, pmax) risk 1/|E| of each user's one knowledge (NaN where excluded)."""
+    with np.errstate(divide="ignore"):
+        return np.where(sizes[:, 0, :] > 0, 1.0 / sizes[:, 0, :], np.nan)
 
 
 def per_user_details(
@@ -696,6 +539,9 @@ def _run_profile(
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
+    elif isinstance(model, MatchingModel):
+        by_p, per_user = _evaluate_matching(events, hierarchy, profile, model, users, settings, control)
+        per_location = {}
     else:
         kind = model.kind if model.kind is not None else GIVEN
         if given is None and model.kind is None:
@@ -721,11 +567,55 @@ def _run_profile(
         per_location=per_location,
         timings={k: float(v) for k, v in timings.items()},
         index_bytes=int(index.nbytes()),
-        knowledge=model.name if not isinstance(model, Explicit) else f"explicit:{model.path}",
+        knowledge=_knowledge_label(model),
+        short_traces=settings.short_traces,
         exact=settings.exact,
-        reference_p=None if isinstance(model, Explicit) else settings.reference_p,
+        reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
     )
+
+
+def _knowledge_label(model: KnowledgeModel) -> str:
+    """The model as the option that selects it (``explicit:FILE``, ``frequency:0.5``, ``top`` …)."""
+    if isinstance(model, Explicit):
+        return f"explicit:{model.path}"
+    return model.label if isinstance(model, MatchingModel) else model.name
+
+
+def _one_row(model: KnowledgeModel) -> bool:
+    """Models whose knowledge does not depend on p (homework): one result row with p = None."""
+    return isinstance(model, MatchingModel) and model.name == "homework"
+
+
+def _evaluate_matching(
+    events: EventTable,
+    hierarchy: Hierarchy | None,
+    profile: Profile,
+    model: MatchingModel,
+    users: np.ndarray,
+    settings: RiskSettings,
+    control: TaskControl,
+) -> tuple[list[PResult], dict]:
+    """Unicity, k-disclosure and worst case under a scikit-mobility-style model (no EM/KL: not defined)."""
+    want = set(settings.measures) - {"em", "kl"}
+    ps: list[int | None] = [None] if _one_row(model) else list(settings.p_values)
+    pmax = 1 if _one_row(model) else max(max(settings.p_values), settings.reference_p)
+    points = UserPoints.build(events, profile, hierarchy, model.spatial_only)
+    all_points = settings.short_traces == "all-points"
+    m = match_sizes(Matcher(model, points), users, pmax, settings.draws, settings.seed, all_points, control)
+    nan = np.full(m.sizes.shape, np.nan)
+    by_p = []
+    for p in ps:
+        k = 0 if p is None else p - 1
+        s = _summaries(m.sizes[:, :, k], nan[:, :, k], nan[:, :, k], m.worst[:, k])
+        row = _presult(p, s, len(users), want, False)
+        included = m.sizes[:, 0, k] > 0
+        row.worst_exact = "worst" in want and bool(m.enumerated[included, k].all())
+        row.n_short = int(m.short[included, k].sum())
+        by_p.append(row)
+    ref_k = 0 if _one_row(model) else settings.reference_p - 1
+    per_user = per_user_details(m.sizes, nan, nan, m.worst, ref_k, events.user_ids[users], want)
+    return by_p, per_user
 
 
 def python_orders(

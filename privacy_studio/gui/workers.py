@@ -78,19 +78,21 @@ class WorkerSignals(QObject):
 
 
 class Worker(QRunnable):
-    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread; ``cancellable=False`` for
-    housekeeping the user need not stop (the status bar then offers no Cancel button)."""
+    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread.
 
-    def __init__(
-        self, fn: Callable[..., Any], *args: Any, name: str = "", cancellable: bool = True, **kwargs: Any
-    ) -> None:
+    A ``background`` worker is a short helper task (drawing aid, warm-up) that the status bar neither shows
+    nor offers to cancel.
+    """
+
+    background = False
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "", **kwargs: Any) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
         self.name = name or getattr(fn, "__name__", "task")
-        self.cancellable = cancellable
         self.signals = WorkerSignals()
         self.control = TaskControl(self._on_progress)
         self.eta = EtaEstimator()

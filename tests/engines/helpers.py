@@ -11,13 +11,14 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from privacy_studio.core.engines import EventFiles, open_engine
-from privacy_studio.core.engines.files import load_files
+from privacy_studio.core.engines.ingest import load_files
 from privacy_studio.core.events import LocationTable, build_event_table
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import ProfileResult, RiskSettings
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
 
 #: 2024-03-31 01:00 UTC: clocks in Europe/Paris jump from 02:00 to 03:00.
 DST_CHANGE = 1711846800

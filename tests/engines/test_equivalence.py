@@ -8,15 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core.engines import open_engine, plan
+from privacy_studio.core.engines.ingest import load_source
 from privacy_studio.core.engines.relational import generalize_sql
-from privacy_studio.core.engines.sources import load_source
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.index import build_index
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import RiskSettings, run_grid, sample_users
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid, sample_users
 from tests.engines.helpers import (
     DST_CHANGE,
     DatasetOf,

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.project import jsonable, sha256_of
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, series
 
@@ -252,8 +253,6 @@ def test_warm_up_compiles_the_kernels_in_the_background(window, qtbot):
     from privacy_studio.core.warmup import STEPS
 
     worker = window.warm_up()
-    assert window.status_worker is worker and window.progress.isVisibleTo(window)
-    assert not window.cancel_button.isVisibleTo(window)  # housekeeping: nothing for the user to stop
     with qtbot.waitSignal(worker.signals.finished, timeout=RUN_TIMEOUT) as blocker:
         pass
     assert {step.name for step in STEPS} <= set(blocker.args[0])
@@ -297,3 +296,17 @@ def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, t
     warnings = [text for level, text in other.log_panel.lines if level == "warning"]
     assert any("changed since the project was saved" in text for text in warnings)
     other.runner.wait(60_000)
+
+
+def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_window, qtbot):
+    from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+
+    win = imported_window
+    run_and_wait(qtbot, win, tick_cells(win))
+    qtbot.waitUntil(lambda: win.session.project.analysis(ComputedUtility) is not None, timeout=120_000)
+    stored = win.session.project.analysis(ComputedUtility)
+    labels = {r["label"] for r in win.session.project.results}
+    assert set(stored.scores) | set(stored.problems) == labels and stored.scores
+    sizes = win.session.project.analysis(ProfileSizes)
+    assert sizes is not None and sizes.unit_areas["district"] > 0
+    win.runner.wait(60_000)

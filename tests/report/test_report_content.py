@@ -17,8 +17,10 @@ from privacy_studio.core.tradeoff import grid_table, pareto, recommend
 
 SECTIONS = [
     "Summary for decision makers",
+    "Decision record",
     "Method",
     "Results",
+    "Release",
     "Limitations",
     "Appendix: per-profile details",
 ]
@@ -161,7 +163,7 @@ def test_pareto_figure_and_table_match_the_core(make_project) -> None:
     section = _section(report, "Pareto analysis")
     figure = _blocks(section, PlotFigure)[0]
     front = next(s for s in figure.series if s.name == "Pareto front")
-    assert front.labels == expected.front and figure.reverse_y
+    assert front.labels == expected.front and figure.reverse_x  # utility across, reversed, as in the window
     table = _blocks(section, Table)[0]
     assert {r[0] for r in table.rows if r[3] == "yes"} == set(expected.front)
     assert {r[0]: r[4] for r in table.rows if r[3] == "no"} == {

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from privacy_studio.core.index import build_index
 from privacy_studio.core.kernels.rng import stream_key
+from privacy_studio.core.kernels.sample_pass import order_trace
 from privacy_studio.core.knowledge import ACTIVITY, TOP, UNIFORM
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import exact_pass
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.measures.theory import sparsity_curves
-from privacy_studio.core.measures.unicity import order_trace, sample_sizes
+from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.wilson import wilson_interval
 from tests.risk import reference
 from tests.risk.helpers import traces_from_sets

@@ -13,7 +13,9 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.runner import ProfileResult, RiskSettings, derive_traces, run_grid
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import derive_traces, run_grid
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets
 

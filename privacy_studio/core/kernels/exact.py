@@ -11,9 +11,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.arrays import IndexArrays, Priors
+from privacy_studio.core.kernels.disclosure import em_kl_of_set
 from privacy_studio.core.kernels.intersect import OWN_LIST, walk_start, walk_step
-from privacy_studio.core.measures.disclosure import em_kl_of_set
-from privacy_studio.core.measures.unicity import N_PARTS
+from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
 @nb.njit(cache=True, nogil=True)
@@ -49,18 +50,10 @@ def exact_items(
     item_user: np.ndarray,
     item_first: np.ndarray,
     item_stop: np.ndarray,
-    trace_ptr: np.ndarray,
-    trace_pts: np.ndarray,
-    post_ptr: np.ndarray,
-    post_users: np.ndarray,
-    dense_slot: np.ndarray,
-    bitmaps: np.ndarray,
+    ix: IndexArrays,
     with_em: bool,
     stop_at_one: bool,
-    q: np.ndarray,
-    g: np.ndarray,
-    q_all: float,
-    g_all: float,
+    priors: Priors,
     max_size: int,
 ):
     """Per work item: over the p-subsets A of user ``item_user[i]``'s trace whose first position lies in
@@ -71,6 +64,8 @@ def exact_items(
     Summed over items: ``hist[k]`` = Σ over users of the share of their subsets with |E(A)| = k, and
     ``acc[x]`` = Σ over users of the mean over their subsets of (EM_ux - q_x), as ``em_kl_of_set`` adds.
     """
+    trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
+    post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     m = len(item_user)
     n_users = len(trace_ptr) - 1
     n_points = len(post_ptr) - 1
@@ -127,26 +122,7 @@ def exact_items(
                 inv_sum[i] += 1.0 / c
                 smallest = min(smallest, c)
                 if with_em and c > 1:  # a set of one (the user alone) is added once below
-                    e, k = em_kl_of_set(
-                        state,
-                        post_ptr,
-                        post_users,
-                        dense_slot,
-                        bitmaps,
-                        buf,
-                        bits,
-                        trace_ptr,
-                        trace_pts,
-                        q,
-                        g,
-                        q_all,
-                        g_all,
-                        cnt,
-                        touched,
-                        members,
-                        acc,
-                        weight,
-                    )
+                    e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
                     em_sum[i] += e
                     kl_sum[i] += k
                 if stop_at_one and c == 1:
@@ -157,24 +133,7 @@ def exact_items(
                 buf[0, 0] = u
                 state[0], state[2], state[3] = OWN_LIST, 1, 0
                 e, k = em_kl_of_set(
-                    state,
-                    post_ptr,
-                    post_users,
-                    dense_slot,
-                    bitmaps,
-                    buf,
-                    bits,
-                    trace_ptr,
-                    trace_pts,
-                    q,
-                    g,
-                    q_all,
-                    g_all,
-                    cnt,
-                    touched,
-                    members,
-                    acc,
-                    weight * sizes[1],
+                    state, ix, buf, bits, priors, cnt, touched, members, acc, weight * sizes[1]
                 )
                 em_sum[i] += e * sizes[1]
                 kl_sum[i] += k * sizes[1]

@@ -14,6 +14,7 @@ from math import comb
 import numpy as np
 
 from privacy_studio.core.index import PointIndex
+from privacy_studio.core.kernels.arrays import NO_PRIORS
 from privacy_studio.core.kernels.exact import exact_items
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.progress import TaskControl, as_control
@@ -103,7 +104,8 @@ def exact_pass(
     item_user, item_first, item_stop, item_size = work_items(lengths, p, item_subsets)
     chunk_of = (np.cumsum(item_size) - 1) // chunk_subsets
     bounds = np.concatenate([[0], np.flatnonzero(np.diff(chunk_of)) + 1, [len(item_user)]])
-    q, g, q_all, g_all = point_priors(index.list_len, n)
+    priors = point_priors(index.list_len, n) if with_em else NO_PRIORS
+    arrays = index.arrays()
     unique, inv_sum, em_sum, kl_sum = (np.zeros(n) for _ in range(4))
     min_size = np.full(n, np.iinfo(np.int64).max)
     class_shares = np.zeros(index.max_list + 1)
@@ -120,18 +122,10 @@ def exact_pass(
             users,
             item_first[a:b],
             item_stop[a:b],
-            index.trace_ptr,
-            index.trace_pts,
-            index.post_ptr,
-            index.post_users,
-            index.dense_slot,
-            index.bitmaps,
+            arrays,
             with_em,
             stop_at_one,
-            q,
-            g,
-            q_all,
-            g_all,
+            priors,
             index.max_list,
         )
         for total_of, part in ((unique, r_unique), (inv_sum, r_inv), (em_sum, r_em), (kl_sum, r_kl)):

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.io import FORMATS, ROLES, ReaderOptions, load_dataset, preview
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import sha256_of
+from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker, readable_error
 
 AUTO = "(detect)"
@@ -148,7 +149,6 @@ class ImportDialog(QDialog):
     def __init__(self, runner: TaskRunner, parent: QWidget | None = None, path: str | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Import data")
-        self.resize(1000, 720)
         self.runner = runner
         self.worker: Worker | None = None
         self.dataset: Any = None
@@ -261,6 +261,7 @@ class ImportDialog(QDialog):
             self.locations.changed,
         ):
             signal.connect(self._schedule_preview)
+        fit_to_screen(self, 1000, 720)
         if path:
             self.set_source(path)
 
