@@ -28,9 +28,15 @@ class RiskSettings:
     draws: int = 1
     seed: int = 0
     exact: bool = False
-    reference_p: int = 4
+    reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
     short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
+
+    def __post_init__(self) -> None:
+        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        if self.reference_p is None:
+            ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
+            self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
 
     def validate(self, empty_grid_ok: bool = False) -> None:
         """Raise ``ValueError`` with a readable message for any impossible setting; with ``empty_grid_ok``
