@@ -170,9 +170,9 @@ class AttacksPanel(QWidget):
         self.identified = DatasetPicker("Identified dataset (the attacker's)")
         self.anonymous = DatasetPicker("Anonymous dataset (the release)")
         self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
-        self.tz = QLineEdit("UTC")
-        self.spatial = QLineEdit("raw")
-        self.temporal = QLineEdit("1h")
+        self.tz, self.spatial, self.temporal = QLineEdit(), QLineEdit(), QLineEdit()
+        for edit, default in ((self.tz, "UTC"), (self.spatial, "raw"), (self.temporal, "1h")):
+            edit.setPlaceholderText(default)  # used when left empty, so the project's own values can fill it
         self.c = QDoubleSpinBox()
         self.c.setRange(0.0, 0.99)
         self.c.setSingleStep(0.05)
@@ -402,7 +402,6 @@ class AttacksPanel(QWidget):
                 edit.clear()
             self.apply_inputs(project.analyses.get(INPUTS_KEY) or {})
         self.apply_inputs(project_inputs(project), only_empty=True)
-        self.apply_inputs({"tz": "UTC", "spatial": "raw", "temporal": "1h"}, only_empty=True)
         stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
         if stored != self.results:
             self.results = {}
