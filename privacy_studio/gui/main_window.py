@@ -652,6 +652,7 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
         self._fill_table()
+        self.tradeoff.catch_up()  # once per run, not per profile
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()
