@@ -172,6 +172,31 @@ def test_a_new_dataset_gives_the_power_law_its_unit_areas(qtbot):
     panel.runner.wait(10_000)
 
 
+def test_unit_areas_measured_after_opening_leave_the_project_unmodified(qtbot):
+    """Opening reads the data back (``attach_dataset``); the unit areas measured on it are no edit."""
+    from types import SimpleNamespace
+
+    from privacy_studio.core.analyses import ProfileSizes
+    from privacy_studio.core.events import LocationTable, build_event_table
+    from privacy_studio.core.project import Project
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    ids = np.array(["a", "b"])
+    locations = LocationTable(ids, np.full(2, np.nan), np.full(2, np.nan), np.zeros(2), np.array([0.0, 2.0]))
+    events = build_event_table(np.array(["u", "v"]), np.arange(2) * 60, ids, locations=locations)
+    session = Session()
+    panel = TradeoffPanel(session)
+    qtbot.addWidget(panel)
+    session.replace(Project())
+    assert not session.dirty
+    session.attach_dataset(SimpleNamespace(events=events, hierarchy=None))
+    qtbot.waitUntil(lambda: bool(panel.unit_areas), timeout=60_000)
+    panel.runner.wait(10_000)
+    assert session.project.analysis(ProfileSizes) is not None  # kept for the next save
+    assert not session.dirty
+
+
 def test_risk_by_group_reads_the_projects_own_attributes_file(qtbot, tmp_path):
     from privacy_studio.core.project import DataSource, Project
     from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel

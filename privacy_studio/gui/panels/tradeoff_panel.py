@@ -403,21 +403,25 @@ class TradeoffPanel(QWidget):
         self.refresh()
         self._store(computed)
 
-    def _store(self, analysis: Any) -> None:
-        """Keep an analysis the panel computed in the project (marking it modified when it changed)."""
+    def _store(self, analysis: Any, edit: bool = True) -> None:
+        """Keep an analysis the panel computed in the project; with ``edit``, mark the project modified when
+        it changed (a figure measured on the data the project already holds is no edit)."""
         if self.session is None:
             return
         before = self.session.project.analyses.get(analysis.KEY)
         self.session.project.store(analysis)
-        if self.session.project.analyses[analysis.KEY] != before:
+        if edit and self.session.project.analyses[analysis.KEY] != before:
             self.session.set_dirty(True)
 
-    def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
-        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law."""
+    def set_unit_areas(
+        self, areas: dict[str, float], period_seconds: float = math.nan, measured: bool = False
+    ) -> None:
+        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law.
+        ``measured``: worked out from the session's dataset, so keeping them does not modify the project."""
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
-        self._store(ProfileSizes(self.unit_areas, period_seconds))
+        self._store(ProfileSizes(self.unit_areas, period_seconds), edit=not measured)
 
     def measure_unit_areas(self, dataset: Any) -> Worker | None:
         """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
@@ -431,7 +435,7 @@ class TradeoffPanel(QWidget):
 
     @Slot(object)
     def _unit_areas_found(self, found: tuple[dict[str, float], float]) -> None:
-        self.set_unit_areas(*found)
+        self.set_unit_areas(*found, measured=True)
 
     def set_subsample_curve(self, curve: SubsampleCurve) -> None:
         """Risk measured on random user subsets (``core.tradeoff.extrapolation.subsample_curve``)."""
