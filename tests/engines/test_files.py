@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -111,3 +112,50 @@ def test_rows_with_a_wrong_number_of_fields_give_one_clear_message(tmp_path):
         list(engine.run_grid(EventFiles(str(path), sample_options()), risk))
     text = str(error.value)
     assert "could not read the input" in text and "--engine numba" in text and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("columns", "side_file"),
+    [
+        ("user,time,location,x_km,y_km,lat,lon", False),
+        ("user,time,location,x_km,y_km,lat,lon", True),
+        ("user,time,x_km,y_km,lat,lon", False),
+        ("user,time,location,x_km,y_km", True),
+    ],
+)
+def test_the_files_own_km_win_in_duckdb_as_in_the_reader(tmp_path, columns, side_file):
+    """x_km/y_km that disagree with lat/lon: both engines use the file's km; bad rows rejected alike."""
+    rng = np.random.default_rng(7)
+    n = 600
+    place = rng.integers(0, 6, n)
+    fields = {
+        "user": [f"u{k}" for k in rng.integers(0, 40, n)],
+        "time": [
+            f"2024-03-0{1 + int(s) // 86400}T{int(s) % 86400 // 3600:02d}:00:00Z"
+            for s in rng.integers(0, 3 * 86400, n)
+        ],
+        "location": [f"P{k}" for k in place],
+        "x_km": (place * 0.9 + rng.normal(0, 0.2, n)).round(3).astype(str).tolist(),
+        "y_km": (place * 0.4).round(3).astype(str).tolist(),
+        "lat": (10.0 - place * 0.5).astype(str).tolist(),
+        "lon": (20.0 + place * 0.5).astype(str).tolist(),
+    }
+    fields["x_km"][3], fields["lat"][5] = "bad", "999"
+    names = columns.split(",")
+    rows = zip(*(fields[name] for name in names), strict=True)
+    (tmp_path / "events.csv").write_text(columns + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    antennas = tmp_path / "antennas.csv"
+    antennas.write_text(
+        "antenna_id,latitude,longitude\n" + "".join(f"P{k},45.0,{4 + k * 0.01}\n" for k in range(6))
+    )
+    options = ReaderOptions(antennas=str(antennas) if side_file else None, use_cache=False)
+    risk = RiskSettings(
+        spatial=[],
+        temporal=[],
+        cells=[("grid:1", "1h"), ("raw", "6h")],
+        samples=200,
+        draws=2,
+        p_values=[1, 2],
+    )
+    expected, got = both(str(tmp_path / "events.csv"), options, risk)
+    assert got == expected

@@ -29,7 +29,7 @@ from privacy_studio.core.generalize import SpatialLevel
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io import timeparse
-from privacy_studio.core.io.assemble import projection_note
+from privacy_studio.core.io.assemble import own_km_note, projection_note
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.load import describe_layout
 from privacy_studio.core.io.places import Places, read_places
@@ -285,7 +285,12 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         ]
         loc, joins = "l.loc", " JOIN ps_lids l ON l.lid = r.lid"
     x, y, locations_xy = "r.x", "r.y", place_xy is not None
-    if coordinates and proj is None:
+    if _own_km(roles):
+        report.note(own_km_note(place_xy is not None))
+        if place_xy is None and located and "lat" in roles:  # as the reader: places at their events' mean km
+            register_locations(engine, *_location_means(engine, loc, joins, len(location_ids)))
+            locations_xy = True
+    elif coordinates and proj is None:
         x, y, proj = _by_location(engine, loc, joins, len(location_ids))
         locations_xy = True
     if proj is not None:
@@ -336,7 +341,7 @@ def _projection(
     if place_lat is not None:
         proj = LocalProjection.centred_on(places.lat, places.lon)
         return proj, proj.forward(places.lat, places.lon)
-    if "lat" not in roles or "lon" not in roles or "location" in roles:
+    if _own_km(roles) or "lat" not in roles or "lon" not in roles or "location" in roles:
         return None, None
     lat, lon = plan.ident(roles["lat"]), plan.ident(roles["lon"])
     ok = f"abs(TRY_CAST({lat} AS DOUBLE)) <= 90 AND abs(TRY_CAST({lon} AS DOUBLE)) <= 180"
@@ -354,17 +359,30 @@ def _by_location(
     """As the reader: each location at the mean of its kept events' coordinates, the projection centred on
     those locations. ``ps_rows`` holds degrees in x (lon) and y (lat); returns the km x, y expressions of
     a row ``r`` and the projection, and registers ``ps_loc``."""
-    means = engine.execute(
-        f"SELECT {loc} AS loc, avg(r.y) AS lat, avg(r.x) AS lon FROM ps_rows r{joins} "
-        "WHERE r.reason IS NULL GROUP BY 1"
-    )
-    lat, lon = np.full(n_locations, np.nan), np.full(n_locations, np.nan)
-    codes = means.column("loc").to_numpy()
-    lat[codes] = means.column("lat").to_numpy(zero_copy_only=False)
-    lon[codes] = means.column("lon").to_numpy(zero_copy_only=False)
+    lon, lat = _location_means(engine, loc, joins, n_locations)
     proj = LocalProjection.centred_on(lat, lon)
     register_locations(engine, *proj.forward(lat, lon))
     return *_projected("r.x", "r.y", proj), proj
+
+
+def _location_means(
+    engine: SqlBackend, loc: str, joins: str, n_locations: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per location code the mean x and y of its kept rows in ``ps_rows`` (NaN for a code without rows)."""
+    means = engine.execute(
+        f"SELECT {loc} AS loc, avg(r.x) AS x, avg(r.y) AS y FROM ps_rows r{joins} "
+        "WHERE r.reason IS NULL GROUP BY 1"
+    )
+    x, y = np.full(n_locations, np.nan), np.full(n_locations, np.nan)
+    codes = means.column("loc").to_numpy()
+    x[codes] = means.column("x").to_numpy(zero_copy_only=False)
+    y[codes] = means.column("y").to_numpy(zero_copy_only=False)
+    return x, y
+
+
+def _own_km(roles: dict) -> bool:
+    """Whether the file gives its own projected coordinates (they win over lat/lon and the places)."""
+    return "x_km" in roles and "y_km" in roles
 
 
 def _projected(lon: str, lat: str, proj: LocalProjection) -> tuple[str, str]:
@@ -479,6 +497,12 @@ def _coordinates(
     """x, y km expressions and the invalid-coordinate condition, as the reader fills and projects them
     (lon, lat in degrees when ``proj`` is None: :func:`_by_location` projects them once it is known)."""
     null = "CAST(NULL AS DOUBLE)"
+    if _own_km(roles):  # the file's own km, never filled; a row needs valid lat/lon too when it has them
+        x, y = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("x_km", "y_km"))
+        degrees = {k: v for k, v in roles.items() if k not in ("x_km", "y_km")}
+        bad_degrees = _coordinates(degrees, proj, place_xy)[2]
+        bad = f"({x} IS NULL OR {y} IS NULL)"
+        return x, y, bad if bad_degrees is None else f"({bad} OR {bad_degrees})"
     by_place = place_xy is not None and "location" in roles
     if "lat" in roles and "lon" in roles:
         lat, lon = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("lat", "lon"))
@@ -489,11 +513,8 @@ def _coordinates(
             y = f"CASE WHEN {ok} THEN {y} ELSE pxy.y END"
             return x, y, f"NOT {ok} AND pxy.x IS NULL"
         return f"CASE WHEN {ok} THEN {x} END", f"CASE WHEN {ok} THEN {y} END", f"NOT {ok}"
-    if by_place:  # no event coordinates, or x_km/y_km: the places' projected coordinates win
+    if by_place:  # no event coordinates: the places' projected coordinates
         return "pxy.x", "pxy.y", None
-    if "x_km" in roles and "y_km" in roles:
-        x, y = (f"TRY_CAST(r.{plan.ident(roles[k])} AS DOUBLE)" for k in ("x_km", "y_km"))
-        return x, y, f"({x} IS NULL OR {y} IS NULL)"
     return null, null, None
 
 

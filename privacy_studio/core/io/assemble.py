@@ -130,8 +130,10 @@ def assemble(
 def _project(
     extra: dict, location: np.ndarray, location_ids: np.ndarray, places: Places | None, report: ImportReport
 ) -> LocationTable | None:
-    """Fill the events' lat/lon/x_km/y_km in ``extra``; return the location table (one shared projection)."""
+    """Fill the events' lat/lon/x_km/y_km in ``extra``; return the location table. The file's own x_km/y_km
+    win for the events (and for places built from them); otherwise one projection serves events and places."""
     lat, lon = extra.get("lat"), extra.get("lon")
+    own_km = "x_km" in extra and "y_km" in extra
     loc_lat, loc_lon = _location_coordinates(location, location_ids, places, lat, lon)
     if lat is None and loc_lat is not None and len(location) and (location >= 0).all():
         lat, lon = loc_lat[location], loc_lon[location]
@@ -140,18 +142,48 @@ def _project(
             report.note(
                 f"{missing:,} events are at locations without coordinates (km grids will refuse them)"
             )
+    if own_km:
+        report.note(own_km_note(side_file_coordinates(places)))
     if lat is None and loc_lat is None:
         return None
+    if lat is not None:
+        extra["lat"], extra["lon"] = lat, lon
+    if own_km and not side_file_coordinates(places):
+        if loc_lat is None:
+            return None
+        loc_x, loc_y = location_means(location, len(location_ids), extra["x_km"], extra["y_km"])
+        return LocationTable(location_ids, loc_lat, loc_lon, loc_x, loc_y)
     # Centre on the places when they have coordinates (they span the area), else on the events.
     centre = (loc_lat, loc_lon) if loc_lat is not None and np.isfinite(loc_lat).any() else (lat, lon)
     proj = LocalProjection.centred_on(*centre)
     report.note(projection_note(proj))
-    if lat is not None:
-        extra["lat"], extra["lon"] = lat, lon
+    if lat is not None and not own_km:
         extra["x_km"], extra["y_km"] = proj.forward(lat, lon)
     if loc_lat is None:
         return None
     return LocationTable(location_ids, loc_lat, loc_lon, *proj.forward(loc_lat, loc_lon))
+
+
+def side_file_coordinates(places: Places | None) -> bool:
+    """Whether an antennas/locations file gives the places' coordinates."""
+    return places is not None and bool(np.isfinite(places.lat).any())
+
+
+def own_km_note(side_file: bool) -> str:
+    """The import note saying whose km coordinates the events and places use (reader and engines alike)."""
+    note = "the file's own x_km/y_km are the events' coordinates (lat/lon are kept for maps only)"
+    if side_file:
+        return note + "; the places take the side file's lat/lon, projected to km by the studio"
+    return note + "; each place sits at the mean x_km/y_km of its events"
+
+
+def location_means(
+    location: np.ndarray, n: int, x: np.ndarray, y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per location code the mean of its events' values (NaN for a code without events)."""
+    counts = np.bincount(location, minlength=n).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(location, x, n) / counts, np.bincount(location, y, n) / counts
 
 
 def projection_note(proj: LocalProjection) -> str:
@@ -167,11 +199,8 @@ def _location_coordinates(
     lon: np.ndarray | None,
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Per location code: the side file's coordinates, else the mean of its events' coordinates."""
-    if places is not None and np.isfinite(places.lat).any():
+    if side_file_coordinates(places):
         return places.lat, places.lon
     if lat is None or lon is None or len(location_ids) == 0 or (location < 0).any():
         return None, None
-    n = len(location_ids)
-    counts = np.bincount(location, minlength=n).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.bincount(location, lat, n) / counts, np.bincount(location, lon, n) / counts
+    return location_means(location, len(location_ids), lat, lon)

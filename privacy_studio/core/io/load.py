@@ -113,8 +113,6 @@ def describe_layout(layout: FileLayout, report: ImportReport, folder: bool, n_fi
     report.note(f"read as {layout.fmt} ({what}); columns: {mapping}")
     if layout.user_from_name is not None and not folder:
         report.note(f"no user column: every row belongs to user {layout.user_from_name!r} (the file name)")
-    if "lat" in layout.roles and "x_km" in layout.roles:
-        report.note("x_km/y_km are recomputed from lat/lon so that events and places share one projection")
     unused = layout.unused_columns()
     if unused:
         report.note(f"columns not used: {', '.join(unused)}")

@@ -251,7 +251,6 @@ class BatchReader:
         self.location_role = (
             "location" if "location" in r else ("merchant" if layout.fmt == "transactions" else None)
         )
-        self.use_xy = "lat" not in r and "x_km" in r
 
     def run(self, threads: bool, control: TaskControl) -> Columns:
         self.threads = threads
@@ -390,23 +389,33 @@ class BatchReader:
         kept["location"] = codes
 
     def _coordinates(self, col: dict, kept: dict, bad: list) -> None:
-        names = ("x_km", "y_km") if self.use_xy else ("lat", "lon")
-        if names[0] not in col:
-            return
-        a, ok_a = to_float(col[names[0]])
-        b, ok_b = to_float(col[names[1]])
-        ok = ok_a & ok_b
-        if not self.use_xy:
-            ok &= (np.abs(a) <= 90) & (np.abs(b) <= 180)
-        if self.places is not None and "location" in kept and not ok.all():
-            codes = kept["location"]
-            safe = np.maximum(codes, 0)
-            fill = ~ok & (codes >= 0) & np.isfinite(self.places.lat[safe])
-            a = np.where(fill, self.places.lat[safe], a)
-            b = np.where(fill, self.places.lon[safe], b)
-            ok |= fill
-        bad.append(("missing or invalid coordinate", ~ok))
-        kept[names[0]], kept[names[1]] = a, b
+        """Parse lat/lon (a missing pair taken from its place) and the file's own x_km/y_km (not filled)."""
+        ok = None
+        for names in (("lat", "lon"), ("x_km", "y_km")):
+            if names[0] not in col:
+                continue
+            a, ok_a = to_float(col[names[0]])
+            b, ok_b = to_float(col[names[1]])
+            pair_ok = ok_a & ok_b
+            if names[0] == "lat":
+                pair_ok &= (np.abs(a) <= 90) & (np.abs(b) <= 180)
+                a, b, pair_ok = self._fill_from_places(kept, a, b, pair_ok)
+            ok = pair_ok if ok is None else ok & pair_ok
+            kept[names[0]], kept[names[1]] = a, b
+        if ok is not None:
+            bad.append(("missing or invalid coordinate", ~ok))
+
+    def _fill_from_places(
+        self, kept: dict, lat: np.ndarray, lon: np.ndarray, ok: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows without a valid lat/lon take their place's, when the side file gives it."""
+        if self.places is None or "location" not in kept or ok.all():
+            return lat, lon, ok
+        codes = kept["location"]
+        safe = np.maximum(codes, 0)
+        fill = ~ok & (codes >= 0) & np.isfinite(self.places.lat[safe])
+        lat, lon = np.where(fill, self.places.lat[safe], lat), np.where(fill, self.places.lon[safe], lon)
+        return lat, lon, ok | fill
 
     def _keep(self, kept: dict, bad: list, n: int, row0: int) -> None:
         rejected = np.zeros(n, dtype=bool)
