@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
 
 def load_inputs(path: Path) -> tuple[list[dict], dict, dict, dict]:
@@ -211,7 +212,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
     p.add_argument(
-        "--measure", help="risk measure: unicity, k_disclosure, em, kl, worst_mean, worst_share_at_1"
+        "--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}"
     )
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"

@@ -35,10 +35,11 @@ from privacy_studio.core.knowledge import (
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import exact_sizes
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
+from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
-from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -153,53 +154,41 @@ def sample_users(n_users: int, samples: int, seed: int) -> np.ndarray:
 # -- estimates ------------------------------------------------------------------------------------------
 
 
-def _summaries(
-    sizes_at_p: np.ndarray, em_at_p: np.ndarray, kl_at_p: np.ndarray, worst_at_p: np.ndarray
-) -> dict:
-    """Per-p aggregates from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and (S,) worst bounds."""
+def _sampled_sets(
+    p: int | None,
+    sizes_at_p: np.ndarray,
+    em_at_p: np.ndarray,
+    kl_at_p: np.ndarray,
+    worst_at_p: np.ndarray,
+    settings: RiskSettings,
+) -> tuple[SetsAtP, int]:
+    """The sets of the included people from (S, R) sizes (0 = excluded), EM/KL and (S,) worst bounds; and
+    how many sampled people were excluded (fewer than p points)."""
     included = sizes_at_p[:, 0] > 0
-    sz = sizes_at_p[included]
-    trials = int(sz.size)
-    uniq = int((sz == 1).sum())
-    ems = em_at_p[included]
-    computed = ~np.isnan(ems[:, 0]) if len(ems) else np.zeros(0, dtype=bool)
-    worst = worst_at_p[included]
-    hist = np.bincount(sz.ravel()) if trials else np.zeros(0, dtype=np.int64)
-    return {
-        "n_excluded": int((~included).sum()),
-        "trials": trials,
-        "unique": uniq,
-        "kdisc": float(np.mean(1.0 / sz)) if trials else float("nan"),
-        "em": float(np.mean(ems[computed])) if computed.any() else float("nan"),
-        "kl": float(np.mean(kl_at_p[included][computed])) if computed.any() else float("nan"),
-        "em_users": int(computed.sum()),
-        "worst_mean": float(np.mean(worst)) if len(worst) else float("nan"),
-        "worst_share": float(np.mean(worst == 1.0)) if len(worst) else float("nan"),
-        "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
-    }
+    sets = SetsAtP(
+        p,
+        sizes_at_p[included],
+        None,
+        em_at_p[included],
+        kl_at_p[included],
+        worst_at_p[included],
+        settings.records_at_risk_k,
+    )
+    return sets, int((~included).sum())
 
 
-def _presult(
-    p: int | None, s: dict, n_sampled: int, want: set[str], exact: bool, unicity: float | None = None
-) -> PResult:
-    est = s["unique"] / s["trials"] if s["trials"] else float("nan")
-    uni = est if unicity is None else unicity
-    ci = (uni, uni) if exact else wilson_interval(s["unique"], s["trials"])
+def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> PResult:
+    """Every wanted measure at one p, summarized through the catalogue, with the draws' class sizes."""
+    sizes = sets.sizes
+    hist = np.bincount(sizes.ravel()) if sizes.size else np.zeros(0, dtype=np.int64)
+    values = {k: float_or_none(v) if isinstance(v, float) else v for k, v in summarize(sets, want).items()}
     return PResult(
-        p=p,
-        unicity=float_or_none(uni) if "unicity" in want else None,
-        unicity_ci=(float(ci[0]), float(ci[1])) if "unicity" in want and s["trials"] else None,
-        k_disclosure=float_or_none(s["kdisc"]) if "kdisc" in want else None,
-        em=float_or_none(s["em"]) if "em" in want else None,
-        kl=float_or_none(s["kl"]) if "kl" in want else None,
+        p=sets.p,
         n_sampled=n_sampled,
-        n_excluded=s["n_excluded"],
-        worst_mean=float_or_none(s["worst_mean"]) if "worst" in want else None,
-        worst_share_at_1=float_or_none(s["worst_share"]) if "worst" in want else None,
-        worst_exact=bool("worst" in want and (exact or p == 1 or s["worst_share"] == 1.0)),
-        class_sizes=s["hist"],
-        n_draws=s["trials"],
-        em_users=s["em_users"] if want & {"em", "kl"} else 0,
+        n_excluded=n_excluded,
+        class_sizes={int(k): int(c) for k, c in enumerate(hist) if c},
+        n_draws=int(sizes.size),
+        **values,
     )
 
 
@@ -233,7 +222,7 @@ def _sampled_run(
     """The sample pass in chunks of users (progress, cancellation), concatenated in sampling order."""
     pmax = pmax or max(max(settings.p_values), settings.reference_p)
     draws = settings.draws if kind != GIVEN else 1
-    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if want & {"em", "kl"} else []
+    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if needs(want, EM_KL) else []
     if kind == GIVEN and em_p:
         em_p = list(range(1, pmax + 1))  # each user's own set length decides which prefix counts
     priors = point_priors(index.list_len, index.n_users) if em_p else None
@@ -261,7 +250,7 @@ def _sampled_run(
             em_p=em_p if em_users else [],
             em_users=em_users,
             ref_p=settings.reference_p,
-            worst="worst" in want,
+            worst=needs(want, RAREST_FIRST),
             given=chunk_given,
             priors=priors,
         )
@@ -289,8 +278,10 @@ def results_by_p(
     worst = worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
-        s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-        by_p.append(_presult(p, s, len(sizes), want, False))
+        sets, n_excluded = _sampled_sets(
+            p, sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1], settings
+        )
+        by_p.append(_presult(sets, len(sizes), n_excluded, want))
     return by_p, worst
 
 
@@ -311,9 +302,9 @@ def per_user_details(
     return {
         "user_ids": [str(x) for x in np.asarray(user_ids)[keep]],
         "unique_rate": json_floats((at_ref[keep] == 1).mean(axis=1)),
-        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "worst": json_floats(worst[rows, ref_k][keep]) if "worst" in want else None,
+        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "worst": json_floats(worst[rows, ref_k][keep]) if needs(want, RAREST_FIRST) else None,
     }
 
 
@@ -336,14 +327,16 @@ def _evaluate_sampled(
     if explicit:
         worst = worst_lower_bounds(sizes, r["rare"])
         ref_k = np.diff(given[0]) - 1  # each user's size at the length of its own known set
-        s = _summaries(sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k])
-        by_p = [_presult(None, s, len(users), want, False)]
+        sets, n_excluded = _sampled_sets(
+            None, sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k], settings
+        )
+        by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
         ref_k = np.full(len(users), settings.reference_p - 1)
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
     n_terms = 0 if explicit else int((~np.isnan(em[rows, 0, ref_k])).sum()) * sizes.shape[1]
-    per_location = _per_location(index, traces, r["acc"], n_terms) if "em" in want else {}
+    per_location = _per_location(index, traces, r["acc"], n_terms) if "em_disclosure" in want else {}
     return by_p, per_user, per_location
 
 
@@ -351,7 +344,7 @@ def _evaluate_exact(
     index: PointIndex, traces: Traces, events: EventTable, settings: RiskSettings, control: TaskControl
 ) -> tuple[list[PResult], dict, dict]:
     want = set(settings.measures)
-    with_em = bool(want & {"em", "kl"})
+    with_em = needs(want, EM_KL)
     by_p: list[PResult] = []
     per_user: dict = {}
     per_location: dict = {}
@@ -368,11 +361,6 @@ def _evaluate_exact(
             if len(starts)
             else np.zeros(0)
         )
-        per_inv = (
-            np.add.reduceat(1.0 / np.maximum(sizes, 1), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
         worst = 1.0 / np.minimum.reduceat(sizes, starts) if len(starts) else np.zeros(0)
         em_u = (
             np.add.reduceat(r["em"], starts) / n_sub[included]
@@ -384,31 +372,18 @@ def _evaluate_exact(
             if with_em and len(starts)
             else np.full(len(starts), np.nan)
         )
-        hist = np.bincount(sizes) if len(sizes) else np.zeros(0, dtype=np.int64)
-        s = {
-            "n_excluded": int((~included).sum()),
-            "trials": len(sizes),
-            "unique": int((sizes == 1).sum()),
-            "kdisc": float(per_inv.mean()) if len(starts) else float("nan"),
-            "em": float(em_u.mean()) if len(starts) else float("nan"),
-            "kl": float(kl_u.mean()) if len(starts) else float("nan"),
-            "em_users": len(starts) if with_em else 0,
-            "worst_mean": float(worst.mean()) if len(starts) else float("nan"),
-            "worst_share": float(np.mean(worst == 1.0)) if len(starts) else float("nan"),
-            "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
-        }
-        uni = float(per_unique.mean()) if len(starts) else float("nan")
         if p in settings.p_values:
-            by_p.append(_presult(p, s, index.n_users, want, True, unicity=uni))
+            sets = SetsAtP(p, sizes, starts, em_u, kl_u, worst, settings.records_at_risk_k)
+            by_p.append(_presult(sets, index.n_users, int((~included).sum()), want))
         if p == settings.reference_p:
             per_user = {
                 "user_ids": [str(x) for x in events.user_ids[np.flatnonzero(included)]],
                 "unique_rate": json_floats(per_unique),
                 "em": json_floats(em_u) if with_em else None,
                 "kl": json_floats(kl_u) if with_em else None,
-                "worst": json_floats(worst) if "worst" in want else None,
+                "worst": json_floats(worst) if needs(want, RAREST_FIRST) else None,
             }
-            if "em" in want:
+            if "em_disclosure" in want:
                 per_location = _per_location(index, traces, r["acc"], len(starts))
     control.report(1.0, "done")
     return by_p, per_user, per_location
@@ -503,7 +478,7 @@ def _run_profile(
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
     kanon = None
-    if "kanon" in want:
+    if needs(want, TRACES):
         t0 = time.perf_counter()
         kanon = kanonymity_summary(class_sizes(traces))
         timings["kanon"] = time.perf_counter() - t0

@@ -8,6 +8,7 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.io import Dataset, ReaderOptions
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 
@@ -31,7 +32,7 @@ def warm_up_kernels(control: TaskControl | None = None) -> int:
         spatial=["raw"],
         temporal=["1h", "all"],
         p_values=[1, 2],
-        measures=["unicity", "kdisc", "kanon", "em", "kl", "worst"],
+        measures=list(MEASURE_NAMES),
         samples=USERS,
     )
     return sum(1 for _ in run_grid(tiny_dataset(), settings, control=control))

@@ -8,8 +8,7 @@ import numpy as np
 
 from privacy_studio.core.generalize import Profile
 from privacy_studio.core.knowledge import parse_knowledge
-
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
 
 
 @dataclass
@@ -21,13 +20,17 @@ class RiskSettings:
     cells: list[tuple[str, str]] | None = None
     p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
     knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
+    measures: list[str] = field(default_factory=lambda: list(MEASURE_NAMES))
     samples: int = 10000
     draws: int = 1
     seed: int = 0
     exact: bool = False
     reference_p: int = 4
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
+    records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
+
+    def __post_init__(self) -> None:
+        self.measures = [canonical(m) if isinstance(m, str) else m for m in self.measures]
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a readable message for any impossible setting."""
@@ -40,12 +43,12 @@ class RiskSettings:
         for p in self.p_values:
             if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
                 raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
+        unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
             raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
+                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURE_NAMES)}"
             )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
+        for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")

@@ -23,19 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.panels.engine_box import EngineBox
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
-#: (settings name, label, explanation key, ticked by default) of each measure the runner computes.
-MEASURES = (
-    ("unicity", "Unicity ε_p", "unicity", True),
-    ("kdisc", "k-disclosure", "k_disclosure", True),
-    ("kanon", "k-anonymity (full traces)", "k_anonymity", True),
-    ("em", "EM-disclosure", "em_disclosure", True),
-    ("kl", "KL-disclosure", "kl_disclosure", True),
-    ("worst", "Worst-case risk", "worst_case", False),
-)
 KNOWLEDGE = (
     ("uniform", "uniform: p random points of the person"),
     ("activity", "activity: points where the person is most active"),
@@ -123,12 +115,12 @@ class GridPanel(QWidget):
         measures = QGroupBox("Measures")
         m_layout = QGridLayout(measures)
         self.measure_boxes: dict[str, QCheckBox] = {}
-        for k, (key, text, explanation, default) in enumerate(MEASURES):
-            box = QCheckBox(text)
-            box.setChecked(default)
-            box.setToolTip(measure_help.tooltip(explanation))
+        for k, measure in enumerate(CATALOGUE):
+            box = QCheckBox(measure.label)
+            box.setChecked(measure.default)
+            box.setToolTip(measure_help.tooltip(measure.explanation))
             m_layout.addWidget(box, k // 2, k % 2)
-            self.measure_boxes[key] = box
+            self.measure_boxes[measure.name] = box
 
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
@@ -298,8 +290,9 @@ class GridPanel(QWidget):
                 box.setValue(int(settings[key]))
         self.exact.setChecked(bool(settings.get("exact", self.exact.isChecked())))
         if "measures" in settings:
+            chosen = {canonical(m) for m in settings["measures"]}
             for key, box in self.measure_boxes.items():
-                box.setChecked(key in settings["measures"])
+                box.setChecked(key in chosen)
         self.blockSignals(False)
 
     def _emit_edited(self, *_: Any) -> None:
