@@ -65,10 +65,13 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Worst-case risk",
         "For each person, the outsider picks the p clues that narrow the candidates most; the risk is one "
         "in the smallest number of people those best clues can leave. The report gives its mean and the "
-        "share of people who can be pinned down exactly by some choice of p clues.",
+        "share of people who can be pinned down exactly by some choice of p clues. Where a trace is too "
+        "long to try every choice of p clues, only a sample of choices is tried: the figure is then a lower "
+        "bound, and the true worst case can be higher.",
         "It assumes the outsider knows exactly the most revealing points, which is pessimistic; it is not "
         "what a typical outsider with random knowledge achieves (that is unicity).",
-        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|",
+        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|; when the subsets are sampled, the maximum "
+        "over the sampled ones, a lower bound of risk_u",
     ),
     "k_anonymity": Explanation(
         "Full-fingerprint k-anonymity",
@@ -216,7 +219,9 @@ EXPLANATIONS: dict[str, Explanation] = {
     "adversary_knowledge": Explanation(
         "Adversary knowledge",
         "Which p points the outsider is assumed to know: random points of the person's trace (uniform), "
-        "points weighted by how often the person is there (activity), or their p most frequent places.",
+        "points weighted by how often the person is there (activity), their p most frequent places (top); "
+        "or, as scikit-mobility's attacks: p visits with repeats (records), in order (sequence), p places "
+        "with visit counts or shares within a tolerance (frequency, proportion), or home and work.",
         "The real outsider may know more, or different, things; every figure holds only under the "
         "chosen model.",
         "A_u = p distinct points of T_u drawn by the chosen model",

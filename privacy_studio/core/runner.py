@@ -28,13 +28,15 @@ from privacy_studio.core.knowledge import (
     GIVEN,
     Explicit,
     KnowledgeModel,
+    MatchingModel,
     combined_table,
     parse_knowledge,
     read_known_events,
 )
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import exact_sizes
+from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
+from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
@@ -162,13 +164,18 @@ def _sampled_sets(
     worst_at_p: np.ndarray,
     settings: RiskSettings,
 ) -> tuple[SetsAtP, int]:
-    """The sets of the included people from (S, R) sizes (0 = excluded), EM/KL and (S,) worst bounds; and
-    how many sampled people were excluded (fewer than p points)."""
+    """The sets of the included people from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and
+    (S,) worst bounds; and how many sampled people were excluded (fewer than p points)."""
     included = sizes_at_p[:, 0] > 0
+    sizes = sizes_at_p[included]
+    weights = np.bincount(sizes.ravel()) if sizes.size else np.zeros(0, dtype=np.int64)
     sets = SetsAtP(
         p,
-        sizes_at_p[included],
+        False,
+        sizes,
         None,
+        None,
+        weights,
         em_at_p[included],
         kl_at_p[included],
         worst_at_p[included],
@@ -178,16 +185,16 @@ def _sampled_sets(
 
 
 def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> PResult:
-    """Every wanted measure at one p, summarized through the catalogue, with the draws' class sizes."""
-    sizes = sets.sizes
-    hist = np.bincount(sizes.ravel()) if sizes.size else np.zeros(0, dtype=np.int64)
+    """Every wanted measure at one p, summarized through the catalogue, with the class sizes U_k."""
     values = {k: float_or_none(v) if isinstance(v, float) else v for k, v in summarize(sets, want).items()}
+    weights = sets.class_weights
+    number = float if sets.exact else int
     return PResult(
         p=sets.p,
         n_sampled=n_sampled,
         n_excluded=n_excluded,
-        class_sizes={int(k): int(c) for k, c in enumerate(hist) if c},
-        n_draws=int(sizes.size),
+        class_sizes=None if weights is None else {int(k): number(c) for k, c in enumerate(weights) if c},
+        n_draws=sets.n_draws,
         **values,
     )
 
@@ -274,15 +281,46 @@ def results_by_p(
     """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
+    A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
+    With ``short_traces = all-points`` the sizes of people with fewer than p points are filled in place.
     """
-    worst = worst_lower_bounds(sizes, rare)
+    short = (
+        fill_short_traces(sizes)
+        if settings.short_traces == "all-points"
+        else np.zeros(sizes.shape[::2], bool)
+    )
+    fixed = not parse_knowledge(settings.knowledge).random
+    worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
         sets, n_excluded = _sampled_sets(
             p, sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1], settings
         )
-        by_p.append(_presult(sets, len(sizes), n_excluded, want))
+        row = _presult(sets, len(sizes), n_excluded, want)
+        row.worst_exact = row.worst_exact or (fixed and "worst_case" in want)
+        row.n_short = int(short[:, p - 1].sum())
+        by_p.append(row)
     return by_p, worst
+
+
+def fill_short_traces(sizes: np.ndarray) -> np.ndarray:
+    """Give people with fewer than p points, at every such p, the sizes of knowing all their points.
+
+    Draws are nested, so a person's first L points of every order are their whole trace of L points: the
+    size at p = L is the all-points size, carried to every larger p. Returns (S, pmax) True where filled.
+    """
+    short = np.zeros(sizes.shape[::2], dtype=bool)
+    for k in range(1, sizes.shape[2]):
+        missing = (sizes[:, 0, k] == 0) & (sizes[:, 0, k - 1] > 0)
+        sizes[missing, :, k] = sizes[missing, :, k - 1]
+        short[missing, k] = True
+    return short
+
+
+def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
+    """(S, pmax) risk 1/|E| of each user's one knowledge (NaN where excluded)."""
+    with np.errstate(divide="ignore"):
+        return np.where(sizes[:, 0, :] > 0, 1.0 / sizes[:, 0, :], np.nan)
 
 
 def per_user_details(
@@ -304,7 +342,7 @@ def per_user_details(
         "unique_rate": json_floats((at_ref[keep] == 1).mean(axis=1)),
         "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
         "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
-        "worst": json_floats(worst[rows, ref_k][keep]) if needs(want, RAREST_FIRST) else None,
+        "worst": json_floats(worst[rows, ref_k][keep]) if "worst_case" in want else None,
     }
 
 
@@ -343,50 +381,70 @@ def _evaluate_sampled(
 def _evaluate_exact(
     index: PointIndex, traces: Traces, events: EventTable, settings: RiskSettings, control: TaskControl
 ) -> tuple[list[PResult], dict, dict]:
+    """Every measure over all p-subsets, per person; class sizes U_k count people (each person's subsets
+    share one unit), so U_1 / n is the unicity and Σ_k U_k / (n k) the k-disclosure, as in the sampled mode.
+    """
     want = set(settings.measures)
     with_em = needs(want, EM_KL)
+    worst_only = want <= {"worst_case", "k_anonymity"}  # each person can stop at the first |E(A)| = 1
     by_p: list[PResult] = []
     per_user: dict = {}
     per_location: dict = {}
-    ps = sorted(set(settings.p_values) | {settings.reference_p})
-    for i, p in enumerate(ps):
-        control.report(i / len(ps), f"exact p = {p}")
-        r = exact_sizes(index, p, with_em)
-        offsets, sizes = r["offsets"], r["sizes"]
-        n_sub = np.diff(offsets)
-        included = n_sub > 0
-        starts = offsets[:-1][included]
-        per_unique = (
-            np.add.reduceat((sizes == 1).astype(np.float64), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
-        worst = 1.0 / np.minimum.reduceat(sizes, starts) if len(starts) else np.zeros(0)
-        em_u = (
-            np.add.reduceat(r["em"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
-        kl_u = (
-            np.add.reduceat(r["kl"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
+    ps = exact_p_values(settings)
+    sizes = [total_subsets(np.diff(index.trace_ptr), p) for p in ps]
+    done = 0
+    for p, size in zip(ps, sizes, strict=True):
+        step = control.sub(done / max(1, sum(sizes)), (done + size) / max(1, sum(sizes)))
+        r = exact_pass(index, p, with_em, stop_at_one=worst_only, control=step)
+        done += size
+        n = len(r.users)
         if p in settings.p_values:
-            sets = SetsAtP(p, sizes, starts, em_u, kl_u, worst, settings.records_at_risk_k)
-            by_p.append(_presult(sets, index.n_users, int((~included).sum()), want))
+            sets = SetsAtP(
+                p,
+                True,
+                None,
+                r.unique_rate,
+                r.k_disclosure,
+                r.class_shares,
+                r.em,
+                r.kl,
+                r.worst,
+                settings.records_at_risk_k,
+            )
+            by_p.append(_presult(sets, index.n_users, index.n_users - n, want))
         if p == settings.reference_p:
             per_user = {
-                "user_ids": [str(x) for x in events.user_ids[np.flatnonzero(included)]],
-                "unique_rate": json_floats(per_unique),
-                "em": json_floats(em_u) if with_em else None,
-                "kl": json_floats(kl_u) if with_em else None,
-                "worst": json_floats(worst) if needs(want, RAREST_FIRST) else None,
+                "user_ids": [str(x) for x in events.user_ids[r.users]],
+                "unique_rate": json_floats(r.unique_rate),
+                "em": json_floats(r.em) if r.em is not None else None,
+                "kl": json_floats(r.kl) if r.kl is not None else None,
+                "worst": json_floats(r.worst) if "worst_case" in want else None,
             }
             if "em_disclosure" in want:
-                per_location = _per_location(index, traces, r["acc"], len(starts))
+                per_location = _per_location(index, traces, r.em_acc, n)
     control.report(1.0, "done")
     return by_p, per_user, per_location
+
+
+def exact_p_values(settings: RiskSettings) -> list[int]:
+    """The p values exact mode evaluates: the requested ones and the reference p of the details."""
+    return sorted(set(settings.p_values) | {settings.reference_p})
+
+
+def estimate_exact_run(
+    dataset_or_events: object, settings: RiskSettings, hierarchy: Hierarchy | None = None
+) -> ExactEstimate:
+    """The subsets an exact run of ``settings`` will enumerate and a rough duration, before it starts."""
+    import numba
+
+    events = getattr(dataset_or_events, "events", dataset_or_events)
+    hierarchy = hierarchy if hierarchy is not None else getattr(dataset_or_events, "hierarchy", None)
+    settings.validate()
+    profiles = settings.profiles()
+    check_levels(profiles, events, hierarchy)
+    lengths = {pr.label: np.diff(generalize(events, pr, hierarchy).indptr) for pr in profiles}
+    with_em = needs(settings.measures, EM_KL)
+    return estimate_exact(lengths, exact_p_values(settings), with_em, numba.get_num_threads())
 
 
 # -- explicit knowledge ---------------------------------------------------------------------------------
@@ -497,6 +555,9 @@ def _run_profile(
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
+    elif isinstance(model, MatchingModel):
+        by_p, per_user = _evaluate_matching(events, hierarchy, profile, model, users, settings, control)
+        per_location = {}
     else:
         kind = model.kind if model.kind is not None else GIVEN
         if given is None and model.kind is None:
@@ -522,11 +583,56 @@ def _run_profile(
         per_location=per_location,
         timings={k: float(v) for k, v in timings.items()},
         index_bytes=int(index.nbytes()),
-        knowledge=model.name if not isinstance(model, Explicit) else f"explicit:{model.path}",
+        knowledge=_knowledge_label(model),
+        short_traces=settings.short_traces,
         exact=settings.exact,
-        reference_p=None if isinstance(model, Explicit) else settings.reference_p,
+        reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
     )
+
+
+def _knowledge_label(model: KnowledgeModel) -> str:
+    """The model as the option that selects it (``explicit:FILE``, ``frequency:0.5``, ``top`` …)."""
+    if isinstance(model, Explicit):
+        return f"explicit:{model.path}"
+    return model.label if isinstance(model, MatchingModel) else model.name
+
+
+def _one_row(model: KnowledgeModel) -> bool:
+    """Models whose knowledge does not depend on p (homework): one result row with p = None."""
+    return isinstance(model, MatchingModel) and model.name == "homework"
+
+
+def _evaluate_matching(
+    events: EventTable,
+    hierarchy: Hierarchy | None,
+    profile: Profile,
+    model: MatchingModel,
+    users: np.ndarray,
+    settings: RiskSettings,
+    control: TaskControl,
+) -> tuple[list[PResult], dict]:
+    """Unicity, k-disclosure and worst case under a scikit-mobility-style model (no EM/KL: not defined)."""
+    want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
+    ps: list[int | None] = [None] if _one_row(model) else list(settings.p_values)
+    pmax = 1 if _one_row(model) else max(max(settings.p_values), settings.reference_p)
+    points = UserPoints.build(events, profile, hierarchy, model.spatial_only)
+    all_points = settings.short_traces == "all-points"
+    m = match_sizes(Matcher(model, points), users, pmax, settings.draws, settings.seed, all_points, control)
+    nan = np.full(m.sizes.shape, np.nan)
+    by_p = []
+    for p in ps:
+        k = 0 if p is None else p - 1
+        sizes_k = m.sizes[:, :, k]
+        sets, n_excluded = _sampled_sets(p, sizes_k, nan[:, :, k], nan[:, :, k], m.worst[:, k], settings)
+        row = _presult(sets, len(users), n_excluded, want)
+        included = m.sizes[:, 0, k] > 0
+        row.worst_exact = "worst_case" in want and bool(m.enumerated[included, k].all())
+        row.n_short = int(m.short[included, k].sum())
+        by_p.append(row)
+    ref_k = 0 if _one_row(model) else settings.reference_p - 1
+    per_user = per_user_details(m.sizes, nan, nan, m.worst, ref_k, events.user_ids[users], want)
+    return by_p, per_user
 
 
 def python_orders(

@@ -7,10 +7,11 @@ import html
 import itertools
 import math
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -27,6 +28,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication
 
+from privacy_studio.core.atomic import WriteError, write_bytes
 from privacy_studio.core.progress import as_control
 from privacy_studio.core.report import (
     HeatmapFigure,
@@ -63,7 +65,7 @@ p.warning { background-color: #fff3d6; }
 p.caption, td.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
 table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
 table.data th { background-color: #e4e9f0; font-weight: bold; }
-table.wide { font-size: 7pt; }
+table.wide { font-size: 6.5pt; }
 td.key { font-size: 8.5pt; color: #444444; }
 td.value { font-size: 15pt; font-weight: bold; color: #1f3a5f; }
 """
@@ -82,13 +84,16 @@ def export_report(
 def render_pdf(
     content: ReportContent, path: str | os.PathLike[str], control: TaskControl | None = None
 ) -> Path:
-    """Lay out and paint ``content`` into an A4 PDF; raises ``ValueError`` if the file cannot be written."""
+    """Lay out and paint ``content`` into an A4 PDF, written atomically: the file appears only when complete
+    with as many pages as the layout; otherwise the previous file is kept and ``ValueError`` says why."""
     ctl = as_control(control)
     _ensure_app()
     target = Path(path)
     if not target.parent.is_dir():
         raise ValueError(f"{target}: the folder {target.parent} does not exist")
-    writer = QPdfWriter(str(target))
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
     writer.setPageLayout(
         QPageLayout(
@@ -106,16 +111,32 @@ def render_pdf(
     doc.setPageSize(QSizeF(page.width(), page.height() - footer))
     html_text = _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)).document(content)
     doc.setHtml(html_text)
+    pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
-        raise ValueError(f"{target}: cannot be written (is it open in another program, or read-only?)")
+        raise ValueError(f"{target}: the PDF could not be started")
     try:
         _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
     finally:
         painter.end()
-    if not target.is_file() or target.stat().st_size == 0:
-        raise ValueError(f"{target}: the PDF could not be written")
+    try:
+        write_bytes(target, bytes(buffer.data()), check=lambda tmp: _check_pages(tmp, pages, target))
+    except WriteError as exc:
+        raise ValueError(str(exc)) from None
     return target
+
+
+def pdf_page_count(data: bytes) -> int:
+    """Pages of a PDF as Qt writes it (one uncompressed ``/Type /Page`` object per page)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", data))
+
+
+def _check_pages(written: Path, expected: int, target: Path) -> None:
+    found = pdf_page_count(written.read_bytes())
+    if found != expected:
+        raise WriteError(
+            f"{target}: the PDF came out with {found} pages instead of {expected}; the previous file is kept"
+        )
 
 
 def _ensure_app() -> None:
@@ -156,9 +177,7 @@ def _paint_pages(
         painter.drawLine(QPointF(0, height - footer * 0.75), QPointF(width, height - footer * 0.75))
         painter.setPen(QColor("#555555"))
         band = QRectF(0, height - footer * 0.65, width, footer * 0.65)
-        painter.drawText(
-            band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{content.subtitle}"
-        )
+        painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, content.title)
         painter.drawText(
             band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {pages}"
         )
@@ -233,7 +252,8 @@ class _HtmlBuilder:
     def table(self, table: Table) -> str:
         """The caption is the first header row, so it never sits alone at the foot of a page and it repeats
         with the column titles when a table continues on the next page."""
-        head = "".join(f"<th align='left'>{_e(c)}</th>" for c in table.columns)
+        head = "".join(f"<th align='left'{_unbroken(c)}>{_e(c)}</th>" for c in table.columns)
+        header_row = f"<tr>{head}</tr>" if any(table.columns) else ""
         td = (
             "<td style='white-space: nowrap'>" if len(table.columns) > 6 else "<td>"
         )  # wide: keep cells whole
@@ -246,7 +266,7 @@ class _HtmlBuilder:
         return (
             f"<table class='{'data wide' if len(table.columns) > 6 else 'data'}' border='1' cellspacing='0' "
             "cellpadding='3' width='100%'>"
-            f"<thead>{caption}<tr>{head}</tr></thead>{body}</table>{note}"
+            f"<thead>{caption}{header_row}</thead>{body}</table>{note}"
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
@@ -265,6 +285,11 @@ class _HtmlBuilder:
 
 def _e(text: str) -> str:
     return html.escape(str(text))
+
+
+def _unbroken(title: str) -> str:
+    """A one-word column title must not be split mid-word in a narrow column ("Exclu-ded")."""
+    return " style='white-space: nowrap'" if " " not in title.strip() else ""
 
 
 # --- figures --------------------------------------------------------------------------------------------
@@ -340,14 +365,18 @@ class _Plot:
         self.y_range = _padded(ys, figure.log_y, floor_zero=figure.percent_y)
 
     def sx(self, v: float) -> float:
-        return self.area.left() + _fraction(v, self.x_range, self.f.log_x) * self.area.width()
+        t = _fraction(v, self.x_range, self.f.log_x)
+        return self.area.left() + (1 - t if self.f.reverse_x else t) * self.area.width()
 
     def sy(self, v: float) -> float:
         t = _fraction(v, self.y_range, self.f.log_y)
-        return self.area.bottom() - (1 - t if self.f.reverse_y else t) * self.area.height()
+        return self.area.bottom() - t * self.area.height()
 
     def draw(self) -> None:
         self.axes()
+        self.placed = [
+            self._marker(x, y) for s in self.f.series if s.labels for x, y in zip(s.x, s.y, strict=True)
+        ]
         colors = {}
         for i, s in enumerate(self.f.series):
             color = (
@@ -427,9 +456,15 @@ class _Plot:
         if s.labels:
             self.point_labels(s)
 
+    def _marker(self, x: float, y: float) -> QRectF:
+        """The square a point's marker covers (labels keep off it); empty for points off the axes."""
+        if not (_ok(x, self.f.log_x) and _ok(y, self.f.log_y)):
+            return QRectF()
+        return QRectF(self.sx(x) - 5, self.sy(y) - 5, 10, 10)
+
     def point_labels(self, s) -> None:
         """Name each point beside it, trying right, left, above and below; a name that would cover another
-        is left out (the tables give every profile)."""
+        name or a point is left out (the tables give every profile)."""
         p, f = self.p, self.f
         p.setFont(_font(11.5))
         fm = QFontMetricsF(p.font())

@@ -78,7 +78,13 @@ class WorkerSignals(QObject):
 
 
 class Worker(QRunnable):
-    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread."""
+    """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread.
+
+    A ``background`` worker is a short helper task (drawing aid, warm-up) that the status bar neither shows
+    nor offers to cancel.
+    """
+
+    background = False
 
     def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "", **kwargs: Any) -> None:
         super().__init__()

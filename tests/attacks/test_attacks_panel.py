@@ -74,3 +74,42 @@ def test_run_button_goes_through_the_task_runner(qtbot, tmp_path):
     qtbot.waitUntil(lambda: "missing.csv" in panel.status.text(), timeout=60_000)
     assert "linkage" not in panel.results
     runner.wait()
+
+
+def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
+    from privacy_studio.core.project import DataSource, Project
+    from privacy_studio.gui.panels.attacks_panel import INPUTS_KEY, AttacksPanel
+    from privacy_studio.gui.session import Session
+
+    events = tmp_path / "events.csv"
+    events.write_text("user,time,location\n")
+    reader = {"tz": "Europe/Paris", "antennas": str(tmp_path / "antennas.csv"), "hierarchy": ""}
+    project = Project(sources=[DataSource(str(events), None, reader)])
+    project.analyses["release"] = {"release_file": str(tmp_path / "release.csv")}
+    session = Session()
+    panel = AttacksPanel(session)
+    qtbot.addWidget(panel)
+    assert panel.identified.data.value() is None and panel.tz.placeholderText() == "UTC"
+    assert panel.matching_request()["spatial"] == "raw" and panel.matching_request()["temporal"] == "1h"
+    session.project.sources = [DataSource(str(events), None, reader)]  # imported into the same project
+    session.changed.emit()
+    assert panel.tz.text() == "Europe/Paris", "the project's own zone, not a default typed in before"
+    session.project.sources = []
+    session.replace(project)
+    assert panel.identified.data.value() == str(events)
+    assert panel.identified.places.value() == str(tmp_path / "antennas.csv")
+    assert panel.tz.text() == "Europe/Paris"
+    assert panel.anonymous.data.value() == panel.masked.value() == str(tmp_path / "release.csv")
+    assert panel.original.value() == str(events)
+
+    panel.spatial.setText("grid:2")
+    panel.links.edit.setText(str(tmp_path / "truth.csv"))
+    panel._keep_inputs()
+    del project.analyses["release"]  # a stand-in, not a real manifest: the file check would refuse it
+    saved = Project.from_dict(project.to_dict())
+    assert saved.analyses[INPUTS_KEY]["spatial"] == "grid:2"
+    other = Session()
+    reopened = AttacksPanel(other)
+    qtbot.addWidget(reopened)
+    other.replace(saved)
+    assert reopened.inputs() == panel.inputs(), "a reopened project shows the inputs it was saved with"

@@ -33,6 +33,7 @@ TITLES = [
     "Linkage attacks",
     "Anonymizability",
     "Import report",
+    "Release",
     "Limitations",
     "Appendix: per-profile details",
 ]

@@ -21,6 +21,7 @@ from privacy_studio.core.risk.settings import RiskSettings
 #: What the user may choose: an engine by name, or ``auto``.
 CHOICES = ("auto", *ENGINES)
 
+
 @dataclass(frozen=True)
 class EngineChoice:
     """Which engine runs the grid; memory limit and spill folder apply to DuckDB and Spark."""

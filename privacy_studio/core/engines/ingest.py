@@ -24,7 +24,7 @@ from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import FileRead, SqlBackend
 from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.engines.wallclock import utc_of_wall_clock, wall_clock_table
-from privacy_studio.core.events import EventTable, hourly_offsets
+from privacy_studio.core.events import EventTable, hourly_offset_pieces
 from privacy_studio.core.generalize import SpatialLevel
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
@@ -54,6 +54,7 @@ class Loaded:
     local_range: tuple[int, int]  # first and last wall-clock second of the events
     user_names: object  # callable: user codes -> their ids (str array)
     report: ImportReport | None = None
+    place_tolerance_km: float = 0.0  # coordinate-only places: see ``generalize.coordinate_places``
 
     @property
     def with_tz(self) -> bool:
@@ -120,6 +121,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
         locations_xy=locs is not None,
         local_range=(0, 0),
         user_names=lambda codes: events.user_ids[codes],
+        place_tolerance_km=events.place_tolerance_km,
     )
     if n:
         t0, t1 = int(events.time.min()), int(events.time.max())
@@ -138,13 +140,15 @@ def register_locations(engine: SqlBackend, x: np.ndarray, y: np.ndarray) -> None
 
 
 def local_range(engine: SqlBackend, tz: str, t0: int, t1: int) -> tuple[int, int]:
-    """Register the hourly offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
+    """Register the offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
     if not is_utc(tz):
         first, last = t0 // 3600, t1 // 3600
+        pieces = hourly_offset_pieces(first, last, tz)
+        hours = np.arange(first, last + 1, dtype=np.int64)
         engine.register(
             "ps_tz",
             pa.table(
-                {"h": np.arange(first, last + 1, dtype=np.int64), "off": hourly_offsets(first, last, tz)}
+                {"h": hours, "split": pieces.split, "off_before": pieces.before, "off_after": pieces.after}
             ),
         )
     row = engine.execute(plan.local_range_sql(not is_utc(tz)))
@@ -167,6 +171,10 @@ def spatial_units_sql(
         if not loaded.coordinates:
             raise ValueError(
                 "the data has neither location ids nor coordinates: no spatial level is possible"
+            )
+        if loaded.place_tolerance_km > 0:
+            raise ValueError(
+                "a place tolerance above 0 m is applied by the numba engine only; use --engine numba"
             )
         engine.create_table("ps_cells", plan.raw_cells_sql())
         return "xy", None, _count(engine, "ps_cells")
@@ -303,6 +311,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         local_range=(0, 0),
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
+        place_tolerance_km=options.place_tolerance_m / 1000.0,
     )
     if n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))

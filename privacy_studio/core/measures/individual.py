@@ -9,14 +9,24 @@ exact mode), so when sampled it is a lower bound on the whole file's.
 
 from __future__ import annotations
 
+import numpy as np
+
 from privacy_studio.core.measures.setsizes import SetsAtP
 
 
 def records_at_risk(sets: SetsAtP) -> dict[str, object]:
-    """Share of draws whose anonymity set is smaller than ``sets.risk_k`` (individual risk above 1/k)."""
-    return {"records_at_risk": sets.mean_over_draws(sets.sizes < sets.risk_k)}
+    """Share of draws whose anonymity set is smaller than ``sets.risk_k`` (individual risk above 1/k);
+    in exact mode each person's share of their p-subsets, averaged over people."""
+    weights = sets.class_weights
+    if weights is None or not sets.n_draws:
+        return {"records_at_risk": float("nan")}
+    return {"records_at_risk": float(weights[: sets.risk_k].sum() / weights.sum())}
 
 
 def highest_risk(sets: SetsAtP) -> dict[str, object]:
     """The largest individual risk 1/|E| over every draw looked at (NaN when nobody was included)."""
-    return {"highest_risk": float(1.0 / sets.sizes.min()) if sets.sizes.size else float("nan")}
+    weights = sets.class_weights
+    if weights is None or not sets.n_draws:
+        return {"highest_risk": float("nan")}
+    smallest = int(np.flatnonzero(weights[1:] > 0)[0]) + 1
+    return {"highest_risk": 1.0 / smallest}

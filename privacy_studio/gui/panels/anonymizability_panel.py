@@ -44,6 +44,8 @@ from privacy_studio.gui.plots.base import CompactGraphics
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
 DEFAULT_LEVELS = "1km/20min,5km/2h,20km/8h"
+#: What the empty "One user" tab says.
+CHOOSE_USER = "Run the analysis, then choose a person in the User list above to draw their distances"
 
 
 def _cdf_plot(layout: pg.GraphicsLayoutWidget, x_label: str) -> pg.PlotItem:
@@ -130,6 +132,7 @@ class AnonymizabilityPanel(QWidget):
         self.tabs.addTab(dispersion, "Gini and tail")
         self.plot_user = self._tab("One user", "sample distance to the k-1 nearest users")
         self.plot_user.setLabel("left", "fraction of matched samples")
+        self.plot_user.setTitle(CHOOSE_USER)
 
         buttons = QHBoxLayout()
         for w in (self.run_button, self.cancel_button, self.progress):
@@ -330,5 +333,6 @@ class AnonymizabilityPanel(QWidget):
             self._fingerprints, int(raw.users[index]), raw.neighbours[index, : k - 1].tolist(), raw.params
         )
         _draw(self.plot_user, [(name, parts[name]) for name in ("total", "spatial", "temporal")])
+        self.plot_user.setTitle(f"person {self.user_choice.itemText(index)}, k = {k}")
         self.tabs.setCurrentIndex(self.tabs.count() - 1)
         return parts

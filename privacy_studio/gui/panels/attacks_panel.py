@@ -37,6 +37,45 @@ from privacy_studio.gui.plots.base import CompactPlot
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
 ANALYSIS_KEY = "attacks"
+#: The profiling attack's distances in words.
+DISTANCE_NAMES = {
+    "js": "Jensen-Shannon divergence",
+    "cosine": "cosine distance",
+    "l1": "L1 distance (sum of differences)",
+    "dot": "dot product (similarity)",
+}
+
+
+def metric_name(key: str) -> str:
+    """``accuracy`` / ``top_5`` as a legend says them."""
+    if key.startswith("top_") and key[4:].isdigit():
+        return f"right person among the {key[4:]} best guesses"
+    return "right person guessed first" if key == "accuracy" else key
+
+
+#: Where the panel's inputs (paths, zone, levels, attributes) are kept in ``Project.analyses``.
+INPUTS_KEY = "attack_inputs"
+
+
+def project_inputs(project: Any) -> dict[str, str]:
+    """The inputs an attack starts from in this project: its own data as the attacker's identified dataset
+    (with its places and hierarchy files and time zone) and, once a release was written, that file as the
+    anonymous side and as the masked file."""
+    events = next((s for s in project.sources if s.role == "events"), None)
+    if events is None:
+        return {}
+    reader = events.reader
+    inputs = {
+        "identified.data": events.path,
+        "identified.places": str(reader.get("antennas") or reader.get("locations") or ""),
+        "identified.hierarchy": str(reader.get("hierarchy") or ""),
+        "tz": str(reader.get("tz") or "UTC"),
+        "original": events.path,
+    }
+    released = (project.analyses.get("release") or {}).get("release_file")
+    if released:
+        inputs.update({"anonymous.data": str(released), "masked": str(released)})
+    return inputs
 
 
 def _form(rows: list[tuple[str, QWidget]], layout: QFormLayout | None = None) -> QFormLayout:
@@ -118,7 +157,10 @@ class AttacksPanel(QWidget):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        self._inputs_of: Any = None  # the project whose inputs the fields show
         if session is not None:
+            for edit in self._fields().values():
+                edit.editingFinished.connect(self._keep_inputs)
             session.changed.connect(self._restore)
             self._restore()
 
@@ -128,15 +170,16 @@ class AttacksPanel(QWidget):
         self.identified = DatasetPicker("Identified dataset (the attacker's)")
         self.anonymous = DatasetPicker("Anonymous dataset (the release)")
         self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
-        self.tz = QLineEdit("UTC")
-        self.spatial = QLineEdit("raw")
-        self.temporal = QLineEdit("1h")
+        self.tz, self.spatial, self.temporal = QLineEdit(), QLineEdit(), QLineEdit()
+        for edit, default in ((self.tz, "UTC"), (self.spatial, "raw"), (self.temporal, "1h")):
+            edit.setPlaceholderText(default)  # used when left empty, so the project's own values can fill it
         self.c = QDoubleSpinBox()
         self.c.setRange(0.0, 0.99)
         self.c.setSingleStep(0.05)
         self.c.setValue(0.5)
         self.distance = QComboBox()
-        self.distance.addItems(list(DISTANCES))
+        for key in DISTANCES:
+            self.distance.addItem(DISTANCE_NAMES.get(key, key), key)
         self.hour_of_week = QCheckBox("place x hour of week")
         form = QVBoxLayout()  # links across, then two columns so the plots keep their height
         form.addLayout(_form([("links", self.links)]))
@@ -239,6 +282,39 @@ class AttacksPanel(QWidget):
         plot.showGrid(x=True, y=True, alpha=0.2)
         return plot
 
+    # -- inputs kept in the project ---------------------------------------------------------------
+    def _fields(self) -> dict[str, QLineEdit]:
+        return {
+            "identified.data": self.identified.data.edit,
+            "identified.places": self.identified.places.edit,
+            "identified.hierarchy": self.identified.hierarchy.edit,
+            "anonymous.data": self.anonymous.data.edit,
+            "anonymous.places": self.anonymous.places.edit,
+            "anonymous.hierarchy": self.anonymous.hierarchy.edit,
+            "links": self.links.edit,
+            "tz": self.tz,
+            "spatial": self.spatial,
+            "temporal": self.temporal,
+            "original": self.original.edit,
+            "masked": self.masked.edit,
+            "columns": self.columns,
+        }
+
+    def inputs(self) -> dict[str, str]:
+        """Every text input of the panel, as saved in the project."""
+        return {key: edit.text() for key, edit in self._fields().items()}
+
+    def apply_inputs(self, inputs: dict[str, str], only_empty: bool = False) -> None:
+        """Fill the fields from ``inputs`` (with ``only_empty``, leave what the user typed)."""
+        for key, edit in self._fields().items():
+            if key in inputs and not (only_empty and edit.text().strip()):
+                edit.setText(str(inputs[key]))
+
+    def _keep_inputs(self) -> None:
+        if self.session is not None and self.session.project.analyses.get(INPUTS_KEY) != self.inputs():
+            self.session.project.analyses[INPUTS_KEY] = self.inputs()
+            self.session.set_dirty(True)
+
     # -- requests and runs -------------------------------------------------------------------------
     def _pair(self, attack: str) -> dict[str, Any]:
         tz = self.tz.text().strip() or "UTC"
@@ -258,7 +334,7 @@ class AttacksPanel(QWidget):
         }
 
     def profiling_request(self) -> dict[str, Any]:
-        extra = {"distance": self.distance.currentText(), "hour_of_week": self.hour_of_week.isChecked()}
+        extra = {"distance": self.distance.currentData(), "hour_of_week": self.hour_of_week.isChecked()}
         return {**self._pair("profiling"), **extra}
 
     def table_request(self, attack: str) -> dict[str, Any]:
@@ -283,6 +359,7 @@ class AttacksPanel(QWidget):
             self.status.setText("No task runner is available to run the attack.")
             return None
         kind = request["attack"]
+        self._keep_inputs()
         worker = Worker(run_attack, request, name=f"{kind} attack")
         # Bound methods of this widget, so the slots run in the GUI thread whatever thread emits.
         worker.signals.progress.connect(self._on_progress)
@@ -318,6 +395,13 @@ class AttacksPanel(QWidget):
             self.session.changed.emit()
 
     def _restore(self) -> None:
+        project = self.session.project
+        if project is not self._inputs_of:  # another project: its saved inputs, or its own files
+            self._inputs_of = project
+            for edit in self._fields().values():
+                edit.clear()
+            self.apply_inputs(project.analyses.get(INPUTS_KEY) or {})
+        self.apply_inputs(project_inputs(project), only_empty=True)
         stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
         if stored != self.results:
             self.results = {}
@@ -350,7 +434,7 @@ class AttacksPanel(QWidget):
         for key, colour in zip(keys, (BLUE, ORANGE, GREEN, GREY), strict=False):
             xs, ys = _points(r["curve"], "population", key)
             self.profiling_plot.plot(
-                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=key
+                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=metric_name(key)
             )
         self.profiling_note.setText(describe("profiling", r))
 
