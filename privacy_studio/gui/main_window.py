@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
 
     def _mount_analysis_panels(self) -> None:
         """Add the self-contained analysis panels as tabs, wired to the session."""
-        self.tradeoff = TradeoffPanel(self.session)
+        self.tradeoff = TradeoffPanel(self.session, self.runner)
         self.anonymizability = AnonymizabilityPanel(self.runner)
         self.attacks = AttacksPanel(self.session, self.runner)
         for panel, title in (

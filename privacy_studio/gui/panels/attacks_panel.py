@@ -1,8 +1,8 @@
 """Attacks page: pick two datasets or an original and a masked file, run an attack in the task runner, and
 see the precision-recall curve, accuracy against population, the linkage table and the transparency result.
 
-The panel starts no thread itself: runs go through ``gui.workers`` (the runner given, or the window's
-``runner``). Results are kept in the project under ``analyses["attacks"]`` so they are saved and reported.
+The panel starts no thread itself: runs go through the window's task runner (``gui.workers``). Results are
+kept in the project under ``analyses["attacks"]`` so they are saved and reported.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 from privacy_studio.gui.plots.base import CompactPlot
+from privacy_studio.gui.workers import TaskRunner, Worker
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
 ANALYSIS_KEY = "attacks"
@@ -141,7 +142,7 @@ class AttacksPanel(QWidget):
 
     run_requested = Signal(dict)  # the request, emitted when a run starts
 
-    def __init__(self, session: Any = None, runner: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.runner = runner
@@ -350,14 +351,9 @@ class AttacksPanel(QWidget):
         return request
 
     def start(self, request: dict[str, Any]) -> Any:
-        """Run a request in the task runner (the given one or the window's); return the worker or None."""
+        """Run a request in the window's task runner (a new attack replaces a running one)."""
         from privacy_studio.core.measures.attacks.requests import run_attack
-        from privacy_studio.gui.workers import Worker
 
-        runner = self.runner if self.runner is not None else getattr(self.window(), "runner", None)
-        if runner is None:
-            self.status.setText("No task runner is available to run the attack.")
-            return None
         kind = request["attack"]
         self._keep_inputs()
         worker = Worker(run_attack, request, name=f"{kind} attack")
@@ -370,7 +366,7 @@ class AttacksPanel(QWidget):
         self.progress.setVisible(True)
         self.status.setText(f"running the {kind} attack…")
         self.run_requested.emit(request)
-        return runner.start(worker)
+        return self.runner.start(worker, kind="attack")
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(100 * fraction))
