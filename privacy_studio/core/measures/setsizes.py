@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privacy_studio.core.measures.wilson import wilson_interval
-
 
 @dataclass(frozen=True)
 class SetsAtP:
@@ -47,6 +45,8 @@ def unicity_summary(sets: SetsAtP) -> dict[str, object]:
     if sets.exact:
         uni = float(np.mean(sets.unique_rate))
         return {"unicity": uni, "unicity_ci": (uni, uni)}
+    from privacy_studio.core.measures.wilson import wilson_interval  # scipy: only once there are results
+
     unique = int((sets.sizes == 1).sum())
     lo, hi = wilson_interval(unique, sets.n_draws)
     return {"unicity": unique / sets.n_draws, "unicity_ci": (float(lo), float(hi))}
