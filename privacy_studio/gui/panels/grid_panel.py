@@ -126,6 +126,12 @@ class GridPanel(QWidget):
         self.reference_p.setToolTip(
             "The p at which per-person and per-place details (histogram, map) are kept."
         )
+        self.risk_k = QSpinBox()
+        self.risk_k.setRange(2, 1_000_000)
+        self.risk_k.setValue(5)
+        self.risk_k.setToolTip(
+            "Records at risk: people whose p clues fit fewer than this many people (risk above 1/k)."
+        )
         form = QFormLayout()
         form.addRow("Attacker knowledge", self.knowledge)
         form.addRow("Tolerance", self.tolerance)
@@ -135,6 +141,7 @@ class GridPanel(QWidget):
         form.addRow("Draws per person", self.draws)
         form.addRow("Random seed", self.seed)
         form.addRow("Details at p", self.reference_p)
+        form.addRow("Records at risk below k", self.risk_k)
         form.addRow("", self.exact)
 
         measures = QGroupBox("Measures")
@@ -162,7 +169,8 @@ class GridPanel(QWidget):
         self.engine_box = EngineBox()
         layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
-        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p):
+        numbers = (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
+        for box in numbers:
             box.valueChanged.connect(self._emit_edited)
         for check in (self.exact, *self.measure_boxes.values()):
             check.toggled.connect(self._emit_edited)
@@ -294,6 +302,7 @@ class GridPanel(QWidget):
             "seed": self.seed.value(),
             "exact": self.exact.isChecked(),
             "reference_p": self.reference_p.value(),
+            "records_at_risk_k": self.risk_k.value(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -324,6 +333,7 @@ class GridPanel(QWidget):
             ("draws", self.draws),
             ("seed", self.seed),
             ("reference_p", self.reference_p),
+            ("records_at_risk_k", self.risk_k),
         )
         for key, box in boxes:
             if key in settings:
