@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
-    project.analyses["release"] = manifest.to_dict()
+    project.store(manifest)
     try:
         project.save()
     except ProjectError as exc:

@@ -14,6 +14,8 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from privacy_studio.core.report_details import KEY as REPORT_DETAILS_KEY
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
@@ -282,21 +284,17 @@ class AnonymizabilityResults(StoredResults):
     CONTAINER = (list, dict)  # type: ignore[assignment]
 
 
-class ReleaseRecord:
-    """The manifest of the last release made from the project (``core.release``), read through its own
-    versioned ``from_dict``."""
+class AttackInputs(StoredResults):
+    """The Attacks page's text inputs (file paths, columns), so a reopened project shows them again."""
 
-    KEY: ClassVar[str] = "release"
+    KEY = "attack_inputs"
 
-    @staticmethod
-    def from_dict(d: Any, where: str = KEY) -> Any:
-        from privacy_studio.core.release.manifest import ReleaseManifest
-        from privacy_studio.core.release.options import ReleaseError
 
-        try:
-            return ReleaseManifest.from_dict(_object(d, where))
-        except (ReleaseError, KeyError, TypeError) as exc:
-            raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
+class ReleaseRecord(StoredResults):
+    """The manifest of the last release made from the project (``core.release.ReleaseManifest``, which
+    stores itself under this key and reads its own versioned form; the report says when it cannot)."""
+
+    KEY = "release"
 
 
 ANALYSES: dict[str, type] = {
@@ -308,10 +306,11 @@ ANALYSES: dict[str, type] = {
         PopulationExtrapolation,
         RiskByGroup,
         AttackResults,
+        AttackInputs,
         AnonymizabilityResults,
         ReleaseRecord,
     )
-}
+} | {REPORT_DETAILS_KEY: ReportDetails}
 
 A = TypeVar("A")
 
@@ -332,9 +331,14 @@ def validate_analyses(analyses: dict[str, Any]) -> dict[str, Any]:
     keys this studio does not know are kept untouched."""
     out = dict(analyses)
     for key, cls in ANALYSES.items():
-        if analyses.get(key) is not None:
-            analysis = cls.from_dict(analyses[key], f"analyses.{key}")
-            out[key] = analysis.to_dict()
+        if analyses.get(key) is None:
+            continue
+        try:
+            out[key] = cls.from_dict(analyses[key]).to_dict()
+        except AnalysisError:
+            raise
+        except (ValueError, TypeError, KeyError) as exc:
+            raise AnalysisError(f"analyses.{key}: {exc}") from None
     return out
 
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import write_text
@@ -46,6 +46,8 @@ class InputFile:
 @dataclass
 class ReleaseManifest:
     """Everything needed to know what a release holds and to check it is the file that was measured."""
+
+    KEY: ClassVar[str] = "release"  # where a project keeps the last release's manifest (core.analyses)
 
     release_file: str
     release_sha256: str
