@@ -14,8 +14,6 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from privacy_studio.core.report_details import KEY as REPORT_DETAILS_KEY
-from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
@@ -290,11 +288,21 @@ class AttackInputs(StoredResults):
     KEY = "attack_inputs"
 
 
-class ReleaseRecord(StoredResults):
-    """The manifest of the last release made from the project (``core.release.ReleaseManifest``, which
-    stores itself under this key and reads its own versioned form; the report says when it cannot)."""
+class ReleaseRecord:
+    """The manifest of the last release made from the project (``core.release``), read through its own
+    versioned ``from_dict``."""
 
-    KEY = "release"
+    KEY: ClassVar[str] = "release"
+
+    @staticmethod
+    def from_dict(d: Any, where: str = KEY) -> Any:
+        from privacy_studio.core.release.manifest import ReleaseManifest
+        from privacy_studio.core.release.options import ReleaseError
+
+        try:
+            return ReleaseManifest.from_dict(_object(d, where))
+        except (ReleaseError, KeyError, TypeError) as exc:
+            raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
 
 
 ANALYSES: dict[str, type] = {
@@ -310,7 +318,7 @@ ANALYSES: dict[str, type] = {
         AnonymizabilityResults,
         ReleaseRecord,
     )
-} | {REPORT_DETAILS_KEY: ReportDetails}
+}
 
 A = TypeVar("A")
 
@@ -331,14 +339,9 @@ def validate_analyses(analyses: dict[str, Any]) -> dict[str, Any]:
     keys this studio does not know are kept untouched."""
     out = dict(analyses)
     for key, cls in ANALYSES.items():
-        if analyses.get(key) is None:
-            continue
-        try:
-            out[key] = cls.from_dict(analyses[key]).to_dict()
-        except AnalysisError:
-            raise
-        except (ValueError, TypeError, KeyError) as exc:
-            raise AnalysisError(f"analyses.{key}: {exc}") from None
+        if analyses.get(key) is not None:
+            analysis = cls.from_dict(analyses[key], f"analyses.{key}")
+            out[key] = analysis.to_dict()
     return out
 
 

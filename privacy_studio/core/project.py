@@ -14,7 +14,7 @@ import math
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -514,25 +514,6 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     _validate_sections(d, origin)
 
 
-def _check_settings(settings: dict[str, Any], known: set[str]) -> None:
-    """The shape of the saved grid and parameters: known keys, p values kept as whole numbers ≥ 1, whole
-    numbers where counts are expected. A grid still being drawn (no cell ticked) is allowed: it is checked
-    in full when it is run."""
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise ValueError(f"unknown risk setting(s): {', '.join(unknown)}")
-    whole = [k for k in ("samples", "draws", "seed", "reference_p") if k in settings]
-    for key in whole:
-        if isinstance(settings[key], bool) or not isinstance(settings[key], int):
-            raise ValueError(f"{key} must be a whole number, got {settings[key]!r}")
-    ps = settings.get("p_values", [1])
-    if not isinstance(ps, list) or any(isinstance(p, bool) or not isinstance(p, int) or p < 1 for p in ps):
-        raise ValueError(f"p_values must be a list of whole numbers ≥ 1, got {ps!r}")
-    for key in ("spatial", "temporal"):
-        if not isinstance(settings.get(key, []), list):
-            raise ValueError(f"{key} must be a list of level names, got {settings[key]!r}")
-
-
 def _validate_sections(d: dict[str, Any], origin: str) -> None:
     """The risk settings, trade-off choices and saved analyses, each through its typed reader; analyses
     written in an older form are brought to the current one in ``d``."""
@@ -541,8 +522,9 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     from privacy_studio.core.risk.settings import RiskSettings
 
     try:
-        _check_settings(d["settings"], {f.name for f in fields(RiskSettings)})
-    except ValueError as exc:
+        if d["settings"]:  # a grid with nothing ticked yet is saved work, checked again at Run
+            RiskSettings.from_dict(d["settings"], empty_grid_ok=True)
+    except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: settings: {exc}") from None
     try:
         TradeoffChoice.from_dict(d["tradeoff"])

@@ -66,8 +66,8 @@ if TYPE_CHECKING:
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
-#: Milliseconds the results table waits for more profiles before it is rebuilt.
-TABLE_DELAY_MS = 400
+#: During a run, the results table is rebuilt at most this often (milliseconds), and once at the end.
+TABLE_DELAY_MS = 1500
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
@@ -348,6 +348,7 @@ class MainWindow(QMainWindow):
         data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
         for plot in self.plots:
             plot.set_context(f"{project.name}{data}")
+        self.heatmap.set_criteria(project.tradeoff)
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)
@@ -527,9 +528,9 @@ class MainWindow(QMainWindow):
 
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
-        from privacy_studio.gui.warmup import warm_up_kernels
+        from privacy_studio.core.warmup import warm_up
 
-        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker = Worker(warm_up, name="preparing the risk engine")
         worker.background = True  # nothing to cancel: it only makes the first run start sooner
         self.status_label.setText(
             "Preparing the risk engine in the background (on first start this takes a minute): "
@@ -652,6 +653,7 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
         self._fill_table()
+        self.tradeoff.catch_up()  # once per run, not per profile
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()

@@ -200,3 +200,58 @@ def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
     assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
     window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
     qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)
+
+
+def test_em_histogram_keeps_extreme_people_in_its_last_bar(qtbot):
+    from privacy_studio.gui.plots.distribution import BINS, UserEmHistogram
+
+    plot = UserEmHistogram()
+    qtbot.addWidget(plot)
+    em = [i / 1000 for i in range(199)] + [5.0, 9.0]  # two people far beyond everybody else
+    record = _record("zip", "1h")
+    record["per_user"] = {"em": em}
+    plot.set_records([record])
+    counts, edges = plot.histogram()
+    top = float(np.quantile(em, 0.99))
+    assert len(counts) == BINS and edges[-1] == top and counts.sum() == len(em)
+    assert counts[-1] == sum(1 for v in em if v >= edges[-2])
+    assert plot.above_top() == 2 and "2 people above" in plot.note.text()
+
+
+def test_heatmap_marks_profiles_against_the_release_criteria(qtbot):
+    from privacy_studio.gui.plots.heatmap import UnicityHeatmap
+
+    heat = UnicityHeatmap()
+    qtbot.addWidget(heat)
+    low, high = _record("zip", "1h"), _record("district", "1h")
+    low["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.04])
+    high["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.08])  # same estimate, wider interval
+    heat.set_axes(["zip", "district"], ["1h"])
+    heat.set_records([low, high])
+    assert [t.toPlainText() for t in heat.texts] == ["0.020", "0.020"], "no criteria: values only"
+    heat.set_criteria({"risk_measure": "unicity", "risk_p": 1, "ceiling": 0.05})
+    assert heat.verdicts() == {"zip × 1h": True, "district × 1h": False}
+    assert [t.toPlainText() for t in heat.texts] == ["0.020\n✓ meets criteria", "0.020\n✗ fails criteria"]
+    assert "upper end of its 95 % interval" in heat.note.text()
+
+
+def test_plots_show_levels_in_words_not_codes(window, qtbot):
+    from privacy_studio.gui.panels.attacks_panel import metric_name
+
+    records = [_record("grid:5", "all"), _record("raw", "1h")]
+    unicity, heat = window.plots[0], window.heatmap
+    unicity.set_records(records)
+    unicity.flush()
+    shown = [label.text for _, label in unicity.legend.items]
+    assert shown == ["5 km squares × whole period", "exact places × 1h"]
+    heat.set_records(records)
+    heat.flush()
+    ticks = heat.plot.getAxis("left")._tickLevels[0]
+    assert [text for _, text in ticks] == ["5 km squares", "exact places"]
+    combo = window.plots[-1].combo
+    window.plots[-1].set_records(records)
+    assert combo.itemText(0) == "5 km squares × whole period"
+    assert "5 km squares" in combo.itemData(0, Qt.ItemDataRole.ToolTipRole)
+    assert metric_name("top_5") == "right person among the 5 best guesses"
+    assert window.attacks.profiling_request()["distance"] == "js"
+    assert window.attacks.distance.currentText() == "Jensen-Shannon divergence"

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
-from privacy_studio.core.knowledge import MatchingModel, parse_knowledge
+from privacy_studio.core.knowledge import Explicit, parse_knowledge
 
 MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
@@ -28,15 +28,22 @@ class RiskSettings:
     draws: int = 1
     seed: int = 0
     exact: bool = False
-    reference_p: int = 4
+    reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-    short_traces: str = "exclude"  # or "all-points" (records, sequence, frequency, proportion)
+    short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
 
-    def validate(self) -> None:
-        """Raise ``ValueError`` with a readable message for any impossible setting."""
-        if not self.cells and (not self.spatial or not self.temporal):
+    def __post_init__(self) -> None:
+        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        if self.reference_p is None:
+            ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
+            self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
+
+    def validate(self, empty_grid_ok: bool = False) -> None:
+        """Raise ``ValueError`` with a readable message for any impossible setting; with ``empty_grid_ok``
+        a grid still being set up (no level or no cell ticked, as a saved project may hold) is accepted."""
+        if not empty_grid_ok and not self.cells and (not self.spatial or not self.temporal):
             raise ValueError("the grid is empty: choose at least one spatial level and one time width")
-        if self.cells is not None and not self.cells:
+        if not empty_grid_ok and self.cells is not None and not self.cells:
             raise ValueError("the grid is empty: no cell is checked")
         if not self.p_values:
             raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
@@ -57,10 +64,10 @@ class RiskSettings:
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
-        if self.short_traces == "all-points" and not isinstance(model, MatchingModel):
+        if self.short_traces == "all-points" and isinstance(model, Explicit):
             raise ValueError(
-                "--short-traces all-points works with the records, sequence, frequency and proportion "
-                f"knowledge models; {model.name} excludes people with fewer than p points"
+                "--short-traces all-points does not apply to explicit knowledge (each person's known "
+                "points are given)"
             )
         if self.exact and model.name != "uniform":
             raise ValueError(
@@ -84,7 +91,7 @@ class RiskSettings:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> RiskSettings:
+    def from_dict(cls, d: dict, empty_grid_ok: bool = False) -> RiskSettings:
         """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
         names = {f.name for f in fields(cls)}
         extra = sorted(set(d) - names)
@@ -97,5 +104,5 @@ class RiskSettings:
         if kwargs.get("cells") is not None:
             kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
         settings = cls(**kwargs)
-        settings.validate()
+        settings.validate(empty_grid_ok)
         return settings

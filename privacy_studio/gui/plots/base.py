@@ -67,7 +67,7 @@ def profile_dash(index: int) -> Qt.PenStyle:
 
 
 #: Milliseconds a shown plot waits for more results before redrawing (results of a run come in bursts).
-REDRAW_DELAY_MS = 120
+REDRAW_DELAY_MS = 250
 
 
 #: What plots inside analysis panels ask for, so their settings and plot fit a 900-pixel window unscrolled.

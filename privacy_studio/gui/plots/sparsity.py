@@ -27,11 +27,13 @@ class SparsityPlot(PlotTab):
         self.plot.setLabel("left", "probability")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
-        self.unique = self.plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), name="P(a record is unique)")
+        legend = self.add_side_legend()
+        self.unique = self.plot.plot([], [], pen=pg.mkPen("#D55E00", width=2))
         self.anon2 = self.plot.plot(
-            [], [], pen=pg.mkPen("#0072B2", width=2), name="P(the data is 2-anonymous)"
+            [], [], pen=pg.mkPen("#0072B2", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
         )
+        legend.addItem(self.unique, "P(a record is unique)")
+        legend.addItem(self.anon2, "P(the data is 2-anonymous)")
         self.marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#404040", style=pg.QtCore.Qt.PenStyle.DashLine))
         self.marker.setVisible(False)
         self.plot.addItem(self.marker)
