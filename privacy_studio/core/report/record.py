@@ -237,8 +237,8 @@ def seed_stability_section(inp: ReportInputs) -> Section:
                 Paragraph(
                     f"Not measured: every figure comes from one run with random seed {seed}. The 95% "
                     "intervals cover the random choice of people and points within that run; "
-                    "'privacy-studio project run' repeats the headline over several seeds to show how much it "
-                    "moves.",
+                    "'privacy-studio project run' repeats the headline over several seeds to show how much"
+                    " it moves.",
                     "note",
                 )
             ],
