@@ -113,7 +113,7 @@ def attacker_section(inp: ReportInputs) -> Section:
     )
     analyses = inp.project.analyses
     gaps = [
-        "linkage with other datasets beyond the attacks listed below",
+        "linkage with other datasets beyond the linkage attacks in the Results, when run",
         "repeated or updated releases of the same people (each release adds points an attacker can combine)",
         "insiders who know how the data was collected or who hold the original identifiers",
     ]
@@ -252,7 +252,7 @@ def seed_stability_section(inp: ReportInputs) -> Section:
         "Seed stability",
         [
             Paragraph(spread.sentence()),
-            Table(f"Table R4. {what} of {spread.profile}, one run per seed.", ["Seed", "Value"], rows),
+            Table(f"{what.capitalize()} of {spread.profile}, one run per seed.", ["Seed", "Value"], rows),
         ],
     )
 
@@ -280,7 +280,7 @@ def fingerprints_section(inp: ReportInputs) -> Section:
     return Section(
         "Fingerprints",
         [
-            Table("Table R5. SHA-256 of the settings and of every input file.", ["What", "SHA-256"], rows),
+            Table("Table R4. SHA-256 of the settings and of every input file.", ["What", "SHA-256"], rows),
             Paragraph(f"Made with Privacy Studio {version}; library versions are on the title page.", "note"),
         ],
     )
@@ -296,4 +296,4 @@ def signoff_section(details: ReportDetails) -> Section:
         ["Decision", details.decision or "release approved / approved with conditions / refused"],
         ["Signature", blank],
     ]
-    return Section("Sign-off", [Table("Table R6. Sign-off.", ["", ""], rows)])
+    return Section("Sign-off", [Table("Table R5. Sign-off.", ["", ""], rows)])
