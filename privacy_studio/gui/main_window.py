@@ -527,9 +527,9 @@ class MainWindow(QMainWindow):
 
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
-        from privacy_studio.gui.warmup import warm_up_kernels
+        from privacy_studio.core.warmup import warm_up
 
-        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker = Worker(warm_up, name="preparing the risk engine")
         worker.background = True  # nothing to cancel: it only makes the first run start sooner
         self.status_label.setText(
             "Preparing the risk engine in the background (on first start this takes a minute): "
@@ -652,6 +652,7 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
         self._fill_table()
+        self.tradeoff.catch_up()  # once per run, not per profile
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()

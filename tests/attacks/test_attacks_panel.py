@@ -89,7 +89,12 @@ def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
     session = Session()
     panel = AttacksPanel(session)
     qtbot.addWidget(panel)
-    assert panel.identified.data.value() is None and panel.tz.text() == "UTC"
+    assert panel.identified.data.value() is None and panel.tz.placeholderText() == "UTC"
+    assert panel.matching_request()["spatial"] == "raw" and panel.matching_request()["temporal"] == "1h"
+    session.project.sources = [DataSource(str(events), None, reader)]  # imported into the same project
+    session.changed.emit()
+    assert panel.tz.text() == "Europe/Paris", "the project's own zone, not a default typed in before"
+    session.project.sources = []
     session.replace(project)
     assert panel.identified.data.value() == str(events)
     assert panel.identified.places.value() == str(tmp_path / "antennas.csv")
@@ -100,6 +105,7 @@ def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
     panel.spatial.setText("grid:2")
     panel.links.edit.setText(str(tmp_path / "truth.csv"))
     panel._keep_inputs()
+    del project.analyses["release"]  # a stand-in, not a real manifest: the file check would refuse it
     saved = Project.from_dict(project.to_dict())
     assert saved.analyses[INPUTS_KEY]["spatial"] == "grid:2"
     other = Session()

@@ -4,6 +4,7 @@ and on the real Gowalla NYC check-ins (no expert scores: the decision weighs the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -121,4 +122,7 @@ def test_report_and_tradeoff_json_give_the_same_decision(gowalla_project, tmp_pa
     assert law == doc["power_law"]
     report = build_report(project)
     assert report.headline["recommended"] == doc["recommendation"]["profile"]
-    assert doc["power_law_text"] in report.text()
+    text = report.text()
+    assert doc["power_law_text"] in text
+    assert project.analysis(SeedSpread).sentence() in text  # the seed stability the run measured
+    assert not re.search(r"\de\+\d", text + json.dumps(doc)), "areas, times and people in plain digits"

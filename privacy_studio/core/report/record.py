@@ -228,7 +228,8 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
 def seed_stability_section(inp: ReportInputs) -> Section:
     """How much the headline moves between random seeds (``project run`` repeats it), or that it was not
     measured."""
-    spread = inp.project.analysis(SeedSpread)
+    spread = inp.analysis.seed_spread if inp.analysis is not None else None
+    spread = spread or inp.project.analysis(SeedSpread)
     if spread is None:
         seed = inp.project.settings.get("seed", "–")
         return Section(

@@ -37,6 +37,22 @@ from privacy_studio.gui.plots.base import CompactPlot
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
 ANALYSIS_KEY = "attacks"
+#: The profiling attack's distances in words.
+DISTANCE_NAMES = {
+    "js": "Jensen-Shannon divergence",
+    "cosine": "cosine distance",
+    "l1": "L1 distance (sum of differences)",
+    "dot": "dot product (similarity)",
+}
+
+
+def metric_name(key: str) -> str:
+    """``accuracy`` / ``top_5`` as a legend says them."""
+    if key.startswith("top_") and key[4:].isdigit():
+        return f"right person among the {key[4:]} best guesses"
+    return "right person guessed first" if key == "accuracy" else key
+
+
 #: Where the panel's inputs (paths, zone, levels, attributes) are kept in ``Project.analyses``.
 INPUTS_KEY = "attack_inputs"
 
@@ -154,15 +170,16 @@ class AttacksPanel(QWidget):
         self.identified = DatasetPicker("Identified dataset (the attacker's)")
         self.anonymous = DatasetPicker("Anonymous dataset (the release)")
         self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
-        self.tz = QLineEdit("UTC")
-        self.spatial = QLineEdit("raw")
-        self.temporal = QLineEdit("1h")
+        self.tz, self.spatial, self.temporal = QLineEdit(), QLineEdit(), QLineEdit()
+        for edit, default in ((self.tz, "UTC"), (self.spatial, "raw"), (self.temporal, "1h")):
+            edit.setPlaceholderText(default)  # used when left empty, so the project's own values can fill it
         self.c = QDoubleSpinBox()
         self.c.setRange(0.0, 0.99)
         self.c.setSingleStep(0.05)
         self.c.setValue(0.5)
         self.distance = QComboBox()
-        self.distance.addItems(list(DISTANCES))
+        for key in DISTANCES:
+            self.distance.addItem(DISTANCE_NAMES.get(key, key), key)
         self.hour_of_week = QCheckBox("place x hour of week")
         form = QVBoxLayout()  # links across, then two columns so the plots keep their height
         form.addLayout(_form([("links", self.links)]))
@@ -317,7 +334,7 @@ class AttacksPanel(QWidget):
         }
 
     def profiling_request(self) -> dict[str, Any]:
-        extra = {"distance": self.distance.currentText(), "hour_of_week": self.hour_of_week.isChecked()}
+        extra = {"distance": self.distance.currentData(), "hour_of_week": self.hour_of_week.isChecked()}
         return {**self._pair("profiling"), **extra}
 
     def table_request(self, attack: str) -> dict[str, Any]:
@@ -385,7 +402,6 @@ class AttacksPanel(QWidget):
                 edit.clear()
             self.apply_inputs(project.analyses.get(INPUTS_KEY) or {})
         self.apply_inputs(project_inputs(project), only_empty=True)
-        self.apply_inputs({"tz": "UTC", "spatial": "raw", "temporal": "1h"}, only_empty=True)
         stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
         if stored != self.results:
             self.results = {}
@@ -418,7 +434,7 @@ class AttacksPanel(QWidget):
         for key, colour in zip(keys, (BLUE, ORANGE, GREEN, GREY), strict=False):
             xs, ys = _points(r["curve"], "population", key)
             self.profiling_plot.plot(
-                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=key
+                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=metric_name(key)
             )
         self.profiling_note.setText(describe("profiling", r))
 

@@ -158,7 +158,7 @@ class TradeoffPanel(QWidget):
         self._arrival_timer = QTimer(self)
         self._arrival_timer.setSingleShot(True)
         self._arrival_timer.setInterval(REDRAW_DELAY_MS)
-        self._arrival_timer.timeout.connect(self._show_arrived)
+        self._arrival_timer.timeout.connect(self.catch_up)
         self._build()
         if session is not None:
             session.results_changed.connect(self._results_arrived)
@@ -167,15 +167,16 @@ class TradeoffPanel(QWidget):
             self._project = None
             self._project_maybe_replaced()
 
-    # -- results of a run: analysed when the panel is shown, once per burst --------------------------
+    # -- results of a run: analysed when the panel is shown or the run ends ---------------------------
     def _results_arrived(self, records: list) -> None:
         self._arrived = records
         if not self.window().isVisible():  # off screen (tests, report): at once
-            self._show_arrived()
+            self.catch_up()
         elif self.isVisible() and not self._arrival_timer.isActive():
             self._arrival_timer.start()
 
-    def _show_arrived(self) -> None:
+    def catch_up(self) -> None:
+        """Analyse the results that arrived while the panel was hidden (a run's end calls it once)."""
         self._arrival_timer.stop()
         if self._arrived is not None:
             records, self._arrived = self._arrived, None
