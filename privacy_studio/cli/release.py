@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
-    project.analyses["release"] = manifest.to_dict()
+    project.store(manifest)
     try:
         project.save()
     except ProjectError as exc:
@@ -153,6 +153,9 @@ def summary(manifest: ReleaseManifest) -> str:
         f"{fig.people} people; unicity at p = {fig.p}: {unicity}{ci} (estimate on {fig.n_sampled} sampled, "
         f"{fig.n_excluded} with fewer than {fig.p} points left out)"
     )
+    if manifest.project_kanon:
+        k, unique = manifest.project_kanon.get("k"), manifest.project_kanon.get("share_below", {}).get("2")
+        lines.append(f"the project's own run at this profile: k = {k}, unique whole traces {unique:.4f}")
     if manifest.mapping_file:
         lines.append(f"pseudonym mapping written to {manifest.mapping_file} (keep it apart from the release)")
     return "\n".join(lines)

@@ -6,10 +6,15 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.runner import RiskSettings
 
 
 def parse_p_values(text: str) -> list[int]:
@@ -97,6 +102,28 @@ def write_json(path: str, payload: dict) -> None:
     os.replace(tmp, path)
 
 
+#: Exact runs estimated to take longer than this ask for confirmation (or --yes).
+CONFIRM_SECONDS = 600
+
+
+def confirm_exact(dataset: Dataset, settings: RiskSettings, yes: bool) -> None:
+    """Print the exact run's estimated work; ask before one estimated over 10 minutes (unless ``yes``).
+
+    Raises ``UserError`` when the run is declined, or cannot be confirmed because stdin is not a terminal.
+    """
+    from privacy_studio.core.runner import estimate_exact_run
+
+    estimate = estimate_exact_run(dataset, settings)
+    print(estimate.summary(), file=sys.stderr)
+    if estimate.seconds <= CONFIRM_SECONDS or yes:
+        return
+    if not sys.stdin or not sys.stdin.isatty():
+        raise UserError("the exact run is estimated to take over 10 minutes: add --yes to run it anyway")
+    answer = input("Run it? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise UserError("exact run declined: nothing was computed")
+
+
 def open_engine_from_args(name: str, args: argparse.Namespace):
     """The named engine, opened with the command's engine flags (a context manager)."""
     from privacy_studio.core.engines import open_engine
@@ -126,7 +153,7 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.engines import EventFiles, resolve_engine
-    from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.risk.settings import RiskSettings
 
@@ -159,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
             flags = ", ".join("--" + f.replace("_", "-") for f in unused)
             print(f"note: the numba engine does not use {flags} (duckdb and spark do)", file=sys.stderr)
         source = EventFiles(args.input, options)
+        if settings.exact:  # the work is counted on the loaded data before anything runs
+            source = load_dataset(source.path, source.options, control=control)
+            bar.close()
+            confirm_exact(source, settings, args.yes)
         with open_engine_from_args(name, args) as engine:
             profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]
             imported = engine.import_report
@@ -203,7 +234,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="exclude",
         choices=("exclude", "all-points"),
         help="people with fewer than p points: left out and counted (default), or evaluated on all the "
-        "points they have (records, sequence, frequency, proportion)",
+        "points they have (a conservative figure; counted in n_short)",
     )
     p.add_argument(
         "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"
@@ -214,9 +245,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--draws", type=int, default=1, help="knowledge draws per sampled user (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
-        "--exact", action="store_true", help="average over all p-subsets of every trace (small data)"
+        "--exact",
+        action="store_true",
+        help="average over all p-subsets of every trace; the work is estimated first (see --yes)",
     )
-    p.add_argument("--reference-p", type=int, default=4, help="p of the per-user / per-location details")
+    p.add_argument(
+        "--reference-p",
+        type=int,
+        default=None,
+        help="p of the per-user / per-location details (default: the largest --p value up to 4)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="run an exact computation estimated to take over 10 minutes"
+    )
     p.add_argument("--em-samples", type=int, default=1000, help="sampled users on whom EM / KL are computed")
     p.add_argument(
         "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"

@@ -8,20 +8,20 @@ import math
 import sys
 from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
-from privacy_studio.cli.project import analyse_project
-from privacy_studio.core.analyses import RiskByGroup
-from privacy_studio.core.atomic import write_text
-from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
-from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide
+
+if TYPE_CHECKING:
+    from privacy_studio.core.tradeoff.decision import DecisionInputs
 
 
 def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
     """What the decision is derived from: a ``.psproj`` (its analysis is run first when it has no results,
     and saved in it with ``save``), or a ``risk --json`` file (results only)."""
+    from privacy_studio.cli.project import analyse_project
+    from privacy_studio.core.tradeoff.decision import DecisionInputs
+
     if path.suffix == ".psproj":
         from privacy_studio.core.project import Project, ProjectError
 
@@ -61,6 +61,9 @@ def read_scores(path: Path) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.atomic import write_text
+    from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+    from privacy_studio.core.tradeoff.decision import Overrides, decide
     from privacy_studio.core.utility import UtilityGrid
 
     flags = {
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
     try:
         analysis = decide(inputs, overrides)
-        missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not np.isfinite(v)]
+        missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not math.isfinite(v)]
         document = analysis.to_dict()
         if args.attributes:
             labels = analysis.labels
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
 def groups(args: argparse.Namespace, labels: list[str], results: list, recommended: str | None) -> dict:
     """Risk by group at ``--group-profile`` (default: the recommended profile, else the first)."""
+    from privacy_studio.core.analyses import RiskByGroup
     from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
 
     label = args.group_profile or recommended or labels[0]
@@ -115,6 +119,8 @@ def groups(args: argparse.Namespace, labels: list[str], results: list, recommend
 
 def groups_text(doc: dict) -> str:
     """Risk-by-group table for stdout."""
+    from privacy_studio.core.analyses import RiskByGroup
+
     analysis = RiskByGroup.from_dict(doc)
     report = analysis.report
     lines = [
@@ -162,7 +168,7 @@ def summary(analysis, unscored: list[str]) -> str:
 
 
 def _num(value: float | None) -> str:
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.4g}"
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.4g}"
 
 
 def _p_value(text: str) -> int | None:

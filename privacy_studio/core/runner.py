@@ -34,7 +34,7 @@ from privacy_studio.core.knowledge import (
     read_known_events,
 )
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import exact_sizes
+from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.unicity import sample_sizes
@@ -288,7 +288,13 @@ def results_by_p(
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
     A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
+    With ``short_traces = all-points`` the sizes of people with fewer than p points are filled in place.
     """
+    short = (
+        fill_short_traces(sizes)
+        if settings.short_traces == "all-points"
+        else np.zeros(sizes.shape[::2], bool)
+    )
     fixed = not parse_knowledge(settings.knowledge).random
     worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
@@ -296,8 +302,23 @@ def results_by_p(
         s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
         row = _presult(p, s, len(sizes), want, False)
         row.worst_exact = row.worst_exact or (fixed and "worst" in want)
+        row.n_short = int(short[:, p - 1].sum())
         by_p.append(row)
     return by_p, worst
+
+
+def fill_short_traces(sizes: np.ndarray) -> np.ndarray:
+    """Give people with fewer than p points, at every such p, the sizes of knowing all their points.
+
+    Draws are nested, so a person's first L points of every order are their whole trace of L points: the
+    size at p = L is the all-points size, carried to every larger p. Returns (S, pmax) True where filled.
+    """
+    short = np.zeros(sizes.shape[::2], dtype=bool)
+    for k in range(1, sizes.shape[2]):
+        missing = (sizes[:, 0, k] == 0) & (sizes[:, 0, k - 1] > 0)
+        sizes[missing, :, k] = sizes[missing, :, k - 1]
+        short[missing, k] = True
+    return short
 
 
 def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
@@ -364,68 +385,73 @@ def _evaluate_sampled(
 def _evaluate_exact(
     index: PointIndex, traces: Traces, events: EventTable, settings: RiskSettings, control: TaskControl
 ) -> tuple[list[PResult], dict, dict]:
+    """Every measure over all p-subsets, per person; class sizes U_k count people (each person's subsets
+    share one unit), so U_1 / n is the unicity and Σ_k U_k / (n k) the k-disclosure, as in the sampled mode.
+    """
     want = set(settings.measures)
     with_em = bool(want & {"em", "kl"})
+    worst_only = not want & {"unicity", "kdisc", "em", "kl"}
     by_p: list[PResult] = []
     per_user: dict = {}
     per_location: dict = {}
-    ps = sorted(set(settings.p_values) | {settings.reference_p})
-    for i, p in enumerate(ps):
-        control.report(i / len(ps), f"exact p = {p}")
-        r = exact_sizes(index, p, with_em)
-        offsets, sizes = r["offsets"], r["sizes"]
-        n_sub = np.diff(offsets)
-        included = n_sub > 0
-        starts = offsets[:-1][included]
-        per_unique = (
-            np.add.reduceat((sizes == 1).astype(np.float64), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
-        per_inv = (
-            np.add.reduceat(1.0 / np.maximum(sizes, 1), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
-        worst = 1.0 / np.minimum.reduceat(sizes, starts) if len(starts) else np.zeros(0)
-        em_u = (
-            np.add.reduceat(r["em"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
-        kl_u = (
-            np.add.reduceat(r["kl"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
-        hist = np.bincount(sizes) if len(sizes) else np.zeros(0, dtype=np.int64)
+    ps = exact_p_values(settings)
+    sizes = [total_subsets(np.diff(index.trace_ptr), p) for p in ps]
+    done = 0
+    for p, size in zip(ps, sizes, strict=True):
+        step = control.sub(done / max(1, sum(sizes)), (done + size) / max(1, sum(sizes)))
+        r = exact_pass(index, p, with_em, stop_at_one=worst_only, control=step)
+        done += size
+        n = len(r.users)
+        mean = (lambda a: float(np.mean(a))) if n else (lambda a: float("nan"))
         s = {
-            "n_excluded": int((~included).sum()),
-            "trials": len(sizes),
-            "unique": int((sizes == 1).sum()),
-            "kdisc": float(per_inv.mean()) if len(starts) else float("nan"),
-            "em": float(em_u.mean()) if len(starts) else float("nan"),
-            "kl": float(kl_u.mean()) if len(starts) else float("nan"),
-            "em_users": len(starts) if with_em else 0,
-            "worst_mean": float(worst.mean()) if len(starts) else float("nan"),
-            "worst_share": float(np.mean(worst == 1.0)) if len(starts) else float("nan"),
-            "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
+            "n_excluded": index.n_users - n,
+            "trials": n,
+            "unique": float(np.sum(r.unique_rate)),
+            "kdisc": mean(r.k_disclosure),
+            "em": mean(r.em) if with_em else float("nan"),
+            "kl": mean(r.kl) if with_em else float("nan"),
+            "em_users": n if with_em else 0,
+            "worst_mean": mean(r.worst),
+            "worst_share": mean(r.worst == 1.0),
+            "hist": None
+            if r.class_shares is None
+            else {int(k): float(c) for k, c in enumerate(r.class_shares) if c},
         }
-        uni = float(per_unique.mean()) if len(starts) else float("nan")
         if p in settings.p_values:
-            by_p.append(_presult(p, s, index.n_users, want, True, unicity=uni))
+            by_p.append(_presult(p, s, index.n_users, want, True, unicity=mean(r.unique_rate)))
         if p == settings.reference_p:
             per_user = {
-                "user_ids": [str(x) for x in events.user_ids[np.flatnonzero(included)]],
-                "unique_rate": json_floats(per_unique),
-                "em": json_floats(em_u) if with_em else None,
-                "kl": json_floats(kl_u) if with_em else None,
-                "worst": json_floats(worst) if "worst" in want else None,
+                "user_ids": [str(x) for x in events.user_ids[r.users]],
+                "unique_rate": json_floats(r.unique_rate),
+                "em": json_floats(r.em) if r.em is not None else None,
+                "kl": json_floats(r.kl) if r.kl is not None else None,
+                "worst": json_floats(r.worst) if "worst" in want else None,
             }
             if "em" in want:
-                per_location = _per_location(index, traces, r["acc"], len(starts))
+                per_location = _per_location(index, traces, r.em_acc, n)
     control.report(1.0, "done")
     return by_p, per_user, per_location
+
+
+def exact_p_values(settings: RiskSettings) -> list[int]:
+    """The p values exact mode evaluates: the requested ones and the reference p of the details."""
+    return sorted(set(settings.p_values) | {settings.reference_p})
+
+
+def estimate_exact_run(
+    dataset_or_events: object, settings: RiskSettings, hierarchy: Hierarchy | None = None
+) -> ExactEstimate:
+    """The subsets an exact run of ``settings`` will enumerate and a rough duration, before it starts."""
+    import numba
+
+    events = getattr(dataset_or_events, "events", dataset_or_events)
+    hierarchy = hierarchy if hierarchy is not None else getattr(dataset_or_events, "hierarchy", None)
+    settings.validate()
+    profiles = settings.profiles()
+    check_levels(profiles, events, hierarchy)
+    lengths = {pr.label: np.diff(generalize(events, pr, hierarchy).indptr) for pr in profiles}
+    with_em = bool(set(settings.measures) & {"em", "kl"})
+    return estimate_exact(lengths, exact_p_values(settings), with_em, numba.get_num_threads())
 
 
 # -- explicit knowledge ---------------------------------------------------------------------------------

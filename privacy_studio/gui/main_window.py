@@ -527,9 +527,9 @@ class MainWindow(QMainWindow):
 
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
-        from privacy_studio.gui.warmup import warm_up_kernels
+        from privacy_studio.core.warmup import warm_up
 
-        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker = Worker(warm_up, name="preparing the risk engine")
         worker.background = True  # nothing to cancel: it only makes the first run start sooner
         self.status_label.setText(
             "Preparing the risk engine in the background (on first start this takes a minute): "
@@ -811,7 +811,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _released(self, manifest: ReleaseManifest) -> None:
-        self.session.project.analyses["release"] = manifest.to_dict()
+        self.session.project.store(manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")

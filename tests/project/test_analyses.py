@@ -18,6 +18,7 @@ from privacy_studio.core.analyses import (
     PopulationExtrapolation,
     ProfileSizes,
     RiskByGroup,
+    SeedSpread,
     TradeoffChoice,
 )
 from privacy_studio.core.project import Project, ProjectError
@@ -56,6 +57,16 @@ def test_typed_analyses_survive_a_save(tmp_path):
     assert again.report.odds_note == "n/a — everyone unique"
     assert [r.group for r in again.report.rows] == ["f", "m"] and math.isnan(again.report.rows[0].odds_ratio)
     assert loaded.choice().criteria == ReleaseCriteria(0.05, max_excluded=0.3)
+
+
+def test_seed_spread_round_trips_and_states_its_range():
+    spread = SeedSpread("zip × 1w", "unicity", 4, [0, 1, 2], [0.02, None, 0.03])
+    assert SeedSpread.from_dict(spread.to_dict()) == spread
+    assert (
+        spread.sentence() == "Over 3 seeds (0, 1, 2), unicity at p = 4 of zip × 1w ranges from 0.02 to 0.03."
+    )
+    with pytest.raises(ValueError, match="same length"):
+        SeedSpread.from_dict({**spread.to_dict(), "values": [0.1]})
 
 
 def test_everyone_unique_gives_no_odds_ratio_and_variation_gives_one():

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from privacy_studio import cli
 from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.report import build_report
 from privacy_studio.core.report.inputs import resolve_inputs
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
@@ -18,7 +19,7 @@ def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
         spatial=["antenna", "district"],
         temporal=["1w"],
         p_values=[4],
-        measures=["unicity"],
+        measures=["unicity", "kanon"],
         samples=300,
         seed=3,
     )
@@ -32,3 +33,9 @@ def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
     assert "antenna × 1w, the project's recommendation" in capsys.readouterr().err
     manifest = json.loads(out.with_name("default.csv.manifest.json").read_text())
     assert (manifest["options"]["spatial"], manifest["options"]["temporal"]) == ("antenna", "1w")
+    # No suppression: the file's full-fingerprint figures are those the project's own run found.
+    project_kanon, on_file = manifest["project_kanon"], manifest["measured_on_release"]
+    assert project_kanon["k"] == on_file["k"]
+    assert project_kanon["share_below"]["2"] == on_file["share_unique"]
+    report = build_report(Project.load(sample_project)).text()
+    assert f"the project's own risk run at antenna × 1w found k = {project_kanon['k']}" in report

@@ -251,12 +251,6 @@ def test_settings_round_trip_and_reject_unknown_keys():
         RiskSettings.from_dict({**s.to_dict(), "colour": "red"})
 
 
-def test_exact_mode_refuses_too_many_subsets():
-    sets = [set(range(40)) for _ in range(3)]
-    with pytest.raises(ValueError, match="exact mode would enumerate"):
-        next(run_grid(table_from_sets(sets, 40), RiskSettings(["raw"], ["all"], p_values=[10], exact=True)))
-
-
 def test_cancellation_stops_between_chunks():
     events, hierarchy = city(n_users=50)
     seen = []

@@ -58,25 +58,18 @@ def test_worked_example_em_of_one_point():
     from privacy_studio.core.measures.disclosure import point_priors
 
     index = build_index(generalize(worked_table(), Profile.parse("raw", "all")))
-    q, g, q_all, g_all = point_priors(index.list_len, index.n_users)
+    priors = point_priors(index.list_len, index.n_users)
+    q = priors.q
     state = np.zeros(4, dtype=np.int64)
     walk_start(0, index.post_ptr, index.dense_slot, state)  # point b1
     acc = np.zeros(index.n_points)
     n = index.n_users
     em, _ = em_kl_of_set(
         state,
-        index.post_ptr,
-        index.post_users,
-        index.dense_slot,
-        index.bitmaps,
+        index.arrays(),
         np.zeros((2, n), np.int32),
         np.zeros(index.n_words, np.uint64),
-        index.trace_ptr,
-        index.trace_pts,
-        q,
-        g,
-        q_all,
-        g_all,
+        priors,
         np.zeros(index.n_points, np.int64),
         np.zeros(index.n_points, np.int64),
         np.zeros(n, np.int32),

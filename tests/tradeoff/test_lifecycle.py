@@ -4,13 +4,14 @@ and on the real Gowalla NYC check-ins (no expert scores: the decision weighs the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from privacy_studio.cli import main
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
 from privacy_studio.core.project import Project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +42,16 @@ def test_project_new_keeps_the_p_list_and_run_saves_results_and_computed_utility
     assert computed is not None and set(computed.scores) == {r["label"] for r in project.results}
     sizes = project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["grid:5"] == 25.0 and sizes.period_seconds > 0
+    spread = project.analysis(SeedSpread)
+    assert (
+        spread is not None
+        and spread.seeds == [0, 1, 2, 3, 4]
+        and (spread.measure, spread.p) == ("unicity", 4)
+    )
+    row = next(r for r in project.results if r["label"] == spread.profile)
+    at4 = next(e for e in row["by_p"] if e["p"] == 4)
+    assert spread.values[0] == at4["unicity"]  # the first seed is the run's own: the same figure
+    assert f"Over 5 seeds (0, 1, 2, 3, 4), unicity at p = 4 of {spread.profile}" in spread.sentence()
 
 
 def test_tradeoff_on_computed_utility_gives_a_front_and_a_decision(gowalla_project, tmp_path, capsys):
@@ -111,4 +122,7 @@ def test_report_and_tradeoff_json_give_the_same_decision(gowalla_project, tmp_pa
     assert law == doc["power_law"]
     report = build_report(project)
     assert report.headline["recommended"] == doc["recommendation"]["profile"]
-    assert doc["power_law_text"] in report.text()
+    text = report.text()
+    assert doc["power_law_text"] in text
+    assert project.analysis(SeedSpread).sentence() in text  # the seed stability the run measured
+    assert not re.search(r"\de\+\d", text + json.dumps(doc)), "areas, times and people in plain digits"

@@ -187,3 +187,21 @@ def test_risk_by_group_reads_the_projects_own_attributes_file(qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.attributes is not None, timeout=10_000)
     assert sorted(panel.attributes.index) == ["a", "b", "c"]
     assert list(panel.attributes["gender"]) == ["f", "m", "f"]
+
+
+def test_optional_criteria_are_edited_saved_and_decide(panel, thesis_profiles, thesis_scores, qtbot):
+    records = thesis_profiles()
+    for record in records:  # everyone is evaluated at p = 4; zip profiles leave many people out
+        excluded = 400 if record["spatial"] == "zip" else 10
+        record["by_p"][0].update(n_sampled=1000, n_excluded=excluded)
+    panel.set_utility(thesis_scores)
+    panel.set_results(records)
+    panel.set_choices({"risk_measure": "unicity", "risk_p": 4, "utility": "transport", "ceiling": 0.2})
+    assert panel.analysis.recommendation.label == "zip × 1w"  # 14 % unicity, the most useful under 20 %
+    assert panel.criteria_boxes["max_excluded"].text() == "off"
+    with qtbot.waitSignal(panel.choices_changed):
+        panel.criteria_boxes["max_excluded"].setValue(30.0)
+    assert panel.choices()["max_excluded"] == pytest.approx(0.3)
+    assert panel.analysis.recommendation.label == "municipality × 6h"  # zip × 1w leaves 40 % out
+    assert "✗ share of people excluded" not in panel.evidence.text()
+    assert "✓ share of people excluded (fewer than p points): 1 % (limit 30 %)" in panel.evidence.text()

@@ -19,7 +19,7 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import Profile
+from privacy_studio.core.generalize import Profile, coordinate_label
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
@@ -447,7 +447,7 @@ def unit_labels(
             ids[unit] = [f"cell({x},{y})" for x, y in zip(cx, cy, strict=True)]
         else:
             xy[unit] = np.column_stack([cells.column("rx").to_numpy(), cells.column("ry").to_numpy()])
-            ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in xy], dtype=object)
+            ids = np.asarray([coordinate_label(x, y) for x, y in xy], dtype=object)
         return ids.astype(str), xy
     if unit_kind == "loc":
         ids = loaded.location_ids

@@ -13,6 +13,7 @@ import math
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.intersect import (
     OWN_BITS,
     REF_BITS,
@@ -37,18 +38,10 @@ def kl_term(post: float, prior: float) -> float:
 @nb.njit(cache=True, nogil=True)
 def em_kl_of_set(
     state: np.ndarray,
-    post_ptr: np.ndarray,
-    post_users: np.ndarray,
-    dense_slot: np.ndarray,
-    bitmaps: np.ndarray,
+    ix: IndexArrays,
     buf: np.ndarray,
     bits: np.ndarray,
-    trace_ptr: np.ndarray,
-    trace_pts: np.ndarray,
-    q: np.ndarray,
-    g: np.ndarray,
-    q_all: float,
-    g_all: float,
+    priors: Priors,
     cnt: np.ndarray,
     touched: np.ndarray,
     members_out: np.ndarray,
@@ -60,6 +53,9 @@ def em_kl_of_set(
     ``cnt`` (zeros, one per point) and ``touched`` are scratch; ``weight`` x (EM_uj - q_j) is added to
     ``acc[j]`` for every point j some member visits, so per-point sums follow in closed form too.
     """
+    post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
+    trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
+    q, g, q_all, g_all = priors
     c = state[2]
     inv = 1.0 / c
     n_points = len(q)

@@ -15,6 +15,7 @@ import math
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.disclosure import em_kl_of_set
 from privacy_studio.core.kernels.intersect import walk_start, walk_step
 from privacy_studio.core.kernels.rng import stream_key, uniform01
@@ -82,30 +83,23 @@ def walk_prefixes(
 @nb.njit(parallel=True, cache=True, nogil=True)
 def sample_pass(
     users: np.ndarray,
+    ix: IndexArrays,
+    max_list: int,
     draws: int,
     pmax: int,
     kind: int,
     seed: int,
-    trace_ptr: np.ndarray,
-    trace_pts: np.ndarray,
-    trace_cnt: np.ndarray,
-    post_ptr: np.ndarray,
-    post_users: np.ndarray,
-    dense_slot: np.ndarray,
-    bitmaps: np.ndarray,
     em_mask: np.ndarray,
     em_users: int,
     ref_k: int,
-    q: np.ndarray,
-    g: np.ndarray,
-    q_all: float,
-    g_all: float,
+    priors: Priors,
     worst: bool,
     given_ptr: np.ndarray,
     given_pts: np.ndarray,
-    list_len: np.ndarray,
-    max_list: int,
 ):
+    """Sizes (S, R, pmax), EM/KL sums, rarest-first sizes (S, pmax) and per-point EM sums of ``users``."""
+    trace_ptr, trace_pts, trace_cnt, list_len = ix.trace_ptr, ix.trace_pts, ix.trace_cnt, ix.list_len
+    post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     n_s = len(users)
     n_points = len(post_ptr) - 1
     max_trace = 1
@@ -154,18 +148,10 @@ def sample_pass(
                     if em_mask[k]:
                         e, kk = em_kl_of_set(
                             state,
-                            post_ptr,
-                            post_users,
-                            dense_slot,
-                            bitmaps,
+                            ix,
                             buf,
                             bits,
-                            trace_ptr,
-                            trace_pts,
-                            q,
-                            g,
-                            q_all,
-                            g_all,
+                            priors,
                             cnt,
                             touched,
                             members,

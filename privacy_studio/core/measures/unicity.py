@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from privacy_studio.core.index import PointIndex
+from privacy_studio.core.kernels.arrays import NO_PRIORS, Priors
 from privacy_studio.core.kernels.sample_pass import sample_pass
 from privacy_studio.core.measures.disclosure import point_priors
 
@@ -24,7 +25,7 @@ def sample_sizes(
     ref_p: int | None = None,
     worst: bool = False,
     given: tuple[np.ndarray, np.ndarray] | None = None,
-    priors: tuple[np.ndarray, np.ndarray, float, float] | None = None,
+    priors: Priors | None = None,
 ) -> dict[str, np.ndarray]:
     """|E_u| (and EM/KL sums, rarest-first sizes) for ``users`` x ``draws`` x p = 1..pmax.
 
@@ -40,36 +41,23 @@ def sample_sizes(
     for p in em_p or []:
         if 1 <= p <= pmax:
             em_mask[p - 1] = True
-    if not em_mask.any():
-        q, g, q_all, g_all = np.zeros(0), np.zeros(0), 0.0, 0.0
-    else:
-        q, g, q_all, g_all = priors or point_priors(index.list_len, index.n_users)
+    used = (priors or point_priors(index.list_len, index.n_users)) if em_mask.any() else NO_PRIORS
     ref_k = (ref_p - 1) if ref_p is not None and 1 <= ref_p <= pmax and em_mask[ref_p - 1] else -1
     sizes, em, kl, rare, acc = sample_pass(
         np.ascontiguousarray(users, dtype=np.int64),
+        index.arrays(),
+        index.max_list,
         draws,
         pmax,
         kind,
         seed,
-        index.trace_ptr,
-        index.trace_pts,
-        index.trace_cnt,
-        index.post_ptr,
-        index.post_users,
-        index.dense_slot,
-        index.bitmaps,
         em_mask,
         em_users,
         ref_k,
-        q,
-        g,
-        q_all,
-        g_all,
+        used,
         worst,
         np.ascontiguousarray(given[0], dtype=np.int64),
         np.ascontiguousarray(given[1], dtype=np.int64),
-        index.list_len,
-        index.max_list,
     )
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}

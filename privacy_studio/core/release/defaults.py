@@ -32,7 +32,7 @@ def recommended_profile(project: Project) -> tuple[str, str]:
 
 def measure_settings(project: Project) -> MeasureSettings:
     """The project's p (of its trade-off), sample size and seed, so release figures compare with its own."""
-    p = project.tradeoff.get("risk_p") or project.settings.get("reference_p") or 4
+    p = project.choice().risk_p or project.settings.get("reference_p") or 4
     return MeasureSettings(
         p=int(p),
         samples=int(project.settings.get("samples", 10000)),

@@ -179,6 +179,14 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> Re
     )
 
 
+def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
+    """The full-fingerprint k-anonymity the project measured at the release's profile, if it did."""
+    for result in project.results:
+        if (result.get("spatial"), result.get("temporal")) == (options.spatial, options.temporal):
+            return result.get("kanon")
+    return None
+
+
 def write_release(
     prepared: PreparedRelease,
     out: str | os.PathLike[str],
@@ -199,7 +207,7 @@ def write_release(
         check_target(mapping_out, overwrite, "pseudonym mapping")
         if Path(mapping_out).resolve() in (target.resolve(), manifest_file.resolve()):
             raise ReleaseError("the pseudonym mapping must go to a file of its own, not the release")
-    proof: dict[str, object] = {}
+    proof: list[tuple[ReleaseFigures, str]] = []
 
     def closed_loop(written: Path) -> None:
         figures = read_back(written, prepared, control.sub(0.2, 1.0, "reading back"))
@@ -207,7 +215,7 @@ def write_release(
             raise ReleaseError(
                 "the written release does not measure as prepared; nothing was written (please report this)"
             )
-        proof["figures"], proof["sha256"] = figures, sha256_of(written)
+        proof.append((figures, sha256_of(written)))
 
     try:
         control.report(0.0, f"writing {target.name}")
@@ -219,9 +227,10 @@ def write_release(
                 pacsv.write_csv(prepared.mapping, fh)
     except WriteError as exc:
         raise ReleaseError(str(exc)) from None
+    measured_on_release, release_sha256 = proof[0]
     manifest = ReleaseManifest(
         release_file=target.name,
-        release_sha256=str(proof["sha256"]),
+        release_sha256=release_sha256,
         release_rows=prepared.rows.table.num_rows,
         columns=prepared.rows.table.column_names,
         options=prepared.options,
@@ -229,8 +238,9 @@ def write_release(
         before=prepared.before,
         removed=prepared.removed,
         released=prepared.released,
-        measured_on_release=proof["figures"],  # type: ignore[arg-type]
+        measured_on_release=measured_on_release,
         measured_before_suppression=prepared.measured_before,
+        project_kanon=None if project is None else project_kanon(project, prepared.options),
         project_file=None if project is None or project.path is None else str(project.path),
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
         inputs=[] if project is None else [InputFile(s.path, sha256_of(s.path)) for s in project.sources],

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import write_text
@@ -45,8 +45,10 @@ class InputFile:
 
 @dataclass
 class ReleaseManifest:
-    """Everything needed to know what a release holds and to check it is the file that was measured."""
+    """Everything needed to know what a release holds and to check it is the file that was measured; kept in
+    the project under ``analyses["release"]`` (``core.analyses.ReleaseRecord`` reads it back)."""
 
+    KEY: ClassVar[str] = "release"
     release_file: str
     release_sha256: str
     release_rows: int
@@ -58,6 +60,7 @@ class ReleaseManifest:
     released: Counts
     measured_on_release: ReleaseFigures
     measured_before_suppression: ReleaseFigures
+    project_kanon: dict[str, Any] | None = None  # k and shares the project's own run found at this profile
     project_file: str | None = None
     project_sha256: str | None = None
     inputs: list[InputFile] = field(default_factory=list)

@@ -225,8 +225,11 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
 
 
 def seed_stability_section(inp: ReportInputs) -> Section:
-    """How much the headline moves between random seeds (not yet measured: one run per project)."""
+    """How much the headline moves between random seeds: the spread the analysis run measured, if any."""
     seed = inp.project.settings.get("seed", "–")
+    spread = None if inp.analysis is None else inp.analysis.seed_spread
+    if spread is not None:
+        return Section("Seed stability", [Paragraph(spread.sentence())])
     return Section(
         "Seed stability",
         [

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
 from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import ReleaseFigures
-from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.numbers import count, interval, share
 
@@ -16,16 +16,15 @@ TITLE = "Release"
 
 def release_section(analyses: dict[str, Any]) -> Section:
     """The file, its profile and options, the counts each suppression removed and the figures on the file."""
-    stored = analyses.get("release")
-    if not stored:
+    try:
+        manifest = read_analysis(analyses, ReleaseRecord)
+    except AnalysisError as exc:
+        return Section(TITLE, [Paragraph(f"The stored release record could not be read ({exc}).", "warning")])
+    if manifest is None:
         return absent(
             TITLE,
             "no release was written from this project (privacy-studio release …, or File › Export release).",
         )
-    try:
-        manifest = ReleaseManifest.from_dict(stored)
-    except ReleaseError as exc:
-        return Section(TITLE, [Paragraph(f"The stored release record could not be read ({exc}).", "warning")])
     o = manifest.options
     rows = (
         "one row per person, spatial unit and time bin with an event count"
@@ -43,6 +42,7 @@ def release_section(analyses: dict[str, Any]) -> Section:
             ),
             _removals(manifest),
             _figures(manifest),
+            *_project_figures(manifest),
             Paragraph(
                 "The figures on the release were measured on the file as written, read back with the "
                 "studio's own reader at its own granularity (its units as places, its time bins); the file "
@@ -82,3 +82,16 @@ def _figures(m: ReleaseManifest) -> Table:
             row("on the release file", m.measured_on_release),
         ],
     )
+
+
+def _project_figures(m: ReleaseManifest) -> list[Paragraph]:
+    """The project's own full-fingerprint figures at the profile (if its run had them), to compare."""
+    if not m.project_kanon:
+        return []
+    k, unique = m.project_kanon.get("k"), m.project_kanon.get("share_below", {}).get("2")
+    return [
+        Paragraph(
+            f"For comparison, the project's own risk run at {m.profile_label} found k = {k} and "
+            f"{share(unique)} unique whole traces on the data."
+        )
+    ]

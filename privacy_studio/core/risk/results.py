@@ -38,7 +38,8 @@ class PResult:
     worst_mean: float | None = None
     worst_share_at_1: float | None = None
     worst_exact: bool = False
-    class_sizes: dict[int, int] | None = None  # U_k over the draws: anonymity-set size -> number of draws
+    # U_k: anonymity-set size -> number of draws; in exact mode, people (each person's subsets share one)
+    class_sizes: dict[int, int] | dict[int, float] | None = None
     n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
     em_users: int = 0  # users on whom EM / KL were computed
 
@@ -56,7 +57,7 @@ class PResult:
         if kwargs.get("unicity_ci") is not None:
             kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
         if kwargs.get("class_sizes") is not None:
-            kwargs["class_sizes"] = {int(k): int(v) for k, v in kwargs["class_sizes"].items()}
+            kwargs["class_sizes"] = {int(k): v for k, v in kwargs["class_sizes"].items()}
         return cls(**kwargs)
 
 

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
-from privacy_studio.core.knowledge import MatchingModel, parse_knowledge
+from privacy_studio.core.knowledge import Explicit, parse_knowledge
 
 MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
@@ -28,9 +28,15 @@ class RiskSettings:
     draws: int = 1
     seed: int = 0
     exact: bool = False
-    reference_p: int = 4
+    reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-    short_traces: str = "exclude"  # or "all-points" (records, sequence, frequency, proportion)
+    short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
+
+    def __post_init__(self) -> None:
+        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        if self.reference_p is None:
+            ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
+            self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
 
     def validate(self, empty_grid_ok: bool = False) -> None:
         """Raise ``ValueError`` with a readable message for any impossible setting; with ``empty_grid_ok``
@@ -58,10 +64,10 @@ class RiskSettings:
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
-        if self.short_traces == "all-points" and not isinstance(model, MatchingModel):
+        if self.short_traces == "all-points" and isinstance(model, Explicit):
             raise ValueError(
-                "--short-traces all-points works with the records, sequence, frequency and proportion "
-                f"knowledge models; {model.name} excludes people with fewer than p points"
+                "--short-traces all-points does not apply to explicit knowledge (each person's known "
+                "points are given)"
             )
         if self.exact and model.name != "uniform":
             raise ValueError(

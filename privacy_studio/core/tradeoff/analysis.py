@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import GridTable, Population
@@ -48,6 +49,7 @@ class TradeoffAnalysis:
     evidence_against: list[str]  # what speaks against the recommended profile
     ranking_note: str  # why measures rank profiles differently, with each profile's d ("" if they agree)
     d: np.ndarray  # distinct points per profile (NaN if unknown)
+    seed_spread: SeedSpread | None = None  # the headline recomputed over several seeds, when run
 
     def decision_lines(self) -> list[str]:
         """The decision in plain sentences, as the window, the command line and the report print it: the
@@ -67,7 +69,10 @@ class TradeoffAnalysis:
             + (f", {c.note}" if c.note else "")
             for c in self.checks[i]
         ]
-        return lines + [f"Against it: {text}" for text in self.evidence_against]
+        lines += [f"Against it: {text}" for text in self.evidence_against]
+        if self.seed_spread is not None and self.seed_spread.profile == self.recommendation.label:
+            lines.append(self.seed_spread.sentence())
+        return lines
 
     def passed(self, label: str) -> bool:
         """Whether the profile meets every release criterion."""
@@ -114,6 +119,7 @@ class TradeoffAnalysis:
             "power_law": None if fit is None else fit.to_dict(self.ceiling),
             "power_law_text": self.power_law_text,
             "ranking_note": self.ranking_note,
+            "seed_spread": None if self.seed_spread is None else self.seed_spread.to_dict(),
         }
 
     def recommendation_dict(self) -> dict:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, TradeoffChoice
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import GridTable, grid_table
@@ -35,6 +35,7 @@ class DecisionInputs:
     choice: TradeoffChoice = field(default_factory=TradeoffChoice)
     computed: ComputedUtility | None = None
     sizes: ProfileSizes | None = None
+    spread: SeedSpread | None = None
 
     @classmethod
     def of_project(cls, project: Project, dataset: Dataset | None = None) -> DecisionInputs:
@@ -50,6 +51,7 @@ class DecisionInputs:
             project.choice(),
             project.analysis(ComputedUtility),
             sizes,
+            project.analysis(SeedSpread),
         )
 
 
@@ -79,7 +81,7 @@ def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> Tradeo
         inputs.sizes.period_seconds if inputs.sizes else math.nan
     )  # fmt: skip
     criteria: ReleaseCriteria = replace(choice.criteria, **o.criteria)
-    return analyse(
+    analysis = analyse(
         grid,
         column,
         measure=o.measure or choice.risk_measure,
@@ -89,6 +91,9 @@ def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> Tradeo
         unit_areas=areas,
         period_seconds=period,
     )
+    spread = inputs.spread
+    same = spread is not None and (spread.measure, spread.p) == (analysis.measure, analysis.p)
+    return replace(analysis, seed_spread=spread) if same else analysis
 
 
 def utility_column(

@@ -29,6 +29,7 @@ class Population:
     evaluated: int | None
     excluded: int | None
     in_file: int | None
+    short: int = 0  # people with fewer than p points evaluated on all their points (conservative figure)
 
     @property
     def eligible(self) -> int | None:
@@ -52,9 +53,14 @@ class Population:
             else ""
         )
         fewer = "" if self.p is None else f" with fewer than {self.p} points"
+        short = (
+            f", {self.short:,} of them{fewer} evaluated on all their points (the conservative figure)"
+            if self.short
+            else ""
+        )
         return (
-            f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}; {self.excluded:,} excluded"
-            f"{fewer} ({100 * self.excluded_share:.1f} %)"
+            f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}{short}; {self.excluded:,} "
+            f"excluded{fewer} ({100 * self.excluded_share:.1f} %)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +71,7 @@ class Population:
             "eligible_people": self.eligible,
             "excluded_people": self.excluded,
             "excluded_share": share if math.isfinite(share) else None,
+            "short_traces_included": self.short,
             "people_in_file": self.in_file,
         }
 
@@ -106,6 +113,7 @@ class GridTable:
                     None if evaluated is None else int(evaluated),
                     None if excluded is None or evaluated is None else int(excluded),
                     in_file,
+                    int(entry.get("n_short") or 0),
                 )
             )
         return out

@@ -45,6 +45,7 @@ from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
 from privacy_studio.core.report.numbers import count, interval, share
+from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 ROW_CHOICES = (
@@ -202,7 +203,7 @@ class ReleaseDialog(QDialog):
         layout.addLayout(buttons)
         self._watch_choices()
         self._rows_changed()
-        self.resize(900, 760)
+        fit_to_screen(self, 900, 760)
 
     # -- choices -----------------------------------------------------------------------------------
     def _watch_choices(self) -> None:

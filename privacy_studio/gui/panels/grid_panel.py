@@ -106,7 +106,7 @@ class GridPanel(QWidget):
             self.short_traces.addItem(text, key)
         self.short_traces.setToolTip(
             "People with fewer than p points: left out of the estimate and counted, or evaluated on all "
-            "the points they have (records, sequence, frequency and proportion models)."
+            "the points they have (a conservative figure)."
         )
         self.p_from, self.p_to = QSpinBox(), QSpinBox()
         for box, value in ((self.p_from, 1), (self.p_to, 10)):
@@ -350,7 +350,7 @@ class GridPanel(QWidget):
     def _enable_model_options(self, *_: Any) -> None:
         name = self.knowledge.currentData()
         self.tolerance.setEnabled(name in WITH_TOLERANCE)
-        self.short_traces.setEnabled(name in ("records", "sequence", *WITH_TOLERANCE))
+        self.short_traces.setEnabled(name != "homework")
         if not self.short_traces.isEnabled():
             self.short_traces.setCurrentIndex(0)
 

@@ -27,6 +27,7 @@ COLUMNS = (
     ("share at risk 1", "p", "worst_share_at_1", "worst_case"),
     ("sampled", "p", "n_sampled", ""),
     ("excluded", "p", "n_excluded", ""),
+    ("on fewer than p", "p", "n_short", ""),
 )
 
 
@@ -38,6 +39,8 @@ COUNT_TIPS = {
     "sampled": "People drawn for the Monte Carlo estimate at this p",
     "excluded": "Sampled people with fewer than p points: an attacker cannot know p of their points, so "
     "they are left out of this p's measures",
+    "on fewer than p": "People with fewer than p points evaluated on all the points they have "
+    "(short traces: all-points), a conservative figure",
 }
 #: Shown for a measure that was not computed (not ticked in the Grid tab).
 NOT_COMPUTED = "—"

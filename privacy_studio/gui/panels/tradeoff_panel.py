@@ -63,6 +63,25 @@ CEILING_PEN = pg.mkPen("#D55E00", style=Qt.PenStyle.DashLine)
 POINT_BRUSH, DOMINATED_BRUSH = pg.mkBrush("#0072B2"), pg.mkBrush("#BBBBBB")
 
 
+#: Row labels of the optional release criteria in the choices form.
+CRITERIA_LABELS = {
+    "max_unique_traces": "Max unique whole traces",
+    "max_worst_share": "Max at worst-case risk 1",
+    "max_excluded": "Max people excluded",
+}
+
+
+def _limit_box(what: str) -> QDoubleSpinBox:
+    """A limit in percent strictly below 100 %; 0 means the criterion is not used ("off")."""
+    box = QDoubleSpinBox()
+    box.setRange(0.0, 99.999)
+    box.setDecimals(3)
+    box.setSuffix(" %")
+    box.setSpecialValueText("off")
+    box.setToolTip(f"Release criterion: the largest acceptable {what}; off = not used.")
+    return box
+
+
 def _table(headers: list[str]) -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
@@ -130,7 +149,6 @@ class TradeoffPanel(QWidget):
         self.analysis: TradeoffAnalysis | None = None
         self.curve: SubsampleCurve | None = None
         self.curve_of: tuple[str, int | None, str] | None = None  # measure, p and profile of the curve
-        self.optional_criteria: dict[str, float] = {}  # saved optional release criteria, kept as they are
         self.attributes = None
         self.group_report: GroupReport | None = None
         self._filling = False
@@ -187,9 +205,11 @@ class TradeoffPanel(QWidget):
         self.ceiling.setDecimals(3)
         self.ceiling.setSuffix(" %")
         self.ceiling.setValue(5.0)
+        self.criteria_boxes = {key: _limit_box(what) for key, what in OPTIONAL_CRITERIA.items()}
         for widget in (self.measure, self.p_choice, self.utility_choice):
             widget.currentIndexChanged.connect(self._choices_edited)
-        self.ceiling.valueChanged.connect(self._choices_edited)
+        for box in (self.ceiling, *self.criteria_boxes.values()):
+            box.valueChanged.connect(self._choices_edited)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #D55E00")
@@ -209,6 +229,8 @@ class TradeoffPanel(QWidget):
         form.addRow("Known points p", self.p_choice)
         form.addRow("Utility", self.utility_choice)
         form.addRow("Risk ceiling", self.ceiling)
+        for key, label in CRITERIA_LABELS.items():
+            form.addRow(label, self.criteria_boxes[key])
         left_layout.addLayout(form)
         left_layout.addWidget(self.message)
 
@@ -354,9 +376,10 @@ class TradeoffPanel(QWidget):
         self._filling = True
         self.measure.setCurrentText(str(choices.get("risk_measure") or "unicity"))
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
+        for key, box in self.criteria_boxes.items():
+            box.setValue(100.0 * float(choices.get(key) or 0.0))  # 0 shows "off"
         self._filling = False
         self._wanted = choices
-        self.optional_criteria = {k: choices[k] for k in OPTIONAL_CRITERIA if choices.get(k) is not None}
         self._refresh_choices()
         self.refresh()
 
@@ -367,7 +390,7 @@ class TradeoffPanel(QWidget):
             "risk_p": self.p_choice.currentData(),
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
-            **self.optional_criteria,
+            **{key: box.value() / 100.0 for key, box in self.criteria_boxes.items() if box.value() > 0},
         }
 
     def set_computed_utility(self, computed: ComputedUtility | dict[str, dict[str, float]]) -> None:
