@@ -7,8 +7,21 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
+
+
+def _measure_columns() -> list[tuple[str, str, str, str]]:
+    """A column per risk field of the catalogue, each interval right after its value."""
+    columns = []
+    for name, field in RISK_FIELDS.items():
+        explanation = FIELD_MEASURE[name].explanation
+        columns.append((field.short, "p", name, explanation))
+        if field.interval is not None:
+            columns.append((f"{field.short} 95% CI", "p", field.interval, explanation))
+    return columns
+
 
 #: (header, where the value is: "profile" or "p" entry, key, explanation key)
 COLUMNS = (
@@ -18,13 +31,7 @@ COLUMNS = (
     ("d", "profile", "d", "sparsity_theory"),
     ("fill rate", "profile", "fill_rate", "sparsity_theory"),
     ("p", "p", "p", "adversary_knowledge"),
-    ("unicity", "p", "unicity", "unicity"),
-    ("unicity 95% CI", "p", "unicity_ci", "unicity"),
-    ("k-disclosure", "p", "k_disclosure", "k_disclosure"),
-    ("EM", "p", "em", "em_disclosure"),
-    ("KL", "p", "kl", "kl_disclosure"),
-    ("worst-case mean", "p", "worst_mean", "worst_case"),
-    ("share at risk 1", "p", "worst_share_at_1", "worst_case"),
+    *_measure_columns(),
     ("sampled", "p", "n_sampled", ""),
     ("excluded", "p", "n_excluded", ""),
     ("on fewer than p", "p", "n_short", ""),

@@ -137,7 +137,7 @@ class TradeoffPanel(QWidget):
     utility_changed = Signal(dict)
     choices_changed = Signal(dict)
 
-    def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.records: list[dict] = []
@@ -153,7 +153,7 @@ class TradeoffPanel(QWidget):
         self.group_report: GroupReport | None = None
         self._filling = False
         self._wanted: dict | None = None
-        self.runner = TaskRunner(self)
+        self.runner = runner  # the window's: its tasks show in the status bar and stop on close
         self._arrived: list | None = None  # results of a run not shown yet (the panel was hidden)
         self._arrival_timer = QTimer(self)
         self._arrival_timer.setSingleShot(True)
@@ -426,7 +426,7 @@ class TradeoffPanel(QWidget):
         worker = Worker(dataset_unit_areas, dataset, name="unit areas")
         # A bound slot, not a lambda: Qt drops the connection if the panel is gone before the worker ends.
         worker.signals.finished.connect(self._unit_areas_found)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="unit areas")
         return worker
 
     @Slot(object)
@@ -468,7 +468,7 @@ class TradeoffPanel(QWidget):
         worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
         self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
         self.population_plot.setLabel("left", a.risk_name)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="population extrapolation")
         return worker
 
     # -- the analysis ------------------------------------------------------------------------------
@@ -789,5 +789,5 @@ class TradeoffPanel(QWidget):
         worker = Worker(_read_attributes, source.path, name="user attributes")
         worker.signals.finished.connect(lambda table: self.set_attributes(table))
         worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
-        self.runner.start(worker)
+        self.runner.start(worker, kind="user attributes")
         return worker
