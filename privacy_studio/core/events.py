@@ -59,6 +59,7 @@ class EventTable:
     merchant: np.ndarray | None = None  # int32 codes into location_ids-like merchant_ids
     merchant_ids: np.ndarray | None = None
     locations: LocationTable | None = None
+    place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:

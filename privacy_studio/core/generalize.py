@@ -218,11 +218,36 @@ def _raw_units(events: EventTable) -> SpatialUnits:
         return SpatialUnits(events.location.astype(np.int64), events.n_locations, events.location_ids, xy)
     if not events.has_coordinates():
         raise ValueError("the data has neither location ids nor coordinates: no spatial level is possible")
-    # Coordinates only: the distinct coordinate pair is the raw unit (rounded to 1 m to absorb float noise).
-    key = np.column_stack([np.round(events.x_km, 3), np.round(events.y_km, 3)])
-    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-    ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in uniq], dtype=str)
-    return SpatialUnits(inverse.astype(np.int64).ravel(), len(uniq), ids, uniq)
+    return coordinate_places(events.x_km, events.y_km, events.place_tolerance_km)
+
+
+def coordinate_places(x: np.ndarray, y: np.ndarray, tolerance_km: float = 0.0) -> SpatialUnits:
+    """Places of events given by coordinates only: identical coordinates, or chains of points each within
+    ``tolerance_km`` of the next (single linkage), are one place; numbered in (x, y) order of their first
+    point, which also names them and places them on maps."""
+    pairs = np.column_stack([x, y])
+    uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    inverse = inverse.astype(np.int64).ravel()
+    if tolerance_km > 0 and len(uniq) > 1:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+        from scipy.spatial import cKDTree
+
+        near = cKDTree(uniq).query_pairs(tolerance_km, output_type="ndarray")
+        graph = coo_matrix((np.ones(len(near)), (near[:, 0], near[:, 1])), shape=(len(uniq), len(uniq)))
+        _, group = connected_components(graph, directed=False)
+        # renumber groups by their first (lowest x, y) point, so place order follows the coordinates
+        first = np.full(group.max() + 1, len(uniq))
+        np.minimum.at(first, group, np.arange(len(uniq)))
+        rank = np.argsort(np.argsort(first))
+        uniq, inverse = uniq[np.sort(first)], rank[group][inverse]
+    ids = np.asarray([coordinate_label(a, b) for a, b in uniq], dtype=str)
+    return SpatialUnits(inverse, len(uniq), ids, uniq)
+
+
+def coordinate_label(x: float, y: float) -> str:
+    """The name of a coordinate-only place: its km coordinates to the millimetre."""
+    return f"{x:.6f},{y:.6f}"
 
 
 def _grid_units(events: EventTable, km: float) -> SpatialUnits:

@@ -58,6 +58,27 @@ def knowledge_name(model: str) -> str:
     return _KNOWLEDGE.get(model, f"points chosen by the '{model}' model")
 
 
+def spatial_short(level: str) -> str:
+    """A level as a plot's legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` -> ``exact
+    places``, a hierarchy level by its own name."""
+    parsed = SpatialLevel.parse(level)
+    if parsed.kind == "raw":
+        return "exact places"
+    if parsed.kind == "grid":
+        return f"{parsed.km:g} km squares"
+    return str(parsed.name)
+
+
+def temporal_short(width: str) -> str:
+    """A time width as a plot shows it: ``all`` -> ``whole period``, others as written (``1h``, ``1w``)."""
+    return "whole period" if TemporalLevel.parse(width).seconds is None else width
+
+
+def profile_short(spatial: str, temporal: str) -> str:
+    """``grid:5 × all`` as ``5 km squares × whole period``."""
+    return f"{spatial_short(spatial)} × {temporal_short(temporal)}"
+
+
 def profile_name(spatial: str, temporal: str) -> str:
     """``district × 1w`` in words: ``districts, 1-week bins``."""
     return f"{spatial_name(spatial)}, {temporal_name(temporal)}"

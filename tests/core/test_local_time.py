@@ -112,3 +112,23 @@ def test_duckdb_bins_like_numba_in_zones_with_half_hour_changes():
         with open_engine("duckdb", threads=1) as engine:
             got = [comparable(r) for r in engine.run_grid(DatasetOf(events, None), risk)]
         assert got == expected, tz
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=cases)
+def test_the_reader_turns_wall_clock_times_back_into_the_same_instants(case):
+    """Naive times in the odd zones are localized by the reader to the instant they name (times in a
+    repeated or skipped hour have their own rules, tested in tests/engines/test_wall_clock.py)."""
+    from privacy_studio.core.io.timeparse import localize
+
+    tz, utc = case
+    zone = ZoneInfo(tz)
+    wall = [zoneinfo_local(t, tz) for t in utc]
+    naive = [datetime.fromtimestamp(w, UTC).replace(tzinfo=None) for w in wall]
+    plain = [
+        t
+        for t, n in zip(utc, naive, strict=True)
+        if n.replace(tzinfo=zone, fold=0).timestamp() == n.replace(tzinfo=zone, fold=1).timestamp() == t
+    ]
+    local = np.asarray([zoneinfo_local(t, tz) for t in plain], dtype=np.int64)
+    assert localize(local, tz).tolist() == plain

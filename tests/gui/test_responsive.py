@@ -233,3 +233,25 @@ def test_heatmap_marks_profiles_against_the_release_criteria(qtbot):
     assert heat.verdicts() == {"zip × 1h": True, "district × 1h": False}
     assert [t.toPlainText() for t in heat.texts] == ["0.020\n✓ meets criteria", "0.020\n✗ fails criteria"]
     assert "upper end of its 95 % interval" in heat.note.text()
+
+
+def test_plots_show_levels_in_words_not_codes(window, qtbot):
+    from privacy_studio.gui.panels.attacks_panel import metric_name
+
+    records = [_record("grid:5", "all"), _record("raw", "1h")]
+    unicity, heat = window.plots[0], window.heatmap
+    unicity.set_records(records)
+    unicity.flush()
+    shown = [label.text for _, label in unicity.legend.items]
+    assert shown == ["5 km squares × whole period", "exact places × 1h"]
+    heat.set_records(records)
+    heat.flush()
+    ticks = heat.plot.getAxis("left")._tickLevels[0]
+    assert [text for _, text in ticks] == ["5 km squares", "exact places"]
+    combo = window.plots[-1].combo
+    window.plots[-1].set_records(records)
+    assert combo.itemText(0) == "5 km squares × whole period"
+    assert "5 km squares" in combo.itemData(0, Qt.ItemDataRole.ToolTipRole)
+    assert metric_name("top_5") == "right person among the 5 best guesses"
+    assert window.attacks.profiling_request()["distance"] == "js"
+    assert window.attacks.distance.currentText() == "Jensen-Shannon divergence"

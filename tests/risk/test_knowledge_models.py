@@ -195,10 +195,53 @@ def test_relational_engines_refuse_the_new_models_in_one_sentence():
     [
         ("frequency:2", "exclude", "from 0 to 1"),
         ("records:3", "exclude", "unknown knowledge"),
-        ("uniform", "all-points", "works with the records"),
+        ("explicit:known.csv", "all-points", "does not apply to explicit"),
         ("records", "some", "exclude or all-points"),
     ],
 )
 def test_bad_model_options_get_one_clear_message(knowledge, short, message):
     with pytest.raises(ValueError, match=message):
         RiskSettings(["raw"], ["all"], knowledge=knowledge, short_traces=short).validate()
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=small_city(), model=st.sampled_from(["uniform", "activity", "top"]), p=st.integers(2, 5))
+def test_all_points_gives_short_traces_the_risk_of_their_whole_trace(rows, model, p):
+    """Inclusion models: a person with fewer than p points is evaluated knowing all of them,
+    E = everyone whose trace contains theirs; long traces keep their sampled figures."""
+    events = table(rows)
+    base = RiskSettings(["raw"], ["1h"], p_values=[p], reference_p=p, knowledge=model, seed=2)
+    (excluded,) = list(run_grid(events, base))
+    base.short_traces = "all-points"
+    (filled,) = list(run_grid(events, base))
+    traces = [set(t) for t in traces_by_code(events, 3600)]
+    if model == "top":
+        traces = [{x for x, _ in t} for t in traces]
+    got = dict(zip(filled.per_user["user_ids"], filled.per_user["worst"], strict=True))
+    kept = dict(zip(excluded.per_user["user_ids"], excluded.per_user["worst"], strict=True))
+    short = 0
+    for u, uid in enumerate(events.user_ids.tolist()):
+        if len(traces[u]) < p:
+            short += 1
+            assert got[uid] == pytest.approx(1 / sum(traces[u] <= t for t in traces))
+        else:
+            assert got[uid] == kept[uid]
+    (row,) = filled.by_p
+    assert row.n_short == short and row.n_excluded == 0
+    assert excluded.by_p[0].n_excluded == short
+
+
+def test_duckdb_fills_short_traces_like_numba():
+    from privacy_studio.core.engines import open_engine
+    from tests.engines.helpers import DatasetOf, comparable
+
+    rng = np.random.default_rng(4)
+    rows = [
+        (int(u), int(t), int(x)) for u, t, x in zip(*rng.integers(0, [30, 7200, 5], (60, 3)).T, strict=True)
+    ]
+    events = table(rows)
+    risk = RiskSettings(["raw"], ["1h"], p_values=[1, 2, 3, 4], reference_p=3, short_traces="all-points")
+    expected = [comparable(r) for r in run_grid(events, risk)]
+    assert any(r["n_short"] for r in expected[0]["by_p"])
+    with open_engine("duckdb", threads=1) as engine:
+        assert [comparable(r) for r in engine.run_grid(DatasetOf(events, None), risk)] == expected

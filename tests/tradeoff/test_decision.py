@@ -201,3 +201,14 @@ def test_ranking_note_gives_each_profile_d_and_summed_em():
     assert "zip × 1h d = 400" in result.ranking_note and "city × 1w d = 3" in result.ranking_note
     assert "zip × 1h: EM summed 4, KL summed 40" in result.ranking_note
     assert "city × 1w: EM summed 0.6, KL summed 1.5" in result.ranking_note
+
+
+def test_the_conservative_figure_says_whom_it_evaluates_on_all_their_points():
+    row = _row("zip × 1h", 0.3, 0.34, 0.2, 0, 0.9, 40)
+    row["by_p"][0]["n_short"] = 25  # --short-traces all-points: nobody excluded, 25 on fewer than p points
+    population = analyse(grid_table([row]), np.array([1.0]), p=2, ceiling=0.5).population[0]
+    assert population.to_dict()["short_traces_included"] == 25 and population.excluded == 0
+    assert population.sentence() == (
+        "covers 100 of 100 people, 25 of them with fewer than 2 points evaluated on all their points (the "
+        "conservative figure); 0 excluded with fewer than 2 points (0.0 %)"
+    )

@@ -54,6 +54,7 @@ class Loaded:
     local_range: tuple[int, int]  # first and last wall-clock second of the events
     user_names: object  # callable: user codes -> their ids (str array)
     report: ImportReport | None = None
+    place_tolerance_km: float = 0.0  # coordinate-only places: see ``generalize.coordinate_places``
 
     @property
     def with_tz(self) -> bool:
@@ -120,6 +121,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
         locations_xy=locs is not None,
         local_range=(0, 0),
         user_names=lambda codes: events.user_ids[codes],
+        place_tolerance_km=events.place_tolerance_km,
     )
     if n:
         t0, t1 = int(events.time.min()), int(events.time.max())
@@ -169,6 +171,10 @@ def spatial_units_sql(
         if not loaded.coordinates:
             raise ValueError(
                 "the data has neither location ids nor coordinates: no spatial level is possible"
+            )
+        if loaded.place_tolerance_km > 0:
+            raise ValueError(
+                "a place tolerance above 0 m is applied by the numba engine only; use --engine numba"
             )
         engine.create_table("ps_cells", plan.raw_cells_sql())
         return "xy", None, _count(engine, "ps_cells")
@@ -305,6 +311,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         local_range=(0, 0),
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
+        place_tolerance_km=options.place_tolerance_m / 1000.0,
     )
     if n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))

@@ -146,10 +146,10 @@ def grid_cells_sql(km: float, with_locations: bool) -> str:
 
 
 def raw_cells_sql() -> str:
-    """Distinct coordinate pairs (rounded to 1 m) numbered in (x, y) order: the raw units without ids."""
+    """Distinct coordinate pairs numbered in (x, y) order: the raw units without ids (exact identity)."""
     return (
         "SELECT rx, ry, CAST(row_number() OVER (ORDER BY rx, ry) - 1 AS BIGINT) AS unit FROM "
-        "(SELECT DISTINCT round(x, 3) AS rx, round(y, 3) AS ry FROM ps_ev) c"
+        "(SELECT DISTINCT x AS rx, y AS ry FROM ps_ev) c"
     )
 
 
@@ -168,7 +168,7 @@ def gen_sql(unit_kind: str, km: float | None, n_bins: int, bin_sql: str, with_tz
         cx, cy = floor_div("e.x", km), floor_div("e.y", km)
         unit, joins = "c.unit", joins + f" JOIN ps_cells c ON c.cx = {cx} AND c.cy = {cy}"
     else:
-        unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = round(e.x, 3) AND c.ry = round(e.y, 3)"
+        unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = e.x AND c.ry = e.y"
     point = f"{unit} * {int(n_bins)} + {bin_sql}"
     return (
         f"SELECT u, point, CAST(count(*) AS BIGINT) AS cnt FROM "

@@ -19,12 +19,13 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import Profile
+from privacy_studio.core.generalize import Profile, coordinate_label
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
 from privacy_studio.core.runner import (
     ProfileResult,
     RiskSettings,
@@ -128,7 +129,7 @@ class RelationalEngine(SqlBackend):
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
-        if "kanon" in want:
+        if needs(want, TRACES):
             control.report(0.05, "full-fingerprint classes")
             t0 = time.perf_counter()
             kanon = kanon_summary(self._class_histogram(), loaded.n_users)
@@ -143,10 +144,10 @@ class RelationalEngine(SqlBackend):
         pmax = max(max(settings.p_values), settings.reference_p)
         work_bins = 1 if model.spatial_only else n_bins
         em = None
-        if want & {"em", "kl"}:
+        if needs(want, EM_KL):
             em = self._em_plan(users, settings, pmax, loaded.n_users, n_units, work_bins)
         sizes, rare = self.class_sizes(
-            model.kind, users, settings, pmax, "worst" in want, control.sub(0.1, 1.0), em
+            model.kind, users, settings, pmax, needs(want, RAREST_FIRST), control.sub(0.1, 1.0), em
         )
         timings["estimate"] = time.perf_counter() - t0
         em_arr = em.em if em is not None else np.full(sizes.shape, np.nan)
@@ -154,7 +155,7 @@ class RelationalEngine(SqlBackend):
         by_p, worst = results_by_p(sizes, rare, em_arr, kl_arr, settings, want)
         per_user = per_user_details(sizes, em_arr, kl_arr, worst, settings.reference_p - 1, user_ids, want)
         per_location = {}
-        if em is not None and "em" in want:
+        if em is not None and "em_disclosure" in want:
             per_location = self._per_location(em, loaded, profile, labels)
         self.drop("ps_freq")
         self.drop("ps_gen")
@@ -447,7 +448,7 @@ def unit_labels(
             ids[unit] = [f"cell({x},{y})" for x, y in zip(cx, cy, strict=True)]
         else:
             xy[unit] = np.column_stack([cells.column("rx").to_numpy(), cells.column("ry").to_numpy()])
-            ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in xy], dtype=object)
+            ids = np.asarray([coordinate_label(x, y) for x, y in xy], dtype=object)
         return ids.astype(str), xy
     if unit_kind == "loc":
         ids = loaded.location_ids

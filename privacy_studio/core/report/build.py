@@ -141,8 +141,8 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         section.add(
             Paragraph(
                 "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
-                "against usefulness. Enter expert scores per profile (or compute the information loss) and "
-                "regenerate.",
+                "against usefulness. Enter expert scores per profile, or run the project's analysis (it "
+                "computes every profile's information loss), and regenerate.",
                 "warning",
             )
         )
@@ -388,21 +388,14 @@ def limitations_section(inp: ReportInputs) -> Section:
         ),
     )
     if inp.grid is not None:
-        excluded = [
-            f"{label}: {count(entry.get('n_excluded'))}"
-            for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
-            if (entry := d.get(inp.p, {})).get("n_excluded")
-        ]
-        if excluded:
-            at = "" if inp.p is None else f" at p = {inp.p}"
-            section.add(
-                Paragraph(
-                    f"People with fewer than p distinct points were excluded from the estimates{at} (they "
-                    "cannot be "
-                    f"drawn from): {'; '.join(excluded)}.",
-                    "note",
-                )
-            )
+        at = "" if inp.p is None else f" at p = {inp.p}"
+        for key, what in (
+            ("n_excluded", f"were excluded from the estimates{at} (they cannot be drawn from)"),
+            ("n_short", f"were evaluated on all the points they have{at} (a conservative figure)"),
+        ):
+            counts = _per_profile_counts(inp, key)
+            if counts:
+                section.add(Paragraph(f"People with fewer than p distinct points {what}: {counts}.", "note"))
     missing = [s for s in inp.project.sources if s in inp.project.missing_sources()]
     if missing:
         section.add(
@@ -442,3 +435,12 @@ def appendix_section(inp: ReportInputs) -> Section:
         section.add(table)
     section.add(Paragraph(f"Shares are written as percentages ({share(0.5)} = one in two).", "note"))
     return section
+
+
+def _per_profile_counts(inp: ReportInputs, key: str) -> str:
+    """``profile: count; …`` of a count at the report's p, for the profiles where it is not zero."""
+    return "; ".join(
+        f"{label}: {count(entry.get(key))}"
+        for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
+        if (entry := d.get(inp.p, {})).get(key)
+    )

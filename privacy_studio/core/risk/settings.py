@@ -7,9 +7,9 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
-from privacy_studio.core.knowledge import MatchingModel, parse_knowledge
+from privacy_studio.core.knowledge import Explicit, parse_knowledge
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
 
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
 SHORT_TRACES = ("exclude", "all-points")
 
@@ -23,17 +23,20 @@ class RiskSettings:
     cells: list[tuple[str, str]] | None = None
     p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
     knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
+    measures: list[str] = field(default_factory=lambda: list(MEASURE_NAMES))
     samples: int = 10000
     draws: int = 1
     seed: int = 0
     exact: bool = False
     reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-    short_traces: str = "exclude"  # or "all-points" (records, sequence, frequency, proportion)
+    short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
+    records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
 
     def __post_init__(self) -> None:
-        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
+        p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        self.measures = [canonical(m) if isinstance(m, str) else m for m in self.measures]
         if self.reference_p is None:
             ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
             self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
@@ -50,12 +53,13 @@ class RiskSettings:
         for p in self.p_values:
             if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
                 raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
+        unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
             raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
+                f"unknown measure(s) {', '.join(unknown) or '(none)'}; "
+                f"choose from {', '.join(MEASURE_NAMES)}"
             )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
+        for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                 raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
@@ -64,10 +68,10 @@ class RiskSettings:
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
-        if self.short_traces == "all-points" and not isinstance(model, MatchingModel):
+        if self.short_traces == "all-points" and isinstance(model, Explicit):
             raise ValueError(
-                "--short-traces all-points works with the records, sequence, frequency and proportion "
-                f"knowledge models; {model.name} excludes people with fewer than p points"
+                "--short-traces all-points does not apply to explicit knowledge (each person's known "
+                "points are given)"
             )
         if self.exact and model.name != "uniform":
             raise ValueError(

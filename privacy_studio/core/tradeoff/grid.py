@@ -9,15 +9,10 @@ from typing import Any
 
 import numpy as np
 
-#: Risk measures of a ``by_p`` entry (higher = riskier) and the key of their interval, if they have one.
-RISK_MEASURES: dict[str, str | None] = {
-    "unicity": "unicity_ci",
-    "k_disclosure": None,
-    "em": None,
-    "kl": None,
-    "worst_mean": None,
-    "worst_share_at_1": None,
-}
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
+
+#: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
+RISK_MEASURES: dict[str, str | None] = {name: f.interval for name, f in RISK_FIELDS.items()}
 
 
 @dataclass(frozen=True)
@@ -29,6 +24,7 @@ class Population:
     evaluated: int | None
     excluded: int | None
     in_file: int | None
+    short: int = 0  # people with fewer than p points evaluated on all their points (conservative figure)
 
     @property
     def eligible(self) -> int | None:
@@ -52,9 +48,14 @@ class Population:
             else ""
         )
         fewer = "" if self.p is None else f" with fewer than {self.p} points"
+        short = (
+            f", {self.short:,} of them{fewer} evaluated on all their points (the conservative figure)"
+            if self.short
+            else ""
+        )
         return (
-            f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}; {self.excluded:,} excluded"
-            f"{fewer} ({100 * self.excluded_share:.1f} %)"
+            f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}{short}; {self.excluded:,} "
+            f"excluded{fewer} ({100 * self.excluded_share:.1f} %)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +66,7 @@ class Population:
             "eligible_people": self.eligible,
             "excluded_people": self.excluded,
             "excluded_share": share if math.isfinite(share) else None,
+            "short_traces_included": self.short,
             "people_in_file": self.in_file,
         }
 
@@ -106,6 +108,7 @@ class GridTable:
                     None if evaluated is None else int(evaluated),
                     None if excluded is None or evaluated is None else int(excluded),
                     in_file,
+                    int(entry.get("n_short") or 0),
                 )
             )
         return out

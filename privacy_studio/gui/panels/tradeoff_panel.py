@@ -137,7 +137,7 @@ class TradeoffPanel(QWidget):
     utility_changed = Signal(dict)
     choices_changed = Signal(dict)
 
-    def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.records: list[dict] = []
@@ -153,12 +153,12 @@ class TradeoffPanel(QWidget):
         self.group_report: GroupReport | None = None
         self._filling = False
         self._wanted: dict | None = None
-        self.runner = TaskRunner(self)
+        self.runner = runner  # the window's: its tasks show in the status bar and stop on close
         self._arrived: list | None = None  # results of a run not shown yet (the panel was hidden)
         self._arrival_timer = QTimer(self)
         self._arrival_timer.setSingleShot(True)
         self._arrival_timer.setInterval(REDRAW_DELAY_MS)
-        self._arrival_timer.timeout.connect(self._show_arrived)
+        self._arrival_timer.timeout.connect(self.catch_up)
         self._build()
         if session is not None:
             session.results_changed.connect(self._results_arrived)
@@ -167,15 +167,16 @@ class TradeoffPanel(QWidget):
             self._project = None
             self._project_maybe_replaced()
 
-    # -- results of a run: analysed when the panel is shown, once per burst --------------------------
+    # -- results of a run: analysed when the panel is shown or the run ends ---------------------------
     def _results_arrived(self, records: list) -> None:
         self._arrived = records
         if not self.window().isVisible():  # off screen (tests, report): at once
-            self._show_arrived()
+            self.catch_up()
         elif self.isVisible() and not self._arrival_timer.isActive():
             self._arrival_timer.start()
 
-    def _show_arrived(self) -> None:
+    def catch_up(self) -> None:
+        """Analyse the results that arrived while the panel was hidden (a run's end calls it once)."""
         self._arrival_timer.stop()
         if self._arrived is not None:
             records, self._arrived = self._arrived, None
@@ -425,7 +426,7 @@ class TradeoffPanel(QWidget):
         worker = Worker(dataset_unit_areas, dataset, name="unit areas")
         # A bound slot, not a lambda: Qt drops the connection if the panel is gone before the worker ends.
         worker.signals.finished.connect(self._unit_areas_found)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="unit areas")
         return worker
 
     @Slot(object)
@@ -467,7 +468,7 @@ class TradeoffPanel(QWidget):
         worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
         self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
         self.population_plot.setLabel("left", a.risk_name)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="population extrapolation")
         return worker
 
     # -- the analysis ------------------------------------------------------------------------------
@@ -788,5 +789,5 @@ class TradeoffPanel(QWidget):
         worker = Worker(_read_attributes, source.path, name="user attributes")
         worker.signals.finished.connect(lambda table: self.set_attributes(table))
         worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
-        self.runner.start(worker)
+        self.runner.start(worker, kind="user attributes")
         return worker

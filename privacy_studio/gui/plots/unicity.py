@@ -7,7 +7,7 @@ from typing import Any
 import pyqtgraph as pg
 
 from privacy_studio.gui.plots.base import PercentAxis, PlotTab, profile_colour, profile_dash, profile_symbol
-from privacy_studio.gui.results import Record, p_values, profile_label, series
+from privacy_studio.gui.results import Record, p_values, profile_label, profile_title, series
 
 
 class _Curve:
@@ -58,7 +58,7 @@ class UnicityPlot(PlotTab):
         for i, rec in enumerate(self.records):
             label = profile_label(rec)
             if label not in self.curves:
-                self.curves[label] = _Curve(self.plot, self.legend, label, i)
+                self.curves[label] = _Curve(self.plot, self.legend, profile_title(rec), i)
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
         all_p = p_values(self.records)
