@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import AttackInputs, AttackResults, ReleaseRecord
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 from privacy_studio.gui.plots.base import CompactPlot
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
-ANALYSIS_KEY = "attacks"
 #: The profiling attack's distances in words.
 DISTANCE_NAMES = {
     "js": "Jensen-Shannon divergence",
@@ -55,7 +55,7 @@ def metric_name(key: str) -> str:
 
 
 #: Where the panel's inputs (paths, zone, levels, attributes) are kept in ``Project.analyses``.
-INPUTS_KEY = "attack_inputs"
+INPUTS_KEY = AttackInputs.KEY
 
 
 def project_inputs(project: Any) -> dict[str, str]:
@@ -73,7 +73,7 @@ def project_inputs(project: Any) -> dict[str, str]:
         "tz": str(reader.get("tz") or "UTC"),
         "original": events.path,
     }
-    released = (project.analyses.get("release") or {}).get("release_file")
+    released = (project.analyses.get(ReleaseRecord.KEY) or {}).get("release_file")
     if released:
         inputs.update({"anonymous.data": str(released), "masked": str(released)})
     return inputs
@@ -312,8 +312,9 @@ class AttacksPanel(QWidget):
                 edit.setText(str(inputs[key]))
 
     def _keep_inputs(self) -> None:
-        if self.session is not None and self.session.project.analyses.get(INPUTS_KEY) != self.inputs():
-            self.session.project.analyses[INPUTS_KEY] = self.inputs()
+        saved = None if self.session is None else self.session.project.analysis(AttackInputs)
+        if self.session is not None and (saved.content if saved else None) != self.inputs():
+            self.session.project.store(AttackInputs(self.inputs()))
             self.session.set_dirty(True)
 
     # -- requests and runs -------------------------------------------------------------------------
@@ -386,7 +387,7 @@ class AttacksPanel(QWidget):
         """Show any of the attacks' result dictionaries and keep them in the project."""
         self._show(results)
         if self.session is not None:
-            self.session.project.analyses[ANALYSIS_KEY] = dict(self.results)
+            self.session.project.store(AttackResults(dict(self.results)))
             self.session.set_dirty(True)
             self.session.changed.emit()
 
@@ -396,9 +397,11 @@ class AttacksPanel(QWidget):
             self._inputs_of = project
             for edit in self._fields().values():
                 edit.clear()
-            self.apply_inputs(project.analyses.get(INPUTS_KEY) or {})
+            saved = project.analysis(AttackInputs)
+            self.apply_inputs(saved.content if saved else {})
         self.apply_inputs(project_inputs(project), only_empty=True)
-        stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
+        saved = self.session.project.analysis(AttackResults)
+        stored = saved.content if saved else {}
         if stored != self.results:
             self.results = {}
             self._show(stored)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
+from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
@@ -73,6 +75,18 @@ class _Item(QTableWidgetItem):
         return self.text() < other.text()
 
 
+#: Profile columns whose codes are explained in words in their cells' tooltips ("grid:1" = 1 km squares).
+LEVEL_NAMES = {"spatial": spatial_name, "temporal": temporal_name}
+
+
+def _level_words(name: Callable[[str], str], code: str) -> str:
+    """The level in words, or nothing for a code the naming cannot read."""
+    try:
+        return name(code)
+    except ValueError:
+        return ""
+
+
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
@@ -96,6 +110,8 @@ class ResultsTable(QTableWidget):
                 item = _Item(_text(value))
                 if value is None:
                     item.setToolTip("not computed: tick this measure in the Grid tab and run again")
+                elif key in LEVEL_NAMES:
+                    item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
                 if isinstance(value, int | float):
                     item.setData(Qt.ItemDataRole.UserRole, value)
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
