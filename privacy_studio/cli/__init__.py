@@ -14,6 +14,7 @@ import pkgutil
 import sys
 
 from privacy_studio import __version__
+from privacy_studio.core.atomic import WriteError
 
 
 class UserError(Exception):
@@ -48,7 +49,14 @@ def _command_names(parser: argparse.ArgumentParser) -> set[str]:
 
 #: Arguments that name a file a command writes (checked before any work, so a long run never ends in a
 #: folder that does not exist).
-OUTPUT_ARGUMENTS = ("json", "pdf")
+OUTPUT_ARGUMENTS = ("json", "pdf", "text")
+
+
+def check_seed(args: argparse.Namespace) -> None:
+    """``UserError`` for a ``--seed`` the random generators cannot take (negative or beyond 64 bits)."""
+    seed = getattr(args, "seed", None)
+    if isinstance(seed, int) and not 0 <= seed < 2**63:
+        raise UserError(f"--seed must be a whole number from 0 to {2**63 - 1}, got {seed}")
 
 
 def check_outputs(args: argparse.Namespace) -> None:
@@ -64,6 +72,29 @@ def check_outputs(args: argparse.Namespace) -> None:
             raise UserError(f"cannot write {path}: no permission to write in {folder}")
 
 
+def _window_file(argv: list[str], bare: bool) -> str | None:
+    """The file the window would open: ``privacy-studio FILE`` or ``privacy-studio gui FILE``."""
+    if bare:
+        return argv[0]
+    if argv[:1] == ["gui"] and len(argv) > 1 and not argv[1].startswith("-"):
+        return argv[1]
+    return None
+
+
+def _not_openable(word: str) -> str | None:
+    """Why the window cannot open on ``word`` (not a command): a missing path or a special file."""
+    if not os.path.exists(word):
+        return f"{word!r} is neither a command nor an existing project or data file"
+    from privacy_studio.core.io.errors import ReaderError
+    from privacy_studio.core.io.sniff import check_readable
+
+    try:
+        check_readable(word)
+    except ReaderError as exc:
+        return str(exc)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and of ``python -m privacy_studio``."""
     from privacy_studio.numba_cache import configure_numba_cache
@@ -71,7 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     configure_numba_cache()  # before any subcommand module imports numba
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and not argv[0].startswith("-") and argv[0] not in _command_names(parser):
+    commands = _command_names(parser)
+    bare = bool(argv) and not argv[0].startswith("-") and argv[0] not in commands
+    opened = _window_file(argv, bare)
+    problem = _not_openable(opened) if opened else None
+    if problem is not None:
+        print(f"privacy-studio: {problem}; commands: {', '.join(sorted(commands))}", file=sys.stderr)
+        return 2
+    if bare:
         from privacy_studio.cli.gui import open_studio
 
         return open_studio(argv)  # ``privacy-studio PROJECT.psproj`` opens the window on that file
@@ -88,12 +126,22 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
+        check_seed(args)
         check_outputs(args)
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"privacy-studio {args.command}: {exc}", file=sys.stderr)
         return 2
+    except WriteError as exc:
+        print(f"privacy-studio {args.command}: {exc}; the previous file is unchanged", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except SystemError as exc:
+        # Ctrl-C inside a numba kernel surfaces as "returned a result with an exception set".
+        if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise
         print("interrupted", file=sys.stderr)
         return 130
 
