@@ -73,9 +73,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.text:
+        from privacy_studio.core.atomic import write_text
         from privacy_studio.core.report import build_report
 
-        Path(args.text).write_text(build_report(project, dataset).text(), encoding="utf-8")
+        write_text(args.text, build_report(project, dataset).text())
     print(f"report written to {pdf}")
     return 0
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from privacy_studio.cli import UserError
@@ -83,14 +82,9 @@ def print_table(profiles: list[dict], out=None) -> None:
 
 def write_json(path: str, payload: dict) -> None:
     """Write atomically so a reader never sees half a file."""
-    text = json.dumps(payload, indent=1, allow_nan=False)
-    if path == "-":
-        sys.stdout.write(text + "\n")
-        return
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, path)
+    from privacy_studio.cli._output import write_output
+
+    write_output(path, json.dumps(payload, indent=1, allow_nan=False))
 
 
 def open_engine_from_args(name: str, args: argparse.Namespace):

@@ -85,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     if "risk_by_group" in document:
         print(groups_text(document["risk_by_group"]))
     if args.json:
-        Path(args.json).write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+        from privacy_studio.cli._output import write_output
+
+        write_output(args.json, json.dumps(document, indent=2, ensure_ascii=False))
     return 0
 
 

@@ -7,12 +7,10 @@ The file layout is described in ``docs/project-format.md``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from privacy_studio import __version__
+from privacy_studio.core.atomic import WriteError, write_text
 
 if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
@@ -218,7 +217,8 @@ class Project:
         return project
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
-        """Write atomically (temp file in the same folder, fsync, rename) and remember the path."""
+        """Write atomically (temp file in the same folder, fsync, rename; permissions kept) and remember the
+        path."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ProjectError("this project has never been saved: give a file name ending in .psproj")
@@ -228,18 +228,10 @@ class Project:
         self.modified = _now()
         self.app_version = __version__
         text = json.dumps(self.to_dict(folder), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise ProjectError(f"{target}: cannot be written ({exc.strerror or exc})") from None
-        _fsync_folder(folder)
+            write_text(target, text)
+        except WriteError as exc:
+            raise ProjectError(str(exc)) from None
         self.path = target
         return target
 
@@ -315,17 +307,6 @@ class Project:
         from privacy_studio.core.engines.choice import EngineChoice
 
         return EngineChoice.from_dict(self.engine)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable where the platform allows opening a folder."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --- parsing and validation ---------------------------------------------------------------------------

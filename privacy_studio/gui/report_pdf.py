@@ -7,10 +7,11 @@ import html
 import itertools
 import math
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QPointF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -27,6 +28,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication
 
+from privacy_studio.core.atomic import WriteError, write_bytes
 from privacy_studio.core.progress import as_control
 from privacy_studio.core.report import (
     HeatmapFigure,
@@ -82,13 +84,18 @@ def export_report(
 def render_pdf(
     content: ReportContent, path: str | os.PathLike[str], control: TaskControl | None = None
 ) -> Path:
-    """Lay out and paint ``content`` into an A4 PDF; raises ``ValueError`` if the file cannot be written."""
+    """Lay out and paint ``content`` into an A4 PDF; raises ``ValueError`` if the file cannot be written.
+
+    The PDF is painted in memory and written atomically after its page count is checked, so a full disk or
+    Ctrl-C leaves the previous report as it was."""
     ctl = as_control(control)
     _ensure_app()
     target = Path(path)
     if not target.parent.is_dir():
         raise ValueError(f"{target}: the folder {target.parent} does not exist")
-    writer = QPdfWriter(str(target))
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
     writer.setPageLayout(
         QPageLayout(
@@ -108,14 +115,28 @@ def render_pdf(
     doc.setHtml(html_text)
     painter = QPainter()
     if not painter.begin(writer):
-        raise ValueError(f"{target}: cannot be written (is it open in another program, or read-only?)")
+        raise ValueError(f"{target}: the PDF could not be laid out")
     try:
         _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
     finally:
         painter.end()
-    if not target.is_file() or target.stat().st_size == 0:
-        raise ValueError(f"{target}: the PDF could not be written")
+    pages = doc.pageCount()
+    try:
+        write_bytes(target, bytes(buffer.data()), check=lambda tmp: check_pdf(tmp, pages))
+    except WriteError as exc:
+        raise ValueError(str(exc)) from None
     return target
+
+
+_PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def check_pdf(path: Path, pages: int) -> None:
+    """WriteError unless the file at ``path`` is a complete PDF of exactly ``pages`` pages."""
+    data = path.read_bytes()
+    found = len(_PAGE_OBJECT.findall(data))
+    if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-1024:] or found != pages:
+        raise WriteError(f"the written PDF has {found} pages instead of {pages}; the previous file is kept")
 
 
 def _ensure_app() -> None:

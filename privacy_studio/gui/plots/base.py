@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.atomic import write_bytes, write_text
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
 from privacy_studio.gui.results import Record
@@ -150,32 +152,42 @@ class PlotTab(QWidget):
 
     # -- export ------------------------------------------------------------------------------------
     def export(self, path: str | Path) -> Path:
-        """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``."""
+        """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``, atomically
+        (rendered in memory first, so a failed write leaves the previous file)."""
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix == ".csv":
             header, rows = self.data_table()
-            with path.open("w", newline="", encoding="utf-8") as f:
-                writer = csv.writer(f)
-                writer.writerow(header)
-                writer.writerows(rows)
+            text = io.StringIO()
+            writer = csv.writer(text, lineterminator="\n")
+            writer.writerow(header)
+            writer.writerows(rows)
+            write_text(path, text.getvalue())
         elif suffix == ".svg":
-            self._export_svg(path)
+            write_bytes(path, self._svg_bytes())
         elif suffix == ".png":
-            exporter = pg_exporters.ImageExporter(self.graphics.scene())
-            exporter.parameters()["width"] = max(800, self.graphics.width())
-            exporter.export(str(path))
+            write_bytes(path, self._png_bytes())
         else:
             raise ValueError(
                 f"cannot export a plot as {suffix or 'a file without extension'} (use .png, .svg or .csv)"
             )
         return path
 
-    def _export_svg(self, path: Path) -> None:
-        """Render the plot area as vector SVG (pyqtgraph's own SVG exporter fails on recent Qt versions)."""
+    def _png_bytes(self) -> bytes:
+        exporter = pg_exporters.ImageExporter(self.graphics.scene())
+        exporter.parameters()["width"] = max(800, self.graphics.width())
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        exporter.export(toBytes=True).save(buffer, "PNG")
+        return bytes(buffer.data())
+
+    def _svg_bytes(self) -> bytes:
+        """The plot area as vector SVG (pyqtgraph's own SVG exporter fails on recent Qt versions)."""
         size = self.graphics.size()
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         generator = QSvgGenerator()
-        generator.setFileName(str(path))
+        generator.setOutputDevice(buffer)
         generator.setSize(size)
         generator.setViewBox(QRect(0, 0, size.width(), size.height()))
         generator.setTitle(self.title)
@@ -184,6 +196,7 @@ class PlotTab(QWidget):
             self.graphics.render(painter)
         finally:
             painter.end()
+        return bytes(buffer.data())
 
     def _ask_export(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}
