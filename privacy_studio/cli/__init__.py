@@ -11,10 +11,11 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 from privacy_studio import __version__
-from privacy_studio.core.atomic import WriteError
+from privacy_studio.core.atomic import WriteError, remove_stale_temp_files
 
 
 class UserError(Exception):
@@ -60,7 +61,8 @@ def check_seed(args: argparse.Namespace) -> None:
 
 
 def check_outputs(args: argparse.Namespace) -> None:
-    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output)."""
+    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output); the
+    studio's temporary files left there by a killed run are removed."""
     for name in OUTPUT_ARGUMENTS:
         path = getattr(args, name, None)
         if not isinstance(path, str) or path in ("", "-"):
@@ -70,6 +72,7 @@ def check_outputs(args: argparse.Namespace) -> None:
             raise UserError(f"cannot write {path}: the folder {folder} does not exist")
         if not os.access(folder, os.W_OK):
             raise UserError(f"cannot write {path}: no permission to write in {folder}")
+        remove_stale_temp_files(folder)
 
 
 def _window_file(argv: list[str], bare: bool) -> str | None:
@@ -96,7 +99,30 @@ def _not_openable(word: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script and of ``python -m privacy_studio``."""
+    """Entry point of the console script and of ``python -m privacy_studio``: Ctrl-C at any moment (even
+    while modules load, or inside a numba kernel) exits 130 with "interrupted"."""
+    try:
+        code = _run(argv)
+        if argv is None:
+            # The command's work and outputs are complete: a Ctrl-C while the interpreter shuts down
+            # would otherwise kill the process silently with a signal status.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return code
+    except KeyboardInterrupt:
+        return _interrupted()
+    except SystemError as exc:
+        # Ctrl-C inside a numba kernel surfaces as "returned a result with an exception set".
+        if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    print("interrupted", file=sys.stderr)
+    return 130
+
+
+def _run(argv: list[str] | None) -> int:
     from privacy_studio.numba_cache import configure_numba_cache
 
     configure_numba_cache()  # before any subcommand module imports numba
@@ -120,9 +146,15 @@ def main(argv: list[str] | None = None) -> int:
         print(version_text())
         return 0
     if args.command is None:
+        if rest:  # an unknown option: the window opens only with no argument at all
+            print(
+                f"privacy-studio: unknown option {rest[0]}; commands: {', '.join(sorted(commands))}",
+                file=sys.stderr,
+            )
+            return 2
         from privacy_studio.cli.gui import open_studio
 
-        return open_studio(rest)
+        return open_studio([])
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
@@ -135,15 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     except WriteError as exc:
         print(f"privacy-studio {args.command}: {exc}; the previous file is unchanged", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except SystemError as exc:
-        # Ctrl-C inside a numba kernel surfaces as "returned a result with an exception set".
-        if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
-            raise
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 __all__ = ["UserError", "__version__", "build_parser", "main"]

@@ -87,6 +87,14 @@ def write_json(path: str, payload: dict) -> None:
     write_output(path, json.dumps(payload, indent=1, allow_nan=False))
 
 
+def check_memory_limit(text: str | None) -> None:
+    """ValueError for a ``--memory-limit`` no engine understands, whichever engine runs."""
+    from privacy_studio.core.engines.choice import is_memory_size
+
+    if text is not None and not is_memory_size(text):
+        raise ValueError(f"--memory-limit {text!r} not understood (use e.g. 8GB or 512MB)")
+
+
 def open_engine_from_args(name: str, args: argparse.Namespace):
     """The named engine, opened with the command's engine flags (a context manager)."""
     from privacy_studio.core.engines import open_engine
@@ -137,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     control = TaskControl(bar)
     try:
         settings.validate()
+        check_memory_limit(args.memory_limit)
         options = reader_options_from_args(args)
         name = resolve_engine(args.engine, [args.input], options)
         if args.engine == "auto":

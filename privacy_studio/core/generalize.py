@@ -54,8 +54,8 @@ class SpatialLevel:
                 raise ValueError(f"grid size in {text!r} is not a number of km (e.g. grid:2)") from None
             if not MIN_GRID_KM <= km <= MAX_GRID_KM:
                 raise ValueError(
-                    f"grid size in {text!r} must be a finite number of km from {MIN_GRID_KM:g} (1 m) "
-                    f"to {MAX_GRID_KM:g}"
+                    f"grid size in {text!r} must be a positive, finite number of km "
+                    f"from {MIN_GRID_KM:g} (1 m) to {MAX_GRID_KM:g}"
                 )
             return cls("grid", km=km)
         return cls("level", name=t)
@@ -86,7 +86,7 @@ class TemporalLevel:
             raise ValueError(f"time width {text!r} not understood (use e.g. 15min, 1h, 6h, 1d, 1w or all)")
         seconds = float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
         if not 1 <= seconds <= MAX_WIDTH_SECONDS:
-            raise ValueError(f"time width {text!r} must be from 1 second to 1000 years (or all)")
+            raise ValueError(f"time width {text!r} must be positive: from 1 second to 1000 years (or all)")
         seconds = round(seconds)
         return cls(int(seconds))
 

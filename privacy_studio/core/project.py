@@ -21,6 +21,7 @@ import numpy as np
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import WriteError, write_text
+from privacy_studio.core.saved_figures import check_saved_result
 
 if TYPE_CHECKING:
     from privacy_studio.core.engines import EventFiles
@@ -125,7 +126,21 @@ class DataSource:
         if folder is not None:
             src.path = _resolve(src.path, folder)
             src.reader.update({k: _resolve(v, folder) for k, v in src.aux_paths().items()})
+        src.refuse_special_files()
         return src
+
+    def refuse_special_files(self) -> None:
+        """ProjectError when a source that exists is a FIFO, a device or unreadable (it would block or never
+        end); missing files are reported later, so the project can be relocated."""
+        from privacy_studio.core.io.errors import ReaderError
+        from privacy_studio.core.io.sniff import check_readable
+
+        for path in (self.path, *self.aux_paths().values()):
+            if os.path.lexists(path):
+                try:
+                    check_readable(path)
+                except ReaderError as exc:
+                    raise ProjectError(f"source {exc}") from None
 
 
 def _default_utility() -> dict[str, Any]:
@@ -326,11 +341,15 @@ def parse_document(raw: bytes, origin: str) -> Any:
         ) from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ProjectError(f"{origin}: nested too deeply to be a Privacy Studio project") from None
     except json.JSONDecodeError as exc:
         hint = " — the file looks truncated" if exc.pos >= len(text.rstrip()) - 1 else ""
         raise ProjectError(
             f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}"
         ) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ProjectError(f"{origin}: not a Privacy Studio project ({exc})") from None
 
 
 def _version_of(d: dict[str, Any], origin: str) -> int:
@@ -463,6 +482,10 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for i, r in enumerate(d["results"]):
         if not isinstance(r, dict):
             raise ProjectError(f"{origin}: results[{i}] is {_kind(r)}, expected an object")
+        try:
+            check_saved_result(r, f"results[{i}]")
+        except ValueError as exc:
+            raise ProjectError(f"{origin}: {exc}") from None
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")

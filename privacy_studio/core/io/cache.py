@@ -165,7 +165,7 @@ def load(key: str, options: ReaderOptions) -> Dataset | None:
     except DamagedEntry:
         _discard(folder)
         raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as exc:
         _discard(folder)
         raise DamagedEntry(f"it cannot be read ({exc})") from None
     return dataset
