@@ -174,7 +174,7 @@ class StageClock:
 
 
 def settings_of(args: argparse.Namespace):
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     cells = [tuple(c.split(":")) for c in args.profiles]
     return RiskSettings(
@@ -369,7 +369,7 @@ def numba_estimate(measured: dict | None, events: int, folder: Path) -> dict:
         out["scaled_peak_mb"] = measured["self_peak_mb"] * events / measured["events"]
         out["scaled_from_events"] = measured["events"]
     try:
-        from privacy_studio.core.engines.choose import estimated_memory
+        from privacy_studio.core.engines.auto import estimated_memory
     except ImportError:
         return out
     out["load_estimate_mb"] = estimated_memory([str(folder / "events.parquet")]) / 2**20

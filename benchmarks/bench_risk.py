@@ -93,7 +93,8 @@ def naive_seconds_per_estimate(events, hierarchy, profile, users: np.ndarray, p:
 def run_grid_timed(
     events, hierarchy, measures: list[str], samples: int, spatial, temporal
 ) -> tuple[list, float]:
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
 
     settings = RiskSettings(
         spatial, temporal, p_values=list(range(1, 11)), measures=measures, samples=samples
@@ -120,7 +121,8 @@ def run_grid_timed(
 
 def warm_up(events, hierarchy) -> None:
     """Compile every kernel on a few hundred users so the timed run measures warm code."""
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
 
     small = events.subset_users(np.arange(min(300, events.n_users)))
     for measures in (["unicity"], ["unicity", "kdisc", "em", "kl", "worst", "kanon"]):

@@ -19,7 +19,8 @@ from pathlib import Path
 from privacy_studio.core.engines import EventFiles
 from privacy_studio.core.engines.spark_engine import SparkEngine
 from privacy_studio.core.io import ReaderOptions, load_dataset
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 CITY = ROOT / "benchmarks" / "results" / "cache" / "city_100000_30_parquet"

@@ -72,3 +72,13 @@ install_python_packages() {
 # numba compiles each kernel once and keeps it here, so later starts and test runs are fast.
 export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/privacy-studio/numba}"
 mkdir -p "$NUMBA_CACHE_DIR"
+
+# Compile every kernel once after an install or an update (any source newer than the stamp), with
+# progress, so the first analysis and the window's first run do not wait for numba.
+warm_up_kernels() {
+  local stamp="$NUMBA_CACHE_DIR/warmed-up"
+  if [ ! -f "$stamp" ] || [ -n "$(find "$ROOT/privacy_studio" -name '*.py' -newer "$stamp" -print -quit)" ]; then
+    echo "Compiling the analysis kernels once (a few minutes on a slow machine)..." >&2
+    "$VENV/bin/privacy-studio" warmup && touch "$stamp"
+  fi
+}

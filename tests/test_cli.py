@@ -52,7 +52,7 @@ def test_version_lists_the_libraries(capsys: pytest.CaptureFixture[str]) -> None
 def test_every_subcommand_is_registered() -> None:
     names = cli._command_names(cli.build_parser())
     assert {"gui", "inspect", "risk", "theory", "report", "tradeoff", "generate", "anonymizability"} <= names
-    assert {"attack", "mask"} <= names
+    assert {"attack", "mask", "release"} <= names
 
 
 def test_a_user_error_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -80,3 +80,25 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_work(tmp_path, caps
     )
     err = capsys.readouterr().err
     assert "does not exist" in err and "not-read.csv" not in err  # refused before the input is even opened
+
+
+HEAVY_MODULES = ("pandas", "scipy", "numba", "pyarrow", "PySide6", "duckdb", "pyspark")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["risk", "--help"], ["risk", "data.csv"]])
+def test_help_version_and_argument_errors_import_no_heavy_library(argv: list[str]) -> None:
+    """A fresh interpreter answers these without pandas, scipy, numba, pyarrow or Qt (a fast start)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from privacy_studio.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

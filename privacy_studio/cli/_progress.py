@@ -23,7 +23,7 @@ class ProgressBar:
         self.last, self.shown = now, True
         filled = int(30 * fraction)
         bar = "#" * filled + "." * (30 - filled)
-        self.stream.write(f"\r[{bar}] {100 * fraction:5.1f}% {message[:50]:<50}")
+        self.stream.write(f"\r[{bar}] {100 * fraction:5.1f}% {message[:70]:<70}")
         self.stream.flush()
 
     def close(self) -> None:

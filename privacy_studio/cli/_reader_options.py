@@ -38,6 +38,14 @@ def add_reader_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--hierarchy", metavar="FILE", help="location_id,level_1,level_2,... file")
     g.add_argument("--locations", metavar="FILE", help="file listing every spatial unit that exists (for d)")
     g.add_argument(
+        "--place-tolerance",
+        type=float,
+        default=0.0,
+        metavar="METRES",
+        help="places given by coordinates only: points this close (in chains) are one place; default 0 = "
+        "only identical coordinates",
+    )
+    g.add_argument(
         "--no-cache", action="store_true", help="read the input again instead of the columnar cache"
     )
 
@@ -69,4 +77,5 @@ def reader_options_from_args(args: argparse.Namespace) -> ReaderOptions:
         hierarchy=args.hierarchy,
         locations=args.locations,
         use_cache=not args.no_cache,
+        place_tolerance_m=args.place_tolerance,
     )

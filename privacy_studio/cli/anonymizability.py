@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from privacy_studio.cli import UserError
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
 
@@ -73,6 +71,8 @@ def _without_neighbours(d: dict) -> dict:
 
 def _print_table(results: list, out) -> None:
     """Per level and k: users, median and 90th percentile of Δ_a^k, share already k-anonymous."""
+    import numpy as np
+
     head = ("level", "k", "users", "median Δ", "p90 Δ", "Δ=0", "median t/s")
     print("{:<16} {:>4} {:>7} {:>9} {:>7} {:>6} {:>10}".format(*head), file=out)
     for r in results:

@@ -121,16 +121,14 @@ def _two_tables(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from privacy_studio.core.io import FORMATS
-    from privacy_studio.core.measures.attacks.linkage import DISTANCES
-    from privacy_studio.core.measures.attacks.matching import DEFAULT_EPSILONS
-    from privacy_studio.core.measures.attacks.profiling import (
+    from privacy_studio.core.choices import (
+        DEFAULT_EPSILONS,
         DEFAULT_SIZES,
         DEFAULT_TOP_K,
+        LINKAGE_DISTANCES,
+        PROFILING_DISTANCES,
     )
-    from privacy_studio.core.measures.attacks.profiling import (
-        DISTANCES as PDIST,
-    )
+    from privacy_studio.core.io import FORMATS
 
     top = sub.add_parser(
         "attack", help="worst-case linkage attacks: matching, profiling, record linkage, ..."
@@ -150,7 +148,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _two_datasets(p)
     p.add_argument("--spatial", default="raw", help="spatial level of the histograms (default raw)")
     p.add_argument("--hour-of-week", action="store_true", help="histogram cells are place x hour-of-week")
-    p.add_argument("--distance", choices=PDIST, default="js", help="histogram distance (default js)")
+    p.add_argument(
+        "--distance", choices=PROFILING_DISTANCES, default="js", help="histogram distance (default js)"
+    )
     p.add_argument("--sizes", type=int, nargs="+", default=list(DEFAULT_SIZES), help="population sizes")
     p.add_argument("--top-k", type=int, nargs="+", default=list(DEFAULT_TOP_K), help="k of top-k accuracy")
     p.add_argument("--seed", type=int, default=0, help="seed of the sub-population draws")
@@ -158,7 +158,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = kinds.add_parser("linkage", help="distance-based record linkage of a masked numeric file")
     _two_tables(p)
-    p.add_argument("--distance", choices=DISTANCES, action="append", help="repeatable (default: all)")
+    p.add_argument("--distance", choices=LINKAGE_DISTANCES, action="append", help="repeatable (default: all)")
     p.add_argument("--seed", type=int, default=0, help="seed of the learned-weights training sample")
     p.set_defaults(func=run)
 

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from privacy_studio.core.masking import METHODS
+    from privacy_studio.core.choices import MASKING_METHODS
 
     p = sub.add_parser(
         "mask",
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Row i of the output is the masked version of row i of the input; columns not chosen "
         "with --columns are copied unchanged.",
     )
-    p.add_argument("--method", choices=METHODS, required=True, help="masking method")
+    p.add_argument("--method", choices=MASKING_METHODS, required=True, help="masking method")
     p.add_argument("--in", dest="input", required=True, metavar="X.csv", help="input CSV with a header")
     p.add_argument("--out", required=True, metavar="M.csv", help="masked CSV to write")
     p.add_argument("--columns", nargs="+", metavar="NAME", help="attributes to mask (default: every column)")

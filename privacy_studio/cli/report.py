@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.report_details import DECISIONS
 
 if TYPE_CHECKING:
+    from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.project import Project
@@ -39,7 +41,47 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--save", action="store_true", help="store newly computed results in the project file")
     p.add_argument("--text", metavar="OUT.txt", help="also write the report as plain text")
+    record = p.add_argument_group(
+        "decision record", "texts printed in the report's decision record (kept in the project with --save)"
+    )
+    for flag, (_, help_text) in DETAIL_FLAGS.items():
+        record.add_argument(f"--{flag}", metavar="TEXT", help=help_text)
+    record.add_argument("--decision", choices=[d for d in DECISIONS if d], help="the signer's decision")
     p.set_defaults(func=run)
+
+
+#: Command-line flag -> (ReportDetails field, help).
+DETAIL_FLAGS = {
+    "description": ("description", "what the project is about"),
+    "purpose": ("purpose", "why the data is released"),
+    "recipient": ("recipient", "who receives it"),
+    "release-format": ("release_format", "the columns that will be published"),
+    "data-description": ("data_description", "the data in words (default: from the input file)"),
+    "p-rationale": ("p_rationale", "why this reference p (default: the studio's text, with sources)"),
+    "ceiling-rationale": ("ceiling_rationale", "why this ceiling (default: the studio's text, with sources)"),
+    "protections": ("protections", "other protections that go with the release"),
+    "signer": ("signer_name", "name of the person who signs"),
+    "signer-role": ("signer_role", "their role"),
+    "sign-date": ("sign_date", "date of the signature"),
+}
+
+
+def apply_details(project: Project, args: argparse.Namespace) -> bool:
+    """Put the decision-record texts given on the command line into the project; True if any was given."""
+    from dataclasses import replace
+
+    from privacy_studio.core.report_details import ReportDetails
+
+    given = {
+        field: getattr(args, flag.replace("-", "_"))
+        for flag, (field, _) in DETAIL_FLAGS.items()
+        if getattr(args, flag.replace("-", "_")) is not None
+    }
+    if args.decision is not None:
+        given["decision"] = args.decision
+    if given:
+        replace(ReportDetails.of(project.analyses), **given).store(project.analyses)
+    return bool(given)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         dataset = _load(project, control.sub(0.0, 0.1))
         computed = _compute(project, dataset, args, control.sub(0.1, 0.85))
+        computed = apply_details(project, args) or computed
         if computed and args.save:
             project.save()
         from privacy_studio.gui.report_pdf import export_report
@@ -73,10 +116,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.text:
-        from privacy_studio.core.atomic import write_text
+        from privacy_studio.core.atomic import WriteError, write_text
         from privacy_studio.core.report import build_report
 
-        write_text(args.text, build_report(project, dataset).text())
+        try:
+            write_text(args.text, build_report(project, dataset).text())
+        except WriteError as exc:
+            raise UserError(str(exc)) from None
     print(f"report written to {pdf}")
     return 0
 
@@ -103,17 +149,13 @@ def _compute(
 ) -> bool:
     """Run what the report needs and the project lacks; True if the project changed."""
     from privacy_studio.core.project import jsonable
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.project_run import run_analysis
 
     changed = False
     if not project.results or args.rerun:
         if dataset is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
-        settings = RiskSettings.from_dict(project.settings)
-        choice = project.engine_choice()  # the engine saved with the project
-        files = project.events_files() if choice.name != "numba" else None
-        results = choice.run_grid(dataset, settings, files, control=control.sub(0, 0.7))
-        project.results = [jsonable(r.to_dict()) for r in results]
+        run_analysis(project, dataset, control.sub(0, 0.7))  # on the engine saved with the project
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())
@@ -121,19 +163,20 @@ def _compute(
     if args.population is not None:
         if dataset is None:
             raise ValueError("--population needs the project's input data, which is missing")
-        project.analyses["population_extrapolation"] = extrapolate(
-            project, dataset, args.population, control.sub(0.7, 1.0)
-        )
+        project.store(extrapolate(project, dataset, args.population, control.sub(0.7, 1.0)))
         changed = True
     return changed
 
 
-def extrapolate(project: Project, dataset: Dataset, population: int, control: TaskControl) -> dict:
+def extrapolate(
+    project: Project, dataset: Dataset, population: int, control: TaskControl
+) -> PopulationExtrapolation:
     """Unicity of the recommended (else first) profile on 10 % … 100 % user subsets, for the report's fit."""
     from dataclasses import replace
 
+    from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.report.inputs import resolve_inputs
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
 
     inp = resolve_inputs(project, dataset)
@@ -154,12 +197,6 @@ def extrapolate(project: Project, dataset: Dataset, population: int, control: Ta
     curve = subsample_curve(
         dataset.events.n_users, runner_estimator(dataset, settings, "unicity", p), seed=seed, control=control
     )
-    return {
-        "measure": "unicity",
-        "p": p,
-        "profile": inp.grid.labels[i],
-        "n": curve.n.tolist(),
-        "risk": curve.risk.tolist(),
-        "model": "power",
-        "population": population,
-    }
+    return PopulationExtrapolation(
+        "unicity", p, inp.grid.labels[i], curve.n.tolist(), curve.risk.tolist(), population
+    )

@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, Field
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.runner import RiskSettings
 
 
 def parse_p_values(text: str) -> list[int]:
@@ -39,40 +45,46 @@ def split_list(text: str, flag: str) -> list[str]:
     return items
 
 
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
+def _cell(field: Field, value: object) -> str:
+    if field.interval is not None and isinstance(value, list | tuple):
+        return f"[{value[0]:.3f},{value[1]:.3f}]"
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if field.proportion else f"{value:.3g}"
 
 
-def _sci(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3g}"
+def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
+    """(key, field, width) of every catalogue field some profile has, intervals right after their value."""
+    present = {k for prof in profiles for r in prof["by_p"] for k, v in r.items() if v is not None}
+    out = []
+    for name, field in RISK_FIELDS.items():
+        if name in present:
+            out.append((name, field, max(8, len(field.short))))
+            if field.interval is not None:
+                out.append((field.interval, field, 15))
+    return out
 
 
 def print_table(profiles: list[dict], out=None) -> None:
-    """One line per profile and p: the headline numbers."""
+    """One line per profile and p: the counts, then every measure computed (the catalogue's fields)."""
     out = out or sys.stdout
-    cols = (
-        ("n", 8),
-        ("d", 10),
-        ("p", 4),
-        ("excl", 7),
-        ("unicity", 8),
-        ("95% CI", 15),
-        ("k-disc", 7),
-        ("EM", 8),
-        ("worst", 6),
-    )
+    measured = table_fields(profiles)
+    cols = [("n", 8), ("d", 10), ("p", 4), ("excl", 7)]
+    cols += [("95% CI" if key == f.interval else f.short, w) for key, f, w in measured]
     print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
     for prof in profiles:
         label = f"{prof['spatial']} x {prof['temporal']}"
         for r in prof["by_p"]:
-            ci = r["unicity_ci"]
-            ci_text = "-" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
             p = "-" if r["p"] is None else str(r["p"])
-            values = (prof["n_users"], prof["d"], p, r["n_excluded"], _fmt(r["unicity"]), ci_text)
-            values += (_fmt(r["k_disclosure"]), _sci(r["em"]), _fmt(r["worst_mean"]))
+            values = [prof["n_users"], prof["d"], p, r["n_excluded"]]
+            values += [_cell(f, r.get(key)) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<22} {cells}", file=out)
             label = ""
+        short = [(r["p"], r.get("n_short", 0)) for r in prof["by_p"] if r.get("n_short")]
+        if short:
+            counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
+            print(f"{'':<22} evaluated on fewer than p points (all-points): {counts}", file=out)
         if prof.get("kanon"):
             k = prof["kanon"]
             print(
@@ -93,6 +105,28 @@ def check_memory_limit(text: str | None) -> None:
 
     if text is not None and not is_memory_size(text):
         raise ValueError(f"--memory-limit {text!r} not understood (use e.g. 8GB or 512MB)")
+
+
+#: Exact runs estimated to take longer than this ask for confirmation (or --yes).
+CONFIRM_SECONDS = 600
+
+
+def confirm_exact(dataset: Dataset, settings: RiskSettings, yes: bool) -> None:
+    """Print the exact run's estimated work; ask before one estimated over 10 minutes (unless ``yes``).
+
+    Raises ``UserError`` when the run is declined, or cannot be confirmed because stdin is not a terminal.
+    """
+    from privacy_studio.core.runner import estimate_exact_run
+
+    estimate = estimate_exact_run(dataset, settings)
+    print(estimate.summary(), file=sys.stderr)
+    if estimate.seconds <= CONFIRM_SECONDS or yes:
+        return
+    if not sys.stdin or not sys.stdin.isatty():
+        raise UserError("the exact run is estimated to take over 10 minutes: add --yes to run it anyway")
+    answer = input("Run it? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise UserError("exact run declined: nothing was computed")
 
 
 def open_engine_from_args(name: str, args: argparse.Namespace):
@@ -124,9 +158,9 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.engines import EventFiles, resolve_engine
-    from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.progress import Cancelled, TaskControl
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     settings = RiskSettings(
         spatial=split_list(args.spatial, "--spatial"),
@@ -140,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
         exact=args.exact,
         reference_p=args.reference_p,
         em_samples=args.em_samples,
+        short_traces=args.short_traces,
+        records_at_risk_k=args.risk_k,
     )
     bar = ProgressBar()
     control = TaskControl(bar)
@@ -157,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             flags = ", ".join("--" + f.replace("_", "-") for f in unused)
             print(f"note: the numba engine does not use {flags} (duckdb and spark do)", file=sys.stderr)
         source = EventFiles(args.input, options)
+        if settings.exact:  # the work is counted on the loaded data before anything runs
+            source = load_dataset(source.path, source.options, control=control)
+            bar.close()
+            confirm_exact(source, settings, args.yes)
         with open_engine_from_args(name, args) as engine:
             profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]
             imported = engine.import_report
@@ -180,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "risk",
-        help="unicity, k-disclosure, k-anonymity, EM/KL and worst-case risk over a grid of profiles",
+        help="unicity, k-disclosure, records at risk, k-anonymity, EM/KL, worst case… over a profile grid",
     )
     p.add_argument("input", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
     p.add_argument(
@@ -191,10 +231,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
     p.add_argument(
-        "--knowledge", default="uniform", help="uniform | activity | top | explicit:FILE (default uniform)"
+        "--knowledge",
+        default="uniform",
+        help="uniform | activity | top | records | sequence | frequency:TOL | proportion:TOL | homework | "
+        "explicit:FILE (default uniform; docs/measures.md)",
     )
     p.add_argument(
-        "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"
+        "--short-traces",
+        default="exclude",
+        choices=("exclude", "all-points"),
+        help="people with fewer than p points: left out and counted (default), or evaluated on all the "
+        "points they have (a conservative figure; counted in n_short)",
+    )
+    p.add_argument(
+        "--measures",
+        default=",".join(MEASURE_NAMES),
+        help=f"comma list of {', '.join(MEASURE_NAMES)} (default: all; `privacy-studio measures` "
+        "describes them; the older kdisc, kanon, em, kl, worst are understood)",
+    )
+    p.add_argument(
+        "--risk-k",
+        type=int,
+        default=5,
+        metavar="K",
+        help="records at risk: people whose anonymity set is smaller than K (default 5)",
     )
     p.add_argument(
         "--samples", type=int, default=10000, help="users sampled without replacement (default 10000)"
@@ -202,9 +262,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--draws", type=int, default=1, help="knowledge draws per sampled user (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
-        "--exact", action="store_true", help="average over all p-subsets of every trace (small data)"
+        "--exact",
+        action="store_true",
+        help="average over all p-subsets of every trace; the work is estimated first (see --yes)",
     )
-    p.add_argument("--reference-p", type=int, default=4, help="p of the per-user / per-location details")
+    p.add_argument(
+        "--reference-p",
+        type=int,
+        default=None,
+        help="p of the per-user / per-location details (default: the largest --p value up to 4)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="run an exact computation estimated to take over 10 minutes"
+    )
     p.add_argument("--em-samples", type=int, default=1000, help="sampled users on whom EM / KL are computed")
     p.add_argument(
         "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"

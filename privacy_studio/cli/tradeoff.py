@@ -5,32 +5,45 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
+
+if TYPE_CHECKING:
+    from privacy_studio.core.tradeoff.decision import DecisionInputs
 
 
-def load_inputs(path: Path) -> tuple[list[dict], dict, dict, dict]:
-    """Risk results, expert utility, saved trade-off choices and computed utility scores (by profile) of a
-    ``.psproj``, or of a ``risk --json`` file (which has only results)."""
+def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
+    """What the decision is derived from: a ``.psproj`` (its analysis is run first when it has no results,
+    and saved in it with ``save``), or a ``risk --json`` file (results only)."""
+    from privacy_studio.cli.project import analyse_project
+    from privacy_studio.core.tradeoff.decision import DecisionInputs
+
     if path.suffix == ".psproj":
         from privacy_studio.core.project import Project, ProjectError
 
         try:
             project = Project.load(path)
-        except ProjectError as exc:
+            if not project.results and project.sources:
+                print(f"{path}: no results yet, running the analysis first", file=sys.stderr)
+                if analyse_project(project) != 0:
+                    raise UserError("the analysis was cancelled")
+                if save:
+                    project.save()
+            return DecisionInputs.of_project(project)
+        except (ProjectError, ValueError) as exc:
             raise UserError(str(exc)) from exc
-        computed = project.analyses.get("information_loss") or {}
-        return project.results, project.utility, project.tradeoff, computed
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UserError(f"cannot read results file {path}: {exc}") from exc
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise UserError(f"{path} is not the JSON of 'privacy-studio risk' (no 'profiles' list)")
-    return document["profiles"], {"domains": [], "scores": {}}, {}, {}
+    return DecisionInputs(document["profiles"])
 
 
 def read_scores(path: Path) -> dict:
@@ -49,96 +62,78 @@ def read_scores(path: Path) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.core.tradeoff import grid_table
-    from privacy_studio.core.tradeoff.analysis import analyse
+    from privacy_studio.core.atomic import write_text
+    from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+    from privacy_studio.core.tradeoff.decision import Overrides, decide
     from privacy_studio.core.utility import UtilityGrid
 
-    results, utility_entry, saved, computed = load_inputs(Path(args.input))
-    if args.scores:
-        utility_entry = read_scores(Path(args.scores))
+    flags = {
+        "ceiling": args.ceiling,
+        "max_unique_traces": args.max_unique_traces,
+        "max_worst_share": args.max_worst_share,
+        "max_excluded": args.max_excluded,
+    }
+    criteria = {k: v for k, v in flags.items() if v is not None}
     try:
-        grid = grid_table(results)
-        scores = UtilityGrid.from_dict(utility_entry)
-        if not grid.labels:
-            raise ValueError("the results hold no profile yet: run the risk analysis first")
-        domain = args.utility or saved.get("utility") or (scores.domains or [None])[0]
-        if domain is None:
-            raise ValueError("no utility scores: give --scores FILE or type expert scores in the project")
-        column = utility_column(domain, grid.labels, scores, computed)
-        missing = [label for label, value in zip(grid.labels, column, strict=True) if not np.isfinite(value)]
-        analysis = analyse(
-            grid,
-            column,
-            measure=args.measure or saved.get("risk_measure", "unicity"),
-            p=_p_value(args.p, saved.get("risk_p", 4)),
-            utility_name=domain,
-            ceiling=args.ceiling if args.ceiling is not None else float(saved.get("ceiling", 0.05)),
+        replace(ReleaseCriteria(), **criteria)  # a bad limit is refused before any work
+        overrides = Overrides(
+            measure=args.measure,
+            p="saved" if args.p is None else _p_value(args.p),
+            utility=args.utility,
+            criteria=criteria,
             unit_areas=dict(_unit_area(text) for text in args.unit_area),
-            period_seconds=args.period_days * 86400 if args.period_days else math.nan,
+            period_seconds=args.period_days * 86400 if args.period_days else None,
         )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    inputs = load_inputs(Path(args.input), args.save)
+    if args.scores:
+        inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
+    try:
+        analysis = decide(inputs, overrides)
+        missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not math.isfinite(v)]
         document = analysis.to_dict()
         if args.attributes:
-            document["risk_by_group"] = groups(args, grid.labels, results, analysis.recommendation.label)
+            labels = analysis.labels
+            document["risk_by_group"] = groups(args, labels, inputs.results, analysis.recommendation.label)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     print(summary(analysis, missing))
     if "risk_by_group" in document:
         print(groups_text(document["risk_by_group"]))
     if args.json:
-        from privacy_studio.cli._output import write_output
-
-        write_output(args.json, json.dumps(document, indent=2, ensure_ascii=False))
+        write_text(args.json, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
 def groups(args: argparse.Namespace, labels: list[str], results: list, recommended: str | None) -> dict:
     """Risk by group at ``--group-profile`` (default: the recommended profile, else the first)."""
-    from dataclasses import asdict
-
+    from privacy_studio.core.analyses import RiskByGroup
     from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
 
     label = args.group_profile or recommended or labels[0]
     if label not in labels:
         raise ValueError(f"--group-profile {label!r} is not a profile of the results; they have {labels}")
     report = risk_by_group_of(results[labels.index(label)], read_attributes(args.attributes))
-    return {
-        "profile": label,
-        "n_matched": report.n_matched,
-        "n_without_attributes": report.n_without_attributes,
-        "n_without_risk": report.n_without_risk,
-        "groups": [{k: _json(v) for k, v in asdict(row).items()} for row in report.rows],
-    }
+    return RiskByGroup(label, report).to_dict()
 
 
 def groups_text(doc: dict) -> str:
     """Risk-by-group table for stdout."""
+    from privacy_studio.core.analyses import RiskByGroup
+
+    analysis = RiskByGroup.from_dict(doc)
+    report = analysis.report
     lines = [
-        f"\nRisk by group at {doc['profile']} ({doc['n_matched']:,} users with risk and attributes; "
-        f"{doc['n_without_attributes']:,} without attributes, {doc['n_without_risk']:,} without risk):",
-        f"{'attribute':<14}{'group':<16}{'users':>8}{'unique':>9}{'odds ratio':>12}  95 % interval",
+        f"\nRisk by group at {analysis.profile} ({report.n_matched:,} users with risk and attributes; "
+        f"{report.n_without_attributes:,} without attributes, {report.n_without_risk:,} without risk):",
+        f"{'attribute':<14}{'group':<16}{'users':>8}{'unique':>9}  odds ratio [95 % interval]",
     ]
-    for g in doc["groups"]:
+    for g in report.rows:
         lines.append(
-            f"{g['attribute']:<14}{g['group']:<16}{g['n_users']:>8,}{_num(g['mean_unique']):>9}"
-            f"{_num(g['odds_ratio']):>12}  {_num(g['ci_low'])} – {_num(g['ci_high'])}"
+            f"{g.attribute:<14}{g.group:<16}{g.n_users:>8,}{_num(g.mean_unique):>9}  {report.odds_text(g)}"
         )
     return "\n".join(lines)
-
-
-def _json(value: object) -> object:
-    return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
-def utility_column(name: str, labels: list[str], scores, computed: dict) -> np.ndarray:
-    """The expert domain ``name``, or the computed score of that name (``points_kept``, …) if no domain is."""
-    from privacy_studio.core.utility import COMPUTED_SCORES
-
-    if name in COMPUTED_SCORES and name not in scores.domains:
-        if not computed:
-            raise ValueError(f"the computed score {name!r} has not been computed for this project yet")
-        values = [computed.get(label, {}).get(name) for label in labels]
-        return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
-    return scores.column(name, labels)
 
 
 def summary(analysis, unscored: list[str]) -> str:
@@ -162,8 +157,9 @@ def summary(analysis, unscored: list[str]) -> str:
     ]
     lines += [
         table.message(),
+        *([analysis.ranking_note] if analysis.ranking_note else []),
         "",
-        "Recommendation: " + analysis.recommendation.reasoning,
+        *analysis.decision_lines(),
         "",
         analysis.power_law_text,
     ]
@@ -173,17 +169,16 @@ def summary(analysis, unscored: list[str]) -> str:
 
 
 def _num(value: float | None) -> str:
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.4g}"
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.4g}"
 
 
-def _p_value(text: str | None, default: object) -> int | None:
-    value = default if text is None else text
-    if value in (None, "none", "null"):
+def _p_value(text: str) -> int | None:
+    if text in ("none", "null"):
         return None
     try:
-        return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise UserError(f"--p must be a whole number or 'none', got {value!r}") from None
+        return int(text)
+    except ValueError:
+        raise UserError(f"--p must be a whole number or 'none', got {text!r}") from None
 
 
 def _unit_area(text: str) -> tuple[str, float]:
@@ -213,12 +208,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
     p.add_argument(
-        "--measure", help="risk measure: unicity, k_disclosure, em, kl, worst_mean, worst_share_at_1"
+        "--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}"
     )
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"
     )
-    p.add_argument("--ceiling", type=float, help="largest acceptable risk (default: saved choice or 0.05)")
+    p.add_argument(
+        "--ceiling",
+        type=float,
+        help="largest acceptable risk, judged on the upper end of its 95 %% interval, strictly between 0 "
+        "and 1 (default: saved choice or 0.05)",
+    )
+    p.add_argument(
+        "--max-unique-traces",
+        type=float,
+        metavar="SHARE",
+        help="criterion: largest share of unique whole traces",
+    )
+    p.add_argument(
+        "--max-worst-share", type=float, metavar="SHARE", help="criterion: largest share at worst-case risk 1"
+    )
+    p.add_argument(
+        "--max-excluded", type=float, metavar="SHARE", help="criterion: largest share of people excluded at p"
+    )
     p.add_argument(
         "--unit-area",
         action="append",
@@ -232,4 +244,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--group-profile", metavar="LABEL", help="profile for risk by group (default: recommended)"
     )
     p.add_argument("--json", metavar="OUT", help="write the whole analysis as JSON")
+    p.add_argument(
+        "--save", action="store_true", help="store the analysis run for a project without results in it"
+    )
     p.set_defaults(func=run)

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from privacy_studio.core.kernels.timebins import shift_by_hourly_offsets
+from privacy_studio.core.kernels.timebins import shift_by_offset_pieces
 
 #: Optional per-event float columns, in the order they are listed in summaries.
 OPTIONAL_FLOAT_COLUMNS = ("x_km", "y_km", "lat", "lon", "amount", "duration")
+HOUR = 3600
 
 
 @dataclass
@@ -58,6 +59,7 @@ class EventTable:
     merchant: np.ndarray | None = None  # int32 codes into location_ids-like merchant_ids
     merchant_ids: np.ndarray | None = None
     locations: LocationTable | None = None
+    place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -127,24 +129,50 @@ class EventTable:
 
 
 def to_local_seconds(utc_seconds: np.ndarray, tz: str) -> np.ndarray:
-    """Shift UTC epoch seconds to wall-clock seconds in ``tz``, honouring daylight-saving changes."""
+    """Shift UTC epoch seconds to wall-clock seconds in ``tz``, exact to the second in every IANA zone."""
     if tz in ("UTC", "utc", "Z", ""):
         return utc_seconds
     if len(utc_seconds) == 0:
         return utc_seconds.copy()
-    # Offsets change at most once an hour: compute them for every hour of the period, then index.
-    first = int(utc_seconds.min()) // 3600
-    offsets = hourly_offsets(first, int(utc_seconds.max()) // 3600, tz)
-    return shift_by_hourly_offsets(utc_seconds, offsets, first)
+    first = int(utc_seconds.min()) // HOUR
+    pieces = hourly_offset_pieces(first, int(utc_seconds.max()) // HOUR, tz)
+    return shift_by_offset_pieces(utc_seconds, pieces.before, pieces.split, pieces.after, first)
 
 
-def hourly_offsets(first_hour: int, last_hour: int, tz: str) -> np.ndarray:
-    """UTC offset in seconds of ``tz`` at every UTC hour ``first_hour..last_hour`` (epoch hours)."""
+@dataclass(frozen=True)
+class OffsetPieces:
+    """The UTC offset of a zone in every UTC hour ``h`` of a period, as at most two pieces per hour.
+
+    Seconds ``0 .. split-1`` into hour ``h`` have offset ``before[h]``, the rest ``after[h]``; ``split`` is
+    3600 in hours without a clock change. Clocks change at any second (Adelaide at hh:30 UTC, Lord Howe by
+    30 minutes), so one offset per hour is not enough.
+    """
+
+    before: np.ndarray  # int64 seconds
+    split: np.ndarray  # int64 seconds into the hour
+    after: np.ndarray  # int64 seconds
+
+
+def hourly_offset_pieces(first_hour: int, last_hour: int, tz: str) -> OffsetPieces:
+    """The offsets of ``tz`` in UTC hours ``first_hour..last_hour`` (epoch hours), split where they change."""
+    span = np.arange(first_hour, last_hour + 2, dtype=np.int64)
+    at_start = _offsets_at(span * HOUR, tz)
+    before, after = at_start[:-1], at_start[1:].copy()
+    split = np.full(len(before), HOUR, dtype=np.int64)
+    for i in np.flatnonzero(before != after):  # a change in (start, start + 1 h]: find its second
+        seconds = _offsets_at(span[i] * HOUR + np.arange(1, HOUR + 1, dtype=np.int64), tz)
+        changed = int(np.argmax(seconds != before[i]))
+        split[i] = changed + 1
+        after[i] = seconds[changed]
+    return OffsetPieces(before=before, split=split, after=after)
+
+
+def _offsets_at(utc_seconds: np.ndarray, tz: str) -> np.ndarray:
+    """UTC offset in seconds of ``tz`` at each UTC instant."""
     import pandas as pd
 
-    span = np.arange(first_hour, last_hour + 1, dtype=np.int64)
-    stamps = pd.DatetimeIndex(span * 3600 * 1_000_000_000, tz="UTC").tz_convert(tz)
-    return stamps.tz_localize(None).as_unit("s").asi8 - span * 3600
+    stamps = pd.DatetimeIndex(utc_seconds * 1_000_000_000, tz="UTC").tz_convert(tz)
+    return stamps.tz_localize(None).as_unit("s").asi8 - utc_seconds
 
 
 def build_event_table(

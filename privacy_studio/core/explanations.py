@@ -43,14 +43,35 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Unicity is its part that comes from people fitting alone (k = 1), so it is never below unicity.",
         "k-disclosure = mean over draws of 1 / |E_u|",
     ),
+    "records_at_risk": Explanation(
+        "Records at risk",
+        "The share of people whose p clues fit fewer than k people in the file (k is a setting, 5 unless "
+        "changed), so a guess among the candidates is right more often than one time in k. ARX's risk "
+        "summary reports the same figure for its threshold; unicity is the special case k = 2.",
+        "People just above the threshold are not safe, and people below it are not all singled out; it is "
+        "relative to the people in the file and, like unicity, an estimate from random clues.",
+        "records at risk = share of draws with |E_u| < k, i.e. individual risk 1/|E_u| above 1/k",
+    ),
+    "highest_risk": Explanation(
+        "Highest individual risk",
+        "The largest chance of guessing someone's record from p clues, over the people looked at: 1 when "
+        "at least one person's clues fit them alone, 1/2 when nobody is alone but someone's clues fit "
+        "exactly two people.",
+        "It says nothing about how many people are that exposed (see records at risk and unicity); on "
+        "sampled people it is a lower bound on the whole file's highest risk.",
+        "highest risk = max over draws of 1 / |E_u|",
+    ),
     "worst_case": Explanation(
         "Worst-case risk",
         "For each person, the outsider picks the p clues that narrow the candidates most; the risk is one "
         "in the smallest number of people those best clues can leave. The report gives its mean and the "
-        "share of people who can be pinned down exactly by some choice of p clues.",
+        "share of people who can be pinned down exactly by some choice of p clues. Where a trace is too "
+        "long to try every choice of p clues, only a sample of choices is tried: the figure is then a lower "
+        "bound, and the true worst case can be higher.",
         "It assumes the outsider knows exactly the most revealing points, which is pessimistic; it is not "
         "what a typical outsider with random knowledge achieves (that is unicity).",
-        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|",
+        "risk_u = max over p-subsets A of T_u of 1 / |E(A)|; when the subsets are sampled, the maximum "
+        "over the sampled ones, a lower bound of risk_u",
     ),
     "k_anonymity": Explanation(
         "Full-fingerprint k-anonymity",
@@ -198,7 +219,9 @@ EXPLANATIONS: dict[str, Explanation] = {
     "adversary_knowledge": Explanation(
         "Adversary knowledge",
         "Which p points the outsider is assumed to know: random points of the person's trace (uniform), "
-        "points weighted by how often the person is there (activity), or their p most frequent places.",
+        "points weighted by how often the person is there (activity), their p most frequent places (top); "
+        "or, as scikit-mobility's attacks: p visits with repeats (records), in order (sequence), p places "
+        "with visit counts or shares within a tolerance (frequency, proportion), or home and work.",
         "The real outsider may know more, or different, things; every figure holds only under the "
         "chosen model.",
         "A_u = p distinct points of T_u drawn by the chosen model",

@@ -228,11 +228,36 @@ def _raw_units(events: EventTable) -> SpatialUnits:
         return SpatialUnits(events.location.astype(np.int64), events.n_locations, events.location_ids, xy)
     if not events.has_coordinates():
         raise ValueError("the data has neither location ids nor coordinates: no spatial level is possible")
-    # Coordinates only: the distinct coordinate pair is the raw unit (rounded to 1 m to absorb float noise).
-    key = np.column_stack([np.round(events.x_km, 3), np.round(events.y_km, 3)])
-    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-    ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in uniq], dtype=str)
-    return SpatialUnits(inverse.astype(np.int64).ravel(), len(uniq), ids, uniq)
+    return coordinate_places(events.x_km, events.y_km, events.place_tolerance_km)
+
+
+def coordinate_places(x: np.ndarray, y: np.ndarray, tolerance_km: float = 0.0) -> SpatialUnits:
+    """Places of events given by coordinates only: identical coordinates, or chains of points each within
+    ``tolerance_km`` of the next (single linkage), are one place; numbered in (x, y) order of their first
+    point, which also names them and places them on maps."""
+    pairs = np.column_stack([x, y])
+    uniq, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    inverse = inverse.astype(np.int64).ravel()
+    if tolerance_km > 0 and len(uniq) > 1:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+        from scipy.spatial import cKDTree
+
+        near = cKDTree(uniq).query_pairs(tolerance_km, output_type="ndarray")
+        graph = coo_matrix((np.ones(len(near)), (near[:, 0], near[:, 1])), shape=(len(uniq), len(uniq)))
+        _, group = connected_components(graph, directed=False)
+        # renumber groups by their first (lowest x, y) point, so place order follows the coordinates
+        first = np.full(group.max() + 1, len(uniq))
+        np.minimum.at(first, group, np.arange(len(uniq)))
+        rank = np.argsort(np.argsort(first))
+        uniq, inverse = uniq[np.sort(first)], rank[group][inverse]
+    ids = np.asarray([coordinate_label(a, b) for a, b in uniq], dtype=str)
+    return SpatialUnits(inverse, len(uniq), ids, uniq)
+
+
+def coordinate_label(x: float, y: float) -> str:
+    """The name of a coordinate-only place: its km coordinates to the millimetre."""
+    return f"{x:.6f},{y:.6f}"
 
 
 def _grid_units(events: EventTable, km: float) -> SpatialUnits:
@@ -292,8 +317,19 @@ def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray
     return raw - lo, int(raw.max()) - lo + 1
 
 
-def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
-    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
+@dataclass
+class EventPoints:
+    """The point of every event under a profile (in the table's (user, time) order) and the grid's shape."""
+
+    key: np.ndarray  # int64 point id of every event
+    units: SpatialUnits
+    n_bins: int
+    bin_origin: int
+    n_price_bins: int
+
+
+def event_points(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> EventPoints:
+    """Map every event to its point id ``(unit · n_bins + bin) · n_price + price bin`` under ``profile``."""
     units = spatial_units(events, profile.spatial, hierarchy)
     bins, n_bins, origin = time_bins(events, profile.temporal)
     n_price = 1
@@ -306,9 +342,25 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         pbins, n_price = price_bins(events.amount, profile.price)
         key *= n_price
         key += pbins
-    indptr, points, counts = dedupe_segments(events.user_offsets(), key, overwrite_keys=True)
+    return EventPoints(key, units, n_bins, origin, n_price)
+
+
+def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
+    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
+    mapped = event_points(events, profile, hierarchy)
+    units = mapped.units
+    indptr, points, counts = dedupe_segments(events.user_offsets(), mapped.key, overwrite_keys=True)
     return Traces(
-        profile, indptr, points, counts, units.n_units, n_bins, n_price, units.ids, units.xy, origin
+        profile,
+        indptr,
+        points,
+        counts,
+        units.n_units,
+        mapped.n_bins,
+        mapped.n_price_bins,
+        units.ids,
+        units.xy,
+        mapped.bin_origin,
     )
 
 

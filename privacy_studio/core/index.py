@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
+from privacy_studio.core.kernels.arrays import IndexArrays
 
 #: Bitmaps may always use this much memory, however short the posting lists.
 BITMAP_BUDGET_MIN = 32 * 2**20
@@ -46,6 +47,19 @@ class PointIndex:
     @property
     def nnz(self) -> int:
         return len(self.trace_pts)
+
+    def arrays(self) -> IndexArrays:
+        """The index's arrays bundled for the kernels."""
+        return IndexArrays(
+            self.trace_ptr,
+            self.trace_pts,
+            self.trace_cnt,
+            self.post_ptr,
+            self.post_users,
+            self.dense_slot,
+            self.bitmaps,
+            self.list_len,
+        )
 
     def nbytes(self) -> int:
         """Memory held by the index itself (posting lists, compact traces, bitmaps)."""

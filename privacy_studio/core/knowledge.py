@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import pyarrow as pa
 
 from privacy_studio.core.events import EventTable
+from privacy_studio.core.io.errors import ReaderError
+from privacy_studio.core.io.timeparse import TimeParser
 
 UNIFORM, ACTIVITY, TOP, RAREST, GIVEN = 0, 1, 2, 3, 4
 
@@ -77,21 +80,99 @@ class Explicit(KnowledgeModel):
     table: object = field(default=None, compare=False, repr=False)  # EventTable of the known events
 
 
+@dataclass(frozen=True)
+class MatchingModel(KnowledgeModel):
+    """Models of scikit-mobility's attacks (metrics.md §2): knowledge and matching rule beyond set inclusion.
+
+    They are evaluated by ``measures.matching`` on the events' points, not by the inclusion kernel.
+    """
+
+    random: ClassVar[bool] = True
+    on_events: ClassVar[bool] = False  # True: the attacker knows p events (repeats allowed), else p points
+    tolerance: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.tolerance:g}" if self.name in ("frequency", "proportion") else self.name
+
+
+@dataclass(frozen=True)
+class Records(MatchingModel):
+    """p of the user's events; a candidate needs at least as many visits to every known point."""
+
+    name: ClassVar[str] = "records"
+    on_events: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Sequence(MatchingModel):
+    """p of the user's events in time order; a candidate's time-ordered points must contain that sequence."""
+
+    name: ClassVar[str] = "sequence"
+    on_events: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Frequency(MatchingModel):
+    """p distinct points with the user's visit count at each; candidates' counts within ±tolerance of it."""
+
+    name: ClassVar[str] = "frequency"
+
+
+@dataclass(frozen=True)
+class Proportion(MatchingModel):
+    """p distinct points with the user's share of visits at each; candidates' shares within ±tolerance."""
+
+    name: ClassVar[str] = "proportion"
+
+
+@dataclass(frozen=True)
+class HomeWork(MatchingModel):
+    """The user's two most visited spatial units (ties: lowest unit id); candidates with the same top two."""
+
+    name: ClassVar[str] = "homework"
+    random: ClassVar[bool] = False
+    spatial_only: ClassVar[bool] = True
+
+
+MATCHING_MODELS = {m.name: m for m in (Records, Sequence, Frequency, Proportion, HomeWork)}
+KNOWLEDGE_CHOICES = (
+    "uniform, activity, top, records, sequence, frequency:TOL, proportion:TOL, homework or explicit:FILE"
+)
+
+
 def parse_knowledge(text: str) -> KnowledgeModel:
-    """``uniform``, ``activity``, ``top`` or ``explicit:PATH`` (the file is read when the grid runs)."""
+    """A model from its option text (``explicit:PATH``: the file is read when the grid runs)."""
     t = (text or "").strip()
     simple = {m.name: m for m in (Uniform, Activity, TopLocations)}
+    name, _, arg = t.partition(":")
     if t.lower() in simple:
         return simple[t.lower()]()
-    if t.lower().startswith("explicit:") and t[9:].strip():
-        return Explicit(path=t[9:].strip())
-    raise ValueError(f"unknown knowledge model {text!r}; use uniform, activity, top or explicit:FILE")
+    if name.lower() == "explicit" and arg.strip():
+        return Explicit(path=arg.strip())
+    if name.lower() in ("frequency", "proportion"):
+        return MATCHING_MODELS[name.lower()](tolerance=_tolerance(arg, t))
+    if name.lower() in MATCHING_MODELS and not arg:
+        return MATCHING_MODELS[name.lower()]()
+    raise ValueError(f"unknown knowledge model {text!r}; use {KNOWLEDGE_CHOICES}")
+
+
+def _tolerance(arg: str, text: str) -> float:
+    """The relative tolerance of ``frequency:TOL`` / ``proportion:TOL`` (0 when omitted), in [0, 1]."""
+    try:
+        tol = float(arg) if arg.strip() else 0.0
+    except ValueError:
+        tol = float("nan")
+    if not 0.0 <= tol <= 1.0:
+        raise ValueError(f"the tolerance of {text!r} must be a number from 0 to 1 (e.g. frequency:0.5)")
+    return tol
 
 
 def read_known_events(path: str, events: EventTable) -> EventTable:
     """Read ``user_id,time,location_id`` rows (CSV/TSV, header) as known events coded like ``events``.
 
-    ``time`` is epoch seconds or an ISO 8601 / date-time text (UTC unless it carries an offset). Users or
+    ``time`` is epoch seconds or ISO 8601, parsed by the reader's own parser: naive times are wall-clock
+    times in the data's zone, so known events land in the bins of the events they describe. Users or
     locations the dataset does not have are an error, never dropped.
     """
     import pandas as pd
@@ -127,16 +208,7 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
             f"the knowledge file {path} names {len(unknown_locs)} location(s) not in the data, e.g. "
             + ", ".join(unknown_locs[:5])
         )
-    raw_time = picked["time"]
-    numeric = pd.to_numeric(raw_time, errors="coerce")
-    if numeric.notna().all():
-        seconds = numeric.to_numpy(dtype=np.int64)
-    else:
-        stamps = pd.to_datetime(raw_time, utc=True, errors="coerce")
-        if stamps.isna().any():
-            bad = int(np.flatnonzero(stamps.isna().to_numpy())[0]) + 2
-            raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
-        seconds = stamps.astype("int64").to_numpy() // 1_000_000_000
+    seconds = _known_times(picked["time"], path, events.tz)
     user = np.fromiter((user_code[u] for u in picked["user"]), dtype=np.int32, count=len(frame))
     location = np.fromiter((loc_code[x] for x in picked["location"]), dtype=np.int32, count=len(frame))
     order = np.lexsort((seconds, user))
@@ -153,6 +225,19 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
         locations=events.locations,
         **xy,
     )
+
+
+def _known_times(texts: object, path: str, tz: str) -> np.ndarray:
+    """UTC epoch seconds of the knowledge file's times, read exactly as the data reader reads times."""
+    parser = TimeParser(tz, dayfirst=False, monthfirst=False, column="time", path=path)
+    try:
+        seconds, ok = parser.parse(pa.array(list(texts), pa.string()), first_line=2)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok)[0]) + 2
+        raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
+    return np.asarray(seconds, dtype=np.int64)
 
 
 def combined_table(events: EventTable, known: EventTable) -> EventTable:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from privacy_studio.core.choices import MASKING_METHODS
 from privacy_studio.core.kernels.attacks import swap_ranks
 
-METHODS = ("noise", "multiplicative", "micro", "rankswap", "rankswap-dist")
+METHODS = MASKING_METHODS
 
 
 def check_table(x: np.ndarray, what: str = "table") -> np.ndarray:

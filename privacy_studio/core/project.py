@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -24,12 +24,14 @@ from privacy_studio.core.atomic import WriteError, write_text
 from privacy_studio.core.saved_figures import check_saved_result
 
 if TYPE_CHECKING:
+    from privacy_studio.core.analyses import TradeoffChoice
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
 
 SCHEMA_VERSION = 2
+A = TypeVar("A")
 FORMAT_TAG = "privacy-studio-project"
 SUFFIX = ".psproj"
 SOURCE_ROLES = ("events", "attributes")
@@ -317,9 +319,27 @@ class Project:
 
         return EventFiles(source.path, ReaderOptions.from_dict(source.reader))
 
+    def analysis(self, cls: type[A]) -> A | None:
+        """The saved analysis of type ``cls`` (see ``core.analyses``), or None when not computed yet."""
+        from privacy_studio.core.analyses import read_analysis
+
+        return read_analysis(self.analyses, cls)
+
+    def store(self, analysis: Any) -> None:
+        """Keep an analysis (a ``core.analyses`` dataclass) in the project, replacing the previous one."""
+        from privacy_studio.core.analyses import store_analysis
+
+        store_analysis(self.analyses, analysis)
+
+    def choice(self) -> TradeoffChoice:
+        """The trade-off choices and release criteria (validated when the file was read)."""
+        from privacy_studio.core.analyses import TradeoffChoice
+
+        return TradeoffChoice.from_dict(self.tradeoff)
+
     def engine_choice(self) -> EngineChoice:
         """The risk engine the project runs on (validated when the file was read)."""
-        from privacy_studio.core.engines.choice import EngineChoice
+        from privacy_studio.core.engines.engine_choice import EngineChoice
 
         return EngineChoice.from_dict(self.engine)
 
@@ -489,9 +509,33 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
 
     try:
         EngineChoice.from_dict(d["engine"])
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: engine: {exc}") from None
+    _validate_sections(d, origin)
+
+
+def _validate_sections(d: dict[str, Any], origin: str) -> None:
+    """The risk settings, trade-off choices and saved analyses, each through its typed reader; analyses
+    written in an older form are brought to the current one in ``d``."""
+    from privacy_studio.core.analyses import TradeoffChoice, validate_analyses
+    from privacy_studio.core.report_details import ReportDetails
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    try:
+        if d["settings"]:  # a grid with nothing ticked yet is saved work, checked again at Run
+            RiskSettings.from_dict(d["settings"], empty_grid_ok=True)
+    except (ValueError, TypeError) as exc:
+        raise ProjectError(f"{origin}: settings: {exc}") from None
+    try:
+        TradeoffChoice.from_dict(d["tradeoff"])
+        d["analyses"] = validate_analyses(d["analyses"])
+    except ValueError as exc:
+        raise ProjectError(f"{origin}: {exc}") from None
+    try:
+        ReportDetails.of(d["analyses"])
+    except (ValueError, TypeError) as exc:
+        raise ProjectError(f"{origin}: analyses: {exc}") from None

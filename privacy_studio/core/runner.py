@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -29,188 +28,28 @@ from privacy_studio.core.knowledge import (
     GIVEN,
     Explicit,
     KnowledgeModel,
+    MatchingModel,
     combined_table,
     parse_knowledge,
     read_known_events,
 )
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import exact_sizes
+from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
+from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
+from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
-from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
+from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
+from privacy_studio.core.risk.settings import RiskSettings
 
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: Sampled users per kernel call: the granularity of progress reports and cancellation.
 CHUNK_USERS = 2000
 
 
-@dataclass
-class RiskSettings:
-    """What to compute: the grid (spatial x temporal, or checked cells), p values, knowledge and measures."""
-
-    spatial: list[str]
-    temporal: list[str]
-    cells: list[tuple[str, str]] | None = None
-    p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
-    knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
-    samples: int = 10000
-    draws: int = 1
-    seed: int = 0
-    exact: bool = False
-    reference_p: int = 4
-    em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
-
-    def validate(self) -> None:
-        """Raise ``ValueError`` with a readable message for any impossible setting."""
-        if not self.cells and (not self.spatial or not self.temporal):
-            raise ValueError("the grid is empty: choose at least one spatial level and one time width")
-        if self.cells is not None and not self.cells:
-            raise ValueError("the grid is empty: no cell is checked")
-        if not self.p_values:
-            raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
-        for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 1 <= p < 2**31:
-                raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
-        if unknown or not self.measures:
-            raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
-            )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
-                raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
-        seed = self.seed
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
-            raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {self.seed!r}")
-        model = parse_knowledge(self.knowledge)
-        if self.exact and model.name != "uniform":
-            raise ValueError(
-                "exact mode averages over all p-subsets, which is the uniform knowledge model only"
-            )
-        for spatial, temporal in self.cell_labels():
-            Profile.parse(spatial, temporal)
-
-    def cell_labels(self) -> list[tuple[str, str]]:
-        if self.cells is not None:
-            return [(str(s), str(t)) for s, t in self.cells]
-        return [(s, t) for s in self.spatial for t in self.temporal]
-
-    def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product); a
-        profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
-        return list(dict.fromkeys(Profile.parse(s, t) for s, t in self.cell_labels()))
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["cells"] = None if self.cells is None else [list(c) for c in self.cells]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> RiskSettings:
-        """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
-        names = {f.name for f in fields(cls)}
-        extra = sorted(set(d) - names)
-        if extra:
-            raise ValueError(f"unknown risk setting(s): {', '.join(extra)}")
-        missing = [k for k in ("spatial", "temporal") if k not in d]
-        if missing:
-            raise ValueError(f"risk settings need {' and '.join(missing)}")
-        kwargs = dict(d)
-        if kwargs.get("cells") is not None:
-            kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
-        settings = cls(**kwargs)
-        settings.validate()
-        return settings
-
-
-@dataclass
-class PResult:
-    """All measures at one p (p is None for explicit knowledge); None where a measure was not asked."""
-
-    p: int | None
-    unicity: float | None = None
-    unicity_ci: tuple[float, float] | None = None
-    k_disclosure: float | None = None
-    em: float | None = None
-    kl: float | None = None
-    n_sampled: int = 0
-    n_excluded: int = 0
-    worst_mean: float | None = None
-    worst_share_at_1: float | None = None
-    worst_exact: bool = False
-    class_sizes: dict[int, int] | None = None  # U_k over the draws: anonymity-set size -> number of draws
-    n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
-    em_users: int = 0  # users on whom EM / KL were computed
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["unicity_ci"] = None if self.unicity_ci is None else list(self.unicity_ci)
-        d["class_sizes"] = (
-            None if self.class_sizes is None else {str(k): v for k, v in self.class_sizes.items()}
-        )
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        if kwargs.get("unicity_ci") is not None:
-            kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
-        if kwargs.get("class_sizes") is not None:
-            kwargs["class_sizes"] = {int(k): int(v) for k, v in kwargs["class_sizes"].items()}
-        return cls(**kwargs)
-
-
-@dataclass
-class ProfileResult:
-    """One profile's results over all p, plus detail arrays at the reference p for maps and histograms."""
-
-    spatial: str
-    temporal: str
-    label: str
-    n_users: int
-    d: int
-    nnz: int
-    fill_rate: float
-    n_events: int
-    by_p: list[PResult]
-    kanon: dict | None = None
-    per_user: dict = field(default_factory=dict)
-    per_location: dict = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
-    index_bytes: int = 0
-    knowledge: str = "uniform"
-    exact: bool = False
-    reference_p: int | None = None
-    derived_from: str | None = None  # profile whose traces this one was coarsened from
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["by_p"] = [r.to_dict() for r in self.by_p]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ProfileResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
-        return cls(**kwargs)
-
-
 # -- helpers ---------------------------------------------------------------------------------------------
-
-
-def _float(x: float) -> float | None:
-    """A JSON-safe float (None for NaN)."""
-    x = float(x)
-    return None if np.isnan(x) else x
-
-
-def json_floats(a: np.ndarray) -> list[float | None]:
-    """A JSON-safe list of floats (None for NaN); every engine writes per-unit values with it."""
-    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
 def check_levels(profiles: list[Profile], events: EventTable, hierarchy: Hierarchy | None) -> None:
@@ -317,53 +156,46 @@ def sample_users(n_users: int, samples: int, seed: int) -> np.ndarray:
 # -- estimates ------------------------------------------------------------------------------------------
 
 
-def _summaries(
-    sizes_at_p: np.ndarray, em_at_p: np.ndarray, kl_at_p: np.ndarray, worst_at_p: np.ndarray
-) -> dict:
-    """Per-p aggregates from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and (S,) worst bounds."""
+def _sampled_sets(
+    p: int | None,
+    sizes_at_p: np.ndarray,
+    em_at_p: np.ndarray,
+    kl_at_p: np.ndarray,
+    worst_at_p: np.ndarray,
+    settings: RiskSettings,
+) -> tuple[SetsAtP, int]:
+    """The sets of the included people from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and
+    (S,) worst bounds; and how many sampled people were excluded (fewer than p points)."""
     included = sizes_at_p[:, 0] > 0
-    sz = sizes_at_p[included]
-    trials = int(sz.size)
-    uniq = int((sz == 1).sum())
-    ems = em_at_p[included]
-    computed = ~np.isnan(ems[:, 0]) if len(ems) else np.zeros(0, dtype=bool)
-    worst = worst_at_p[included]
-    hist = np.bincount(sz.ravel()) if trials else np.zeros(0, dtype=np.int64)
-    return {
-        "n_excluded": int((~included).sum()),
-        "trials": trials,
-        "unique": uniq,
-        "kdisc": float(np.mean(1.0 / sz)) if trials else float("nan"),
-        "em": float(np.mean(ems[computed])) if computed.any() else float("nan"),
-        "kl": float(np.mean(kl_at_p[included][computed])) if computed.any() else float("nan"),
-        "em_users": int(computed.sum()),
-        "worst_mean": float(np.mean(worst)) if len(worst) else float("nan"),
-        "worst_share": float(np.mean(worst == 1.0)) if len(worst) else float("nan"),
-        "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
-    }
+    sizes = sizes_at_p[included]
+    weights = np.bincount(sizes.ravel()) if sizes.size else np.zeros(0, dtype=np.int64)
+    sets = SetsAtP(
+        p,
+        False,
+        sizes,
+        None,
+        None,
+        weights,
+        em_at_p[included],
+        kl_at_p[included],
+        worst_at_p[included],
+        settings.records_at_risk_k,
+    )
+    return sets, int((~included).sum())
 
 
-def _presult(
-    p: int | None, s: dict, n_sampled: int, want: set[str], exact: bool, unicity: float | None = None
-) -> PResult:
-    est = s["unique"] / s["trials"] if s["trials"] else float("nan")
-    uni = est if unicity is None else unicity
-    ci = (uni, uni) if exact else wilson_interval(s["unique"], s["trials"])
+def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> PResult:
+    """Every wanted measure at one p, summarized through the catalogue, with the class sizes U_k."""
+    values = {k: float_or_none(v) if isinstance(v, float) else v for k, v in summarize(sets, want).items()}
+    weights = sets.class_weights
+    number = float if sets.exact else int
     return PResult(
-        p=p,
-        unicity=_float(uni) if "unicity" in want else None,
-        unicity_ci=(float(ci[0]), float(ci[1])) if "unicity" in want and s["trials"] else None,
-        k_disclosure=_float(s["kdisc"]) if "kdisc" in want else None,
-        em=_float(s["em"]) if "em" in want else None,
-        kl=_float(s["kl"]) if "kl" in want else None,
+        p=sets.p,
         n_sampled=n_sampled,
-        n_excluded=s["n_excluded"],
-        worst_mean=_float(s["worst_mean"]) if "worst" in want else None,
-        worst_share_at_1=_float(s["worst_share"]) if "worst" in want else None,
-        worst_exact=bool("worst" in want and (exact or p == 1 or s["worst_share"] == 1.0)),
-        class_sizes=s["hist"],
-        n_draws=s["trials"],
-        em_users=s["em_users"] if want & {"em", "kl"} else 0,
+        n_excluded=n_excluded,
+        class_sizes=None if weights is None else {int(k): number(c) for k, c in enumerate(weights) if c},
+        n_draws=sets.n_draws,
+        **values,
     )
 
 
@@ -397,7 +229,7 @@ def _sampled_run(
     """The sample pass in chunks of users (progress, cancellation), concatenated in sampling order."""
     pmax = pmax or max(max(settings.p_values), settings.reference_p)
     draws = settings.draws if kind != GIVEN else 1
-    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if want & {"em", "kl"} else []
+    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if needs(want, EM_KL) else []
     if kind == GIVEN and em_p:
         em_p = list(range(1, pmax + 1))  # each user's own set length decides which prefix counts
     priors = point_priors(index.list_len, index.n_users) if em_p else None
@@ -425,7 +257,7 @@ def _sampled_run(
             em_p=em_p if em_users else [],
             em_users=em_users,
             ref_p=settings.reference_p,
-            worst="worst" in want,
+            worst=needs(want, RAREST_FIRST),
             given=chunk_given,
             priors=priors,
         )
@@ -449,13 +281,46 @@ def results_by_p(
     """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
+    A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
+    With ``short_traces = all-points`` the sizes of people with fewer than p points are filled in place.
     """
-    worst = worst_lower_bounds(sizes, rare)
+    short = (
+        fill_short_traces(sizes)
+        if settings.short_traces == "all-points"
+        else np.zeros(sizes.shape[::2], bool)
+    )
+    fixed = not parse_knowledge(settings.knowledge).random
+    worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
-        s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-        by_p.append(_presult(p, s, len(sizes), want, False))
+        sets, n_excluded = _sampled_sets(
+            p, sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1], settings
+        )
+        row = _presult(sets, len(sizes), n_excluded, want)
+        row.worst_exact = row.worst_exact or (fixed and "worst_case" in want)
+        row.n_short = int(short[:, p - 1].sum())
+        by_p.append(row)
     return by_p, worst
+
+
+def fill_short_traces(sizes: np.ndarray) -> np.ndarray:
+    """Give people with fewer than p points, at every such p, the sizes of knowing all their points.
+
+    Draws are nested, so a person's first L points of every order are their whole trace of L points: the
+    size at p = L is the all-points size, carried to every larger p. Returns (S, pmax) True where filled.
+    """
+    short = np.zeros(sizes.shape[::2], dtype=bool)
+    for k in range(1, sizes.shape[2]):
+        missing = (sizes[:, 0, k] == 0) & (sizes[:, 0, k - 1] > 0)
+        sizes[missing, :, k] = sizes[missing, :, k - 1]
+        short[missing, k] = True
+    return short
+
+
+def _fixed_worst(sizes: np.ndarray) -> np.ndarray:
+    """(S, pmax) risk 1/|E| of each user's one knowledge (NaN where excluded)."""
+    with np.errstate(divide="ignore"):
+        return np.where(sizes[:, 0, :] > 0, 1.0 / sizes[:, 0, :], np.nan)
 
 
 def per_user_details(
@@ -475,9 +340,9 @@ def per_user_details(
     return {
         "user_ids": [str(x) for x in np.asarray(user_ids)[keep]],
         "unique_rate": json_floats((at_ref[keep] == 1).mean(axis=1)),
-        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "worst": json_floats(worst[rows, ref_k][keep]) if "worst" in want else None,
+        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "worst": json_floats(worst[rows, ref_k][keep]) if "worst_case" in want else None,
     }
 
 
@@ -500,82 +365,86 @@ def _evaluate_sampled(
     if explicit:
         worst = worst_lower_bounds(sizes, r["rare"])
         ref_k = np.diff(given[0]) - 1  # each user's size at the length of its own known set
-        s = _summaries(sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k])
-        by_p = [_presult(None, s, len(users), want, False)]
+        sets, n_excluded = _sampled_sets(
+            None, sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k], settings
+        )
+        by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
         ref_k = np.full(len(users), settings.reference_p - 1)
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
     n_terms = 0 if explicit else int((~np.isnan(em[rows, 0, ref_k])).sum()) * sizes.shape[1]
-    per_location = _per_location(index, traces, r["acc"], n_terms) if "em" in want else {}
+    per_location = _per_location(index, traces, r["acc"], n_terms) if "em_disclosure" in want else {}
     return by_p, per_user, per_location
 
 
 def _evaluate_exact(
     index: PointIndex, traces: Traces, events: EventTable, settings: RiskSettings, control: TaskControl
 ) -> tuple[list[PResult], dict, dict]:
+    """Every measure over all p-subsets, per person; class sizes U_k count people (each person's subsets
+    share one unit), so U_1 / n is the unicity and Σ_k U_k / (n k) the k-disclosure, as in the sampled mode.
+    """
     want = set(settings.measures)
-    with_em = bool(want & {"em", "kl"})
+    with_em = needs(want, EM_KL)
+    worst_only = want <= {"worst_case", "k_anonymity"}  # each person can stop at the first |E(A)| = 1
     by_p: list[PResult] = []
     per_user: dict = {}
     per_location: dict = {}
-    ps = sorted(set(settings.p_values) | {settings.reference_p})
-    for i, p in enumerate(ps):
-        control.report(i / len(ps), f"exact p = {p}")
-        r = exact_sizes(index, p, with_em)
-        offsets, sizes = r["offsets"], r["sizes"]
-        n_sub = np.diff(offsets)
-        included = n_sub > 0
-        starts = offsets[:-1][included]
-        per_unique = (
-            np.add.reduceat((sizes == 1).astype(np.float64), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
-        per_inv = (
-            np.add.reduceat(1.0 / np.maximum(sizes, 1), starts) / n_sub[included]
-            if len(starts)
-            else np.zeros(0)
-        )
-        worst = 1.0 / np.minimum.reduceat(sizes, starts) if len(starts) else np.zeros(0)
-        em_u = (
-            np.add.reduceat(r["em"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
-        kl_u = (
-            np.add.reduceat(r["kl"], starts) / n_sub[included]
-            if with_em and len(starts)
-            else np.full(len(starts), np.nan)
-        )
-        hist = np.bincount(sizes) if len(sizes) else np.zeros(0, dtype=np.int64)
-        s = {
-            "n_excluded": int((~included).sum()),
-            "trials": len(sizes),
-            "unique": int((sizes == 1).sum()),
-            "kdisc": float(per_inv.mean()) if len(starts) else float("nan"),
-            "em": float(em_u.mean()) if len(starts) else float("nan"),
-            "kl": float(kl_u.mean()) if len(starts) else float("nan"),
-            "em_users": len(starts) if with_em else 0,
-            "worst_mean": float(worst.mean()) if len(starts) else float("nan"),
-            "worst_share": float(np.mean(worst == 1.0)) if len(starts) else float("nan"),
-            "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
-        }
-        uni = float(per_unique.mean()) if len(starts) else float("nan")
+    ps = exact_p_values(settings)
+    sizes = [total_subsets(np.diff(index.trace_ptr), p) for p in ps]
+    done = 0
+    for p, size in zip(ps, sizes, strict=True):
+        step = control.sub(done / max(1, sum(sizes)), (done + size) / max(1, sum(sizes)))
+        r = exact_pass(index, p, with_em, stop_at_one=worst_only, control=step)
+        done += size
+        n = len(r.users)
         if p in settings.p_values:
-            by_p.append(_presult(p, s, index.n_users, want, True, unicity=uni))
+            sets = SetsAtP(
+                p,
+                True,
+                None,
+                r.unique_rate,
+                r.k_disclosure,
+                r.class_shares,
+                r.em,
+                r.kl,
+                r.worst,
+                settings.records_at_risk_k,
+            )
+            by_p.append(_presult(sets, index.n_users, index.n_users - n, want))
         if p == settings.reference_p:
             per_user = {
-                "user_ids": [str(x) for x in events.user_ids[np.flatnonzero(included)]],
-                "unique_rate": json_floats(per_unique),
-                "em": json_floats(em_u) if with_em else None,
-                "kl": json_floats(kl_u) if with_em else None,
-                "worst": json_floats(worst) if "worst" in want else None,
+                "user_ids": [str(x) for x in events.user_ids[r.users]],
+                "unique_rate": json_floats(r.unique_rate),
+                "em": json_floats(r.em) if r.em is not None else None,
+                "kl": json_floats(r.kl) if r.kl is not None else None,
+                "worst": json_floats(r.worst) if "worst_case" in want else None,
             }
-            if "em" in want:
-                per_location = _per_location(index, traces, r["acc"], len(starts))
+            if "em_disclosure" in want:
+                per_location = _per_location(index, traces, r.em_acc, n)
     control.report(1.0, "done")
     return by_p, per_user, per_location
+
+
+def exact_p_values(settings: RiskSettings) -> list[int]:
+    """The p values exact mode evaluates: the requested ones and the reference p of the details."""
+    return sorted(set(settings.p_values) | {settings.reference_p})
+
+
+def estimate_exact_run(
+    dataset_or_events: object, settings: RiskSettings, hierarchy: Hierarchy | None = None
+) -> ExactEstimate:
+    """The subsets an exact run of ``settings`` will enumerate and a rough duration, before it starts."""
+    import numba
+
+    events = getattr(dataset_or_events, "events", dataset_or_events)
+    hierarchy = hierarchy if hierarchy is not None else getattr(dataset_or_events, "hierarchy", None)
+    settings.validate()
+    profiles = settings.profiles()
+    check_levels(profiles, events, hierarchy)
+    lengths = {pr.label: np.diff(generalize(events, pr, hierarchy).indptr) for pr in profiles}
+    with_em = needs(settings.measures, EM_KL)
+    return estimate_exact(lengths, exact_p_values(settings), with_em, numba.get_num_threads())
 
 
 # -- explicit knowledge ---------------------------------------------------------------------------------
@@ -667,7 +536,7 @@ def _run_profile(
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
     kanon = None
-    if "kanon" in want:
+    if needs(want, TRACES):
         t0 = time.perf_counter()
         kanon = kanonymity_summary(class_sizes(traces))
         timings["kanon"] = time.perf_counter() - t0
@@ -686,6 +555,9 @@ def _run_profile(
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
+    elif isinstance(model, MatchingModel):
+        by_p, per_user = _evaluate_matching(events, hierarchy, profile, model, users, settings, control)
+        per_location = {}
     else:
         kind = model.kind if model.kind is not None else GIVEN
         if given is None and model.kind is None:
@@ -711,11 +583,56 @@ def _run_profile(
         per_location=per_location,
         timings={k: float(v) for k, v in timings.items()},
         index_bytes=int(index.nbytes()),
-        knowledge=model.name if not isinstance(model, Explicit) else f"explicit:{model.path}",
+        knowledge=_knowledge_label(model),
+        short_traces=settings.short_traces,
         exact=settings.exact,
-        reference_p=None if isinstance(model, Explicit) else settings.reference_p,
+        reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
     )
+
+
+def _knowledge_label(model: KnowledgeModel) -> str:
+    """The model as the option that selects it (``explicit:FILE``, ``frequency:0.5``, ``top`` …)."""
+    if isinstance(model, Explicit):
+        return f"explicit:{model.path}"
+    return model.label if isinstance(model, MatchingModel) else model.name
+
+
+def _one_row(model: KnowledgeModel) -> bool:
+    """Models whose knowledge does not depend on p (homework): one result row with p = None."""
+    return isinstance(model, MatchingModel) and model.name == "homework"
+
+
+def _evaluate_matching(
+    events: EventTable,
+    hierarchy: Hierarchy | None,
+    profile: Profile,
+    model: MatchingModel,
+    users: np.ndarray,
+    settings: RiskSettings,
+    control: TaskControl,
+) -> tuple[list[PResult], dict]:
+    """Unicity, k-disclosure and worst case under a scikit-mobility-style model (no EM/KL: not defined)."""
+    want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
+    ps: list[int | None] = [None] if _one_row(model) else list(settings.p_values)
+    pmax = 1 if _one_row(model) else max(max(settings.p_values), settings.reference_p)
+    points = UserPoints.build(events, profile, hierarchy, model.spatial_only)
+    all_points = settings.short_traces == "all-points"
+    m = match_sizes(Matcher(model, points), users, pmax, settings.draws, settings.seed, all_points, control)
+    nan = np.full(m.sizes.shape, np.nan)
+    by_p = []
+    for p in ps:
+        k = 0 if p is None else p - 1
+        sizes_k = m.sizes[:, :, k]
+        sets, n_excluded = _sampled_sets(p, sizes_k, nan[:, :, k], nan[:, :, k], m.worst[:, k], settings)
+        row = _presult(sets, len(users), n_excluded, want)
+        included = m.sizes[:, 0, k] > 0
+        row.worst_exact = "worst_case" in want and bool(m.enumerated[included, k].all())
+        row.n_short = int(m.short[included, k].sum())
+        by_p.append(row)
+    ref_k = 0 if _one_row(model) else settings.reference_p - 1
+    per_user = per_user_details(m.sizes, nan, nan, m.worst, ref_k, events.user_ids[users], want)
+    return by_p, per_user
 
 
 def python_orders(

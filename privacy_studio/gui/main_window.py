@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QFileDialog,
     QFrame,
@@ -18,16 +19,21 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
+    QToolBar,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
 )
 
 from privacy_studio import __version__
+from privacy_studio.core.analyses import AnonymizabilityResults
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
+from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
 from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
 from privacy_studio.gui.panels.attacks_panel import AttacksPanel
 from privacy_studio.gui.panels.grid_panel import GridPanel
@@ -43,18 +49,28 @@ from privacy_studio.gui.plots.heatmap import UnicityHeatmap
 from privacy_studio.gui.plots.location_map import LocationEmMap
 from privacy_studio.gui.plots.sparsity import SparsityPlot
 from privacy_studio.gui.plots.unicity import UnicityPlot
-from privacy_studio.gui.results import as_record, profile_label
+from privacy_studio.gui.results import Record, as_record, profile_label
+from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.session import Session
+from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
+from privacy_studio.gui.wheel_guard import WheelGuard, guard_wheel
 from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
+    from privacy_studio.core.release import ReleaseManifest
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
+#: During a run, the results table is rebuilt at most this often (milliseconds), and once at the end.
+TABLE_DELAY_MS = 1500
+#: What Run says when there is nothing to run on.
+NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
-#: Key of the anonymizability panel's results in ``Project.analyses``.
-ANONYMIZABILITY_KEY = "anonymizability"
 
 
 def _report_text(report: dict[str, Any] | None) -> str:
@@ -69,6 +85,12 @@ def _read_project_data(project: Project, control: TaskControl | None = None) -> 
     """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
     dataset = project.load_dataset(control)
     return dataset, [source.path for source in project.changed_sources()]
+
+
+def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskControl) -> Iterator[Record]:
+    """The run's results as the window keeps them, converted in the worker (large results take a while)."""
+    for result in run_grid(*args, control=control):
+        yield as_record(result)
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -92,7 +114,7 @@ class MainWindow(QMainWindow):
         self.run_worker: Worker | None = None
         self.status_worker: Worker | None = None
         self.import_dialog: ImportDialog | None = None
-        self.resize(1400, 900)
+        fit_to_screen(self, 1400, 900)
 
         self.heatmap = UnicityHeatmap()
         self.plots: list[PlotTab] = [
@@ -105,10 +127,25 @@ class MainWindow(QMainWindow):
         ]
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
+        self.tabs.setUsesScrollButtons(True)
         for plot in self.plots:
+            plot.redraw_only_when_shown()
             index = self.tabs.addTab(plot, plot.tab_title or plot.title)
             self.tabs.setTabToolTip(index, plot.title)
-        self.setCentralWidget(self.tabs)
+        self.plots[-1].use_runner(self.runner)
+        self.start_page = StartPage()
+        self.start_page.open_sample.connect(lambda: self.open_project(SAMPLE_PROJECT))
+        self.start_page.import_data.connect(lambda: self.show_import())
+        self.start_page.open_project.connect(self.ask_open)
+        self.start_page.open_recent.connect(self.open_project)
+        self.central = QStackedWidget()
+        self.central.addWidget(self.start_page)
+        self.central.addWidget(self.tabs)
+        self.setCentralWidget(self.central)
+        self.table_timer = QTimer(self)
+        self.table_timer.setSingleShot(True)
+        self.table_timer.setInterval(TABLE_DELAY_MS)
+        self.table_timer.timeout.connect(self._fill_table)
 
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
@@ -142,25 +179,31 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the running computation at its next step (Esc)")
         self.cancel_button.clicked.connect(self.cancel_shown)
+        self.wheel_guard = WheelGuard(self)
         bar = self.statusBar()
         bar.addWidget(self.status_label, 1)
         for widget in (self.progress, self.eta_label, self.cancel_button):
             bar.addPermanentWidget(widget)
-        self._show_busy(False)
 
         self._build_menus()
+        self._build_toolbar()
+        self._show_busy(False)
         self.grid.run_requested.connect(self.start_run)
         self.grid.settings_edited.connect(self._settings_edited)
         self.grid.engine_box.edited.connect(self.session.set_engine)
         self.session.results_changed.connect(self._show_results)
         self.session.dataset_changed.connect(self._show_dataset)
         self.session.changed.connect(self._refresh_tree)
+        self.session.changed.connect(self._update_title)
+        self.session.changed.connect(self._show_start_or_tabs)
         self.session.dirty_changed.connect(self._update_title)
         self.runner.started.connect(self._track_status)
         self._mount_analysis_panels()
         self._restore_state()
         self._refresh_tree()
         self._update_title()
+        self._show_start_or_tabs()
+        guard_wheel(self, self.wheel_guard)
 
     # -- construction ------------------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -172,7 +215,7 @@ class MainWindow(QMainWindow):
 
     def _mount_analysis_panels(self) -> None:
         """Add the self-contained analysis panels as tabs, wired to the session."""
-        self.tradeoff = TradeoffPanel(self.session)
+        self.tradeoff = TradeoffPanel(self.session, self.runner)
         self.anonymizability = AnonymizabilityPanel(self.runner)
         self.attacks = AttacksPanel(self.session, self.runner)
         for panel, title in (
@@ -189,8 +232,9 @@ class MainWindow(QMainWindow):
     def _keep_anonymizability(self) -> None:
         """Store the panel's results in the project; restoring a saved state is not a change."""
         state = jsonable(self.anonymizability.state())
-        if jsonable(self.session.project.analyses.get(ANONYMIZABILITY_KEY) or []) != state:
-            self.session.project.analyses[ANONYMIZABILITY_KEY] = state
+        stored = self.session.project.analysis(AnonymizabilityResults)
+        if (stored.content if stored else []) != state:
+            self.session.project.store(AnonymizabilityResults(state))
             self.session.set_dirty(True)
 
     def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
@@ -218,11 +262,29 @@ class MainWindow(QMainWindow):
             file_menu, "&Export plot…", self.export_plot, "Ctrl+E", "Save the current plot or its data"
         )
         self._action(file_menu, "Export &report…", self.export_report, "Ctrl+Shift+E", "Write the PDF report")
+        self._action(
+            file_menu,
+            "Export re&lease…",
+            self.export_release,
+            tip="Write the data at a profile, measured again",
+        )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        project_menu = self.menuBar().addMenu("&Project")
+        self._action(
+            project_menu,
+            "Report &details…",
+            self.edit_report_details,
+            tip="The project's name and description, and the texts of the report's decision record",
+        )
         run_menu = self.menuBar().addMenu("&Run")
-        self._action(run_menu, "&Run grid", self.grid._request_run, "Ctrl+R", "Compute the ticked cells")
-        self._action(run_menu, "&Cancel", self.cancel_shown, "Esc", "Stop the running computation")
+        self.run_action = self._action(
+            run_menu, "&Run", self.request_run, "Ctrl+R", "Measure the risk of the ticked cells (Ctrl+R)"
+        )
+        self.cancel_action = self._action(
+            run_menu, "&Cancel", self.cancel_shown, "Esc", "Stop the running computation (Esc)"
+        )
+        self.cancel_action.setEnabled(False)
         view_menu = self.menuBar().addMenu("&View")
         for dock in (self.project_dock, self.results_dock, self.log_dock, self.help_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -230,6 +292,25 @@ class MainWindow(QMainWindow):
         self._action(help_menu, "&Measures help", self.show_help, QKeySequence.StandardKey.HelpContents)
         self._action(help_menu, "&About Privacy Studio", self.show_about)
         self._update_recent_menu()
+
+    def _build_toolbar(self) -> None:
+        """Run and Cancel where they are always in view, whatever the window's size."""
+        bar = QToolBar("Run")
+        bar.setObjectName("RunToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in (self.run_action, self.cancel_action):
+            bar.addAction(action)
+            action.setToolTip(action.statusTip())
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.toolbar = bar
+
+    def _show_start_or_tabs(self) -> None:
+        """The start page while there is neither data nor results; the result tabs otherwise."""
+        project = self.session.project
+        empty = self.session.dataset is None and not project.results and not project.sources
+        self.start_page.set_recent(self.recent_files())
+        self.central.setCurrentWidget(self.start_page if empty else self.tabs)
 
     # -- state -------------------------------------------------------------------------------------
     def _restore_state(self) -> None:
@@ -239,6 +320,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
+        else:  # first start: the plots get most of the height, the results table a quarter
+            self.resizeDocks([self.results_dock], [self.height() // 4], Qt.Orientation.Vertical)
 
     def recent_files(self) -> list[str]:
         value = self.qsettings.value("recent", [])
@@ -261,6 +344,11 @@ class MainWindow(QMainWindow):
     def _update_title(self, *_: Any) -> None:
         self.setWindowTitle(f"{self.session.title}[*] — Privacy Studio")
         self.setWindowModified(self.session.dirty)
+        project = self.session.project
+        data = f" ({Path(project.sources[0].path).name})" if project.sources else ""
+        for plot in self.plots:
+            plot.set_context(f"{project.name}{data}")
+        self.heatmap.set_criteria(project.tradeoff)
 
     def log(self, message: str, level: str = "info", details: str = "") -> None:
         self.log_panel.log(message, level, details)
@@ -325,7 +413,8 @@ class MainWindow(QMainWindow):
         self.grid.apply_settings(project.settings)
         self.grid.engine_box.set_choice(project.engine)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
-        self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
+        stored = project.analysis(AnonymizabilityResults)
+        self.anonymizability.restore(stored.content if stored else [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
         if relocated:
@@ -393,17 +482,32 @@ class MainWindow(QMainWindow):
         return True
 
     # -- import ------------------------------------------------------------------------------------
-    def show_import(self, path: str | None = None) -> ImportDialog:
-        """Open the import dialog (not blocking); the dataset it imports replaces the project's data."""
+    def show_import(self, path: str | None = None) -> ImportDialog | None:
+        """Open the import dialog (not blocking). Imported data starts a new project when one with data is
+        open, so the open project's results are never lost: unsaved changes are asked about first."""
+        if self._has_work() and not self.maybe_save():
+            return None
         dialog = ImportDialog(self.runner, self, path)
         dialog.imported.connect(self._imported)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        guard_wheel(dialog, self.wheel_guard)
         self.import_dialog = dialog
         dialog.open()
         return dialog
 
+    def _has_work(self) -> bool:
+        """Whether the open project holds data or results that a new import must not overwrite."""
+        return bool(self.session.project.sources or self.session.project.results)
+
     @Slot(object, str, dict, str)
     def _imported(self, dataset: Any, path: str, reader: dict[str, Any], sha256: str) -> None:
+        if self._has_work():
+            self.cancel_run()
+            self.session.replace(Project(name=Path(path).stem, settings=dict(self.session.project.settings)))
+            self.anonymizability.restore([])
+            self.log(f"Started a new project for {Path(path).name}; the previous one is unchanged on disk")
+        elif self.session.project.name == "Untitled":
+            self.session.project.name = Path(path).stem
         self.session.set_dataset(dataset, path, reader, sha256)
         self.grid.set_hierarchy_levels(dataset.hierarchy)
         self.side_tabs.setCurrentWidget(self.grid_page)
@@ -414,6 +518,7 @@ class MainWindow(QMainWindow):
 
     def _show_dataset(self, dataset: Any) -> None:
         self.summary.set_dataset(dataset, _report_text(self.session.project.import_report))
+        self._show_start_or_tabs()
 
     # -- runs --------------------------------------------------------------------------------------
     @Slot(dict)
@@ -423,9 +528,14 @@ class MainWindow(QMainWindow):
 
     def warm_up(self) -> Worker:
         """Compile (or load from the cache) the kernels in the background while the user looks around."""
-        from privacy_studio.gui.warmup import warm_up_kernels
+        from privacy_studio.core.warmup import warm_up
 
-        worker = Worker(warm_up_kernels, name="preparing the risk engine")
+        worker = Worker(warm_up, name="preparing the risk engine")
+        worker.background = True  # nothing to cancel: it only makes the first run start sooner
+        self.status_label.setText(
+            "Preparing the risk engine in the background (on first start this takes a minute): "
+            "you can import data meanwhile"
+        )
         worker.signals.finished.connect(lambda _: self.log("Risk engine ready"))
         worker.signals.failed.connect(
             lambda msg, details: self.log(f"Risk engine warm-up failed: {msg}", "warning", details)
@@ -433,16 +543,38 @@ class MainWindow(QMainWindow):
         self.runner.start(worker)
         return worker
 
+    def request_run(self) -> None:
+        """Run (toolbar, Ctrl+R): says what is missing when there is no data or no ticked cell."""
+        if self.session.dataset is None:
+            self.grid.message.setText(NO_DATA)
+            self.log(NO_DATA, "warning")
+            return
+        self.grid._request_run()
+
+    def _replace_results_agreed(self) -> bool:
+        """Ask before a run replaces earlier results (they stay in the saved project file)."""
+        count = len(self.session.project.results)
+        if not count:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Replace the results?",
+            f"This run replaces the {count} profiles computed before. Save the project first (Ctrl+S) or "
+            "under another name to keep them.\n\nDiscard the earlier results and run?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
+
     @Slot(dict)
     def start_run(self, settings: dict[str, Any]) -> Worker | None:
         """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
         if self.session.dataset is None:
-            self.error("Import data (or open a project whose input files are present) before running.")
+            self.error(NO_DATA)
             return None
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.runner import RiskSettings
+        from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
@@ -451,15 +583,21 @@ class MainWindow(QMainWindow):
         except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")
             return None
+        if not self._replace_results_agreed():
+            self.log("Run not started: the earlier results are kept")
+            return None
         self.session.set_settings(settings)
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.results = []
         self.session.results_changed.emit([])
         choice, files = self._engine_and_files()
-        worker = Worker(choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})")
+        worker = Worker(
+            _records, choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})"
+        )
         worker.signals.partial.connect(self._on_profile)
         worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
+        worker.signals.finished.connect(lambda _items: self.measure_information_loss(risk))
         worker.signals.cancelled.connect(
             lambda items: self.log(
                 f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
@@ -469,10 +607,26 @@ class MainWindow(QMainWindow):
         worker.signals.done.connect(self._run_done)
         self.run_worker = worker
         self.grid.run_button.setEnabled(False)
+        self.run_action.setEnabled(False)
         self.log(
             f"Running {len(settings['cells'])} profiles, "
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
             f"on the {choice.resolved(files)} engine"
+        )
+        self.runner.start(worker)
+        return worker
+
+    def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
+        """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab
+        weighs it when no expert scored the profiles, and the project keeps it."""
+        from privacy_studio.core.project_run import computed_utility
+
+        if self.session.dataset is None:
+            return None
+        worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
+        worker.signals.finished.connect(self.tradeoff.set_computed_utility)
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
         )
         self.runner.start(worker)
         return worker
@@ -489,8 +643,7 @@ class MainWindow(QMainWindow):
         return choice, files
 
     @Slot(object)
-    def _on_profile(self, result: Any) -> None:
-        record = as_record(result)
+    def _on_profile(self, record: Record) -> None:
         self.session.add_result(record)
         self.log(f"Profile {profile_label(record)} done")
 
@@ -498,6 +651,12 @@ class MainWindow(QMainWindow):
     def _run_done(self, _worker: Worker) -> None:
         self.run_worker = None
         self.grid.run_button.setEnabled(True)
+        self.run_action.setEnabled(True)
+        self._fill_table()
+        self.tradeoff.catch_up()  # once per run, not per profile
+        current = self.tabs.currentWidget()
+        if isinstance(current, PlotTab):
+            current.flush()
 
     def cancel_run(self) -> None:
         """Cancel the risk run, if one is going on (finished profiles stay in the project)."""
@@ -505,20 +664,38 @@ class MainWindow(QMainWindow):
             self.run_worker.cancel()
 
     def cancel_shown(self) -> None:
-        """Cancel the task the status bar shows (a run, a data read, an analysis)."""
-        if self.status_worker is not None:
+        """Cancel the task the status bar shows (a run, a data read, an analysis); the button says so
+        until the task stops at its next step."""
+        if self.status_worker is not None and not self.status_worker.is_cancelled:
             self.status_worker.cancel()
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Cancelling…")
+            self.cancel_action.setEnabled(False)
+            self.cancel_action.setText("Cancelling…")
+            self.status_label.setText(f"{self.status_worker.name}: cancelling at the next step…")
 
     def _show_results(self, records: list[dict[str, Any]]) -> None:
+        """Plots take the records at once (each redraws when shown); the table is rebuilt once a burst
+        of results is over."""
         settings = self.session.project.settings
         self.heatmap.set_axes(settings.get("spatial") or [], settings.get("temporal") or [])
         for plot in self.plots:
             plot.set_records(records)
-        self.results_table.set_records(records)
+        self._show_start_or_tabs()
+        if self.run_worker is None:
+            self._fill_table()
+        elif not self.table_timer.isActive():
+            self.table_timer.start()
+
+    def _fill_table(self) -> None:
+        self.table_timer.stop()
+        self.results_table.set_records(self.session.project.results)
 
     # -- status bar --------------------------------------------------------------------------------
     @Slot(object)
     def _track_status(self, worker: Worker) -> None:
+        if worker.background:
+            return
         self.status_worker = worker
         worker.signals.progress.connect(lambda f, m, w=worker: self._on_progress(w, f, m))
         worker.signals.done.connect(self._status_done)
@@ -544,6 +721,10 @@ class MainWindow(QMainWindow):
     def _show_busy(self, busy: bool) -> None:
         for widget in (self.progress, self.eta_label, self.cancel_button):
             widget.setVisible(busy)
+        self.cancel_button.setEnabled(busy)
+        self.cancel_button.setText("Cancel")
+        self.cancel_action.setEnabled(busy)
+        self.cancel_action.setText("&Cancel")
 
     # -- tree --------------------------------------------------------------------------------------
     def _refresh_tree(self) -> None:
@@ -597,6 +778,13 @@ class MainWindow(QMainWindow):
                 return
             self.log(f"Exported {path}")
 
+    def edit_report_details(self) -> None:
+        """Project ▸ Report details: name, description and decision-record texts, kept in the project."""
+        project = self.session.project
+        dialog = ReportDetailsDialog(project.name, ReportDetails.of(project.analyses), self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.session.set_report_details(*dialog.values())
+
     def export_report(self) -> None:
         try:
             from privacy_studio.gui.report_pdf import export_report
@@ -613,6 +801,21 @@ class MainWindow(QMainWindow):
                 self.error(f"Cannot write the report: {exc}")
                 return
             self.log(f"Report written to {path}")
+
+    def export_release(self) -> ReleaseDialog:
+        """Open the release dialog on the session's data; a written release is recorded in the project."""
+        from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
+
+        dialog = ReleaseDialog(self.runner, self.session.project, self.session.dataset, self)
+        dialog.released.connect(self._released)
+        dialog.show()
+        return dialog
+
+    def _released(self, manifest: ReleaseManifest) -> None:
+        self.session.project.store(manifest)
+        self.session.set_dirty(True)
+        self.session.changed.emit()
+        self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")
 
     def show_help(self) -> None:
         self.help_dock.show()

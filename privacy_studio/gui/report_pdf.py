@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QPen,
     QPolygonF,
     QTextDocument,
+    QTextFormat,
 )
 from PySide6.QtWidgets import QApplication
 
@@ -65,7 +66,7 @@ p.warning { background-color: #fff3d6; }
 p.caption, td.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
 table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
 table.data th { background-color: #e4e9f0; font-weight: bold; }
-table.wide { font-size: 7pt; }
+table.wide { font-size: 6.5pt; }
 td.key { font-size: 8.5pt; color: #444444; }
 td.value { font-size: 15pt; font-weight: bold; color: #1f3a5f; }
 """
@@ -84,10 +85,8 @@ def export_report(
 def render_pdf(
     content: ReportContent, path: str | os.PathLike[str], control: TaskControl | None = None
 ) -> Path:
-    """Lay out and paint ``content`` into an A4 PDF; raises ``ValueError`` if the file cannot be written.
-
-    The PDF is painted in memory and written atomically after its page count is checked, so a full disk or
-    Ctrl-C leaves the previous report as it was."""
+    """Lay out and paint ``content`` into an A4 PDF, written atomically: the file appears only when complete
+    with as many pages as the layout; otherwise the previous file is kept and ``ValueError`` says why."""
     ctl = as_control(control)
     _ensure_app()
     target = Path(path)
@@ -111,32 +110,66 @@ def render_pdf(
     doc.setDocumentMargin(0)
     doc.setDefaultStyleSheet(_CSS)
     doc.setPageSize(QSizeF(page.width(), page.height() - footer))
-    html_text = _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)).document(content)
-    doc.setHtml(html_text)
+    _lay_out(doc, _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)), content)
+    pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
-        raise ValueError(f"{target}: the PDF could not be laid out")
+        raise ValueError(f"{target}: the PDF could not be started")
     try:
         _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
     finally:
         painter.end()
-    pages = doc.pageCount()
     try:
-        write_bytes(target, bytes(buffer.data()), check=lambda tmp: check_pdf(tmp, pages))
+        write_bytes(target, bytes(buffer.data()), check=lambda tmp: _check_pages(tmp, pages, target))
     except WriteError as exc:
         raise ValueError(str(exc)) from None
     return target
 
 
-_PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+#: A forced page break is dropped when the page before it would be filled less than this.
+SPARSE_PAGE = 0.3
 
 
-def check_pdf(path: Path, pages: int) -> None:
-    """WriteError unless the file at ``path`` is a complete PDF of exactly ``pages`` pages."""
-    data = path.read_bytes()
-    found = len(_PAGE_OBJECT.findall(data))
-    if not data.startswith(b"%PDF-") or b"%%EOF" not in data[-1024:] or found != pages:
-        raise WriteError(f"the written PDF has {found} pages instead of {pages}; the previous file is kept")
+def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
+    """Lay the report out; then, one at a time, let a section that opens a page flow on after a page that
+    would stay nearly empty (a short end of section is not worth a blank page)."""
+    for _ in range(12):  # each pass drops at most one break: the layout after it decides the next
+        doc.setHtml(builder.document(content))
+        present = [n for n in range(builder.n_breaks) if n not in builder.flowing]
+        sparse = _first_sparse_break(doc)
+        if sparse is None:
+            return
+        builder.flowing.add(present[sparse])
+
+
+def _first_sparse_break(doc: QTextDocument) -> int | None:
+    """Number (among the document's forced page breaks, in order) of the first one whose preceding page is
+    filled less than :data:`SPARSE_PAGE`, or None."""
+    layout, page_h = doc.documentLayout(), doc.pageSize().height()
+    bottom, k = 0.0, -1
+    block = doc.begin()
+    while block.isValid():
+        if block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+            k += 1
+            last_page = math.floor(max(bottom - 1.0, 0.0) / page_h)
+            if bottom - last_page * page_h < SPARSE_PAGE * page_h:
+                return k
+        bottom = max(bottom, layout.blockBoundingRect(block).bottom())
+        block = block.next()
+    return None
+
+
+def pdf_page_count(data: bytes) -> int:
+    """Pages of a PDF as Qt writes it (one uncompressed ``/Type /Page`` object per page)."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", data))
+
+
+def _check_pages(written: Path, expected: int, target: Path) -> None:
+    found = pdf_page_count(written.read_bytes())
+    if found != expected:
+        raise WriteError(
+            f"{target}: the PDF came out with {found} pages instead of {expected}; the previous file is kept"
+        )
 
 
 def _ensure_app() -> None:
@@ -177,9 +210,7 @@ def _paint_pages(
         painter.drawLine(QPointF(0, height - footer * 0.75), QPointF(width, height - footer * 0.75))
         painter.setPen(QColor("#555555"))
         band = QRectF(0, height - footer * 0.65, width, footer * 0.65)
-        painter.drawText(
-            band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"{content.subtitle}"
-        )
+        painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, content.title)
         painter.drawText(
             band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {pages}"
         )
@@ -193,11 +224,17 @@ class _HtmlBuilder:
         self.width = width
         self.ctl = ctl
         self.n_figures = 0
+        self.n_breaks = self.passes = 0
+        self.flowing: set[int] = set()  # forced page breaks left out (see _lay_out)
+        self.images: dict[int, QImage] = {}  # figures drawn once, reused by every layout pass
 
     def document(self, content: ReportContent) -> str:
+        self.n_figures = self.n_breaks = 0
+        first, self.passes = self.passes == 0, self.passes + 1
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
-            self.ctl.report(i / len(content.sections), section.title)
+            if first:  # later layout passes reuse the drawn figures: progress is told once
+                self.ctl.report(i / len(content.sections), section.title)
             out.append(self.section(section, 1))
         out.append("</body></html>")
         return "".join(out)
@@ -224,7 +261,11 @@ class _HtmlBuilder:
             section.blocks[0], PlotFigure | HeatmapFigure
         )
         # A heading must not sit alone at the bottom of a page above its figure: such sections open a page.
-        brk = " style='page-break-before: always'" if section.new_page or starts_with_figure else ""
+        brk = ""
+        if section.new_page or starts_with_figure:
+            if self.n_breaks not in self.flowing:
+                brk = " style='page-break-before: always'"
+            self.n_breaks += 1
         tag = f"h{min(level, 3)}"
         out = [f"<{tag}{brk}>{_e(section.title)}</{tag}>"]
         for block in section.blocks:
@@ -254,7 +295,8 @@ class _HtmlBuilder:
     def table(self, table: Table) -> str:
         """The caption is the first header row, so it never sits alone at the foot of a page and it repeats
         with the column titles when a table continues on the next page."""
-        head = "".join(f"<th align='left'>{_e(c)}</th>" for c in table.columns)
+        head = "".join(f"<th align='left'{_unbroken(c)}>{_e(c)}</th>" for c in table.columns)
+        header_row = f"<tr>{head}</tr>" if any(table.columns) else ""
         td = (
             "<td style='white-space: nowrap'>" if len(table.columns) > 6 else "<td>"
         )  # wide: keep cells whole
@@ -267,12 +309,14 @@ class _HtmlBuilder:
         return (
             f"<table class='{'data wide' if len(table.columns) > 6 else 'data'}' border='1' cellspacing='0' "
             "cellpadding='3' width='100%'>"
-            f"<thead>{caption}<tr>{head}</tr></thead>{body}</table>{note}"
+            f"<thead>{caption}{header_row}</thead>{body}</table>{note}"
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
         self.n_figures += 1
-        image = render_figure(figure)
+        if self.n_figures not in self.images:
+            self.images[self.n_figures] = render_figure(figure)
+        image = self.images[self.n_figures]
         name = f"figure{self.n_figures}.png"
         self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
         # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.
@@ -286,6 +330,11 @@ class _HtmlBuilder:
 
 def _e(text: str) -> str:
     return html.escape(str(text))
+
+
+def _unbroken(title: str) -> str:
+    """A one-word column title must not be split mid-word in a narrow column ("Exclu-ded")."""
+    return " style='white-space: nowrap'" if " " not in title.strip() else ""
 
 
 # --- figures --------------------------------------------------------------------------------------------
@@ -361,14 +410,18 @@ class _Plot:
         self.y_range = _padded(ys, figure.log_y, floor_zero=figure.percent_y)
 
     def sx(self, v: float) -> float:
-        return self.area.left() + _fraction(v, self.x_range, self.f.log_x) * self.area.width()
+        t = _fraction(v, self.x_range, self.f.log_x)
+        return self.area.left() + (1 - t if self.f.reverse_x else t) * self.area.width()
 
     def sy(self, v: float) -> float:
         t = _fraction(v, self.y_range, self.f.log_y)
-        return self.area.bottom() - (1 - t if self.f.reverse_y else t) * self.area.height()
+        return self.area.bottom() - t * self.area.height()
 
     def draw(self) -> None:
         self.axes()
+        self.placed = [
+            self._marker(x, y) for s in self.f.series if s.labels for x, y in zip(s.x, s.y, strict=True)
+        ]
         colors = {}
         for i, s in enumerate(self.f.series):
             color = (
@@ -448,9 +501,15 @@ class _Plot:
         if s.labels:
             self.point_labels(s)
 
+    def _marker(self, x: float, y: float) -> QRectF:
+        """The square a point's marker covers (labels keep off it); empty for points off the axes."""
+        if not (_ok(x, self.f.log_x) and _ok(y, self.f.log_y)):
+            return QRectF()
+        return QRectF(self.sx(x) - 5, self.sy(y) - 5, 10, 10)
+
     def point_labels(self, s) -> None:
         """Name each point beside it, trying right, left, above and below; a name that would cover another
-        is left out (the tables give every profile)."""
+        name or a point is left out (the tables give every profile)."""
         p, f = self.p, self.f
         p.setFont(_font(11.5))
         fm = QFontMetricsF(p.font())

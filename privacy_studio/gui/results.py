@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from privacy_studio.core.naming import profile_name, profile_short
+
 Record = dict[str, Any]
 
 
@@ -18,7 +20,24 @@ def as_record(result: Any) -> Record:
 
 
 def profile_label(rec: Record) -> str:
+    """The profile's key (``grid:5 × 1h``): what results are matched and exported by."""
     return str(rec.get("label") or f"{rec['spatial']} × {rec['temporal']}")
+
+
+def profile_title(rec: Record) -> str:
+    """The profile as legends, axes and choosers show it (``5 km squares × 1h``); its key if unreadable."""
+    try:
+        return profile_short(str(rec["spatial"]), str(rec["temporal"]))
+    except (KeyError, ValueError):
+        return profile_label(rec)
+
+
+def profile_tooltip(rec: Record) -> str:
+    """The profile in words (``districts, 1-week bins``), for tooltips."""
+    try:
+        return profile_name(str(rec["spatial"]), str(rec["temporal"]))
+    except (KeyError, ValueError):
+        return profile_label(rec)
 
 
 def by_p(rec: Record, p: int | None) -> Record | None:

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from privacy_studio.core.project import DataSource, Project
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.results import Record, replace_record
 
 
@@ -20,7 +21,7 @@ class Session(QObject):
     changed = Signal()
     dirty_changed = Signal(bool)
     dataset_changed = Signal(object)  # the Dataset, or None
-    results_changed = Signal(list)  # the result records
+    results_changed = Signal(object)  # list of the result records (object: a list would be converted)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +100,13 @@ class Session(QObject):
         """The trade-off choices (``Project.tradeoff``: risk measure, p, utility, ceiling)."""
         if choices != self.project.tradeoff:
             self.project.tradeoff = dict(choices)
+            self._edited()
+
+    def set_report_details(self, name: str, details: ReportDetails) -> None:
+        """The project's name and the decision-record texts (``analyses["report_details"]``)."""
+        if name != self.project.name or details != ReportDetails.of(self.project.analyses):
+            self.project.name = name
+            details.store(self.project.analyses)
             self._edited()
 
     def add_result(self, record: Record) -> None:

@@ -68,15 +68,20 @@ def small_data(draw):
     return np.array(rows, dtype=np.float64), params, ks
 
 
+def seconds_of(rows):
+    """Sample times in seconds, 17 s into each row's minute: the measure keeps the seconds."""
+    return (rows[:, 1] * 60 + 17).astype(np.int64)
+
+
 def to_events(rows):
-    seconds = rows[:, 1] * 60 + 17  # inside the minute: the measure works on minutes
+    seconds = seconds_of(rows)
     return build_event_table(
         rows[:, 0].astype(int), seconds.astype(np.int64), x_km=rows[:, 2].copy(), y_km=rows[:, 3].copy()
     )
 
 
 def reference_for(rows, params, ks, targets):
-    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    fps = ref.fingerprints(rows[:, 0].astype(int), seconds_of(rows) / 60.0, rows[:, 2], rows[:, 3])
     return ref.anonymizability(fps, targets, ks, params.kernel_args())
 
 
@@ -113,7 +118,7 @@ def test_fingerprint_distance_is_symmetric_and_matches_reference(data):
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
     args = params.kernel_args()
-    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    fps = ref.fingerprints(rows[:, 0].astype(int), seconds_of(rows) / 60.0, rows[:, 2], rows[:, 3])
     for a in range(fp.n_users):
         for b in range(fp.n_users):
             d_ab = fingerprint_distance(fp, a, b, params)
@@ -261,11 +266,21 @@ def test_tail_weight_index_of_reference_distributions():
     assert math.isnan(tail_weight_index(np.ones(10)))
 
 
-def test_distinct_samples_are_per_minute():
-    events = build_event_table([0, 0, 0, 1], np.array([60, 119, 120, 60]), x_km=np.zeros(4), y_km=np.zeros(4))
+def test_samples_keep_the_inputs_seconds():
+    """metrics.md §5: t in minutes at the input's full resolution, never rounded to whole minutes."""
+    events = build_event_table(
+        [0, 0, 0, 0, 1], np.array([60, 60, 119, 120, 60]), x_km=np.zeros(5), y_km=np.zeros(5)
+    )
     fp = Fingerprints.from_events(events)
-    assert fp.lengths().tolist() == [2, 1]
-    assert fp.t.tolist() == [1.0, 2.0, 1.0]
+    assert fp.lengths().tolist() == [3, 1]
+    assert fp.t.tolist() == [1.0, 119 / 60, 2.0, 1.0]
+
+
+def test_seconds_apart_give_the_temporal_distance_of_those_seconds():
+    """Two users one sample each, 30 s apart at one place: Δ = w_t · 0.5 min / 480 min exactly."""
+    events = build_event_table([0, 1], np.array([600, 630]), x_km=np.zeros(2), y_km=np.zeros(2))
+    result = anonymizability(events, (2,))
+    assert result.delta[0].tolist() == pytest.approx([0.5 * 0.5 / 480] * 2, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -385,7 +400,7 @@ def test_matched_parts_are_those_of_the_first_nearest_sample(data):
     far in time) are those of the lowest-index nearest sample, as in the reference."""
     rows, params, _ = data
     fp = Fingerprints.from_events(to_events(rows))
-    fps = ref.fingerprints(rows[:, 0].astype(int), rows[:, 1], rows[:, 2], rows[:, 3])
+    fps = ref.fingerprints(rows[:, 0].astype(int), seconds_of(rows) / 60.0, rows[:, 2], rows[:, 3])
     for a in range(fp.n_users):
         for b in range(fp.n_users):
             got = sample_distances(fp, a, [b], params)

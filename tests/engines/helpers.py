@@ -11,13 +11,14 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from privacy_studio.core.engines import EventFiles, open_engine
-from privacy_studio.core.engines.files import load_files
+from privacy_studio.core.engines.ingest import load_files
 from privacy_studio.core.events import LocationTable, build_event_table
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import ProfileResult, RiskSettings
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
 
 #: 2024-03-31 01:00 UTC: clocks in Europe/Paris jump from 02:00 to 03:00.
 DST_CHANGE = 1711846800
@@ -102,6 +103,8 @@ CLOCK_CHANGES = {
     "Europe/Paris": ["2024-03-31T02:00:00", "2024-10-27T02:00:00"],
     "America/New_York": ["2024-03-10T02:00:00"],
     "Australia/Lord_Howe": ["2024-04-07T01:30:00"],
+    "Australia/Adelaide": ["2024-04-07T03:00:00", "2024-10-06T02:00:00"],  # at hh:30 UTC
+    "Pacific/Chatham": ["2024-04-07T03:45:00", "2024-09-29T02:45:00"],  # +12:45 / +13:45
     "Pacific/Apia": ["2011-12-29T23:00:00"],
 }
 

@@ -8,7 +8,7 @@ import pytest
 
 from privacy_studio.core.engines import ENGINES, EventFiles, open_engine, resolve_engine
 from privacy_studio.core.io import ReaderOptions
-from privacy_studio.core.runner import RiskSettings
+from privacy_studio.core.risk.settings import RiskSettings
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 EVENTS = str(SAMPLE / "events.csv")
@@ -51,10 +51,10 @@ def test_engine_names_and_flags_are_checked():
 
 
 def test_auto_picks_duckdb_when_the_input_would_not_fit(monkeypatch):
-    from privacy_studio.core.engines import choose
+    from privacy_studio.core.engines import auto
 
-    monkeypatch.setattr(choose, "available_memory", lambda: 1_000_000)
+    monkeypatch.setattr(auto, "available_memory", lambda: 1_000_000)
     assert resolve_engine("auto", EVENTS) == "duckdb"
     assert resolve_engine("auto", str(SAMPLE)) == "numba"  # a folder: only the in-memory reader reads it
-    monkeypatch.setattr(choose, "available_memory", lambda: None)
+    monkeypatch.setattr(auto, "available_memory", lambda: None)
     assert resolve_engine("auto", EVENTS) == "numba"

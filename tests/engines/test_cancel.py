@@ -10,7 +10,7 @@ import pytest
 from privacy_studio.core.engines import open_engine
 from privacy_studio.core.engines.relational import _Watch
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.runner import RiskSettings
+from privacy_studio.core.risk.settings import RiskSettings
 from tests.engines.helpers import DatasetOf, random_city
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from privacy_studio.cli import main
-from privacy_studio.core.runner import ProfileResult
+from privacy_studio.core.risk.results import ProfileResult
 from tests.engines.helpers import comparable, disclosure
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from privacy_studio.core.engines import EventFiles, open_engine
-from privacy_studio.core.engines.choice import EngineChoice, memory_bytes
+from privacy_studio.core.engines.engine_choice import EngineChoice
+from privacy_studio.core.engines.memory import memory_bytes
 from privacy_studio.core.io import ReaderOptions, load_dataset
-from privacy_studio.core.runner import RiskSettings
+from privacy_studio.core.risk.settings import RiskSettings
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 #: Per-p fields every engine reports identically for the same seed.
@@ -51,7 +52,7 @@ def test_parquet_is_sized_by_its_rows_and_large_inputs_go_out_of_core(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from privacy_studio.core.engines import choose
+    from privacy_studio.core.engines import auto
 
     path = tmp_path / "events.parquet"
     n = 5000
@@ -59,11 +60,11 @@ def test_parquet_is_sized_by_its_rows_and_large_inputs_go_out_of_core(
         {"user": [f"u{i % 50}" for i in range(n)], "time": list(range(n)), "location": ["A"] * n}
     )
     pq.write_table(table, path, compression="zstd")
-    assert choose.estimated_memory([str(path)]) == n * choose.BYTES_PER_EVENT
-    monkeypatch.setattr(choose, "available_memory", lambda: 100 * n * choose.BYTES_PER_EVENT)
-    assert choose.resolve_engine("auto", str(path)) == "numba"
-    monkeypatch.setattr(choose, "available_memory", lambda: n * choose.BYTES_PER_EVENT)
-    assert choose.resolve_engine("auto", str(path)) == "duckdb"
+    assert auto.estimated_memory([str(path)]) == n * auto.BYTES_PER_EVENT
+    monkeypatch.setattr(auto, "available_memory", lambda: 100 * n * auto.BYTES_PER_EVENT)
+    assert auto.resolve_engine("auto", str(path)) == "numba"
+    monkeypatch.setattr(auto, "available_memory", lambda: n * auto.BYTES_PER_EVENT)
+    assert auto.resolve_engine("auto", str(path)) == "duckdb"
 
 
 def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_files: EventFiles) -> None:

@@ -8,15 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core.engines import open_engine, plan
+from privacy_studio.core.engines.ingest import load_source
 from privacy_studio.core.engines.relational import generalize_sql
-from privacy_studio.core.engines.sources import load_source
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.index import build_index
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import RiskSettings, run_grid, sample_users
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid, sample_users
 from tests.engines.helpers import (
     DST_CHANGE,
     DatasetOf,
@@ -42,19 +43,21 @@ PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"
     cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=3, unique=True),
     tz=st.sampled_from(["Europe/Paris", "UTC", "America/New_York"]),
     em_samples=st.integers(1, 40),
+    risk_k=st.integers(2, 6),
 )
 def test_duckdb_equals_numba_on_random_data(
-    seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples
+    seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples, risk_k
 ):
     events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
     risk = cell_settings(
         cells,
         knowledge=knowledge,
-        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
+        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl", "records_at_risk", "highest_risk"],
         samples=samples,
         draws=draws,
         seed=seed,
         em_samples=em_samples,
+        records_at_risk_k=risk_k,
     )
     expected = list(run_grid(events, risk, hierarchy))
     with open_engine("duckdb", threads=2) as engine:

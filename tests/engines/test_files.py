@@ -10,10 +10,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from privacy_studio.core.engines import EventFiles, open_engine
-from privacy_studio.core.engines.files import load_files
+from privacy_studio.core.engines.ingest import load_files
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from tests.engines.helpers import comparable
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"

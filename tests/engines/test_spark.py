@@ -33,7 +33,8 @@ from privacy_studio.core.engines.spark_session import (
 )
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from tests.engines.helpers import (
     CLOCK_CHANGES,
     DatasetOf,

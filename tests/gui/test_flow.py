@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.project import jsonable, sha256_of
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, series
 
@@ -249,10 +250,12 @@ def test_about_lists_versions_and_help_explains_measures(window):
 
 
 def test_warm_up_compiles_the_kernels_in_the_background(window, qtbot):
+    from privacy_studio.core.warmup import STEPS
+
     worker = window.warm_up()
     with qtbot.waitSignal(worker.signals.finished, timeout=RUN_TIMEOUT) as blocker:
         pass
-    assert blocker.args[0] > 0
+    assert {step.name for step in STEPS} <= set(blocker.args[0])
 
 
 def test_sample_project_opens_with_its_data_and_grid(window, qtbot, warnings_shown):
@@ -293,3 +296,44 @@ def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, t
     warnings = [text for level, text in other.log_panel.lines if level == "warning"]
     assert any("changed since the project was saved" in text for text in warnings)
     other.runner.wait(60_000)
+
+
+def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_window, qtbot):
+    from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+
+    win = imported_window
+    run_and_wait(qtbot, win, tick_cells(win))
+    qtbot.waitUntil(lambda: win.session.project.analysis(ComputedUtility) is not None, timeout=120_000)
+    stored = win.session.project.analysis(ComputedUtility)
+    labels = {r["label"] for r in win.session.project.results}
+    assert set(stored.scores) | set(stored.problems) == labels and stored.scores
+    sizes = win.session.project.analysis(ProfileSizes)
+    assert sizes is not None and sizes.unit_areas["district"] > 0
+    win.runner.wait(60_000)
+
+
+def test_every_panel_uses_the_window_task_runner_and_close_cancels_them(window, qtbot, monkeypatch):
+    """One task owner: the analysis panels start their tasks in the window's runner, so every task shows in
+    the status bar and closing the window cancels it."""
+    import threading
+
+    from privacy_studio.gui.workers import Worker
+
+    for panel in (window.tradeoff, window.attacks, window.anonymizability):
+        assert panel.runner is window.runner
+    release = threading.Event()
+
+    def waits(control):
+        while not release.wait(0.01):
+            control.report(0.5, "waiting")
+
+    worker = Worker(waits, name="population extrapolation")
+    cancelled = []
+    worker.signals.cancelled.connect(cancelled.append)
+    window.tradeoff.runner.start(worker, kind="population extrapolation")
+    assert window.status_worker is worker
+    monkeypatch.setattr(window, "maybe_save", lambda: True)
+    window.close()
+    assert worker.is_cancelled
+    qtbot.waitUntil(lambda: cancelled == [[]], timeout=10_000)
+    release.set()

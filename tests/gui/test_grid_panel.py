@@ -52,9 +52,32 @@ def test_run_needs_a_ticked_cell_and_carries_the_settings(grid, qtbot):
 def test_settings_round_trip_through_apply(grid, qtbot):
     grid.set_checked("district", "1h")
     grid.samples.setValue(1234)
-    grid.measure_boxes["kl"].setChecked(False)
+    grid.measure_boxes["kl_disclosure"].setChecked(False)
     saved = grid.settings()
     other = GridPanel()
     qtbot.addWidget(other)
     other.apply_settings(saved)
     assert other.settings() == saved
+
+
+def test_a_saved_p_list_is_kept_exactly_until_its_range_is_edited(grid):
+    grid.apply_settings({"p_values": [1, 2, 4]})
+    assert grid.settings()["p_values"] == [1, 2, 4]
+    grid.p_to.setValue(5)
+    assert grid.settings()["p_values"] == [1, 2, 3, 4, 5]
+
+
+def test_knowledge_model_tolerance_and_short_traces_round_trip(grid, qtbot):
+    from privacy_studio.core.runner import RiskSettings
+
+    assert not grid.tolerance.isEnabled()
+    grid.apply_settings({"knowledge": "proportion:0.25", "short_traces": "all-points"})
+    assert grid.tolerance.isEnabled()
+    settings = grid.settings()
+    assert settings["knowledge"] == "proportion:0.25"
+    assert settings["short_traces"] == "all-points"
+    grid.set_checked("zip", "1h")
+    RiskSettings.from_dict(grid.settings())  # what the window runs is valid
+    grid.apply_settings({"knowledge": "homework"})
+    assert grid.settings()["short_traces"] == "exclude"
+    assert not grid.short_traces.isEnabled()

@@ -16,6 +16,8 @@ pytestmark = pytest.mark.xvfb
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "artifacts" / "screenshots" / "main_window.png"
 SCREEN = "1400x900x24"
+LARGE_SCREEN = "1600x1000x24"
+TAB_SHOTS = ROOT / "artifacts" / "screenshots"
 
 
 def free_display() -> int:
@@ -29,11 +31,21 @@ def free_display() -> int:
 @pytest.fixture
 def xvfb_display():
     """Start Xvfb on a free display for the test and stop exactly that process afterwards."""
+    yield from _xvfb(SCREEN)
+
+
+@pytest.fixture
+def large_xvfb_display():
+    """An X screen large enough for every window size the screenshots are taken at."""
+    yield from _xvfb(LARGE_SCREEN)
+
+
+def _xvfb(screen: str):
     if shutil.which("Xvfb") is None:
         pytest.skip("Xvfb is not installed")
     number = free_display()
     server = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", SCREEN, "-nolisten", "tcp"],
+        ["Xvfb", f":{number}", "-screen", "0", screen, "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -71,3 +83,29 @@ def test_main_window_after_a_run_is_not_blank(xvfb_display, sample_subset):
         image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)
     }
     assert len(colours) > 50, "the screenshot is (nearly) one colour"
+
+
+def test_every_tab_is_screenshot_at_both_sizes(large_xvfb_display, sample_subset):
+    """Start page, import dialog and every tab after a run at 1280×720 and 1600×1000, to look at."""
+    from PySide6.QtGui import QImage
+
+    env = {**os.environ, "DISPLAY": large_xvfb_display, "QT_QPA_PLATFORM": "xcb"}
+    args = [str(sample_subset[k]) for k in ("events", "antennas", "hierarchy")]
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("xvfb_tabs.py")), *args, str(TAB_SHOTS)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for size in ("1280x720", "1600x1000"):
+        shots = sorted((TAB_SHOTS / size).glob("[0-9][0-9]_*.png"))
+        assert len(shots) >= 9, f"{size}: one screenshot per tab"
+        width, height = map(int, size.split("x"))
+        for shot in shots:
+            image = QImage(str(shot))
+            if shot.name.startswith("00_import"):
+                assert image.height() <= height, "the import dialog fits a 720-pixel screen"
+                continue
+            assert (image.width(), image.height()) == (width, height), shot.name

@@ -252,3 +252,17 @@ def test_load_dataset_reads_the_events_source_with_its_options() -> None:
     dataset = project.load_dataset()
     assert dataset.events.n_users > 0 and dataset.hierarchy is not None
     assert dataset.options.tz == project.events_source().reader["tz"]
+
+
+@pytest.mark.parametrize("grid", [{"cells": []}, {"spatial": [], "temporal": ["1h"]}])
+def test_a_grid_with_nothing_ticked_yet_is_saved_and_reopened(tmp_path: Path, grid: dict) -> None:
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    settings = {"spatial": ["zip"], "temporal": ["1h"], "p_values": [1, 2], **grid}
+    path = Project(settings=settings).save(tmp_path / "unfinished.psproj")
+    assert Project.load(path).settings == settings, "work in progress is not refused on opening"
+    with pytest.raises(ValueError, match="grid is empty"):  # Run still refuses it
+        RiskSettings.from_dict(settings)
+    bad = {**settings, "p_values": [0]}
+    with pytest.raises(ProjectError, match="≥ 1"):
+        Project.load(Project(settings=bad).save(tmp_path / "bad.psproj"))

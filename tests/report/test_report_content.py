@@ -17,8 +17,10 @@ from privacy_studio.core.tradeoff import grid_table, pareto, recommend
 
 SECTIONS = [
     "Summary for decision makers",
+    "Decision record",
     "Method",
     "Results",
+    "Release",
     "Limitations",
     "Appendix: per-profile details",
 ]
@@ -161,7 +163,7 @@ def test_pareto_figure_and_table_match_the_core(make_project) -> None:
     section = _section(report, "Pareto analysis")
     figure = _blocks(section, PlotFigure)[0]
     front = next(s for s in figure.series if s.name == "Pareto front")
-    assert front.labels == expected.front and figure.reverse_y
+    assert front.labels == expected.front and figure.reverse_x  # utility across, reversed, as in the window
     table = _blocks(section, Table)[0]
     assert {r[0] for r in table.rows if r[3] == "yes"} == set(expected.front)
     assert {r[0]: r[4] for r in table.rows if r[3] == "no"} == {
@@ -287,3 +289,17 @@ def test_power_law_uses_the_trade_off_panels_unit_areas(make_project) -> None:
     points, fit = figure.series
     assert points.labels == grid.labels and points.x == pytest.approx(sizes.tolist())
     assert figure.percent_y and max(fit.y) <= 1.0
+
+
+def test_limitations_count_people_evaluated_on_fewer_than_p_points(make_project) -> None:
+    from privacy_studio.core.report.content import Paragraph
+
+    project = make_project()
+    for profile in project.results:
+        for entry in profile["by_p"]:
+            entry["n_short"] = 7 if profile["spatial"] == "zip" and entry["p"] == 4 else 0
+    project.settings["short_traces"] = "all-points"
+    notes = [b.text for b in _blocks(_section(build_report(project), "Limitations"), Paragraph)]
+    short = [t for t in notes if "evaluated on all the points they have" in t]
+    assert len(short) == 1
+    assert "zip × 1h: 7" in short[0] and "antenna" not in short[0]

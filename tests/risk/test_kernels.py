@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from privacy_studio.core.index import build_index
 from privacy_studio.core.kernels.rng import stream_key
+from privacy_studio.core.kernels.sample_pass import order_trace
 from privacy_studio.core.knowledge import ACTIVITY, TOP, UNIFORM
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import exact_sizes
+from privacy_studio.core.measures.exact import exact_pass
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.measures.theory import sparsity_curves
-from privacy_studio.core.measures.unicity import order_trace, sample_sizes
+from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.wilson import wilson_interval
 from tests.risk import reference
 from tests.risk.helpers import traces_from_sets
@@ -32,35 +33,26 @@ def datasets(draw, max_users: int = 12, max_d: int = 8):
 
 
 @settings(max_examples=40, deadline=None)
-@given(datasets(), st.integers(1, 3))
-def test_exact_mode_matches_reference(data, p):
+@given(datasets(), st.integers(1, 3), st.sampled_from([1, 2, 5, 10**6]), st.sampled_from([1, 4, 10**6]))
+def test_exact_mode_matches_reference(data, p, item_subsets, chunk_subsets):
+    """Per person over all p-subsets, however the traces are cut into work items and chunks."""
     sets, d, dense_min = data
     index = build_index(traces_from_sets(sets, d), dense_min=dense_min)
-    r = exact_sizes(index, p, with_em=True)
+    r = exact_pass(index, p, with_em=True, item_subsets=item_subsets, chunk_subsets=chunk_subsets)
     ref = reference.exact_measures(sets, p, d)
-    offsets, sizes = r["offsets"], r["sizes"]
-    per_user_unique, per_user_inv, per_user_em, per_user_kl, worst = [], [], [], [], []
-    for u in range(len(sets)):
-        a, b = offsets[u], offsets[u + 1]
-        if b == a:
-            continue
-        per_user_unique.append(np.mean(sizes[a:b] == 1))
-        per_user_inv.append(np.mean(1.0 / sizes[a:b]))
-        per_user_em.append(np.mean(r["em"][a:b]))
-        per_user_kl.append(np.mean(r["kl"][a:b]))
-        worst.append(1.0 / sizes[a:b].min())
-    assert len(per_user_unique) == ref["n_included"]
-    if not per_user_unique:
+    assert len(r.users) == ref["n_included"]
+    if not len(r.users):
         return
-    assert np.mean(per_user_unique) == pytest.approx(ref["unicity"], abs=1e-9)
-    assert np.mean(per_user_inv) == pytest.approx(ref["kdisc"], abs=1e-9)
-    assert np.mean(per_user_em) == pytest.approx(ref["em"], abs=1e-9)
-    assert np.mean(per_user_kl) == pytest.approx(ref["kl"], abs=1e-9)
-    assert np.mean(worst) == pytest.approx(ref["worst_mean"], abs=1e-9)
+    assert np.mean(r.unique_rate) == pytest.approx(ref["unicity"], abs=1e-9)
+    assert np.mean(r.k_disclosure) == pytest.approx(ref["kdisc"], abs=1e-9)
+    assert np.mean(r.em) == pytest.approx(ref["em"], abs=1e-9)
+    assert np.mean(r.kl) == pytest.approx(ref["kl"], abs=1e-9)
+    assert np.mean(r.worst) == pytest.approx(ref["worst_mean"], abs=1e-9)
+    assert r.subsets == sum(math.comb(len(t), p) for t in sets)
     q = point_priors(index.list_len, index.n_users)[0]
     m = ref["n_included"]
     per_point = np.zeros(d)
-    per_point[index.point_ids] = (r["acc"] + m * q) / m
+    per_point[index.point_ids] = (r.em_acc + m * q) / m
     np.testing.assert_allclose(per_point, ref["per_point_em"], atol=1e-9)
 
 
@@ -181,6 +173,6 @@ def test_index_of_a_huge_space_compacts_points():
     sets = [{7, big - 1, 123_456}, {7, 123_456}, {big - 1}, {7, 99}]
     index = build_index(traces_from_sets(sets, big))
     assert index.point_ids.tolist() == [7, 99, 123_456, big - 1]
-    r = exact_sizes(index, 1, with_em=False)
-    expected = [len(reference.anonymity_set(sets, {x})) for s in sets for x in sorted(s)]
-    assert r["sizes"].tolist() == expected
+    r = exact_pass(index, 1, with_em=False)
+    expected = [sum(1 / len(reference.anonymity_set(sets, {x})) for x in s) / len(s) for s in sets]
+    assert r.k_disclosure.tolist() == pytest.approx(expected, abs=1e-12)

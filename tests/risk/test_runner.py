@@ -13,7 +13,9 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.runner import ProfileResult, RiskSettings, derive_traces, run_grid
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import derive_traces, run_grid
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets
 
@@ -247,12 +249,6 @@ def test_settings_round_trip_and_reject_unknown_keys():
     assert [p.label for p in s.profiles()] == ["zip × 1h"]
     with pytest.raises(ValueError, match="unknown risk setting"):
         RiskSettings.from_dict({**s.to_dict(), "colour": "red"})
-
-
-def test_exact_mode_refuses_too_many_subsets():
-    sets = [set(range(40)) for _ in range(3)]
-    with pytest.raises(ValueError, match="exact mode would enumerate"):
-        next(run_grid(table_from_sets(sets, 40), RiskSettings(["raw"], ["all"], p_values=[10], exact=True)))
 
 
 def test_cancellation_stops_between_chunks():

@@ -9,7 +9,8 @@ import pytest
 
 from privacy_studio.cli import main
 from privacy_studio.core.events import LocationTable, build_event_table
-from privacy_studio.core.runner import RiskSettings, run_grid
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 
 ROWS = {"1": [1, 3], "2": [1, 3, 4], "3": [3, 4], "4": [2, 4]}
 KNOWN = "user_id,time,location_id\n1,0,b3\n2,0,b1\n3,0,b4\n4,0,b2\n4,0,b4\n"
@@ -52,29 +53,23 @@ def test_worked_example_em_of_one_point():
     """EM_{2,3} = |2/2 - 3/4|: user 2 knowing bin 1 gives E = {1, 2}, both visit bin 3, prior 3/4."""
     from privacy_studio.core.generalize import Profile, generalize
     from privacy_studio.core.index import build_index
+    from privacy_studio.core.kernels.disclosure import em_kl_of_set
     from privacy_studio.core.kernels.intersect import walk_start
-    from privacy_studio.core.measures.disclosure import em_kl_of_set, point_priors
+    from privacy_studio.core.measures.disclosure import point_priors
 
     index = build_index(generalize(worked_table(), Profile.parse("raw", "all")))
-    q, g, q_all, g_all = point_priors(index.list_len, index.n_users)
+    priors = point_priors(index.list_len, index.n_users)
+    q = priors.q
     state = np.zeros(4, dtype=np.int64)
     walk_start(0, index.post_ptr, index.dense_slot, state)  # point b1
     acc = np.zeros(index.n_points)
     n = index.n_users
     em, _ = em_kl_of_set(
         state,
-        index.post_ptr,
-        index.post_users,
-        index.dense_slot,
-        index.bitmaps,
+        index.arrays(),
         np.zeros((2, n), np.int32),
         np.zeros(index.n_words, np.uint64),
-        index.trace_ptr,
-        index.trace_pts,
-        q,
-        g,
-        q_all,
-        g_all,
+        priors,
         np.zeros(index.n_points, np.int64),
         np.zeros(index.n_points, np.int64),
         np.zeros(n, np.int32),

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.tradeoff.extrapolation import fit_trend, runner_estimator, subsample_curve
+from privacy_studio.core.tradeoff.extrapolation import (
+    extrapolate,
+    fit_trend,
+    runner_estimator,
+    subsample_curve,
+)
 
 
 def exact_unicity_p1(traces: list[set], keep: np.ndarray) -> float:
@@ -56,7 +64,7 @@ def test_bad_parameters_are_refused():
 
 def test_runner_estimator_measures_the_subset_with_the_risk_engine():
     from privacy_studio.core.events import build_event_table
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
     rng = np.random.default_rng(5)
     traces = [set(rng.choice(25, size=3, replace=False).tolist()) for _ in range(40)]
@@ -74,3 +82,39 @@ def test_runner_estimator_measures_the_subset_with_the_risk_engine():
     assert runner_estimator(dataset, settings, "unicity", 1)(keep) == estimate(keep)
     with pytest.raises(ValueError, match="no unicity at p = 4"):
         runner_estimator(events, settings, p=4)(keep)
+
+
+def _reference_interval(n, risk, population, boot, seed):
+    """The bootstrap written out: resample the subsamples with replacement, refit, read at population."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(boot):
+        pick = rng.integers(0, len(n), len(n))
+        x, y = np.log(n[pick]), np.log(risk[pick])
+        if len(np.unique(x)) < 2:
+            continue
+        slope = ((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum()
+        values.append(min(1.0, math.exp(y.mean() - slope * x.mean() + slope * math.log(population))))
+    return np.percentile(values, [2.5, 97.5])
+
+
+@given(st.integers(0, 10_000), st.floats(-0.5, -0.05), st.floats(0.05, 0.9))
+def test_extrapolation_interval_equals_the_bootstrap_written_out(seed, slope, scale):
+    n = np.array([100.0, 200, 300, 400, 500, 600, 700, 800, 900, 1000])
+    noise = np.random.default_rng(seed).normal(0, 0.05, len(n))
+    risk = np.clip(scale * (n / 1000) ** slope * np.exp(noise), 1e-6, 1.0)
+    result = extrapolate(n, risk, 5000, boot=60, seed=seed)
+    low, high = _reference_interval(n, risk, 5000, 60, seed)
+    assert result.low == pytest.approx(low) and result.high == pytest.approx(high)
+    assert result.value == pytest.approx(float(fit_trend(n, risk).predict(5000)))
+
+
+def test_an_exact_law_has_a_zero_width_interval_and_far_populations_are_flagged():
+    n = np.array([100.0, 200, 400, 800, 1600])
+    risk = 0.5 * (n / 100) ** -0.3
+    near = extrapolate(n, risk, 10_000)
+    assert near.low == pytest.approx(near.value) == pytest.approx(near.high)
+    assert not near.far and "Bootstrap 95 % interval" in near.describe()
+    far = extrapolate(n, risk, 1_000_000)
+    assert far.far and "more than 10 times the 1,600 measured" in far.describe()
+    assert "e+" not in far.describe()

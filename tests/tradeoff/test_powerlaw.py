@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.tradeoff.powerlaw import (
-    coarsening_text,
+    GuardedPowerLaw,
     fit_power_law,
+    guarded_text,
     unit_area_km2,
     unit_areas,
     width_hours,
@@ -27,7 +28,8 @@ def test_exact_law_is_recovered_and_inverted():
     assert fit.r2 == pytest.approx(1.0)
     assert fit.size_for(0.05) == pytest.approx((0.05 / 0.9) ** (1 / -0.7))
     assert fit.predict(fit.size_for(0.05)) == pytest.approx(0.05)
-    assert "not a measurement" in coarsening_text(fit, 0.05, "ε₄")
+    inside = GuardedPowerLaw(fit, (1.0, 168.0))
+    assert "not a measurement" in guarded_text(inside, 0.05, "ε₄", [], np.zeros(0), np.zeros(0))
 
 
 @given(
@@ -63,7 +65,8 @@ def test_zero_risk_profiles_are_left_out_by_name():
 def test_rising_risk_predicts_no_coarsening():
     fit = fit_power_law(["a", "b"], np.array([1.0, 2.0]), np.array([0.1, 0.2]))
     assert math.isnan(fit.size_for(0.05))
-    assert "predicts no coarsening" in coarsening_text(fit, 0.05)
+    law = GuardedPowerLaw(fit, (1.0, 2.0))
+    assert "predicts no coarsening" in guarded_text(law, 0.05, "risk", [], np.zeros(0), np.zeros(0))
 
 
 def test_unit_sizes():

@@ -80,7 +80,8 @@ def test_bad_attribute_files_give_one_message(tmp_path):
 
 def test_groups_from_a_risk_engine_result():
     from privacy_studio.core.events import build_event_table
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
 
     users = np.array(["a", "a", "b", "b", "c", "c", "d"])
     locs = np.array([1, 2, 1, 3, 1, 2, 4])

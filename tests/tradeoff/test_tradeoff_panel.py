@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from privacy_studio.core.tradeoff.extrapolation import SubsampleCurve
+from privacy_studio.gui.workers import TaskRunner
 
 pytestmark = pytest.mark.gui
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.gui
 def panel(qtbot):
     from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
 
-    widget = TradeoffPanel()
+    widget = TradeoffPanel(None, TaskRunner())
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
     widget.show()
@@ -99,7 +100,7 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     from privacy_studio.gui.session import Session
 
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     session.replace(Project(results=thesis_profiles(), utility=thesis_scores))
     assert panel.analysis is not None and panel.analysis.utility_name == "transport"
@@ -108,7 +109,9 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     panel.score_table.item(0, 0).setText("3")
     assert session.project.utility["scores"]["zip × 1h"]["transport"] == 3.0
     panel.set_computed_utility({"zip × 1h": {"od_matrix": 7.0}})
-    assert session.project.analyses["information_loss"] == {"zip × 1h": {"od_matrix": 7.0}}
+    from privacy_studio.core.analyses import ComputedUtility  # the typed, versioned form in the project
+
+    assert session.project.analysis(ComputedUtility).scores == {"zip × 1h": {"od_matrix": 7.0}}
 
 
 def test_population_subsamples_run_in_a_worker(qtbot):
@@ -116,7 +119,8 @@ def test_population_subsamples_run_in_a_worker(qtbot):
 
     from privacy_studio.core.events import build_event_table
     from privacy_studio.core.project import Project
-    from privacy_studio.core.runner import RiskSettings, run_grid
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
     from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
     from privacy_studio.gui.session import Session
@@ -129,7 +133,7 @@ def test_population_subsamples_run_in_a_worker(qtbot):
     )
     records = [r.to_dict() for r in run_grid(events, settings)]
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     assert panel.measure_subsamples() is None and "first" in panel.population_text.text()
     project = Project(results=records, utility={"domains": ["d"], "scores": {"raw × all": {"d": 5}}})
@@ -160,10 +164,45 @@ def test_a_new_dataset_gives_the_power_law_its_unit_areas(qtbot):
     events = build_event_table(np.array(["u", "v", "w"]), np.arange(3) * 60, ids, locations=locations)
     dataset = SimpleNamespace(events=events, hierarchy=Hierarchy.from_mapping(ids, "antenna", {"zip": ids}))
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     session.replace(Project(), dataset)
     qtbot.waitUntil(lambda: bool(panel.unit_areas), timeout=60_000)
     want, period = dataset_unit_areas(dataset)
     assert panel.unit_areas == want and panel.period_seconds == period
     panel.runner.wait(10_000)
+
+
+def test_risk_by_group_reads_the_projects_own_attributes_file(qtbot, tmp_path):
+    from privacy_studio.core.project import DataSource, Project
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    attributes = tmp_path / "attributes.csv"
+    attributes.write_text("user_id,gender\na,f\nb,m\nc,f\n")
+    session = Session()
+    panel = TradeoffPanel(session, TaskRunner())
+    qtbot.addWidget(panel)
+    project = Project(sources=[DataSource(str(attributes), None, {}, role="attributes")])
+    session.replace(project)
+    qtbot.waitUntil(lambda: panel.attributes is not None, timeout=10_000)
+    assert sorted(panel.attributes.index) == ["a", "b", "c"]
+    assert list(panel.attributes["gender"]) == ["f", "m", "f"]
+
+
+def test_optional_criteria_are_edited_saved_and_decide(panel, thesis_profiles, thesis_scores, qtbot):
+    records = thesis_profiles()
+    for record in records:  # everyone is evaluated at p = 4; zip profiles leave many people out
+        excluded = 400 if record["spatial"] == "zip" else 10
+        record["by_p"][0].update(n_sampled=1000, n_excluded=excluded)
+    panel.set_utility(thesis_scores)
+    panel.set_results(records)
+    panel.set_choices({"risk_measure": "unicity", "risk_p": 4, "utility": "transport", "ceiling": 0.2})
+    assert panel.analysis.recommendation.label == "zip × 1w"  # 14 % unicity, the most useful under 20 %
+    assert panel.criteria_boxes["max_excluded"].text() == "off"
+    with qtbot.waitSignal(panel.choices_changed):
+        panel.criteria_boxes["max_excluded"].setValue(30.0)
+    assert panel.choices()["max_excluded"] == pytest.approx(0.3)
+    assert panel.analysis.recommendation.label == "municipality × 6h"  # zip × 1w leaves 40 % out
+    assert "✗ share of people excluded" not in panel.evidence.text()
+    assert "✓ share of people excluded (fewer than p points): 1 % (limit 30 %)" in panel.evidence.text()

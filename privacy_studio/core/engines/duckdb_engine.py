@@ -11,8 +11,9 @@ from contextlib import contextmanager
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.engines.choice import is_memory_size, memory_bytes
-from privacy_studio.core.engines.relational import FileRead, RelationalEngine
+from privacy_studio.core.engines.backend import FileRead
+from privacy_studio.core.engines.memory import is_memory_size, memory_bytes
+from privacy_studio.core.engines.relational import RelationalEngine
 from privacy_studio.core.progress import Cancelled
 
 #: CSV read buffer: DuckDB's default (32 MB) alone would not fit under small memory limits.

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from privacy_studio.core.engines.sources import EventFiles
+from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.progress import TaskControl, as_control
-from privacy_studio.core.runner import ProfileResult, RiskSettings, run_grid
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
 
 
 class NumbaEngine:

@@ -4,7 +4,8 @@ Tables the plan reads and writes (all names start with ``ps_``):
 
 * ``ps_ev(u, t, loc, x, y)``: one row per kept event; ``u`` the user code (rank of the user id), ``t`` UTC
   epoch seconds, ``loc`` the location code (-1 when the event has coordinates only), ``x, y`` km or NULL.
-* ``ps_tz(h, off)``: the zone's UTC offset (seconds) of every UTC hour ``h`` of the period.
+* ``ps_tz(h, split, off_before, off_after)``: the zone's UTC offset (seconds) in every UTC hour ``h``,
+  ``off_before`` until ``split`` seconds into the hour and ``off_after`` from then (``hourly_offset_pieces``).
 * ``ps_units(loc, unit)``: the spatial unit of every location code at a hierarchy level.
 * ``ps_gen(u, point, cnt)``: the generalized traces, exactly the in-memory ``Traces`` (CSR) as rows.
 * ``ps_k(q, pos, point)``: the knowledge orders, query ``q`` = one (sampled user, draw) or rarest order.
@@ -99,14 +100,14 @@ def period_sql() -> str:
 
 
 def local_time_sql(with_tz: bool) -> str:
-    """Wall-clock seconds of each event: UTC plus the offset of its UTC hour (``to_local_seconds``)."""
+    """Wall-clock seconds of each event: UTC plus the zone's offset at that second (``to_local_seconds``)."""
     if not with_tz:
         return "e.t"
-    return "e.t + z.off"
+    return "e.t + CASE WHEN e.t - z.h * 3600 < z.split THEN z.off_before ELSE z.off_after END"
 
 
 def local_join(with_tz: bool) -> str:
-    """The join adding the hourly offset to ``ps_ev e`` (nothing for UTC)."""
+    """The join adding the offset pieces of each event's UTC hour to ``ps_ev e`` (nothing for UTC)."""
     if not with_tz:
         return ""
     return f" JOIN ps_tz z ON z.h = {floor_div('e.t', 3600)}"
@@ -145,10 +146,10 @@ def grid_cells_sql(km: float, with_locations: bool) -> str:
 
 
 def raw_cells_sql() -> str:
-    """Distinct coordinate pairs (rounded to 1 m) numbered in (x, y) order: the raw units without ids."""
+    """Distinct coordinate pairs numbered in (x, y) order: the raw units without ids (exact identity)."""
     return (
         "SELECT rx, ry, CAST(row_number() OVER (ORDER BY rx, ry) - 1 AS BIGINT) AS unit FROM "
-        "(SELECT DISTINCT round(x, 3) AS rx, round(y, 3) AS ry FROM ps_ev) c"
+        "(SELECT DISTINCT x AS rx, y AS ry FROM ps_ev) c"
     )
 
 
@@ -167,7 +168,7 @@ def gen_sql(unit_kind: str, km: float | None, n_bins: int, bin_sql: str, with_tz
         cx, cy = floor_div("e.x", km), floor_div("e.y", km)
         unit, joins = "c.unit", joins + f" JOIN ps_cells c ON c.cx = {cx} AND c.cy = {cy}"
     else:
-        unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = round(e.x, 3) AND c.ry = round(e.y, 3)"
+        unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = e.x AND c.ry = e.y"
     point = f"{unit} * {int(n_bins)} + {bin_sql}"
     return (
         f"SELECT u, point, CAST(count(*) AS BIGINT) AS cnt FROM "

@@ -10,23 +10,22 @@ from __future__ import annotations
 
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.engines.sources import Loaded, load_source
-from privacy_studio.core.generalize import Profile
+from privacy_studio.core.engines.backend import SqlBackend
+from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
+from privacy_studio.core.generalize import Profile, coordinate_label
 from privacy_studio.core.io.report import ImportReport
-from privacy_studio.core.kernels.rng import stream_key
-from privacy_studio.core.knowledge import RAREST, Explicit, parse_knowledge
+from privacy_studio.core.kernels.sample_pass import draw_orders
+from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
-from privacy_studio.core.measures.unicity import order_trace
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
 from privacy_studio.core.runner import (
     ProfileResult,
     RiskSettings,
@@ -36,17 +35,6 @@ from privacy_studio.core.runner import (
     results_by_p,
     sample_users,
 )
-
-
-@dataclass(frozen=True)
-class FileRead:
-    """What a back end needs to expose data files as one relation (``RelationalEngine.read_files``)."""
-
-    paths: list[str]
-    kind: str  # "csv" (also gzip CSV/TSV) or "parquet"
-    delimiter: str = ","
-    header: bool = True
-    names: list[str] | None = None  # column names when the file has no header
 
 
 @dataclass
@@ -72,67 +60,15 @@ class EmPlan:
     n_terms: int = 0  # queries evaluated at ref_k
 
 
-class RelationalEngine(ABC):
-    """A SQL back end plus the engine-neutral plan; subclasses implement the six primitives below.
+class RelationalEngine(SqlBackend):
+    """A SQL back end plus the engine-neutral plan; subclasses implement :class:`SqlBackend`'s primitives.
 
-    Use as a context manager (``close`` on exit). ``run_grid`` yields the same :class:`ProfileResult`
-    objects as ``core.runner.run_grid``, EM/KL and per-location EM included.
+    ``run_grid`` yields the same :class:`ProfileResult` objects as ``core.runner.run_grid``, EM/KL and
+    per-location EM included.
     """
 
-    dialect: plan.Dialect = plan.DUCKDB
     #: Rows read, kept and rejected by reason in the last run's input (None for an in-memory EventTable).
     import_report: ImportReport | None = None
-
-    # -- the back end's primitives ----------------------------------------------------------------------
-
-    @abstractmethod
-    def execute(self, sql: str) -> pa.Table:
-        """Run one query and return its whole result (the plan only fetches small results)."""
-
-    @abstractmethod
-    def register(self, name: str, table: pa.Table) -> None:
-        """Make an Arrow table queryable as ``name`` (replacing any earlier relation of that name)."""
-
-    @abstractmethod
-    def create_table(self, name: str, sql: str) -> None:
-        """Materialize the result of ``sql`` as table ``name`` (replacing any earlier one)."""
-
-    @abstractmethod
-    def drop(self, name: str) -> None:
-        """Forget table or view ``name``; no error when it does not exist."""
-
-    @abstractmethod
-    def cancel(self) -> None:
-        """Interrupt the running query, if any (called from another thread; must be thread-safe)."""
-
-    @abstractmethod
-    def read_files(self, name: str, files: FileRead) -> None:
-        """Expose the data files as relation ``name`` with the files' column names.
-
-        CSV columns must come as text (VARCHAR / string) so parsing stays the plan's job; Parquet
-        columns keep their types.
-        """
-
-    def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
-        """Table ``name(key, code)``: each row of ``distinct_sql`` (distinct ``key`` values) with its 0-based
-        rank in ascending order, i.e. the code ``np.unique`` gives it."""
-        self.create_table(
-            name,
-            f"SELECT {key}, CAST(row_number() OVER (ORDER BY {key}) - 1 AS BIGINT) AS {code} "
-            f"FROM ({distinct_sql}) d",
-        )
-
-    def expect_rows(self, n_rows: int) -> None:  # noqa: B027 - only engines that partition need it
-        """Size the coming joins and aggregations for an input of ``n_rows`` events (called once known)."""
-
-    def close(self) -> None:  # noqa: B027 - engines without resources need nothing
-        """Release the back end's resources (connection, session)."""
-
-    def __enter__(self) -> RelationalEngine:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- the plan ------------------------------------------------------------------------------------------
 
@@ -193,7 +129,7 @@ class RelationalEngine(ABC):
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
-        if "kanon" in want:
+        if needs(want, TRACES):
             control.report(0.05, "full-fingerprint classes")
             t0 = time.perf_counter()
             kanon = kanon_summary(self._class_histogram(), loaded.n_users)
@@ -208,10 +144,10 @@ class RelationalEngine(ABC):
         pmax = max(max(settings.p_values), settings.reference_p)
         work_bins = 1 if model.spatial_only else n_bins
         em = None
-        if want & {"em", "kl"}:
+        if needs(want, EM_KL):
             em = self._em_plan(users, settings, pmax, loaded.n_users, n_units, work_bins)
         sizes, rare = self.class_sizes(
-            model.kind, users, settings, pmax, "worst" in want, control.sub(0.1, 1.0), em
+            model.kind, users, settings, pmax, needs(want, RAREST_FIRST), control.sub(0.1, 1.0), em
         )
         timings["estimate"] = time.perf_counter() - t0
         em_arr = em.em if em is not None else np.full(sizes.shape, np.nan)
@@ -219,7 +155,7 @@ class RelationalEngine(ABC):
         by_p, worst = results_by_p(sizes, rare, em_arr, kl_arr, settings, want)
         per_user = per_user_details(sizes, em_arr, kl_arr, worst, settings.reference_p - 1, user_ids, want)
         per_location = {}
-        if em is not None and "em" in want:
+        if em is not None and "em_disclosure" in want:
             per_location = self._per_location(em, loaded, profile, labels)
         self.drop("ps_freq")
         self.drop("ps_gen")
@@ -489,8 +425,6 @@ def generalize_sql(
 ) -> tuple[int, int, tuple[str, float | None]]:
     """Build ``ps_gen`` for ``profile``; return (n_units, n_bins) as ``generalize`` has them and the
     unit kind and grid size (:func:`unit_labels` names the units from them)."""
-    from privacy_studio.core.engines.sources import spatial_units_sql
-
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     width = profile.temporal.seconds
     origin, n_bins = plan.bins_of_range(*loaded.local_range, width) if loaded.n_events else (0, 1)
@@ -514,7 +448,7 @@ def unit_labels(
             ids[unit] = [f"cell({x},{y})" for x, y in zip(cx, cy, strict=True)]
         else:
             xy[unit] = np.column_stack([cells.column("rx").to_numpy(), cells.column("ry").to_numpy()])
-            ids = np.asarray([f"{x:.3f},{y:.3f}" for x, y in xy], dtype=object)
+            ids = np.asarray([coordinate_label(x, y) for x, y in xy], dtype=object)
         return ids.astype(str), xy
     if unit_kind == "loc":
         ids = loaded.location_ids
@@ -543,42 +477,6 @@ def kanon_summary(hist: pa.Table, n_users: int) -> dict:
         "k": int(size.min()),
         "share_below": {str(k): float(users[size < k].sum() / n_users) for k in THRESHOLDS},
     }
-
-
-@nb.njit(cache=True, nogil=True)
-def draw_orders(
-    kind: int,
-    ptr: np.ndarray,
-    pts: np.ndarray,
-    cnt: np.ndarray,
-    list_len: np.ndarray,
-    users: np.ndarray,
-    seed: int,
-    draws: int,
-    pmax: int,
-    worst: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every sampled user's knowledge orders (S, R, pmax), rarest-first order (S, pmax) and length m."""
-    n_s = len(users)
-    orders = np.zeros((n_s, draws, pmax), dtype=np.int64)
-    rare = np.zeros((n_s, pmax), dtype=np.int64)
-    m = np.zeros(n_s, dtype=np.int64)
-    longest = 1
-    for s in range(n_s):
-        longest = max(longest, ptr[s + 1] - ptr[s])
-    keys = np.empty(longest)
-    out = np.empty(pmax, dtype=np.int64)
-    for s in range(n_s):
-        a, b = ptr[s], ptr[s + 1]
-        mm = min(pmax, b - a)
-        m[s] = mm
-        for r in range(draws):
-            order_trace(kind, pts[a:b], cnt[a:b], list_len, stream_key(seed, users[s], r), mm, keys, out)
-            orders[s, r, :mm] = out[:mm]
-        if worst and mm > 0:
-            order_trace(RAREST, pts[a:b], cnt[a:b], list_len, stream_key(seed, users[s], 0), mm, keys, out)
-            rare[s, :mm] = out[:mm]
-    return orders, rare, m
 
 
 class _Watch:

@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.engines.relational import FileRead, RelationalEngine
+from privacy_studio.core.engines.backend import FileRead
+from privacy_studio.core.engines.relational import RelationalEngine
 from privacy_studio.core.engines.spark_session import (
     SQL_CONF,
     SparkError,
@@ -24,7 +25,7 @@ from privacy_studio.core.engines.spark_session import (
     get_session,
 )
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.runner import RiskSettings
+from privacy_studio.core.risk.settings import RiskSettings
 
 #: Events per shuffle partition: the generalization aggregate and the joins keep each task's share small
 #: enough for a few GB of executor memory (two partitions for 42M events ran a 4 GB local driver out of

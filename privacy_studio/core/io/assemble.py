@@ -83,7 +83,9 @@ class _Sorter:
         return values if self.order is None else _gather(values, self.order)
 
 
-def assemble(columns: Columns, places: Places | None, tz: str, report: ImportReport) -> EventTable:
+def assemble(
+    columns: Columns, places: Places | None, tz: str, report: ImportReport, place_tolerance_m: float = 0.0
+) -> EventTable:
     """The EventTable of all kept rows, coordinates projected with one projection for events and places."""
     ids, numeric = columns.ids, columns.numeric
     user, user_ids = factorize(ids.pop("user", []))
@@ -120,6 +122,7 @@ def assemble(columns: Columns, places: Places | None, tz: str, report: ImportRep
         location_ids=np.asarray(location_ids, dtype=str),
         tz=tz,
         locations=locations,
+        place_tolerance_km=place_tolerance_m / 1000.0,
         **extra,
     )
 

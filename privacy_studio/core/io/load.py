@@ -99,7 +99,7 @@ def load_dataset(
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     control.report(0.85, "sorting and indexing events")
-    events = assemble(columns, places, options.tz, report)
+    events = assemble(columns, places, options.tz, report, options.place_tolerance_m)
     hierarchy = places.hierarchy() if places is not None else None
     sources = [SourceFile.of(f) for f in files] + [
         SourceFile.of(p) for p in (options.antennas, options.hierarchy, options.locations) if p

@@ -48,6 +48,7 @@ class ReaderOptions:
     locations: str | None = None
     use_cache: bool = True
     monthfirst: bool = False
+    place_tolerance_m: float = 0.0  # coordinate-only places closer than this are one place (0: identical)
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -57,6 +58,9 @@ class ReaderOptions:
             raise ValueError(f"unknown column role(s) {', '.join(unknown)}; roles are {', '.join(ROLES)}")
         if self.dayfirst and self.monthfirst:
             raise ValueError("dayfirst and monthfirst exclude each other")
+        tol = self.place_tolerance_m
+        if isinstance(tol, bool) or not isinstance(tol, int | float) or not 0 <= tol < float("inf"):
+            raise ValueError(f"the place tolerance must be a number of metres ≥ 0, got {tol!r}")
         if self.delimiter is not None and len(self.delimiter) != 1:
             raise ValueError(f"the delimiter must be one character, got {self.delimiter!r}")
 

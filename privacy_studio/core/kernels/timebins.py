@@ -7,11 +7,15 @@ import numpy as np
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def shift_by_hourly_offsets(utc: np.ndarray, offsets: np.ndarray, first_hour: int) -> np.ndarray:
-    """``utc + offsets[utc // 3600 - first_hour]``: the zone offset of each event's hour added to it."""
+def shift_by_offset_pieces(
+    utc: np.ndarray, before: np.ndarray, split: np.ndarray, after: np.ndarray, first_hour: int
+) -> np.ndarray:
+    """Each UTC second plus its offset: ``before`` until ``split`` seconds into the hour, then ``after``."""
     out = np.empty_like(utc)
     for i in nb.prange(len(utc)):
-        out[i] = utc[i] + offsets[utc[i] // 3600 - first_hour]
+        h = utc[i] // 3600 - first_hour
+        into = utc[i] - (h + first_hour) * 3600
+        out[i] = utc[i] + (before[h] if into < split[h] else after[h])
     return out
 
 

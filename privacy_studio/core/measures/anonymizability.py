@@ -102,7 +102,7 @@ def _parse_amount(text: str, units: dict[str, float], whole: str) -> float:
 
 @dataclass
 class Fingerprints:
-    """Per user the distinct samples (minute, x_km, y_km), sorted by time then space, in CSR form.
+    """Per user the distinct samples (minutes, x_km, y_km), sorted by time then space, in CSR form.
 
     Users listed in the data but without any event cannot be compared: they are left out and counted in
     ``n_without_samples`` (reported with every result), so codes here index ``user_ids`` of this object.
@@ -127,7 +127,7 @@ class Fingerprints:
     def from_events(cls, events: EventTable, level: AggregationLevel | None = None) -> Fingerprints:
         """Distinct samples of every user, optionally generalized to cell centres and bin middles."""
         x, y = event_coordinates(events)
-        minute = (events.time // 60).astype(np.float64)
+        minute = events.time / 60.0  # the input's full resolution (seconds), never rounded (metrics.md §5)
         if level is not None and level.space_km > 0:
             x = (np.floor(x / level.space_km) + 0.5) * level.space_km
             y = (np.floor(y / level.space_km) + 0.5) * level.space_km

@@ -1,119 +1,18 @@
-"""EM- and KL-disclosure (metrics.md §4) of one anonymity set; unvisited points summed in closed form.
-
-With q_j = |D_j|/n the prior and π_j = |E_uj|/|E_u| the posterior, a point no member of E_u visits has
-π_j = 0 and adds q_j to EM and -ln(1 - q_j) to KL; those sums over all points are precomputed once, so a
-user costs the members' trace lengths (or, for huge sets held as bitmaps, one AND per dense point).
+"""EM- and KL-disclosure (metrics.md §4): the priors of every point; the per-set sums are numba kernels in
+``core/kernels/disclosure.py``.
 """
 
 from __future__ import annotations
 
-import math
-
-import numba as nb
 import numpy as np
 
-from privacy_studio.core.kernels.intersect import (
-    OWN_BITS,
-    REF_BITS,
-    and_popcount,
-    has_bit,
-    walk_bitmap,
-    walk_members,
-)
+from privacy_studio.core.kernels.arrays import Priors
 
 
-@nb.njit(cache=True, nogil=True)
-def kl_term(post: float, prior: float) -> float:
-    """Σ_t P(X=t|A) ln(P(X=t|A)/P(X=t)) for a binary point, with 0 ln 0 = 0."""
-    s = 0.0
-    if post > 0.0:
-        s += post * math.log(post / prior)
-    if post < 1.0:
-        s += (1.0 - post) * math.log((1.0 - post) / (1.0 - prior))
-    return s
-
-
-def point_priors(list_lengths: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+def point_priors(list_lengths: np.ndarray, n_users: int) -> Priors:
     """Prior q_j, the KL term g_j of a point with posterior 0, and their sums over all points."""
     q = list_lengths / float(n_users)
     g = np.zeros_like(q)
     below = q < 1.0
     g[below] = -np.log1p(-q[below])
-    return q, g, float(q.sum()), float(g.sum())
-
-
-@nb.njit(cache=True, nogil=True)
-def em_kl_of_set(
-    state: np.ndarray,
-    post_ptr: np.ndarray,
-    post_users: np.ndarray,
-    dense_slot: np.ndarray,
-    bitmaps: np.ndarray,
-    buf: np.ndarray,
-    bits: np.ndarray,
-    trace_ptr: np.ndarray,
-    trace_pts: np.ndarray,
-    q: np.ndarray,
-    g: np.ndarray,
-    q_all: float,
-    g_all: float,
-    cnt: np.ndarray,
-    touched: np.ndarray,
-    members_out: np.ndarray,
-    acc: np.ndarray,
-    weight: float,
-) -> tuple[float, float]:
-    """Σ_j EM_uj and Σ_j KL_uj over all points for the walk's current set E_u (divide by d for the means).
-
-    ``cnt`` (zeros, one per point) and ``touched`` are scratch; ``weight`` x (EM_uj - q_j) is added to
-    ``acc[j]`` for every point j some member visits, so per-point sums follow in closed form too.
-    """
-    c = state[2]
-    inv = 1.0 / c
-    n_points = len(q)
-    em = 0.0
-    kl = 0.0
-    held_as_bits = state[0] == REF_BITS or state[0] == OWN_BITS
-    avg_len = len(trace_pts) / max(1, len(trace_ptr) - 1)
-    bitmap_cost = bitmaps.shape[0] * bitmaps.shape[1] + (len(post_users) - 0.0)
-    if held_as_bits and c * avg_len > bitmap_cost:
-        cbits = walk_bitmap(dense_slot, bitmaps, bits, state)
-        for j in range(n_points):
-            s = dense_slot[j]
-            if s >= 0:
-                k = and_popcount(cbits, bitmaps[s])
-            else:
-                k = 0
-                for i in range(post_ptr[j], post_ptr[j + 1]):
-                    if has_bit(cbits, post_users[i]):
-                        k += 1
-            post = k * inv
-            e = abs(post - q[j])
-            em += e
-            kl += kl_term(post, q[j])
-            if weight != 0.0 and k > 0:
-                acc[j] += weight * (e - q[j])
-        return em, kl
-    members = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members_out)
-    nt = 0
-    for v in members:
-        for t in range(trace_ptr[v], trace_ptr[v + 1]):
-            j = trace_pts[t]
-            if cnt[j] == 0:
-                touched[nt] = j
-                nt += 1
-            cnt[j] += 1
-    rest_em = q_all
-    rest_kl = g_all
-    for i in range(nt):
-        j = touched[i]
-        post = cnt[j] * inv
-        e = abs(post - q[j])
-        em += e
-        kl += kl_term(post, q[j])
-        rest_em -= q[j]
-        rest_kl -= g[j]
-        if weight != 0.0:
-            acc[j] += weight * (e - q[j])
-        cnt[j] = 0
-    return em + max(rest_em, 0.0), kl + max(rest_kl, 0.0)
+    return Priors(q, g, float(q.sum()), float(g.sum()))

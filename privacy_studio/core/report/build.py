@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
-from privacy_studio.core.project import sha256_of
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
+from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
     MEASURE_EXPLANATION,
     MEASURE_NAMES,
@@ -23,13 +23,16 @@ from privacy_studio.core.report.inputs import (
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
+from privacy_studio.core.report.record import decision_record_section, details_of
+from privacy_studio.core.report.release import release_section
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
-    from privacy_studio.core.engines.choice import EngineChoice
+    from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
+    from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 
 def build_report(project: Project, dataset: Dataset | None = None) -> ReportContent:
@@ -38,14 +41,16 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
     headline: dict[str, float | str | None] = {}
     sections = [
         summary_section(inp, headline),
+        decision_record_section(inp),
         method_section(inp),
         results_section(inp),
+        release_section(project.analyses),
         limitations_section(inp),
         appendix_section(inp),
     ]
     return ReportContent(
-        "Re-identification risk report",
         project.name,
+        "Re-identification risk report and decision record",
         title_facts(inp),
         sections,
         headline,
@@ -80,13 +85,8 @@ def title_facts(inp: ReportInputs) -> list[tuple[str, str]]:
             ("Events", count(kept)),
         ]
     for source in project.sources:
-        files = {
-            source.role: (source.path, source.sha256),
-            **{k: (p, None) for k, p in source.aux_paths().items()},
-        }
-        for role, (path, sha) in files.items():
-            digest = sha or (sha256_of(path) if Path(path).is_file() else "file not found")
-            facts.append((f"Input ({role})", f"{Path(path).name}  sha256 {digest}"))
+        for role, path in {source.role: source.path, **source.aux_paths()}.items():
+            facts.append((f"Input ({role})", f"{Path(path).name} (SHA-256 in the decision record)"))
     versions = library_versions()
     facts += [
         ("Report date", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
@@ -117,17 +117,18 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
             _key_figure(inp, f"Highest {inp.risk_label}", hi),
             _key_figure(inp, f"Lowest {inp.risk_label}", lo),
         ]
-    users = float(np.nanmax(grid.n_users)) if np.isfinite(grid.n_users).any() else None
-    figures.append(KeyFigure("People in the dataset", count(users), "risk is relative to these people"))
     rec = inp.recommendation
+    focus = int(known[np.argmin(risk[known])]) if len(known) else None
     if rec is not None:
         headline["recommended"] = rec.label
         if rec.label is not None:
-            i = grid.labels.index(rec.label)
-            headline["recommended_risk"] = float(risk[i])
-            figures.insert(0, _key_figure(inp, "Recommended profile", i, name=True))
+            focus = grid.labels.index(rec.label)
+            headline["recommended_risk"] = float(risk[focus])
+            figures.insert(0, _key_figure(inp, "Recommended profile", focus, name=True))
         else:
-            figures.insert(0, KeyFigure("Recommended profile", "none", "no profile meets the ceiling"))
+            figures.insert(
+                0, KeyFigure("Recommended profile", "none", "no profile meets the release criteria")
+            )
         figures.append(
             KeyFigure(
                 "Profiles under the ceiling",
@@ -140,18 +141,44 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         section.add(
             Paragraph(
                 "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
-                "against "
-                "usefulness. Enter expert scores per profile (or compute the information loss) and "
-                "regenerate.",
+                "against usefulness. Enter expert scores per profile, or run the project's analysis (it "
+                "computes every profile's information loss), and regenerate.",
                 "warning",
             )
         )
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
+        if inp.analysis is not None and rec.label is not None:
+            checks = inp.analysis.checks[grid.labels.index(rec.label)]
+            section.add(*(Paragraph(_check_line(c)) for c in checks))
+    if focus is not None:
+        role = (
+            "the recommended profile"
+            if rec is not None and rec.label is not None
+            else "the least risky profile"
+        )
+        section.add(
+            Paragraph(
+                f"Read beside it: what else the results say about {grid.labels[focus]} ({role}).", "note"
+            ),
+            KeyFigures(evidence_against(inp, focus)),
+        )
+    details = details_of(inp)
+    if details.decision:
+        section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     glance = heatmap(inp)
     glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
     return section.add(glance)
+
+
+def _check_line(check: CriterionCheck) -> str:
+    """``✓ pass — unicity at p = 4 (upper end …): 3.6% (limit 5.0%)``."""
+    value = "not measured" if check.value is None else share(check.value)
+    note = f", {check.note}" if check.note else ""
+    return (
+        f"{'✓ pass' if check.passed else '✗ fail'}: {check.name}: {value} (limit {share(check.limit)}){note}"
+    )
 
 
 def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) -> KeyFigure:
@@ -161,15 +188,16 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     value = format_measure(inp.measure, entry.get(inp.measure))
     ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
     profile = inp.grid.labels[i]
+    covers = coverage(inp, i, inp.p).sentence()
     if name:
-        return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}".rstrip())
-    return KeyFigure(label, value, f"{ci} for {profile}".strip())
+        return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}; {covers}".replace("  ", " "))
+    return KeyFigure(label, value, f"{ci} for {profile}; {covers}".strip())
 
 
 def method_section(inp: ReportInputs) -> Section:
     """Each measure in plain words, the adversary model, parameters and seeds: enough to reproduce."""
     s = inp.project.settings
-    section = Section("Method", new_page=True)
+    section = Section("Method")  # follows the decision record's last page, which is short
     knowledge = str(s.get("knowledge", "uniform"))
     section.add(
         Paragraph(
@@ -190,6 +218,12 @@ def method_section(inp: ReportInputs) -> Section:
         ],
         ["p values", ", ".join(map(str, s.get("p_values", []))) or "–"],
         ["Knowledge model", knowledge],
+        [
+            "People with fewer than p points",
+            "evaluated on all the points they have (counted per p in the tables' data)"
+            if s.get("short_traces") == "all-points"
+            else "left out of the estimates and counted",
+        ],
         ["Sampled users (S)", str(s.get("samples", "–"))],
         ["Draws per user (R)", str(s.get("draws", "–"))],
         ["Random seed", str(s.get("seed", "–"))],
@@ -336,8 +370,9 @@ def limitations_section(inp: ReportInputs) -> Section:
             "model. "
             "Outsiders who know more points, more precise ones, or who combine other datasets (see the "
             "matching "
-            "and profiling attacks) can do better; the worst-case risk bounds what the most revealing "
-            "points give."
+            "and profiling attacks) can do better. The worst-case risk is exact only where every choice of "
+            "p points was tried; elsewhere (marked ≥) it is a lower bound: the true worst case can be "
+            "higher."
         ),
         Paragraph(
             "Estimates: unless the exact mode was used, unicity is estimated on a random sample of people, "
@@ -353,21 +388,14 @@ def limitations_section(inp: ReportInputs) -> Section:
         ),
     )
     if inp.grid is not None:
-        excluded = [
-            f"{label}: {count(entry.get('n_excluded'))}"
-            for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
-            if (entry := d.get(inp.p, {})).get("n_excluded")
-        ]
-        if excluded:
-            at = "" if inp.p is None else f" at p = {inp.p}"
-            section.add(
-                Paragraph(
-                    f"People with fewer than p distinct points were excluded from the estimates{at} (they "
-                    "cannot be "
-                    f"drawn from): {'; '.join(excluded)}.",
-                    "note",
-                )
-            )
+        at = "" if inp.p is None else f" at p = {inp.p}"
+        for key, what in (
+            ("n_excluded", f"were excluded from the estimates{at} (they cannot be drawn from)"),
+            ("n_short", f"were evaluated on all the points they have{at} (a conservative figure)"),
+        ):
+            counts = _per_profile_counts(inp, key)
+            if counts:
+                section.add(Paragraph(f"People with fewer than p distinct points {what}: {counts}.", "note"))
     missing = [s for s in inp.project.sources if s in inp.project.missing_sources()]
     if missing:
         section.add(
@@ -407,3 +435,12 @@ def appendix_section(inp: ReportInputs) -> Section:
         section.add(table)
     section.add(Paragraph(f"Shares are written as percentages ({share(0.5)} = one in two).", "note"))
     return section
+
+
+def _per_profile_counts(inp: ReportInputs, key: str) -> str:
+    """``profile: count; …`` of a count at the report's p, for the profiles where it is not zero."""
+    return "; ".join(
+        f"{label}: {count(entry.get(key))}"
+        for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
+        if (entry := d.get(inp.p, {})).get(key)
+    )

@@ -56,7 +56,8 @@ class Series:
 
 @dataclass
 class PlotFigure:
-    """An x-y plot; ``reverse_y`` draws y decreasing upwards (Pareto utility: south-west is best)."""
+    """An x-y plot; ``reverse_x`` draws x decreasing to the right (Pareto utility, so the bottom-left is best
+    as in the window's trade-off tab)."""
 
     caption: str
     x_label: str
@@ -64,7 +65,7 @@ class PlotFigure:
     series: list[Series]
     log_x: bool = False
     log_y: bool = False
-    reverse_y: bool = False
+    reverse_x: bool = False
     percent_x: bool = False
     percent_y: bool = False
 

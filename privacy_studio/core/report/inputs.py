@@ -3,42 +3,30 @@ and utility, resolved once so every section uses the same numbers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from privacy_studio.core.report.numbers import interval, number, share
-from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table, recommend
-from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
+from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
-#: Display name of each risk measure of a ``by_p`` entry, and the explanation that describes it.
-MEASURE_NAMES: dict[str, str] = {
-    "unicity": "unicity",
-    "k_disclosure": "k-disclosure",
-    "em": "EM-disclosure",
-    "kl": "KL-disclosure",
-    "worst_mean": "mean worst-case risk",
-    "worst_share_at_1": "share at worst-case risk 1",
-}
-MEASURE_EXPLANATION = {
-    "unicity": "unicity",
-    "k_disclosure": "k_disclosure",
-    "em": "em_disclosure",
-    "kl": "kl_disclosure",
-    "worst_mean": "worst_case",
-    "worst_share_at_1": "worst_case",
-}
-_PROPORTIONS = {"unicity", "k_disclosure", "worst_mean", "worst_share_at_1"}
+#: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.
+MEASURE_NAMES: dict[str, str] = {name: f.label for name, f in RISK_FIELDS.items()}
+MEASURE_EXPLANATION: dict[str, str] = {name: m.explanation for name, m in FIELD_MEASURE.items()}
+_WORST = {name for name, m in FIELD_MEASURE.items() if m.name == "worst_case"}
 
 
 def is_proportion(measure: str) -> bool:
     """Whether the measure is a share of people or draws (written as a percentage)."""
-    return measure in _PROPORTIONS
+    return measure in RISK_FIELDS and RISK_FIELDS[measure].proportion
 
 
 def format_measure(measure: str, value: float | None) -> str:
@@ -57,10 +45,13 @@ def measure_columns(measures: list[str]) -> list[str]:
 
 
 def measure_cells(entry: dict, measures: list[str]) -> list[str]:
-    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`."""
+    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`; a
+    sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
-        out.append(format_measure(m, entry.get(m)))
+        value = format_measure(m, entry.get(m))
+        sampled_worst = m in _WORST and entry.get(m) is not None and not entry.get("worst_exact", False)
+        out.append(f"≥ {value}" if sampled_worst else value)  # a sampled worst case is a lower bound
         if m == "unicity":
             out.append(interval(entry.get("unicity_ci")) or "–")
     return out
@@ -80,6 +71,7 @@ class ReportInputs:
     utility: np.ndarray | None
     ceiling: float
     recommendation: Recommendation | None = None
+    analysis: TradeoffAnalysis | None = None  # the decision, as ``privacy-studio tradeoff`` derives it
 
     @property
     def measure_name(self) -> str:
@@ -119,44 +111,39 @@ def resolve_inputs(project: Project, dataset: Dataset | None = None) -> ReportIn
         if not np.isfinite(grid.values(measure, p)).any() and measure != "unicity":
             notes.append(f"{MEASURE_NAMES[measure]} was not computed: unicity is used instead.")
             measure = "unicity"
-    utility_name, utility = _utility(project, grid, notes)
-    inp = ReportInputs(project, dataset, grid, measure, p, notes, utility_name, utility, ceiling)
-    if grid is not None and utility is not None:
-        inp.recommendation = recommend(
-            grid.labels,
-            inp.risk(),
-            utility,
-            ceiling,
-            inp.risk_upper(),
-            measure=inp.risk_label,
-            utility_name=f"utility ({utility_name})",
-        )
+    inp = ReportInputs(project, dataset, grid, measure, p, notes, None, None, ceiling)
+    if grid is not None:
+        inp.analysis = _decide(project, dataset, measure, p, notes)
+    if inp.analysis is not None:
+        inp.utility_name, inp.utility = inp.analysis.utility_name, inp.analysis.utility
+        inp.recommendation = inp.analysis.recommendation
     return inp
 
 
-def _utility(
-    project: Project, grid: GridTable | None, notes: list[str]
-) -> tuple[str | None, np.ndarray | None]:
-    """The utility column for the Pareto analysis: the chosen expert domain or computed score, else the first
-    domain with scores; ``(None, None)`` when no utility is known."""
-    if grid is None:
-        return None, None
+def _decide(
+    project: Project, dataset: Dataset | None, measure: str, p: int | None, notes: list[str]
+) -> TradeoffAnalysis | None:
+    """The decision through the same function as ``privacy-studio tradeoff`` and the window; a chosen utility
+    without scores falls back (with a note) to the first one that has some."""
     try:
-        experts = UtilityGrid.from_dict(project.utility)
+        inputs = DecisionInputs.of_project(project, dataset)
     except ValueError as exc:
         notes.append(f"The expert utility scores could not be read ({exc}).")
-        experts = UtilityGrid()
-    computed = project.analyses.get("information_loss") or {}
-    wanted = project.tradeoff.get("utility")
-    if wanted in COMPUTED_SCORES and computed:
-        values = [computed.get(label, {}).get(wanted) for label in grid.labels]
-        return wanted, np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
-    candidates = [wanted] if wanted in experts.domains else []
-    if wanted and not candidates:
+        return None
+    wanted = inputs.choice.utility
+    if wanted is not None and not np.isfinite(_scores(inputs, wanted)).any():
         notes.append(f"The chosen utility {wanted!r} has no scores in the project.")
-    candidates += [d for d in experts.domains if d != wanted]
-    for domain in candidates:
-        column = experts.column(domain, grid.labels)
-        if np.isfinite(column).any():
-            return domain, column
-    return None, None
+        inputs.choice = replace(inputs.choice, utility=None)
+    try:
+        return decide(inputs, Overrides(measure=measure, p=p))
+    except ValueError as exc:
+        notes.append(f"No trade-off analysis: {exc}")
+        return None
+
+
+def _scores(inputs: DecisionInputs, name: str) -> np.ndarray:
+    """The named utility's column, all NaN when nobody scored it or it does not exist."""
+    try:
+        return utility_column(grid_table(inputs.results), inputs.experts, inputs.computed, name)[1]
+    except ValueError:
+        return np.full(len(inputs.results), np.nan)

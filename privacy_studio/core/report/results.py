@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolation
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
@@ -22,6 +23,7 @@ from privacy_studio.core.report.content import (
     Table,
     absent,
 )
+from privacy_studio.core.report.evidence import coverage
 from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
     ReportInputs,
@@ -32,10 +34,9 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
-from privacy_studio.core.tradeoff.analysis import coarseness
-from privacy_studio.core.tradeoff.extrapolation import fit_trend
+from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
-from privacy_studio.core.tradeoff.powerlaw import coarsening_text, fit_power_law, unit_areas
+from privacy_studio.core.utility import COMPUTED_SCORES
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -79,16 +80,15 @@ def grid_section(inp: ReportInputs) -> Section:
     grid = inp.grid
     assert grid is not None
     measures = [m for m in MEASURE_NAMES if np.isfinite(grid.values(m, inp.p)).any()]
-    columns = ["Profile", "Users", "d", *measure_columns(measures), "Excluded"]
+    columns = ["Profile", "In file", "Covered", *measure_columns(measures), "Excluded"]
     rows = []
     for i, label in enumerate(grid.labels):
         entry = grid.by_p[i].get(inp.p, {})
-        d = inp.project.results[i].get("d")
         rows.append(
             [
                 label,
                 count(grid.n_users[i]),
-                count(d),
+                count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
                 count(entry.get("n_excluded")),
             ]
@@ -98,7 +98,10 @@ def grid_section(inp: ReportInputs) -> Section:
         f"Table 1. Risk of every profile{at}.",
         columns,
         rows,
-        "Excluded: users with fewer than p distinct points, who cannot be drawn from (counted, not hidden).",
+        "In file: people in the data. Covered: the people the risk figures describe (the people evaluated, "
+        "all or a random sample, less those excluded). Excluded: people with fewer than p distinct points, "
+        "who cannot be drawn from (counted, not hidden). Values marked ≥ are lower bounds. Each profile's d "
+        "is in the appendix.",
     )
     return Section("Risk across the grid", [table, heatmap(inp)])
 
@@ -246,42 +249,43 @@ def pareto_section(inp: ReportInputs) -> Section:
     if inp.utility is None:
         return absent(
             "Pareto analysis",
-            "no utility scores: enter expert scores per profile (or compute the information loss) in the "
-            "studio.",
+            "no utility scores: enter expert scores per profile, or run the project's analysis (Run in the "
+            "studio, privacy-studio project run), which computes every profile's information loss.",
         )
     risk = inp.risk()
     result = pareto(grid.labels, risk, inp.utility)
     known = [i for i, label in enumerate(grid.labels) if label not in result.missing]
     front = [grid.labels.index(label) for label in result.front]
     dominated = [i for i in known if i not in front]
+    utility = inp.utility
     series = [
         Series(
             "dominated",
+            [float(utility[i]) for i in dominated],
             [float(risk[i]) for i in dominated],
-            [float(inp.utility[i]) for i in dominated],
             labels=[grid.labels[i] for i in dominated],
             mode="points",
         ),
         Series(
             "Pareto front",
+            [float(utility[i]) for i in front],
             [float(risk[i]) for i in front],
-            [float(inp.utility[i]) for i in front],
             labels=[grid.labels[i] for i in front],
             mode="line",
         ),
     ]
     if math.isfinite(inp.ceiling):
-        top = float(np.nanmax(inp.utility))
-        bottom = float(np.nanmin(inp.utility))
-        series.append(Series("risk ceiling", [inp.ceiling, inp.ceiling], [bottom, top], mode="dashed"))
+        span = [float(np.nanmin(utility)), float(np.nanmax(utility))]
+        series.append(Series("risk ceiling", span, [inp.ceiling, inp.ceiling], mode="dashed"))
     figure = PlotFigure(
-        f"Figure 4. Pareto plot: {inp.risk_label} against utility ({inp.utility_name}), utility reversed so "
-        "that the bottom-left is best; the front is joined.",
+        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_name}) "
+        f"across, more useful to the left, and {inp.risk_label} up, so the bottom-left is best; the front is "
+        "joined.",
+        f"utility: {inp.utility_name} (reversed: more useful to the left)",
         inp.risk_label,
-        f"utility: {inp.utility_name} (reversed)",
         series,
-        reverse_y=True,
-        percent_x=is_proportion(inp.measure),
+        reverse_x=True,
+        percent_y=is_proportion(inp.measure),
     )
     rows = [
         [
@@ -299,7 +303,31 @@ def pareto_section(inp: ReportInputs) -> Section:
         rows,
         f"Left out (risk or utility unknown): {', '.join(result.missing)}." if result.missing else "",
     )
-    return Section("Pareto analysis", [figure, table])
+    return Section("Pareto analysis", [figure, table, *information_loss_blocks(inp)])
+
+
+def information_loss_blocks(inp: ReportInputs) -> list:
+    """The computed utility of every profile (0-10, 10 = as useful as the finest profile) saved with the
+    analysis, and the profiles it could not score with the reason; nothing when it was not computed."""
+    computed = inp.project.analysis(ComputedUtility)  # validated when the project was read
+    if computed is None:
+        return []
+    grid = inp.grid
+    assert grid is not None
+    names = list(COMPUTED_SCORES)
+    rows = [
+        [label, *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
+        for label in grid.labels
+    ]
+    table = Table(
+        "Table 4b. Utility computed from the data for every profile, 0-10 (10 = as useful as the finest "
+        "profile of the grid); see the definitions below.",
+        ["Profile", *names],
+        rows,
+    )
+    blocks: list = [table, *(Paragraph(f"{name}: {text}", "note") for name, text in COMPUTED_SCORES.items())]
+    blocks += [Paragraph(f"Not scored: {label} — {why}", "note") for label, why in computed.problems.items()]
+    return blocks
 
 
 def ordinal_section(inp: ReportInputs) -> Section:
@@ -321,43 +349,29 @@ def ordinal_section(inp: ReportInputs) -> Section:
                 rows,
             ),
             Paragraph(table.message()),
+            *([Paragraph(inp.analysis.ranking_note)] if inp.analysis and inp.analysis.ranking_note else []),
         ],
     )
 
 
-def profile_sizes(inp: ReportInputs) -> np.ndarray:
-    """Coarseness of each profile (mean unit area in km² x bin width in h), from the dataset, computed as the
-    studio's trade-off panel does so both show the same fit."""
-    grid, ds = inp.grid, inp.dataset
-    assert grid is not None and ds is not None
-    start, end = ds.events.period()
-    areas = unit_areas(ds.events, list(dict.fromkeys(grid.spatial)), ds.hierarchy)
-    return coarseness(grid, areas, end - start)
-
-
 def power_law_section(inp: ReportInputs) -> Section:
-    if inp.dataset is None:
-        return absent(
-            "Power law", "the input data was not loaded, so the size of the spatial units is unknown."
-        )
-    grid = inp.grid
-    assert grid is not None
-    sizes = profile_sizes(inp)
-    risk = inp.risk()
-    try:
-        fit = fit_power_law(grid.labels, sizes, risk)
-    except ValueError as exc:
-        return absent("Power law", str(exc))
+    """The guarded power law of the decision (the one ``privacy-studio tradeoff --json`` prints): measured
+    profiles, the fitted line drawn only over the measured range and clipped to [0, 1]."""
+    a = inp.analysis
+    if a is None:
+        return absent("Power law", "there is no trade-off analysis for this project (see the notes).")
+    law = a.power_law
+    if law is None:
+        return absent("Power law", a.power_law_text)
+    sizes, risk = a.coarseness, a.risk
     use = np.isfinite(sizes) & np.isfinite(risk) & (sizes > 0) & (risk > 0)
-    xs = np.geomspace(sizes[use].min(), sizes[use].max(), 30)
-    fitted = fit.predict(xs)
-    proportion = is_proportion(inp.measure)
-    if proportion:  # a share cannot exceed 100 %: the line stops where the fit would
-        xs, fitted = xs[fitted <= 1.0], fitted[fitted <= 1.0]
+    low, high = law.measured_range
+    xs = np.geomspace(low, high, 30) if high > low else np.asarray([low])
+    fitted = [law.predict(float(x)) for x in xs]
     figure = PlotFigure(
         f"Figure 5. {inp.risk_label.capitalize()} against coarseness (unit area x bin width), log-log, with "
-        "the "
-        "fitted power law.",
+        f"the power law fitted on the {law.n_used} profiles with risk strictly between 0 and 1 (R² = "
+        f"{number(law.r2, 3)}), drawn only over the measured range.",
         "unit area x bin width (km²·h)",
         inp.risk_label,
         [
@@ -365,53 +379,56 @@ def power_law_section(inp: ReportInputs) -> Section:
                 "profiles",
                 sizes[use].tolist(),
                 risk[use].tolist(),
-                labels=np.array(grid.labels)[use].tolist(),
+                labels=np.array(a.labels)[use].tolist(),
                 mode="points",
             ),
-            Series("fit", xs.tolist(), fitted.tolist(), mode="dashed"),
+            Series("fit (measured range only)", xs.tolist(), [_float(v) for v in fitted], mode="dashed"),
         ],
         log_x=True,
         log_y=True,
-        percent_y=proportion,
+        percent_y=is_proportion(inp.measure),
     )
-    blocks = [figure, Paragraph(coarsening_text(fit, inp.ceiling, inp.risk_label))]
-    if fit.left_out:
+    blocks = [figure, Paragraph(a.power_law_text)]
+    if law.fit.left_out:
         blocks.append(
-            Paragraph(f"Left out of the fit (zero risk or unknown size): {', '.join(fit.left_out)}.", "note")
+            Paragraph(
+                f"Left out of the fit (risk 0 or 1, or unknown size): {', '.join(law.fit.left_out)}.", "note"
+            )
         )
     return Section("Power law", blocks)
 
 
 def extrapolation_section(inp: ReportInputs) -> Section:
-    saved = inp.project.analyses.get("population_extrapolation")
-    if not saved:
+    try:
+        saved = inp.project.analysis(PopulationExtrapolation)
+    except ValueError as exc:
+        return absent("Population extrapolation", str(exc))
+    if saved is None:
         return absent(
             "Population extrapolation",
             "not run for this project (privacy-studio report --population N, or the studio's trade-off "
             "panel).",
         )
-    n = np.asarray(saved["n"], dtype=np.float64)
-    risk = np.asarray(saved["risk"], dtype=np.float64)
-    population = int(saved["population"])
-    what = f"{MEASURE_NAMES.get(saved.get('measure', 'unicity'), 'unicity')} at p = {saved.get('p', inp.p)}"
+    n, risk, population = np.asarray(saved.n), np.asarray(saved.risk), saved.population
+    what = f"{MEASURE_NAMES.get(saved.measure, 'unicity')} at p = {saved.p if saved.p is not None else inp.p}"
     try:
-        fit = fit_trend(n, risk, saved.get("model", "power"))
+        result = extrapolate(n, risk, population, saved.model)
     except ValueError as exc:
         return absent("Population extrapolation", str(exc))
     xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
     figure = PlotFigure(
-        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.get('profile', '')}), and the "
+        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.profile}), and the "
         f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
         "number of people n",
         what,
         [
             Series("measured on subsets", n.tolist(), risk.tolist(), mode="points"),
-            Series("trend (extrapolated)", xs.tolist(), fit.predict(xs).tolist(), mode="dashed"),
+            Series("trend (extrapolated)", xs.tolist(), result.fit.predict(xs).tolist(), mode="dashed"),
         ],
         log_x=True,
         percent_y=True,
     )
-    return Section("Population extrapolation", [figure, Paragraph(fit.describe(population, what), "warning")])
+    return Section("Population extrapolation", [figure, Paragraph(result.describe(what), "warning")])
 
 
 def groups_section(inp: ReportInputs) -> Section:
@@ -445,7 +462,7 @@ def groups_section(inp: ReportInputs) -> Section:
             count(r.n_users),
             share(r.mean_unique),
             number(r.mean_em),
-            f"{number(r.odds_ratio, 3)} [{number(r.ci_low, 3)}, {number(r.ci_high, 3)}]",
+            report.odds_text(r),
         ]
         for r in report.rows
     ]

@@ -1,5 +1,7 @@
-"""One trade-off analysis of a grid's results: the chosen risk and utility, Pareto front, ordinal
-equivalence, recommendation and power law, as one object with a JSON form (for the CLI, GUI and report)."""
+"""The decision derived from a grid's results, in one place: the chosen risk and utility, release criteria
+checked per profile, the people behind each figure, Pareto front, ordinal equivalence, recommendation with the
+evidence against it, and the guarded power law — one object with one JSON form, so the window, the
+``tradeoff`` command and the report cannot disagree."""
 
 from __future__ import annotations
 
@@ -8,11 +10,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
-from privacy_studio.core.tradeoff.grid import GridTable
+from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
+from privacy_studio.core.tradeoff.grid import GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
 from privacy_studio.core.tradeoff.pareto import ParetoResult, pareto
-from privacy_studio.core.tradeoff.powerlaw import PowerLawFit, coarsening_text, fit_power_law, width_hours
+from privacy_studio.core.tradeoff.powerlaw import (
+    GuardedPowerLaw,
+    guarded_power_law,
+    guarded_text,
+    width_hours,
+)
 from privacy_studio.core.tradeoff.recommend import Recommendation, recommend
 
 
@@ -32,8 +41,42 @@ class TradeoffAnalysis:
     ordinal: OrdinalTable
     recommendation: Recommendation
     coarseness: np.ndarray  # km² x h per profile, NaN where the unit area is unknown
-    power_law: PowerLawFit | None
+    power_law: GuardedPowerLaw | None
     power_law_text: str
+    criteria: ReleaseCriteria
+    checks: list[list[CriterionCheck]]  # per profile, the ceiling first
+    population: list[Population]  # per profile, at p
+    evidence_against: list[str]  # what speaks against the recommended profile
+    ranking_note: str  # why measures rank profiles differently, with each profile's d ("" if they agree)
+    d: np.ndarray  # distinct points per profile (NaN if unknown)
+    seed_spread: SeedSpread | None = None  # the headline recomputed over several seeds, when run
+
+    def decision_lines(self) -> list[str]:
+        """The decision in plain sentences, as the window, the command line and the report print it: the
+        recommendation or why none, then :meth:`evidence_lines`."""
+        rec = self.recommendation
+        if rec.label is None:
+            return ["Recommendation: none. ⚠ " + (rec.warning or rec.reasoning)]
+        return [f"Recommendation: {rec.label}. {rec.reasoning}", *self.evidence_lines()]
+
+    def evidence_lines(self) -> list[str]:
+        """Each release criterion checked on the recommended profile, then the evidence against it."""
+        if self.recommendation.label is None:
+            return []
+        i = self.labels.index(self.recommendation.label)
+        lines = [
+            f"{'✓' if c.passed else '✗'} {c.name}: {_share(c.value)} (limit {_share(c.limit)})"
+            + (f", {c.note}" if c.note else "")
+            for c in self.checks[i]
+        ]
+        lines += [f"Against it: {text}" for text in self.evidence_against]
+        if self.seed_spread is not None and self.seed_spread.profile == self.recommendation.label:
+            lines.append(self.seed_spread.sentence())
+        return lines
+
+    def passed(self, label: str) -> bool:
+        """Whether the profile meets every release criterion."""
+        return all(c.passed for c in self.checks[self.labels.index(label)])
 
     @property
     def risk_name(self) -> str:
@@ -57,6 +100,10 @@ class TradeoffAnalysis:
                     "coarseness_km2_h": _json(self.coarseness[i]),
                     "pareto_optimal": label in self.pareto.front,
                     "dominated_by": self.pareto.dominated_by.get(label, []),
+                    "criteria": [c.to_dict() for c in self.checks[i]],
+                    "passes_criteria": self.passed(label),
+                    "population": self.population[i].to_dict(),
+                    "d": _json(self.d[i]),
                 }
                 for i, label in enumerate(self.labels)
             ],
@@ -68,23 +115,28 @@ class TradeoffAnalysis:
                 "all_equivalent": self.ordinal.all_equivalent,
                 "message": self.ordinal.message(),
             },
-            "recommendation": {
-                "profile": self.recommendation.label,
-                "meets_ceiling": self.recommendation.meets_ceiling,
-                "reasoning": self.recommendation.reasoning,
-                "warning": self.recommendation.warning,
-            },
-            "power_law": None
-            if fit is None
-            else {
-                "log_prefactor": fit.log_prefactor,
-                "exponent": fit.exponent,
-                "r2": fit.r2,
-                "n_used": fit.n_used,
-                "left_out": fit.left_out,
-                "coarseness_for_ceiling": _json(fit.size_for(self.ceiling)),
-            },
+            "recommendation": self.recommendation_dict(),
+            "power_law": None if fit is None else fit.to_dict(self.ceiling),
             "power_law_text": self.power_law_text,
+            "ranking_note": self.ranking_note,
+            "seed_spread": None if self.seed_spread is None else self.seed_spread.to_dict(),
+        }
+
+    def recommendation_dict(self) -> dict:
+        """The recommendation as scripts and the report read it: the profile (or None), the people its
+        figure covers, every criterion checked on it, and the evidence against it."""
+        rec = self.recommendation
+        i = self.labels.index(rec.label) if rec.label is not None else None
+        population = self.population[i] if i is not None else None
+        return {
+            "profile": rec.label,
+            "eligible_people": None if population is None else population.eligible,
+            "excluded_people": None if population is None else population.excluded,
+            "criteria": [] if i is None else [c.to_dict() for c in self.checks[i]],
+            "evidence_against": self.evidence_against,
+            "meets_ceiling": rec.meets_ceiling,
+            "reasoning": rec.reasoning,
+            "warning": rec.warning,
         }
 
 
@@ -109,12 +161,18 @@ def analyse(
     p: int | None = 4,
     utility_name: str = "utility",
     ceiling: float = 0.05,
+    criteria: ReleaseCriteria | None = None,
     unit_areas: dict[str, float] | None = None,
     period_seconds: float = math.nan,
 ) -> TradeoffAnalysis:
-    """Run the whole trade-off analysis; ``utility`` holds one score per profile in grid order (NaN: none)."""
+    """Derive the whole decision; ``utility`` holds one score per profile in grid order (NaN: none).
+
+    ``criteria`` (default: ``ceiling`` alone) are checked on every profile; the recommendation is the most
+    useful profile that meets them all.
+    """
     if p not in grid.p_values():
         raise ValueError(f"the results have no p = {p}; they have p = {grid.p_values()}")
+    criteria = criteria or ReleaseCriteria(ceiling)
     risk = grid.values(measure, p)
     upper = grid.upper(measure, p)
     utility = np.asarray(utility, dtype=np.float64)
@@ -122,31 +180,101 @@ def analyse(
         raise ValueError(f"{len(utility)} utility scores for {len(grid.labels)} profiles")
     name = _measure_name(measure, p)
     size = coarseness(grid, unit_areas, period_seconds)
-    fit, text = (
-        None,
-        "The power law needs at least two profiles of known, different coarseness with risk > 0.",
-    )
+    law = None
     try:
-        fit = fit_power_law(grid.labels, size, risk)
-        text = coarsening_text(fit, ceiling, name)
+        law = guarded_power_law(grid.labels, size, risk)
+        text = guarded_text(law, criteria.ceiling, name, grid.labels, size, risk)
     except ValueError:
-        pass
+        text = (
+            "The power law needs at least two profiles of known, different coarseness with "
+            f"{name} strictly between 0 and 1."
+        )
+    checks = check_profiles(grid, criteria, measure, p, name)
+    others = np.asarray([all(c.passed for c in row[1:]) for row in checks], dtype=bool)
+    rec = recommend(
+        grid.labels, risk, utility, criteria.ceiling, upper, measure=name, utility_name=utility_name,
+        other_criteria=others if criteria.has_optional else None,
+    )  # fmt: skip
+    population = grid.population(p)
+    ordinal = ordinal_equivalence(grid.measures(p))
     return TradeoffAnalysis(
         measure,
         p,
         utility_name,
-        ceiling,
+        criteria.ceiling,
         list(grid.labels),
         risk,
         upper,
         utility,
         pareto(grid.labels, risk, utility),
-        ordinal_equivalence(grid.measures(p)),
-        recommend(grid.labels, risk, utility, ceiling, upper, measure=name, utility_name=utility_name),
+        ordinal,
+        rec,
         size,
-        fit,
+        law,
         text,
+        criteria,
+        checks,
+        population,
+        evidence_against(grid, rec.label, measure, p, population),
+        ranking_note(grid, ordinal, p),
+        grid.d,
     )
+
+
+def evidence_against(
+    grid: GridTable, label: str | None, measure: str, p: int | None, population: list[Population]
+) -> list[str]:
+    """What speaks against the recommended profile, each in one sentence: full-fingerprint uniqueness, the
+    worst case (a lower bound when sampled), the risk at higher p, and the people its figure leaves out."""
+    if label is None:
+        return []
+    i = grid.labels.index(label)
+    out = []
+    unique = grid.unique_traces()[i]
+    if math.isfinite(unique):
+        out.append(f"{100 * unique:.1f} % of people have a unique whole trace at {label} (full fingerprint).")
+    worst = grid.values("worst_share_at_1", p)[i]
+    if math.isfinite(worst):
+        bound = "" if grid.worst_exact(p)[i] else " — a lower bound, the worst case was sampled"
+        out.append(f"{100 * worst:.1f} % of people are at worst-case risk 1 at p = {p}{bound}.")
+    higher = [q for q in grid.p_values() if q is not None and p is not None and q > p]
+    if higher:
+        top = max(higher)
+        value = grid.values(measure, top)[i]
+        if math.isfinite(value):
+            out.append(f"{_measure_name(measure, top)} reaches {value:.4g} (the highest p measured).")
+    if population[i].eligible is not None:
+        out.append(f"The figure at p = {p} {population[i].sentence()}.")
+    return out
+
+
+def ranking_note(grid: GridTable, ordinal: OrdinalTable, p: int | None) -> str:
+    """Why EM- and KL-disclosure may rank profiles unlike unicity, in plain words with each profile's d;
+    empty when the measures agree or no profile's d is known."""
+    averaged = [m for m in ("em", "kl") if m in ordinal.names]
+    if ordinal.all_equivalent or not averaged or not np.isfinite(grid.d).any():
+        return ""
+    known = [(label, d) for label, d in zip(grid.labels, grid.d, strict=True) if math.isfinite(d)]
+    rows = ", ".join(f"{label} d = {int(d):,}" for label, d in known)
+    summed = "; ".join(
+        f"{label}: EM summed {_sum_text(grid.values('em', p)[i], grid.d[i])}, KL summed "
+        f"{_sum_text(grid.values('kl', p)[i], grid.d[i])}"
+        for i, label in enumerate(grid.labels)
+    )
+    return (
+        "EM- and KL-disclosure average what an attacker learns over the d distinct points of a profile, and "
+        f"coarse profiles have few points ({rows}), so their average is larger even when fewer people are "
+        "unique; the measures then rank profiles differently. Summed over the points (the average times d), "
+        f"which does not shrink as d grows, they are: {summed}."
+    )
+
+
+def _share(value: float | None) -> str:
+    return "not measured" if value is None else f"{100 * value:.3g} %"
+
+
+def _sum_text(value: float, d: float) -> str:
+    return f"{value * d:.4g}" if math.isfinite(value) and math.isfinite(d) else "n/a"
 
 
 def _measure_name(measure: str, p: int | None) -> str:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.events import EventTable
     from privacy_studio.core.hierarchy import Hierarchy
     from privacy_studio.core.io import Dataset
-    from privacy_studio.core.runner import RiskSettings
+    from privacy_studio.core.risk.settings import RiskSettings
 
 DEFAULT_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -102,6 +102,62 @@ def fit_trend(n: np.ndarray, risk: np.ndarray, model: str = "power") -> TrendFit
         )
     b, a, r2 = line_fit(x, y)
     return TrendFit(model, a, b, r2)
+
+
+#: Beyond this multiple of the largest measured subsample, an extrapolation is flagged as far-fetched.
+FAR_FACTOR = 10
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """The trend's value at ``population`` with a bootstrap 95 % interval over the subsamples."""
+
+    fit: TrendFit
+    population: int
+    value: float
+    low: float
+    high: float
+    measured_max: float  # the largest subsample measured
+
+    @property
+    def far(self) -> bool:
+        """Whether the population lies more than :data:`FAR_FACTOR` times beyond what was measured."""
+        return self.population > FAR_FACTOR * self.measured_max
+
+    def describe(self, measure: str = "unicity") -> str:
+        """The extrapolation with its interval, labelled as such, and flagged when far beyond the data."""
+        text = (
+            f"{self.fit.describe(self.population, measure)} Bootstrap 95 % interval over the subsamples: "
+            f"[{self.low:.4g}, {self.high:.4g}]."
+        )
+        if self.far:
+            text += (
+                f" {self.population:,} people is more than {FAR_FACTOR} times the {int(self.measured_max):,} "
+                "measured: the trend may not hold that far, treat this as a rough indication only."
+            )
+        return text
+
+
+def extrapolate(
+    n: np.ndarray, risk: np.ndarray, population: int, model: str = "power", *, boot: int = 400, seed: int = 0
+) -> Extrapolation:
+    """Fit ``model`` to the subsamples and read it at ``population``; the interval is the 2.5-97.5 %
+    percentiles of the same read-out over ``boot`` resamplings (with replacement) of the subsamples."""
+    n = np.asarray(n, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    fit = fit_trend(n, risk, model)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(boot):
+        pick = rng.integers(0, len(n), len(n))
+        try:
+            values.append(float(fit_trend(n[pick], risk[pick], model).predict(population)))
+        except ValueError:  # a resample with a single subsample size has no trend
+            continue
+    low, high = np.percentile(values, [2.5, 97.5]) if values else (np.nan, np.nan)
+    return Extrapolation(
+        fit, population, float(fit.predict(population)), float(low), float(high), float(n.max())
+    )
 
 
 def runner_estimator(

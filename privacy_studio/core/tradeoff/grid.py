@@ -2,20 +2,73 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-#: Risk measures of a ``by_p`` entry (higher = riskier) and the key of their interval, if they have one.
-RISK_MEASURES: dict[str, str | None] = {
-    "unicity": "unicity_ci",
-    "k_disclosure": None,
-    "em": None,
-    "kl": None,
-    "worst_mean": None,
-    "worst_share_at_1": None,
-}
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
+
+#: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
+RISK_MEASURES: dict[str, str | None] = {name: f.interval for name, f in RISK_FIELDS.items()}
+
+
+@dataclass(frozen=True)
+class Population:
+    """Who a figure at one p covers: the people evaluated (all, or the sample drawn), those excluded for
+    having fewer than p points, and the people in the file; counts are None where the results lack them."""
+
+    p: int | None
+    evaluated: int | None
+    excluded: int | None
+    in_file: int | None
+    short: int = 0  # people with fewer than p points evaluated on all their points (conservative figure)
+
+    @property
+    def eligible(self) -> int | None:
+        """People the figure covers: evaluated minus excluded."""
+        return None if self.evaluated is None or self.excluded is None else self.evaluated - self.excluded
+
+    @property
+    def excluded_share(self) -> float:
+        """Share of the evaluated people left out; NaN when unknown."""
+        if not self.evaluated or self.excluded is None:
+            return float("nan")
+        return self.excluded / self.evaluated
+
+    def sentence(self) -> str:
+        """E.g. ``covers 2,410 of 2,796 people (386 excluded, 13.8 %, with fewer than 4 points)``."""
+        if self.eligible is None or self.evaluated is None:
+            return "the people covered are not recorded in these results"
+        sampled = (
+            f" (a random sample of the {self.in_file:,} in the file)"
+            if self.in_file is not None and self.in_file > self.evaluated
+            else ""
+        )
+        fewer = "" if self.p is None else f" with fewer than {self.p} points"
+        short = (
+            f", {self.short:,} of them{fewer} evaluated on all their points (the conservative figure)"
+            if self.short
+            else ""
+        )
+        return (
+            f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}{short}; {self.excluded:,} "
+            f"excluded{fewer} ({100 * self.excluded_share:.1f} %)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        share = self.excluded_share
+        return {
+            "p": self.p,
+            "evaluated_people": self.evaluated,
+            "eligible_people": self.eligible,
+            "excluded_people": self.excluded,
+            "excluded_share": share if math.isfinite(share) else None,
+            "short_traces_included": self.short,
+            "people_in_file": self.in_file,
+        }
 
 
 @dataclass
@@ -27,6 +80,38 @@ class GridTable:
     temporal: list[str]
     n_users: np.ndarray
     by_p: list[dict]  # per profile: {p: by_p entry}
+    kanon: list[dict | None] = field(default_factory=list)  # per profile: full-fingerprint k-anonymity
+    d: np.ndarray = field(default_factory=lambda: np.zeros(0))  # distinct points per profile (NaN: unknown)
+
+    def unique_traces(self) -> np.ndarray:
+        """Share of people whose whole trace is unique (class size 1) per profile; NaN where not computed."""
+        if len(self.kanon) != len(self.labels):
+            return np.full(len(self.labels), np.nan)
+        shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
+        return np.asarray([_number(v) for v in shares], dtype=np.float64)
+
+    def worst_exact(self, p: int | None) -> list[bool]:
+        """Per profile, whether its worst-case figures at ``p`` are exact (else a sampled lower bound)."""
+        return [bool(d.get(p, {}).get("worst_exact", False)) for d in self.by_p]
+
+    def population(self, p: int | None) -> list[Population]:
+        """Who each profile's figures at ``p`` cover (people evaluated, excluded, in the file)."""
+        out = []
+        for n, d in zip(self.n_users, self.by_p, strict=True):
+            entry = d.get(p, {})
+            in_file = int(n) if math.isfinite(n) else None
+            evaluated = entry.get("n_sampled")
+            excluded = entry.get("n_excluded")
+            out.append(
+                Population(
+                    p,
+                    None if evaluated is None else int(evaluated),
+                    None if excluded is None or evaluated is None else int(excluded),
+                    in_file,
+                    int(entry.get("n_short") or 0),
+                )
+            )
+        return out
 
     def p_values(self) -> list:
         """The p values present in every profile (``None`` for explicit knowledge), ascending."""
@@ -57,7 +142,7 @@ class GridTable:
 def grid_table(profiles: Iterable) -> GridTable:
     """Build from ``ProfileResult`` objects or their ``to_dict()`` (the ``profiles`` list of the JSON)."""
     rows = [p.to_dict() if hasattr(p, "to_dict") else p for p in profiles]
-    labels, spatial, temporal, n_users, by_p = [], [], [], [], []
+    labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "spatial" not in row or "temporal" not in row:
             raise ValueError(f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result")
@@ -66,9 +151,14 @@ def grid_table(profiles: Iterable) -> GridTable:
         labels.append(str(row.get("label") or f"{row['spatial']} × {row['temporal']}"))
         n_users.append(_number(row.get("n_users")))
         by_p.append({entry.get("p"): entry for entry in row.get("by_p", [])})
+        kanon.append(row.get("kanon") if isinstance(row.get("kanon"), dict) else None)
+        d.append(_number(row.get("d")))
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
-    return GridTable(labels, spatial, temporal, np.asarray(n_users, dtype=np.float64), by_p)
+    as_array = np.asarray
+    return GridTable(
+        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64)
+    )
 
 
 def _check_measure(measure: str) -> str:

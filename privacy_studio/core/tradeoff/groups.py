@@ -35,6 +35,15 @@ class GroupReport:
     n_matched: int  # users with a risk value and an attributes row
     n_without_attributes: int  # users with a risk value but no row in the attributes file
     n_without_risk: int  # users in the attributes file with no risk value (not in the data, or excluded)
+    odds_note: str = ""  # why odds ratios are n/a (everyone, or nobody, unique), else ""
+
+    def odds_text(self, row: GroupRow) -> str:
+        """The odds ratio with its 95 % interval, or why it carries no information."""
+        if self.odds_note:
+            return self.odds_note
+        if not math.isfinite(row.odds_ratio):
+            return "n/a"
+        return f"{row.odds_ratio:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]"
 
 
 def read_attributes(path: str | Path) -> pd.DataFrame:
@@ -86,13 +95,22 @@ def risk_by_group(
     rows: list[GroupRow] = []
     table = has_risk.loc[matched]
     total_unique = float(table["unique"].sum())
+    note = (
+        "n/a — everyone unique"
+        if len(table) and math.isclose(total_unique, len(table))
+        else ("n/a — nobody unique" if len(table) and total_unique == 0 else "")
+    )
     for attribute in attributes.columns:
         labels = attributes.loc[matched, attribute].replace("", MISSING).fillna(MISSING).astype(str)
         for group in sorted(labels.unique()):
             inside = (labels == group).to_numpy()
             a = float(table["unique"].to_numpy()[inside].sum())
             n_in, n_out = int(inside.sum()), len(table) - int(inside.sum())
-            ratio, low, high = odds_ratio_woolf(a, n_in - a, total_unique - a, n_out - (total_unique - a))
+            ratio, low, high = (
+                (math.nan,) * 3  # no variation in uniqueness: an odds ratio carries no information
+                if note
+                else odds_ratio_woolf(a, n_in - a, total_unique - a, n_out - (total_unique - a))
+            )
             em_in = table["em"].to_numpy()[inside]
             rows.append(
                 GroupRow(
@@ -105,6 +123,7 @@ def risk_by_group(
         len(matched),
         len(has_risk) - len(matched),
         int((~attributes.index.isin(has_risk.index)).sum()),
+        note,
     )
 
 

@@ -134,16 +134,119 @@ def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float(slope), float(intercept), float(r2)
 
 
-def coarsening_text(fit: PowerLawFit, ceiling: float, measure: str = "the risk") -> str:
-    """What coarsening the fit predicts for ``ceiling``, in words (an extrapolation of the grid's trend)."""
-    quality = f"The fit {measure} ≈ {fit.prefactor:.3g} × (km² × h)^{fit.exponent:.3f} has R² = {fit.r2:.3f}"
-    target = fit.size_for(ceiling)
-    if not math.isfinite(target):
-        return (
-            f"{quality}; it does not decrease with coarseness, so it predicts no coarsening for the ceiling."
+def plain_number(value: float) -> str:
+    """A positive size written without a power of ten: thousands separated, small values to 3 digits."""
+    if not math.isfinite(value):
+        return "n/a"
+    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
+
+
+@dataclass(frozen=True)
+class GuardedPowerLaw:
+    """A power law fitted only on profiles with risk strictly between 0 and 1, quoted only inside the
+    range of coarseness it was fitted on, and clipped to [0, 1]."""
+
+    fit: PowerLawFit
+    measured_range: tuple[float, float]  # smallest and largest coarseness fitted (km² x h)
+
+    @property
+    def exponent(self) -> float:
+        return self.fit.exponent
+
+    @property
+    def r2(self) -> float:
+        return self.fit.r2
+
+    @property
+    def n_used(self) -> int:
+        return self.fit.n_used
+
+    def to_dict(self, ceiling: float) -> dict[str, Any]:
+        """JSON form: the fit, its quality, the range it may speak for, and the size for ``ceiling`` (null
+        when that lies beyond the measured range)."""
+        return {
+            "log_prefactor": self.fit.log_prefactor,
+            "exponent": self.fit.exponent,
+            "r2": self.fit.r2,
+            "n_used": self.fit.n_used,
+            "left_out": self.fit.left_out,
+            "measured_range": list(self.measured_range),
+            "coarseness_for_ceiling": self.size_for(ceiling),
+        }
+
+    def inside(self, size: float) -> bool:
+        low, high = self.measured_range
+        return bool(low <= size <= high)
+
+    def predict(self, size: float) -> float | None:
+        """Fitted risk at ``size`` clipped to [0, 1]; None beyond the measured range (no number there)."""
+        if not (math.isfinite(size) and self.inside(size)):
+            return None
+        return float(np.clip(self.fit.predict(size), 0.0, 1.0))
+
+    def size_for(self, ceiling: float) -> float | None:
+        """Coarseness where the fitted risk reaches ``ceiling``, only when it lies in the measured range."""
+        target = self.fit.size_for(ceiling)
+        return target if math.isfinite(target) and self.inside(target) else None
+
+    def contradictions(
+        self, labels: list[str], size: np.ndarray, risk: np.ndarray, ceiling: float
+    ) -> list[tuple[str, float, float]]:
+        """Measured profiles on the other side of ``ceiling`` than the fit: (label, measured, fitted)."""
+        out = []
+        for label, s, r in zip(labels, size, risk, strict=True):
+            fitted = self.predict(float(s))
+            if fitted is not None and math.isfinite(r) and (r <= ceiling) != (fitted <= ceiling):
+                out.append((label, float(r), fitted))
+        return out
+
+
+def guarded_power_law(labels: list[str], size: np.ndarray, risk: np.ndarray) -> GuardedPowerLaw:
+    """Fit :func:`fit_power_law` on the profiles whose risk lies strictly between 0 and 1 (0 and 1 have no
+    logarithm on the curve's scale: they are listed in ``left_out``); ``ValueError`` if fewer than two
+    distinct sizes remain."""
+    size = np.asarray(size, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    inner = np.where((risk > 0) & (risk < 1), risk, np.nan)
+    fit = fit_power_law(labels, size, inner)
+    used = np.isfinite(size) & np.isfinite(inner) & (size > 0)
+    return GuardedPowerLaw(fit, (float(size[used].min()), float(size[used].max())))
+
+
+def guarded_text(
+    law: GuardedPowerLaw,
+    ceiling: float,
+    measure: str,
+    labels: list[str],
+    size: np.ndarray,
+    risk: np.ndarray,
+) -> str:
+    """What the guarded fit says about ``ceiling`` in words, never quoting a size beyond the measured range
+    and naming every measured profile it contradicts (the measurement holds there)."""
+    fit = law.fit
+    low, high = law.measured_range
+    lines = [
+        f"The fit {measure} ≈ {fit.prefactor:.3g} × (km² × h)^{fit.exponent:.3f} (clipped to [0, 1]) has "
+        f"R² = {fit.r2:.3f} over {fit.n_used} profiles with {measure} strictly between 0 and 1, measured "
+        f"from {plain_number(low)} to {plain_number(high)} km²·h."
+    ]
+    target = law.size_for(ceiling)
+    if fit.exponent >= 0:
+        lines.append("It does not decrease with coarseness, so it predicts no coarsening for the ceiling.")
+    elif target is not None:
+        lines.append(
+            f"Inside that range it reaches {ceiling:.4g} at about {plain_number(target)} km²·h; this is a "
+            "trend read off the grid, not a measurement."
         )
-    return (
-        f"{quality} over {fit.n_used} profiles. It predicts {measure} ≤ {ceiling:.4g} once unit area x bin "
-        f"width reaches about {target:.3g} km²·h, e.g. units of {target:.3g} km² with 1 h bins or units of "
-        f"{target / 24:.3g} km² with 1 day bins. This is a trend read off the grid, not a measurement."
-    )
+    elif fit.size_for(ceiling) > high:
+        lines.append(
+            f"It stays above {ceiling:.4g} over the measured range: reaching it is beyond the measured range."
+        )
+    else:
+        lines.append(f"It is at or below {ceiling:.4g} over the whole measured range.")
+    for label, measured, fitted in law.contradictions(labels, size, risk, ceiling):
+        lines.append(
+            f"At {label} the fit gives {fitted:.3g} but the measurement is {measured:.3g}, on the other side "
+            "of the ceiling: the measured value holds."
+        )
+    return " ".join(lines)

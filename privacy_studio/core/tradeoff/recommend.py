@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privacy_studio.core.tradeoff.criteria import check_share_limit
 from privacy_studio.core.tradeoff.pareto import pareto
 
 
@@ -28,21 +29,28 @@ def recommend(
     *,
     measure: str = "risk",
     utility_name: str = "utility",
+    other_criteria: np.ndarray | None = None,
 ) -> Recommendation:
     """Pick, among profiles whose risk bound is at most ``ceiling``, the one with the highest utility.
 
     The bound is ``risk_upper`` (e.g. the upper end of the 95 % interval) where given, else the estimate.
+    ``other_criteria`` (one bool per profile) marks the profiles that also meet every other release
+    criterion; the others are not eligible (``meets_ceiling`` still lists them if under the ceiling).
     Ties on utility go to the lower bound, then the lower estimate, then the earlier profile in the grid,
     so the choice is deterministic; the chosen profile is Pareto-optimal among those under the ceiling.
     """
-    if not np.isfinite(ceiling) or ceiling < 0:
-        raise ValueError(f"the risk ceiling must be a non-negative number, got {ceiling!r}")
+    check_share_limit(ceiling, "risk ceiling")
     risk = np.asarray(risk, dtype=np.float64)
     utility = np.asarray(utility, dtype=np.float64)
     bound = risk if risk_upper is None else np.where(np.isfinite(risk_upper), risk_upper, risk)
     dominated_by = pareto(labels, risk, utility).dominated_by
     known = np.isfinite(bound) & np.isfinite(utility)
-    ok = [i for i in range(len(labels)) if known[i] and bound[i] <= ceiling]
+    under = [i for i in range(len(labels)) if known[i] and bound[i] <= ceiling]
+    others = np.ones(len(labels), dtype=bool) if other_criteria is None else np.asarray(other_criteria, bool)
+    ok = [i for i in under if others[i]]
+    criteria = (
+        "every release criterion" if other_criteria is not None else f"{measure} at or below {ceiling:.4g}"
+    )
     which = "the upper end of its 95 % interval" if risk_upper is not None else "its estimate"
     if not known.any():
         warning = (
@@ -53,10 +61,12 @@ def recommend(
         best = min(np.flatnonzero(known), key=lambda i: (bound[i], i))
         closest = f" The least risky profile, {labels[best]}, reaches {bound[best]:.4g}."
         warning = (
-            f"No profile of the grid keeps {measure} at or below {ceiling:.4g} (judged on {which}).{closest} "
-            "Coarser profiles than those in the grid are needed, or the ceiling must be reconsidered."
+            f"No profile of the grid meets the criteria: none keeps {criteria} (judged on {which}).{closest} "
+            "What would be needed: coarser spatial or temporal levels than those in the grid, suppressing "
+            "the rarest points or the people whose traces stay unique, or other protections (restricted "
+            "access, aggregation, added noise) before any release."
         )
-        return Recommendation(None, [], warning, warning)
+        return Recommendation(None, [labels[i] for i in under], warning, warning)
     chosen = min(ok, key=lambda i: (-utility[i], bound[i], risk[i], i))
     tied = [labels[i] for i in ok if utility[i] == utility[chosen] and i != chosen]
     tie_text = (
@@ -73,9 +83,9 @@ def recommend(
     )
     reasoning = (
         f"Of the {int(known.sum())} profiles with both a {measure} value and a {utility_name} score, "
-        f"{len(ok)} {'keeps' if len(ok) == 1 else 'keep'} {measure} at or below the ceiling of "
-        f"{ceiling:.4g} (judged on {which}). Among them "
+        f"{len(ok)} {'meets' if len(ok) == 1 else 'meet'} {criteria} (the ceiling of {ceiling:.4g} "
+        f"judged on {which}). Among them "
         f"{labels[chosen]} has the highest {utility_name} ({utility[chosen]:.3g}), with {measure} = "
         f"{risk[chosen]:.4g} (bound {bound[chosen]:.4g}).{tie_text} {global_text}"
     )
-    return Recommendation(labels[chosen], [labels[i] for i in ok], reasoning, None)
+    return Recommendation(labels[chosen], [labels[i] for i in under], reasoning, None)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGridLayout,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.io import FORMATS, ROLES, ReaderOptions, load_dataset, preview
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import sha256_of
+from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker, readable_error
 
 AUTO = "(detect)"
@@ -148,7 +150,6 @@ class ImportDialog(QDialog):
     def __init__(self, runner: TaskRunner, parent: QWidget | None = None, path: str | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Import data")
-        self.resize(1000, 720)
         self.runner = runner
         self.worker: Worker | None = None
         self.dataset: Any = None
@@ -185,6 +186,14 @@ class ImportDialog(QDialog):
         self.antennas = FilePicker("Antennas / locations with coordinates")
         self.hierarchy = FilePicker("Hierarchy (location, zip, district, …)")
         self.locations = FilePicker("List of all spatial units")
+        self.place_tolerance = QDoubleSpinBox()
+        self.place_tolerance.setRange(0.0, 10_000.0)
+        self.place_tolerance.setDecimals(2)
+        self.place_tolerance.setSuffix(" m")
+        self.place_tolerance.setToolTip(
+            "Places given by coordinates only: points closer than this (also in chains) count as one place. "
+            "0 = only identical coordinates."
+        )
         read = QFormLayout()
         read.addRow("Format", self.format)
         read.addRow("Delimiter", self.delimiter)
@@ -194,6 +203,7 @@ class ImportDialog(QDialog):
         read.addRow("Antennas file", self.antennas)
         read.addRow("Hierarchy file", self.hierarchy)
         read.addRow("Locations file", self.locations)
+        read.addRow("Same place within", self.place_tolerance)
         read_box = QGroupBox("How to read")
         read_box.setLayout(read)
 
@@ -261,6 +271,7 @@ class ImportDialog(QDialog):
             self.locations.changed,
         ):
             signal.connect(self._schedule_preview)
+        fit_to_screen(self, 1000, 720)
         if path:
             self.set_source(path)
 
@@ -318,6 +329,7 @@ class ImportDialog(QDialog):
             antennas=self.antennas.path(),
             hierarchy=self.hierarchy.path(),
             locations=self.locations.path(),
+            place_tolerance_m=self.place_tolerance.value(),
         )
 
     # -- preview -----------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Attacks page: pick two datasets or an original and a masked file, run an attack in the task runner, and
 see the precision-recall curve, accuracy against population, the linkage table and the transparency result.
 
-The panel starts no thread itself: runs go through ``gui.workers`` (the runner given, or the window's
-``runner``). Results are kept in the project under ``analyses["attacks"]`` so they are saved and reported.
+The panel starts no thread itself: runs go through the window's task runner (``gui.workers``). Results are
+kept in the project under ``analyses["attacks"]`` so they are saved and reported.
 """
 
 from __future__ import annotations
@@ -31,12 +31,52 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import AttackInputs, AttackResults, ReleaseRecord
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 from privacy_studio.gui.plots.base import CompactPlot
+from privacy_studio.gui.workers import TaskRunner, Worker
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
-ANALYSIS_KEY = "attacks"
+#: The profiling attack's distances in words.
+DISTANCE_NAMES = {
+    "js": "Jensen-Shannon divergence",
+    "cosine": "cosine distance",
+    "l1": "L1 distance (sum of differences)",
+    "dot": "dot product (similarity)",
+}
+
+
+def metric_name(key: str) -> str:
+    """``accuracy`` / ``top_5`` as a legend says them."""
+    if key.startswith("top_") and key[4:].isdigit():
+        return f"right person among the {key[4:]} best guesses"
+    return "right person guessed first" if key == "accuracy" else key
+
+
+#: Where the panel's inputs (paths, zone, levels, attributes) are kept in ``Project.analyses``.
+INPUTS_KEY = AttackInputs.KEY
+
+
+def project_inputs(project: Any) -> dict[str, str]:
+    """The inputs an attack starts from in this project: its own data as the attacker's identified dataset
+    (with its places and hierarchy files and time zone) and, once a release was written, that file as the
+    anonymous side and as the masked file."""
+    events = next((s for s in project.sources if s.role == "events"), None)
+    if events is None:
+        return {}
+    reader = events.reader
+    inputs = {
+        "identified.data": events.path,
+        "identified.places": str(reader.get("antennas") or reader.get("locations") or ""),
+        "identified.hierarchy": str(reader.get("hierarchy") or ""),
+        "tz": str(reader.get("tz") or "UTC"),
+        "original": events.path,
+    }
+    released = (project.analyses.get(ReleaseRecord.KEY) or {}).get("release_file")
+    if released:
+        inputs.update({"anonymous.data": str(released), "masked": str(released)})
+    return inputs
 
 
 def _form(rows: list[tuple[str, QWidget]], layout: QFormLayout | None = None) -> QFormLayout:
@@ -102,7 +142,7 @@ class AttacksPanel(QWidget):
 
     run_requested = Signal(dict)  # the request, emitted when a run starts
 
-    def __init__(self, session: Any = None, runner: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.runner = runner
@@ -118,7 +158,10 @@ class AttacksPanel(QWidget):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
+        self._inputs_of: Any = None  # the project whose inputs the fields show
         if session is not None:
+            for edit in self._fields().values():
+                edit.editingFinished.connect(self._keep_inputs)
             session.changed.connect(self._restore)
             self._restore()
 
@@ -128,15 +171,16 @@ class AttacksPanel(QWidget):
         self.identified = DatasetPicker("Identified dataset (the attacker's)")
         self.anonymous = DatasetPicker("Anonymous dataset (the release)")
         self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
-        self.tz = QLineEdit("UTC")
-        self.spatial = QLineEdit("raw")
-        self.temporal = QLineEdit("1h")
+        self.tz, self.spatial, self.temporal = QLineEdit(), QLineEdit(), QLineEdit()
+        for edit, default in ((self.tz, "UTC"), (self.spatial, "raw"), (self.temporal, "1h")):
+            edit.setPlaceholderText(default)  # used when left empty, so the project's own values can fill it
         self.c = QDoubleSpinBox()
         self.c.setRange(0.0, 0.99)
         self.c.setSingleStep(0.05)
         self.c.setValue(0.5)
         self.distance = QComboBox()
-        self.distance.addItems(list(DISTANCES))
+        for key in DISTANCES:
+            self.distance.addItem(DISTANCE_NAMES.get(key, key), key)
         self.hour_of_week = QCheckBox("place x hour of week")
         form = QVBoxLayout()  # links across, then two columns so the plots keep their height
         form.addLayout(_form([("links", self.links)]))
@@ -239,6 +283,40 @@ class AttacksPanel(QWidget):
         plot.showGrid(x=True, y=True, alpha=0.2)
         return plot
 
+    # -- inputs kept in the project ---------------------------------------------------------------
+    def _fields(self) -> dict[str, QLineEdit]:
+        return {
+            "identified.data": self.identified.data.edit,
+            "identified.places": self.identified.places.edit,
+            "identified.hierarchy": self.identified.hierarchy.edit,
+            "anonymous.data": self.anonymous.data.edit,
+            "anonymous.places": self.anonymous.places.edit,
+            "anonymous.hierarchy": self.anonymous.hierarchy.edit,
+            "links": self.links.edit,
+            "tz": self.tz,
+            "spatial": self.spatial,
+            "temporal": self.temporal,
+            "original": self.original.edit,
+            "masked": self.masked.edit,
+            "columns": self.columns,
+        }
+
+    def inputs(self) -> dict[str, str]:
+        """Every text input of the panel, as saved in the project."""
+        return {key: edit.text() for key, edit in self._fields().items()}
+
+    def apply_inputs(self, inputs: dict[str, str], only_empty: bool = False) -> None:
+        """Fill the fields from ``inputs`` (with ``only_empty``, leave what the user typed)."""
+        for key, edit in self._fields().items():
+            if key in inputs and not (only_empty and edit.text().strip()):
+                edit.setText(str(inputs[key]))
+
+    def _keep_inputs(self) -> None:
+        saved = None if self.session is None else self.session.project.analysis(AttackInputs)
+        if self.session is not None and (saved.content if saved else None) != self.inputs():
+            self.session.project.store(AttackInputs(self.inputs()))
+            self.session.set_dirty(True)
+
     # -- requests and runs -------------------------------------------------------------------------
     def _pair(self, attack: str) -> dict[str, Any]:
         tz = self.tz.text().strip() or "UTC"
@@ -258,7 +336,7 @@ class AttacksPanel(QWidget):
         }
 
     def profiling_request(self) -> dict[str, Any]:
-        extra = {"distance": self.distance.currentText(), "hour_of_week": self.hour_of_week.isChecked()}
+        extra = {"distance": self.distance.currentData(), "hour_of_week": self.hour_of_week.isChecked()}
         return {**self._pair("profiling"), **extra}
 
     def table_request(self, attack: str) -> dict[str, Any]:
@@ -274,15 +352,11 @@ class AttacksPanel(QWidget):
         return request
 
     def start(self, request: dict[str, Any]) -> Any:
-        """Run a request in the task runner (the given one or the window's); return the worker or None."""
+        """Run a request in the window's task runner (a new attack replaces a running one)."""
         from privacy_studio.core.measures.attacks.requests import run_attack
-        from privacy_studio.gui.workers import Worker
 
-        runner = self.runner if self.runner is not None else getattr(self.window(), "runner", None)
-        if runner is None:
-            self.status.setText("No task runner is available to run the attack.")
-            return None
         kind = request["attack"]
+        self._keep_inputs()
         worker = Worker(run_attack, request, name=f"{kind} attack")
         # Bound methods of this widget, so the slots run in the GUI thread whatever thread emits.
         worker.signals.progress.connect(self._on_progress)
@@ -293,7 +367,7 @@ class AttacksPanel(QWidget):
         self.progress.setVisible(True)
         self.status.setText(f"running the {kind} attack…")
         self.run_requested.emit(request)
-        return runner.start(worker)
+        return self.runner.start(worker, kind="attack")
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(100 * fraction))
@@ -313,12 +387,21 @@ class AttacksPanel(QWidget):
         """Show any of the attacks' result dictionaries and keep them in the project."""
         self._show(results)
         if self.session is not None:
-            self.session.project.analyses[ANALYSIS_KEY] = dict(self.results)
+            self.session.project.store(AttackResults(dict(self.results)))
             self.session.set_dirty(True)
             self.session.changed.emit()
 
     def _restore(self) -> None:
-        stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
+        project = self.session.project
+        if project is not self._inputs_of:  # another project: its saved inputs, or its own files
+            self._inputs_of = project
+            for edit in self._fields().values():
+                edit.clear()
+            saved = project.analysis(AttackInputs)
+            self.apply_inputs(saved.content if saved else {})
+        self.apply_inputs(project_inputs(project), only_empty=True)
+        saved = self.session.project.analysis(AttackResults)
+        stored = saved.content if saved else {}
         if stored != self.results:
             self.results = {}
             self._show(stored)
@@ -350,7 +433,7 @@ class AttacksPanel(QWidget):
         for key, colour in zip(keys, (BLUE, ORANGE, GREEN, GREY), strict=False):
             xs, ys = _points(r["curve"], "population", key)
             self.profiling_plot.plot(
-                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=key
+                xs, ys, pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=5, name=metric_name(key)
             )
         self.profiling_note.setText(describe("profiling", r))
 

@@ -8,7 +8,8 @@ from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLineEdit, QWidget
 
-from privacy_studio.core.engines.choice import MEMORY_PATTERN, EngineChoice
+from privacy_studio.core.engines.engine_choice import EngineChoice
+from privacy_studio.core.engines.memory import MEMORY_PATTERN
 
 #: (engine, what the user reads in the list, tooltip).
 ENGINE_ITEMS = (

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -23,23 +24,25 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.panels.engine_box import EngineBox
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
-#: (settings name, label, explanation key, ticked by default) of each measure the runner computes.
-MEASURES = (
-    ("unicity", "Unicity ε_p", "unicity", True),
-    ("kdisc", "k-disclosure", "k_disclosure", True),
-    ("kanon", "k-anonymity (full traces)", "k_anonymity", True),
-    ("em", "EM-disclosure", "em_disclosure", True),
-    ("kl", "KL-disclosure", "kl_disclosure", True),
-    ("worst", "Worst-case risk", "worst_case", False),
-)
 KNOWLEDGE = (
     ("uniform", "uniform: p random points of the person"),
     ("activity", "activity: points where the person is most active"),
     ("top", "top locations: the p most visited places"),
+    ("records", "records: p visits, repeats counted (scikit-mobility LocationAttack)"),
+    ("sequence", "sequence: p visits in their order (LocationSequenceAttack)"),
+    ("frequency", "frequency: p places with visit counts ± tolerance"),
+    ("proportion", "proportion: p places with visit shares ± tolerance"),
+    ("homework", "home/work: the two most visited places"),
+)
+WITH_TOLERANCE = ("frequency", "proportion")
+SHORT_TRACES = (
+    ("exclude", "left out (counted)"),
+    ("all-points", "evaluated on all their points"),
 )
 
 
@@ -51,6 +54,7 @@ class GridPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.saved_p: list[int] = []  # a project's p list, kept as given while its range is not edited
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
         self.table.setMinimumHeight(170)
@@ -85,6 +89,17 @@ class GridPanel(QWidget):
         for key, text in KNOWLEDGE:
             self.knowledge.addItem(text, key)
         self.knowledge.setToolTip(measure_help.tooltip("adversary_knowledge"))
+        self.tolerance = QDoubleSpinBox()
+        self.tolerance.setRange(0.0, 1.0)
+        self.tolerance.setSingleStep(0.05)
+        self.tolerance.setToolTip("Relative tolerance of the frequency and proportion models (0.5 = ±50 %).")
+        self.short_traces = QComboBox()
+        for key, text in SHORT_TRACES:
+            self.short_traces.addItem(text, key)
+        self.short_traces.setToolTip(
+            "People with fewer than p points: left out of the estimate and counted, or evaluated on all "
+            "the points they have (a conservative figure)."
+        )
         self.p_from, self.p_to = QSpinBox(), QSpinBox()
         for box, value in ((self.p_from, 1), (self.p_to, 10)):
             box.setRange(1, 100)
@@ -111,24 +126,33 @@ class GridPanel(QWidget):
         self.reference_p.setToolTip(
             "The p at which per-person and per-place details (histogram, map) are kept."
         )
+        self.risk_k = QSpinBox()
+        self.risk_k.setRange(2, 1_000_000)
+        self.risk_k.setValue(5)
+        self.risk_k.setToolTip(
+            "Records at risk: people whose p clues fit fewer than this many people (risk above 1/k)."
+        )
         form = QFormLayout()
         form.addRow("Attacker knowledge", self.knowledge)
+        form.addRow("Tolerance", self.tolerance)
+        form.addRow("Fewer than p points", self.short_traces)
         form.addRow("Points known p", p_row)
         form.addRow("People sampled", self.samples)
         form.addRow("Draws per person", self.draws)
         form.addRow("Random seed", self.seed)
         form.addRow("Details at p", self.reference_p)
+        form.addRow("Records at risk below k", self.risk_k)
         form.addRow("", self.exact)
 
         measures = QGroupBox("Measures")
         m_layout = QGridLayout(measures)
         self.measure_boxes: dict[str, QCheckBox] = {}
-        for k, (key, text, explanation, default) in enumerate(MEASURES):
-            box = QCheckBox(text)
-            box.setChecked(default)
-            box.setToolTip(measure_help.tooltip(explanation))
+        for k, measure in enumerate(CATALOGUE):
+            box = QCheckBox(measure.label)
+            box.setChecked(measure.default)
+            box.setToolTip(measure_help.tooltip(measure.explanation))
             m_layout.addWidget(box, k // 2, k % 2)
-            self.measure_boxes[key] = box
+            self.measure_boxes[measure.name] = box
 
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
@@ -145,11 +169,16 @@ class GridPanel(QWidget):
         self.engine_box = EngineBox()
         layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
-        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p):
+        numbers = (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
+        for box in numbers:
             box.valueChanged.connect(self._emit_edited)
         for check in (self.exact, *self.measure_boxes.values()):
             check.toggled.connect(self._emit_edited)
         self.knowledge.currentIndexChanged.connect(self._emit_edited)
+        self.knowledge.currentIndexChanged.connect(self._enable_model_options)
+        self.tolerance.valueChanged.connect(self._emit_edited)
+        self.short_traces.currentIndexChanged.connect(self._emit_edited)
+        self._enable_model_options()
 
     # -- levels ------------------------------------------------------------------------------------
     def spatial_levels(self) -> list[str]:
@@ -257,18 +286,23 @@ class GridPanel(QWidget):
     def settings(self) -> dict[str, Any]:
         """The grid and parameters as the keyword arguments of ``RiskSettings`` (JSON-ready)."""
         p_lo, p_hi = sorted((self.p_from.value(), self.p_to.value()))
+        saved = (
+            self.saved_p if self.saved_p and (min(self.saved_p), max(self.saved_p)) == (p_lo, p_hi) else []
+        )
         return {
             "spatial": self.spatial_levels(),
             "temporal": self.temporal_levels(),
             "cells": [list(c) for c in self.checked_cells()],
-            "p_values": list(range(p_lo, p_hi + 1)),
-            "knowledge": self.knowledge.currentData(),
+            "p_values": list(saved) or list(range(p_lo, p_hi + 1)),
+            "knowledge": self._knowledge_text(),
+            "short_traces": self.short_traces.currentData(),
             "measures": [k for k, box in self.measure_boxes.items() if box.isChecked()],
             "samples": self.samples.value(),
             "draws": self.draws.value(),
             "seed": self.seed.value(),
             "exact": self.exact.isChecked(),
             "reference_p": self.reference_p.value(),
+            "records_at_risk_k": self.risk_k.value(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -282,25 +316,46 @@ class GridPanel(QWidget):
                 self.set_checked(spatial, temporal)
         ps = settings.get("p_values") or []
         if ps:
+            self.saved_p = [int(p) for p in ps]
             self.p_from.setValue(min(ps))
             self.p_to.setValue(max(ps))
-        index = self.knowledge.findData(settings.get("knowledge", self.knowledge.currentData()))
+        name, _, tol = str(settings.get("knowledge", self._knowledge_text())).partition(":")
+        index = self.knowledge.findData(name)
         if index >= 0:
             self.knowledge.setCurrentIndex(index)
+            if name in WITH_TOLERANCE and tol:
+                self.tolerance.setValue(float(tol))
+        index = self.short_traces.findData(settings.get("short_traces", self.short_traces.currentData()))
+        if index >= 0:
+            self.short_traces.setCurrentIndex(index)
         boxes = (
             ("samples", self.samples),
             ("draws", self.draws),
             ("seed", self.seed),
             ("reference_p", self.reference_p),
+            ("records_at_risk_k", self.risk_k),
         )
         for key, box in boxes:
             if key in settings:
                 box.setValue(int(settings[key]))
         self.exact.setChecked(bool(settings.get("exact", self.exact.isChecked())))
         if "measures" in settings:
+            chosen = {canonical(m) for m in settings["measures"]}
             for key, box in self.measure_boxes.items():
-                box.setChecked(key in settings["measures"])
+                box.setChecked(key in chosen)
         self.blockSignals(False)
+
+    def _knowledge_text(self) -> str:
+        """The model as ``RiskSettings.knowledge`` spells it (``frequency:0.5`` …)."""
+        name = self.knowledge.currentData()
+        return f"{name}:{self.tolerance.value():g}" if name in WITH_TOLERANCE else name
+
+    def _enable_model_options(self, *_: Any) -> None:
+        name = self.knowledge.currentData()
+        self.tolerance.setEnabled(name in WITH_TOLERANCE)
+        self.short_traces.setEnabled(name != "homework")
+        if not self.short_traces.isEnabled():
+            self.short_traces.setCurrentIndex(0)
 
     def _emit_edited(self, *_: Any) -> None:
         self.settings_edited.emit(self.settings())

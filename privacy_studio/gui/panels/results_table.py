@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
+from privacy_studio.core.naming import spatial_name, temporal_name
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
+
+
+def _measure_columns() -> list[tuple[str, str, str, str]]:
+    """A column per risk field of the catalogue, each interval right after its value."""
+    columns = []
+    for name, field in RISK_FIELDS.items():
+        explanation = FIELD_MEASURE[name].explanation
+        columns.append((field.short, "p", name, explanation))
+        if field.interval is not None:
+            columns.append((f"{field.short} 95% CI", "p", field.interval, explanation))
+    return columns
+
 
 #: (header, where the value is: "profile" or "p" entry, key, explanation key)
 COLUMNS = (
@@ -18,15 +33,10 @@ COLUMNS = (
     ("d", "profile", "d", "sparsity_theory"),
     ("fill rate", "profile", "fill_rate", "sparsity_theory"),
     ("p", "p", "p", "adversary_knowledge"),
-    ("unicity", "p", "unicity", "unicity"),
-    ("unicity 95% CI", "p", "unicity_ci", "unicity"),
-    ("k-disclosure", "p", "k_disclosure", "k_disclosure"),
-    ("EM", "p", "em", "em_disclosure"),
-    ("KL", "p", "kl", "kl_disclosure"),
-    ("worst-case mean", "p", "worst_mean", "worst_case"),
-    ("share at risk 1", "p", "worst_share_at_1", "worst_case"),
+    *_measure_columns(),
     ("sampled", "p", "n_sampled", ""),
     ("excluded", "p", "n_excluded", ""),
+    ("on fewer than p", "p", "n_short", ""),
 )
 
 
@@ -38,6 +48,8 @@ COUNT_TIPS = {
     "sampled": "People drawn for the Monte Carlo estimate at this p",
     "excluded": "Sampled people with fewer than p points: an attacker cannot know p of their points, so "
     "they are left out of this p's measures",
+    "on fewer than p": "People with fewer than p points evaluated on all the points they have "
+    "(short traces: all-points), a conservative figure",
 }
 #: Shown for a measure that was not computed (not ticked in the Grid tab).
 NOT_COMPUTED = "—"
@@ -63,6 +75,18 @@ class _Item(QTableWidgetItem):
         return self.text() < other.text()
 
 
+#: Profile columns whose codes are explained in words in their cells' tooltips ("grid:1" = 1 km squares).
+LEVEL_NAMES = {"spatial": spatial_name, "temporal": temporal_name}
+
+
+def _level_words(name: Callable[[str], str], code: str) -> str:
+    """The level in words, or nothing for a code the naming cannot read."""
+    try:
+        return name(code)
+    except ValueError:
+        return ""
+
+
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
@@ -86,6 +110,8 @@ class ResultsTable(QTableWidget):
                 item = _Item(_text(value))
                 if value is None:
                     item.setToolTip("not computed: tick this measure in the Grid tab and run again")
+                elif key in LEVEL_NAMES:
+                    item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
                 if isinstance(value, int | float):
                     item.setData(Qt.ItemDataRole.UserRole, value)
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

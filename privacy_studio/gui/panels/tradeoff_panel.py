@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -29,12 +30,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from privacy_studio.core.runner import RiskSettings
+from privacy_studio.core.analyses import (
+    ComputedUtility,
+    PopulationExtrapolation,
+    ProfileSizes,
+    RiskByGroup,
+    TradeoffChoice,
+)
+from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
-from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA
+from privacy_studio.core.tradeoff.decision import DEFAULT_COMPUTED, DecisionInputs, decide
 from privacy_studio.core.tradeoff.extrapolation import (
     MODELS,
     SubsampleCurve,
+    extrapolate,
     fit_trend,
     runner_estimator,
     subsample_curve,
@@ -43,12 +54,32 @@ from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 COMPUTED_PREFIX = "computed: "
 FRONT_PEN = pg.mkPen("#0072B2", width=2)
 CEILING_PEN = pg.mkPen("#D55E00", style=Qt.PenStyle.DashLine)
 POINT_BRUSH, DOMINATED_BRUSH = pg.mkBrush("#0072B2"), pg.mkBrush("#BBBBBB")
+
+
+#: Row labels of the optional release criteria in the choices form.
+CRITERIA_LABELS = {
+    "max_unique_traces": "Max unique whole traces",
+    "max_worst_share": "Max at worst-case risk 1",
+    "max_excluded": "Max people excluded",
+}
+
+
+def _limit_box(what: str) -> QDoubleSpinBox:
+    """A limit in percent strictly below 100 %; 0 means the criterion is not used ("off")."""
+    box = QDoubleSpinBox()
+    box.setRange(0.0, 99.999)
+    box.setDecimals(3)
+    box.setSuffix(" %")
+    box.setSpecialValueText("off")
+    box.setToolTip(f"Release criterion: the largest acceptable {what}; off = not used.")
+    return box
 
 
 def _table(headers: list[str]) -> QTableWidget:
@@ -94,6 +125,11 @@ def _plot(bottom: str, left: str) -> pg.PlotWidget:
     return plot
 
 
+def _read_attributes(path: str, control: Any = None) -> Any:
+    """``read_attributes`` as a worker task (one pandas read: nothing to report)."""
+    return read_attributes(path)
+
+
 class TradeoffPanel(QWidget):
     """Call :meth:`set_results` with the risk records (live, as they arrive); edits are announced by
     ``utility_changed`` (the project's ``utility`` dict) and ``choices_changed`` (its ``tradeoff`` dict)."""
@@ -101,7 +137,7 @@ class TradeoffPanel(QWidget):
     utility_changed = Signal(dict)
     choices_changed = Signal(dict)
 
-    def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.records: list[dict] = []
@@ -112,18 +148,44 @@ class TradeoffPanel(QWidget):
         self.period_seconds = math.nan
         self.analysis: TradeoffAnalysis | None = None
         self.curve: SubsampleCurve | None = None
+        self.curve_of: tuple[str, int | None, str] | None = None  # measure, p and profile of the curve
         self.attributes = None
         self.group_report: GroupReport | None = None
         self._filling = False
         self._wanted: dict | None = None
-        self.runner = TaskRunner(self)
+        self.runner = runner  # the window's: its tasks show in the status bar and stop on close
+        self._arrived: list | None = None  # results of a run not shown yet (the panel was hidden)
+        self._arrival_timer = QTimer(self)
+        self._arrival_timer.setSingleShot(True)
+        self._arrival_timer.setInterval(REDRAW_DELAY_MS)
+        self._arrival_timer.timeout.connect(self.catch_up)
         self._build()
         if session is not None:
-            session.results_changed.connect(self.set_results)
+            session.results_changed.connect(self._results_arrived)
             session.dataset_changed.connect(self.measure_unit_areas)
             session.changed.connect(self._project_maybe_replaced)
             self._project = None
             self._project_maybe_replaced()
+
+    # -- results of a run: analysed when the panel is shown or the run ends ---------------------------
+    def _results_arrived(self, records: list) -> None:
+        self._arrived = records
+        if not self.window().isVisible():  # off screen (tests, report): at once
+            self.catch_up()
+        elif self.isVisible() and not self._arrival_timer.isActive():
+            self._arrival_timer.start()
+
+    def catch_up(self) -> None:
+        """Analyse the results that arrived while the panel was hidden (a run's end calls it once)."""
+        self._arrival_timer.stop()
+        if self._arrived is not None:
+            records, self._arrived = self._arrived, None
+            self.set_results(records)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._arrived is not None:
+            self._arrival_timer.start(0)
 
     # -- construction ------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -139,13 +201,15 @@ class TradeoffPanel(QWidget):
         self.p_choice = QComboBox()
         self.utility_choice = QComboBox()
         self.ceiling = QDoubleSpinBox()
-        self.ceiling.setRange(0.0, 100.0)
+        self.ceiling.setRange(0.001, 99.999)  # a ceiling is strictly between 0 and 1
         self.ceiling.setDecimals(3)
         self.ceiling.setSuffix(" %")
         self.ceiling.setValue(5.0)
+        self.criteria_boxes = {key: _limit_box(what) for key, what in OPTIONAL_CRITERIA.items()}
         for widget in (self.measure, self.p_choice, self.utility_choice):
             widget.currentIndexChanged.connect(self._choices_edited)
-        self.ceiling.valueChanged.connect(self._choices_edited)
+        for box in (self.ceiling, *self.criteria_boxes.values()):
+            box.valueChanged.connect(self._choices_edited)
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #D55E00")
@@ -165,6 +229,8 @@ class TradeoffPanel(QWidget):
         form.addRow("Known points p", self.p_choice)
         form.addRow("Utility", self.utility_choice)
         form.addRow("Risk ceiling", self.ceiling)
+        for key, label in CRITERIA_LABELS.items():
+            form.addRow(label, self.criteria_boxes[key])
         left_layout.addLayout(form)
         left_layout.addWidget(self.message)
 
@@ -196,8 +262,13 @@ class TradeoffPanel(QWidget):
         self.recommendation = QLabel("No results yet.")
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.dominance = _table(["profile", "risk", "utility", "Pareto", "dominated by"])
-        return _page((self.pareto_plot, 3), self.recommendation, (self.dominance, 2))
+        self.evidence = QLabel("")
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.dominance = _table(
+            ["profile", "risk", "utility", "Pareto", "dominated by", "criteria", "people"]
+        )
+        return _page((self.pareto_plot, 3), self.recommendation, self.evidence, (self.dominance, 2))
 
     def _build_ordinal(self) -> QWidget:
         self.tau_table = QTableWidget(0, 0)
@@ -265,8 +336,7 @@ class TradeoffPanel(QWidget):
                 "users",
                 "mean uniqueness",
                 "mean EM",
-                "odds ratio (unique)",
-                "95 % interval",
+                "odds ratio of being unique [95 % interval]",
             ]
         )
         self.group_text = QLabel("Load a CSV with a user id column and attributes (gender, age band, …).")
@@ -306,30 +376,40 @@ class TradeoffPanel(QWidget):
         self._filling = True
         self.measure.setCurrentText(str(choices.get("risk_measure") or "unicity"))
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
+        for key, box in self.criteria_boxes.items():
+            box.setValue(100.0 * float(choices.get(key) or 0.0))  # 0 shows "off"
         self._filling = False
         self._wanted = choices
         self._refresh_choices()
         self.refresh()
 
     def choices(self) -> dict:
+        """The choices as the project keeps them; optional release criteria only when set."""
         return {
             "risk_measure": self.measure.currentText(),
             "risk_p": self.p_choice.currentData(),
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
+            **{key: box.value() / 100.0 for key, box in self.criteria_boxes.items() if box.value() > 0},
         }
 
-    def set_computed_utility(self, scores: dict[str, dict[str, float]]) -> None:
-        """Computed 0-10 scores per profile label (``core.utility.computed_utilities``); kept in the project
-        as ``analyses["information_loss"]``."""
-        self.computed = dict(scores)
+    def set_computed_utility(self, computed: ComputedUtility | dict[str, dict[str, float]]) -> None:
+        """Computed 0-10 scores per profile label (``core.project_run.computed_utility``, or its scores);
+        kept in the project as a :class:`ComputedUtility` analysis."""
+        if not isinstance(computed, ComputedUtility):
+            computed = ComputedUtility(dict(computed))
+        self.computed = dict(computed.scores)
         self._refresh_choices()
         self.refresh()
-        if (
-            self.session is not None
-            and self.session.project.analyses.get("information_loss") != self.computed
-        ):
-            self.session.project.analyses["information_loss"] = self.computed
+        self._store(computed)
+
+    def _store(self, analysis: Any) -> None:
+        """Keep an analysis the panel computed in the project (marking it modified when it changed)."""
+        if self.session is None:
+            return
+        before = self.session.project.analyses.get(analysis.KEY)
+        self.session.project.store(analysis)
+        if self.session.project.analyses[analysis.KEY] != before:
             self.session.set_dirty(True)
 
     def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
@@ -337,6 +417,7 @@ class TradeoffPanel(QWidget):
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
+        self._store(ProfileSizes(self.unit_areas, period_seconds))
 
     def measure_unit_areas(self, dataset: Any) -> Worker | None:
         """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
@@ -345,7 +426,7 @@ class TradeoffPanel(QWidget):
         worker = Worker(dataset_unit_areas, dataset, name="unit areas")
         # A bound slot, not a lambda: Qt drops the connection if the panel is gone before the worker ends.
         worker.signals.finished.connect(self._unit_areas_found)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="unit areas")
         return worker
 
     @Slot(object)
@@ -380,13 +461,14 @@ class TradeoffPanel(QWidget):
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
         settings = replace(settings, cells=[cell], **ps)
         estimate = runner_estimator(dataset, settings, a.measure, a.p)
+        self.curve_of = (a.measure, a.p, a.labels[i])
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
         worker.signals.finished.connect(self.set_subsample_curve)
         worker.signals.failed.connect(lambda message, _trace: self.population_text.setText(message))
         worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
         self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
         self.population_plot.setLabel("left", a.risk_name)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="population extrapolation")
         return worker
 
     # -- the analysis ------------------------------------------------------------------------------
@@ -402,29 +484,20 @@ class TradeoffPanel(QWidget):
             self._draw_pareto()
             return
         try:
-            self.analysis = analyse(
-                self.grid,
-                self._utility_column(name),
-                measure=self.measure.currentText(),
-                p=self.p_choice.currentData(),
-                utility_name=name,
-                ceiling=self.ceiling.value() / 100.0,
-                unit_areas=self.unit_areas,
-                period_seconds=self.period_seconds,
+            inputs = DecisionInputs(
+                self.records,
+                self.scores,
+                TradeoffChoice.from_dict(self.choices()),
+                ComputedUtility(self.computed) if self.computed else None,
+                ProfileSizes(self.unit_areas, self.period_seconds),
             )
+            self.analysis = decide(inputs)
             self.message.setText("")
         except ValueError as exc:
             self.message.setText(str(exc))
         self._draw_pareto()
         self._draw_ordinal()
         self._draw_power_law()
-
-    def _utility_column(self, name: str) -> np.ndarray:
-        assert self.grid is not None
-        if name.startswith(COMPUTED_PREFIX):
-            key = name.removeprefix(COMPUTED_PREFIX)
-            return np.asarray([self.computed.get(label, {}).get(key, np.nan) for label in self.grid.labels])
-        return self.scores.column(name, self.grid.labels)
 
     def _draw_pareto(self) -> None:
         for label in self.point_labels:
@@ -436,6 +509,7 @@ class TradeoffPanel(QWidget):
             self.chosen.setData([], [])
             self.front_line.setData([], [])
             self.recommendation.setText("No results yet." if self.grid is None else "")
+            self.evidence.setText("")
             _fill(self.dominance, [])
             self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))
             return
@@ -459,6 +533,7 @@ class TradeoffPanel(QWidget):
         chosen = [a.labels.index(rec.label)] if rec.label else []
         self.chosen.setData(a.utility[chosen], a.risk[chosen])
         self.recommendation.setText(("⚠ " + rec.warning) if rec.warning else rec.reasoning)
+        self.evidence.setText("\n".join(a.evidence_lines()))
         rows = []
         for i, label in enumerate(a.labels):
             status = (
@@ -473,6 +548,10 @@ class TradeoffPanel(QWidget):
                     _num(a.utility[i], 3),
                     status,
                     ", ".join(a.pareto.dominated_by.get(label, [])),
+                    "pass"
+                    if a.passed(label)
+                    else "fail: " + ", ".join(c.name for c in a.checks[i] if not c.passed),
+                    a.population[i].sentence(),
                 ]
             )
         _fill(self.dominance, rows)
@@ -497,9 +576,10 @@ class TradeoffPanel(QWidget):
         self.power_plot.setLabel("left", a.risk_name)
         self.power_ceiling.setPos(math.log10(a.ceiling) if a.ceiling > 0 else -12)
         self.power_points.setData(np.log10(a.coarseness[ok]), np.log10(a.risk[ok]))
-        if a.power_law is not None:
-            xs = np.geomspace(a.coarseness[ok].min(), a.coarseness[ok].max(), 50)
-            self.power_line.setData(xs, a.power_law.predict(xs))
+        if a.power_law is not None:  # drawn only over the measured range, clipped to [0, 1]
+            xs = np.geomspace(*a.power_law.measured_range, 50)
+            ys = np.clip(a.power_law.fit.predict(xs), 1e-12, 1.0)
+            self.power_line.setData(np.log10(xs), np.log10(ys))
         else:
             self.power_line.setData([], [])
         missing = sorted({s for s, area in zip(self.grid.spatial, a.coarseness, strict=True) if not area > 0})
@@ -519,13 +599,23 @@ class TradeoffPanel(QWidget):
             self.extrapolated.setData([], [])
             self.population_text.setText(str(exc))
             return
+        result = extrapolate(curve.n, curve.risk, target, fit.model)
         xs = np.geomspace(curve.n.min(), max(curve.n.max(), target), 60)
         self.trend_line.setData(xs, fit.predict(xs))
-        value = float(fit.predict(target))
-        self.extrapolated.setData([math.log10(target)], [value])
-        self.extrapolated_label.setText(f"extrapolation: {value:.3g}")
-        self.extrapolated_label.setPos(math.log10(target), value)
-        self.population_text.setText(fit.describe(target))
+        self.extrapolated.setData([math.log10(target)], [result.value])
+        self.extrapolated_label.setText(
+            f"extrapolation: {result.value:.3g} [{result.low:.3g}, {result.high:.3g}]"
+            + (" — far beyond the data" if result.far else "")
+        )
+        self.extrapolated_label.setPos(math.log10(target), result.value)
+        self.population_text.setText(result.describe())
+        if self.curve_of is not None:
+            measure, p, profile = self.curve_of
+            self._store(
+                PopulationExtrapolation(
+                    measure, p, profile, curve.n.tolist(), curve.risk.tolist(), target, fit.model
+                )
+            )
 
     def _refresh_group_profiles(self) -> None:
         current = self.group_profile.currentText()
@@ -549,11 +639,12 @@ class TradeoffPanel(QWidget):
             self.group_text.setText(str(exc))
             return
         self.group_report = report
+        self._store(RiskByGroup(self.group_profile.currentText(), report))
         _fill(
             self.group_table,
             [
                 [r.attribute, r.group, f"{r.n_users:,}", _num(r.mean_unique, 3), _num(r.mean_em, 3),
-                 _num(r.odds_ratio, 3), f"{_num(r.ci_low, 3)} – {_num(r.ci_high, 3)}"]
+                 report.odds_text(r)]
                 for r in report.rows
             ],
         )  # fmt: skip
@@ -640,6 +731,8 @@ class TradeoffPanel(QWidget):
         self.utility_choice.clear()
         computed = sorted({k for row in self.computed.values() for k in row if k in COMPUTED_SCORES})
         self.utility_choice.addItems(self.scores.domains + [COMPUTED_PREFIX + k for k in computed])
+        if not u_now and not self.scores.scores and DEFAULT_COMPUTED in computed:
+            u_now = COMPUTED_PREFIX + DEFAULT_COMPUTED  # no expert scores: the decision's default
         if u_now and self.utility_choice.findText(u_now) >= 0:
             self.utility_choice.setCurrentText(u_now)
         self._filling = False
@@ -679,7 +772,22 @@ class TradeoffPanel(QWidget):
         if project is self._project:
             return
         self._project = project
+        self._arrived = None
         self.scores = UtilityGrid.from_dict(project.utility)
-        self.computed = dict(project.analyses.get("information_loss") or {})
+        stored = project.analysis(ComputedUtility)
+        self.computed = {} if stored is None else dict(stored.scores)
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
+        self.load_project_attributes(project)
+
+    def load_project_attributes(self, project: Any) -> Worker | None:
+        """Read the project's own user-attributes file (role ``attributes``) in the background, so risk by
+        group is ready without asking for a file the project already names."""
+        source = next((s for s in project.sources if s.role == "attributes"), None)
+        if source is None or not source.exists():
+            return None
+        worker = Worker(_read_attributes, source.path, name="user attributes")
+        worker.signals.finished.connect(lambda table: self.set_attributes(table))
+        worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
+        self.runner.start(worker, kind="user attributes")
+        return worker

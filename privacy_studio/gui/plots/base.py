@@ -9,8 +9,8 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize, Qt
-from PySide6.QtGui import QPainter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QShowEvent
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.atomic import write_bytes, write_text
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
-from privacy_studio.gui.results import Record
+from privacy_studio.gui.results import Record, p_values
 
 #: What an empty plot says, so a newcomer knows how to fill it.
 NO_RESULTS = "No results yet: tick cells in the Grid tab (left) and press Run (Ctrl+R)."
@@ -37,14 +37,37 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 
 DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
 
+#: Marker of successive profiles: seven shapes against eight colours, so 56 profiles differ in both.
+SYMBOLS = ("o", "s", "t", "d", "star", "t1", "p")
+
+#: Width in pixels of an exported PNG: 8 inches at 300 dots per inch, a printed page's width.
+PRINT_WIDTH = 2400
+PRINT_DPI = 300
+
 
 def profile_colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def profile_symbol(index: int) -> str:
+    return SYMBOLS[index % len(SYMBOLS)]
+
+
+class PercentAxis(pg.AxisItem):
+    """An axis of shares (0-1) labelled in percent."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        digits = 0 if spacing * scale >= 0.01 else 1
+        return [f"{v * scale * 100:.{digits}f} %" for v in values]
+
+
 def profile_dash(index: int) -> Qt.PenStyle:
     """Line style that tells apart profiles sharing a colour once the palette wraps round."""
     return DASHES[(index // len(PALETTE)) % len(DASHES)]
+
+
+#: Milliseconds a shown plot waits for more results before redrawing (results of a run come in bursts).
+REDRAW_DELAY_MS = 250
 
 
 #: What plots inside analysis panels ask for, so their settings and plot fit a 900-pixel window unscrolled.
@@ -75,6 +98,16 @@ class PlotTab(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.records: list[Record] = []
+        self.context = ""
+        self.p_box: QSpinBox | None = None
+        self.combo: ProfileCombo | None = None
+        self._p_placed = False
+        self._stale = False
+        self._deferred = False
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(REDRAW_DELAY_MS)
+        self._redraw_timer.timeout.connect(self.flush)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.controls = QHBoxLayout()
@@ -120,6 +153,7 @@ class PlotTab(QWidget):
         box.setPrefix("p = ")
         box.valueChanged.connect(self.refresh)
         self._add_control("Points known:", box)
+        self.p_box = box
         return box
 
     def add_profile_chooser(self, label: str = "Profile:") -> ProfileCombo:
@@ -127,21 +161,62 @@ class PlotTab(QWidget):
         combo = ProfileCombo()
         combo.currentIndexChanged.connect(self.refresh)
         self._add_control(label, combo)
+        self.combo = combo
         return combo
 
     def _add_control(self, label: str, widget: QWidget) -> None:
         self.controls.insertWidget(0, QLabel(label))
         self.controls.insertWidget(1, widget)
 
+    # -- redrawing ---------------------------------------------------------------------------------
+    def redraw_only_when_shown(self) -> None:
+        """From now on, new results redraw this plot only while it is shown, at most every
+        ``REDRAW_DELAY_MS``; a hidden plot redraws once when it is shown again (the window's tabs)."""
+        self._deferred = True
+
+    def flush(self) -> None:
+        """Redraw now if results arrived since the last drawing."""
+        self._redraw_timer.stop()
+        if self._stale:
+            self._stale = False
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._redraw_timer.start(0)
+
     # -- hooks -------------------------------------------------------------------------------------
     def set_records(self, records: list[Record]) -> None:
         """Show these results (called with the whole list after each partial result)."""
         self.records = list(records)
-        self.refresh()
+        self.update_controls()
+        self._stale = True
+        if not self._deferred or not self.window().isVisible():  # off screen (tests, exports): draw now
+            self.flush()
+        elif self.isVisible() and not self._redraw_timer.isActive():
+            self._redraw_timer.start(REDRAW_DELAY_MS)
         if not self.records:
             self.note.setText(NO_RESULTS)
         elif self.note.text() == NO_RESULTS:
             self.note.clear()
+
+    def update_controls(self) -> None:
+        """Make the choosers follow ``self.records`` (cheap, done at once even while the plot is hidden):
+        the profiles, and the range of p with the run's reference p chosen when the first results come."""
+        if self.combo is not None:
+            self.combo.update_records(self.records)
+        ps = p_values(self.records)
+        if self.p_box is None or not ps:
+            self._p_placed = False
+            return
+        self.p_box.blockSignals(True)
+        self.p_box.setRange(ps[0], ps[-1])
+        if not self._p_placed:
+            reference = next((r["reference_p"] for r in self.records if r.get("reference_p") in ps), None)
+            self.p_box.setValue(reference if reference is not None else ps[0])
+            self._p_placed = True
+        self.p_box.blockSignals(False)
 
     def refresh(self) -> None:
         raise NotImplementedError
@@ -151,52 +226,114 @@ class PlotTab(QWidget):
         raise NotImplementedError
 
     # -- export ------------------------------------------------------------------------------------
+    def set_context(self, text: str) -> None:
+        """Name of the dataset (project) that exported pictures state under their title."""
+        self.context = text
+
+    def coverage(self) -> str:
+        """Which people the plot covers and at which p, for the export's header (one line)."""
+        people = max((int(r.get("n_users") or 0) for r in self.records), default=0)
+        parts = [f"{people:,} people" if people else "no results yet"]
+        if self.p_box is not None and self.records:
+            p = self.p_box.value()
+            excluded = [
+                int(e.get("n_excluded") or 0)
+                for r in self.records
+                for e in r.get("by_p") or []
+                if e.get("p") == p
+            ]
+            parts.append(f"attacker knows p = {p} points")
+            if excluded:
+                parts.append(f"{max(excluded):,} sampled people with fewer than p points left out")
+        return "; ".join(parts)
+
+    def header_lines(self) -> list[str]:
+        """Title, then dataset and coverage, written above an exported picture."""
+        return [self.title, " — ".join(t for t in (self.context, self.coverage()) if t)]
+
     def export(self, path: str | Path) -> Path:
-        """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``, atomically
-        (rendered in memory first, so a failed write leaves the previous file)."""
+        """Write the picture (``.png`` / ``.svg``) or the plotted data (``.csv``) to ``path``."""
         path = Path(path)
         suffix = path.suffix.lower()
+        self.flush()
         if suffix == ".csv":
             header, rows = self.data_table()
-            text = io.StringIO()
-            writer = csv.writer(text, lineterminator="\n")
+            text = io.StringIO(newline="")
+            writer = csv.writer(text)
             writer.writerow(header)
             writer.writerows(rows)
             write_text(path, text.getvalue())
         elif suffix == ".svg":
-            write_bytes(path, self._svg_bytes())
+            self._export_svg(path)
         elif suffix == ".png":
-            write_bytes(path, self._png_bytes())
+            write_bytes(path, self._print_png())
         else:
             raise ValueError(
                 f"cannot export a plot as {suffix or 'a file without extension'} (use .png, .svg or .csv)"
             )
         return path
 
-    def _png_bytes(self) -> bytes:
+    def _print_png(self) -> bytes:
+        """The plot at print resolution (``PRINT_WIDTH`` pixels, 300 dpi) under its header lines."""
         exporter = pg_exporters.ImageExporter(self.graphics.scene())
-        exporter.parameters()["width"] = max(800, self.graphics.width())
-        buffer = QBuffer()
+        exporter.parameters()["width"] = PRINT_WIDTH
+        plot = exporter.export(toBytes=True)
+        header = int(PRINT_WIDTH * 0.06)
+        image = QImage(plot.width(), plot.height() + header, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        dots_per_metre = round(PRINT_DPI / 0.0254)
+        image.setDotsPerMeterX(dots_per_metre)
+        image.setDotsPerMeterY(dots_per_metre)
+        painter = QPainter(image)
+        try:
+            self._paint_header(painter, plot.width(), header)
+            painter.drawImage(0, header, plot)
+        finally:
+            painter.end()
+        data = QByteArray()
+        buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        exporter.export(toBytes=True).save(buffer, "PNG")
-        return bytes(buffer.data())
+        image.save(buffer, "PNG")
+        return bytes(data.data())
 
-    def _svg_bytes(self) -> bytes:
-        """The plot area as vector SVG (pyqtgraph's own SVG exporter fails on recent Qt versions)."""
+    def _paint_header(self, painter: QPainter, width: int, height: int) -> None:
+        title, context = self.header_lines()
+        margin = height // 6
+        font = QFont()
+        font.setPixelSize(height * 2 // 5)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("black"))
+        painter.drawText(
+            QRect(margin, 0, width - 2 * margin, height // 2), Qt.AlignmentFlag.AlignBottom, title
+        )
+        font.setPixelSize(height // 4)
+        font.setBold(False)
+        painter.setFont(font)
+        painter.drawText(QRect(margin, height // 2, width - 2 * margin, height // 2), 0, context)
+
+    def _export_svg(self, path: Path) -> None:
+        """Render the plot area as vector SVG under its header lines (pyqtgraph's own SVG exporter fails on
+        recent Qt versions); written to a buffer first, then atomically to ``path``."""
         size = self.graphics.size()
-        buffer = QBuffer()
+        header = max(48, size.width() // 16)
+        data = QByteArray()
+        buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
-        generator.setSize(size)
-        generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+        generator.setSize(QSize(size.width(), size.height() + header))
+        generator.setViewBox(QRect(0, 0, size.width(), size.height() + header))
         generator.setTitle(self.title)
+        generator.setDescription(self.header_lines()[1])
         painter = QPainter(generator)
         try:
+            self._paint_header(painter, size.width(), header)
+            painter.translate(0, header)
             self.graphics.render(painter)
         finally:
             painter.end()
-        return bytes(buffer.data())
+        write_bytes(path, bytes(data.data()))
 
     def _ask_export(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG drawing (*.svg)", "csv": "CSV table (*.csv)"}

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.gui.plots.base import PlotTab, profile_colour
-from privacy_studio.gui.results import by_p, p_values, profile_label
+from privacy_studio.gui.results import by_p, profile_label, profile_title
 
 #: (record key, axis title, explanation key) of each panel, top to bottom.
 MEASURES = (
@@ -47,12 +47,9 @@ class DisclosurePlot(PlotTab):
         return out
 
     def refresh(self) -> None:
-        ps = p_values(self.records)
-        if ps:
-            self.p_box.setRange(ps[0], ps[-1])
         x = np.arange(len(self.records), dtype=float)
         brushes = [profile_colour(i) for i in range(len(self.records))]
-        ticks = [[(i, f"{r['spatial']}\n{r['temporal']}") for i, r in enumerate(self.records)]]
+        ticks = [[(i, profile_title(r).replace(" × ", "\n")) for i, r in enumerate(self.records)]]
         for key, (plot, bars) in self.panels.items():
             heights = np.nan_to_num(np.asarray(self.values(key), dtype=float))
             bars.setOpts(x=x, height=heights, width=0.7, brushes=brushes)

@@ -9,6 +9,9 @@ import numpy as np
 from privacy_studio.gui.plots.base import PlotTab
 
 BINS = 30
+#: The bars span up to this quantile of the people's values; the last bar also holds everyone above it, so
+#: a few extreme people do not squeeze everybody else into the first bar.
+TOP_QUANTILE = 0.99
 
 
 class UserEmHistogram(PlotTab):
@@ -32,19 +35,31 @@ class UserEmHistogram(PlotTab):
         return np.asarray(per_user.get("em") or [], dtype=float)
 
     def histogram(self) -> tuple[np.ndarray, np.ndarray]:
+        """Counts and bin edges over [0, the 99th percentile]; values above count in the last bin."""
         em = self.user_em()
         em = em[np.isfinite(em)]
         if not em.size:
             return np.zeros(0), np.array([0.0, 1.0])
-        return np.histogram(em, bins=BINS, range=(0.0, max(float(em.max()), 1e-12)))
+        top = max(float(np.quantile(em, TOP_QUANTILE)), 1e-12)
+        return np.histogram(np.minimum(em, top), bins=BINS, range=(0.0, top))
+
+    def above_top(self) -> int:
+        """People whose value is beyond the plotted range (counted in the last bar)."""
+        em = self.user_em()
+        em = em[np.isfinite(em)]
+        return int(np.sum(em > np.quantile(em, TOP_QUANTILE))) if em.size else 0
 
     def refresh(self) -> None:
-        self.combo.update_records(self.records)
         counts, edges = self.histogram()
         self.curve.setData(edges, counts)
         rec = self.combo.chosen(self.records)
         p = (rec or {}).get("reference_p")
-        self.note.setText(f"{counts.sum():.0f} people" + (f", attacker knows p = {p} points" if p else ""))
+        above = self.above_top()
+        self.note.setText(
+            f"{counts.sum():.0f} people"
+            + (f", attacker knows p = {p} points" if p else "")
+            + (f"; the last bar also holds the {above} people above {edges[-1]:.3g}" if above else "")
+        )
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:
         counts, edges = self.histogram()

@@ -8,8 +8,20 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
+from privacy_studio.core.naming import spatial_short, temporal_short
+from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
+from privacy_studio.core.tradeoff.grid import grid_table
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.results import by_p, p_values
+from privacy_studio.gui.results import by_p, profile_label
+
+
+def _safe(name: Any, code: str) -> str:
+    """A level's short name, or its code when it cannot be read."""
+    try:
+        return str(name(code))
+    except ValueError:
+        return code
+
 
 #: Text of a cell without a result for the chosen p ("…" read as "still computing").
 NOT_RUN = "not run"
@@ -38,6 +50,26 @@ class UnicityHeatmap(PlotTab):
         self.texts: list[pg.TextItem] = []
         self.spatial: list[str] = []
         self.temporal: list[str] = []
+        self.criteria: dict[str, Any] = {}
+
+    def set_criteria(self, choices: dict[str, Any]) -> None:
+        """The project's release criteria (its trade-off choices): each cell is then marked as meeting
+        them or not, judged at the criteria's own measure and p."""
+        if choices != self.criteria:
+            self.criteria = dict(choices)
+            self.set_records(self.records)
+
+    def verdicts(self) -> dict[str, bool]:
+        """Profile label -> whether it meets every release criterion (empty without criteria)."""
+        if not self.criteria or not self.records:
+            return {}
+        measure, p = self.criteria.get("risk_measure") or "unicity", self.criteria.get("risk_p")
+        try:
+            grid = grid_table(self.records)
+            checks = check_profiles(grid, ReleaseCriteria.from_choices(self.criteria), measure, p, measure)
+        except (ValueError, KeyError):
+            return {}
+        return {label: all(c.passed for c in row) for label, row in zip(grid.labels, checks, strict=True)}
 
     def set_axes(self, spatial: list[str], temporal: list[str]) -> None:
         """The grid's levels in the order the user listed them, shown from the next refresh on."""
@@ -64,9 +96,6 @@ class UnicityHeatmap(PlotTab):
         return spatial, temporal, values
 
     def refresh(self) -> None:
-        ps = p_values(self.records)
-        if ps:
-            self.p_box.setRange(ps[0], ps[-1])
         spatial, temporal, values = self.matrix()
         if len(self.texts) != values.size:
             self._rebuild_texts(values.shape)
@@ -74,11 +103,27 @@ class UnicityHeatmap(PlotTab):
             self.image.clear()
             return
         self.image.setImage(values, levels=(0, 1), autoLevels=False)
-        self.plot.getAxis("bottom").setTicks([[(j + 0.5, t) for j, t in enumerate(temporal)]])
-        self.plot.getAxis("left").setTicks([[(i + 0.5, s) for i, s in enumerate(spatial)]])
-        for text, v in zip(self.texts, values.ravel(), strict=True):
-            text.setText(NOT_RUN if math.isnan(v) else f"{v:.3f}")
+        self.plot.getAxis("bottom").setTicks(
+            [[(j + 0.5, _safe(temporal_short, t)) for j, t in enumerate(temporal)]]
+        )
+        self.plot.getAxis("left").setTicks(
+            [[(i + 0.5, _safe(spatial_short, s)) for i, s in enumerate(spatial)]]
+        )
+        verdicts = self.verdicts()
+        labels = {(r["spatial"], r["temporal"]): profile_label(r) for r in self.records}
+        for (i, j), text, v in zip(np.ndindex(values.shape), self.texts, values.ravel(), strict=True):
+            verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
+            mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
+            text.setText(NOT_RUN if math.isnan(v) else f"{v:.3f}{mark}")
             text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
+        if verdicts:
+            ceiling = float(self.criteria.get("ceiling") or 0.05)
+            self.note.setText(
+                "✓ / ✗: the release criteria of the Trade-off tab "
+                f"({self.criteria.get('risk_measure')} at p = {self.criteria.get('risk_p')}, upper end of "
+                f"its 95 % interval where it has one, at most {ceiling:.1%}, and any other limit set there), "
+                "whatever p the colours show."
+            )
         self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 
     def _rebuild_texts(self, shape: tuple[int, int]) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from privacy_studio.gui.results import Record, profile_label
+from privacy_studio.gui.results import Record, profile_title, profile_tooltip
 
 
 class ProfileCombo(QComboBox):
@@ -17,12 +18,14 @@ class ProfileCombo(QComboBox):
 
     def update_records(self, records: list[Record]) -> None:
         current = self.currentText()
-        labels = [profile_label(r) for r in records]
+        labels = [profile_title(r) for r in records]
         if labels == [self.itemText(i) for i in range(self.count())]:
             return
         self.blockSignals(True)
         self.clear()
-        self.addItems(labels)
+        for i, rec in enumerate(records):
+            self.addItem(labels[i])
+            self.setItemData(i, profile_tooltip(rec), Qt.ItemDataRole.ToolTipRole)
         if current in labels:
             self.setCurrentText(current)
         self.blockSignals(False)

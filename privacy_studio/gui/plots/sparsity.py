@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.measures import theory
-from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.plots.base import PercentAxis, PlotTab
 
 CURVE_POINTS = 200
 
@@ -20,17 +20,20 @@ class SparsityPlot(PlotTab):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.combo = self.add_profile_chooser("n and fill rate of profile:")
-        self.plot = self.graphics.addPlot()
+        self.plot = self.graphics.addPlot(axisItems={"left": PercentAxis("left")})
         self.plot.setLogMode(x=True, y=False)
+        self.plot.getAxis("bottom").setStyle(maxTextLevel=0)  # decades only: minor labels collided
         self.plot.setLabel("bottom", "dimensions d (spatial units x time bins)")
         self.plot.setLabel("left", "probability")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
-        self.plot.addLegend(offset=(-10, 10), labelTextColor="k", brush="#ffffffc0")
-        self.unique = self.plot.plot([], [], pen=pg.mkPen("#D55E00", width=2), name="P(a record is unique)")
+        legend = self.add_side_legend()
+        self.unique = self.plot.plot([], [], pen=pg.mkPen("#D55E00", width=2))
         self.anon2 = self.plot.plot(
-            [], [], pen=pg.mkPen("#0072B2", width=2), name="P(the data is 2-anonymous)"
+            [], [], pen=pg.mkPen("#0072B2", width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
         )
+        legend.addItem(self.unique, "P(a record is unique)")
+        legend.addItem(self.anon2, "P(the data is 2-anonymous)")
         self.marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#404040", style=pg.QtCore.Qt.PenStyle.DashLine))
         self.marker.setVisible(False)
         self.plot.addItem(self.marker)
@@ -46,7 +49,6 @@ class SparsityPlot(PlotTab):
         return theory.sparsity_curves(int(rec["n_users"]), float(rec["fill_rate"]), ds), ds
 
     def refresh(self) -> None:
-        self.combo.update_records(self.records)
         curves, ds = self.curves()
         rec = self.combo.chosen(self.records)
         if not curves or rec is None:

@@ -5,25 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
 
-from privacy_studio.gui.plots.base import PlotTab, profile_colour, profile_dash
-from privacy_studio.gui.results import Record, p_values, profile_label, series
+from privacy_studio.gui.plots.base import PercentAxis, PlotTab, profile_colour, profile_dash, profile_symbol
+from privacy_studio.gui.results import Record, p_values, profile_label, profile_title, series
 
 
 class _Curve:
     """The items of one profile, built once and updated with ``setData``."""
 
-    def __init__(
-        self, plot: pg.PlotItem, legend: pg.LegendItem, label: str, colour: str, style: Qt.PenStyle
-    ) -> None:
-        pen = pg.mkPen(colour, width=2, style=style)
-        self.line = plot.plot([], [], pen=pen, symbol="o", symbolSize=6, symbolBrush=colour)
+    def __init__(self, plot: pg.PlotItem, legend: pg.LegendItem, label: str, index: int) -> None:
+        colour = profile_colour(index)
+        pen = pg.mkPen(colour, width=2, style=profile_dash(index))
+        self.line = plot.plot(
+            [], [], pen=pen, symbol=profile_symbol(index), symbolSize=8, symbolBrush=colour, symbolPen=colour
+        )
         legend.addItem(self.line, label)
         self.low = pg.PlotDataItem([], [], pen=None)
         self.high = pg.PlotDataItem([], [], pen=None)
         band = pg.mkColor(colour)
-        band.setAlpha(70)
+        band.setAlpha(60)
         self.band = pg.FillBetweenItem(self.low, self.high, brush=band)
         plot.addItem(self.band)
 
@@ -40,9 +40,9 @@ class UnicityPlot(PlotTab):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.plot = self.graphics.addPlot()
+        self.plot = self.graphics.addPlot(axisItems={"left": PercentAxis("left")})
         self.plot.setLabel("bottom", "points known to the attacker (p)")
-        self.plot.setLabel("left", "unicity ε_p (share of people singled out)")
+        self.plot.setLabel("left", "unicity ε_p: people singled out (shaded: 95 % interval)")
         self.plot.setYRange(0, 1)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.getAxis("bottom").setTickSpacing(1, 1)
@@ -58,7 +58,7 @@ class UnicityPlot(PlotTab):
         for i, rec in enumerate(self.records):
             label = profile_label(rec)
             if label not in self.curves:
-                self.curves[label] = _Curve(self.plot, self.legend, label, profile_colour(i), profile_dash(i))
+                self.curves[label] = _Curve(self.plot, self.legend, profile_title(rec), i)
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
         all_p = p_values(self.records)

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from privacy_studio.core.choices import LINKAGE_DISTANCES
 from privacy_studio.core.masking import check_table, information_loss
 from privacy_studio.core.progress import TaskControl, as_control
 
-DISTANCES = ("euclidean", "mahalanobis", "learned")
+DISTANCES = LINKAGE_DISTANCES
 #: Above this many records, learned weights use the relaxation (sampled records, nearest rivals).
 EXACT_LIMIT = 60
 TRAIN_RECORDS = 100

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from privacy_studio.core.choices import DEFAULT_EPSILONS
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
@@ -23,7 +24,6 @@ from privacy_studio.core.measures.attacks.sparse_users import (
 from privacy_studio.core.progress import TaskControl, as_control
 
 #: Default ε grid of the precision / recall curve (in standard deviations).
-DEFAULT_EPSILONS = tuple(np.round(np.arange(0.0, 5.01, 0.25), 2).tolist())
 
 
 @dataclass

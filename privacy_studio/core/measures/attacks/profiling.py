@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from privacy_studio.core.choices import DEFAULT_SIZES, DEFAULT_TOP_K, PROFILING_DISTANCES
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import MONDAY_EPOCH, SpatialLevel, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
@@ -23,9 +24,7 @@ from privacy_studio.core.measures.attacks.sparse_users import (
 )
 from privacy_studio.core.progress import TaskControl, as_control
 
-DISTANCES = ("js", "cosine", "l1", "dot")
-DEFAULT_SIZES = (100, 200, 500, 1000, 2000, 5000, 10000)
-DEFAULT_TOP_K = (1, 5, 10)
+DISTANCES = PROFILING_DISTANCES
 HOURS_PER_WEEK = 168
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from privacy_studio.core.engines.ingest import file_size, refuse_unsupported
+from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.io.options import ReaderOptions
 
 #: Rough in-memory bytes per byte of text input, by kind: columnar arrays + traces + index.
@@ -50,8 +52,6 @@ def parquet_rows(path: str) -> int:
 
 def estimated_memory(paths: list[str]) -> int:
     """Bytes the in-memory engine would need for ``paths``: Parquet by row count, text by size and kind."""
-    from privacy_studio.core.engines.sources import file_size
-
     total = 0
     for p in paths:
         if not os.path.exists(p):
@@ -79,9 +79,6 @@ def resolve_engine(name: str, input_paths: list[str] | str, options: ReaderOptio
 
 def duckdb_reads(path: str, options: ReaderOptions) -> bool:
     """Whether the DuckDB engine reads this input itself (else only the in-memory reader can)."""
-    from privacy_studio.core.engines.files import refuse_unsupported
-    from privacy_studio.core.engines.sources import EventFiles
-
     try:
         refuse_unsupported(EventFiles(path, options))
     except ValueError:

@@ -1,25 +1,33 @@
-"""Data files read by a relational engine itself, coded as ``load_dataset`` codes them.
+"""SQL ingestion of the relational engines: the events become the relation ``ps_ev(u, t, loc, x, y)`` (see
+``plan.py``) plus the small dictionaries (user ids of the sampled users, location ids, hierarchy) that a
+:class:`Loaded` describes.
 
-The file's layout (delimiter, header, column roles) comes from the reader's own ``inspect_file`` and the
-side files (antennas, locations, hierarchy) are read by the reader's ``read_places`` on the client, so
-location codes, hierarchy units and the projection to km are the in-memory ones. User codes are the
-rank of the user id (as ``np.unique`` sorts them). Rejected rows are counted by reason in the report:
-missing user id, unparsable time, missing location id, location not in a side file, missing or invalid
-coordinate. Times must be ISO 8601 (with an offset, or wall-clock in the ``tz`` option) or epoch seconds.
+Either an in-memory table is registered as Arrow, or data files (CSV/TSV, gzip CSV, Parquet) are read by
+the engine itself and coded exactly as ``load_dataset`` codes them: the layout (delimiter, header, column
+roles) comes from the reader's own ``inspect_file`` and the side files (antennas, locations, hierarchy)
+are read by the reader's ``read_places`` on the client, so location codes, hierarchy units and the
+projection to km are the in-memory ones. User codes are the rank of the user id (as ``np.unique`` sorts
+them). Rejected rows are counted by reason in the report: missing user id, unparsable time, missing
+location id, location not in a side file, missing or invalid coordinate. Times must be ISO 8601 (with an
+offset, or wall-clock in the ``tz`` option) or epoch seconds.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
-from privacy_studio.core.engines.sources import EventFiles, Loaded, is_utc, local_range, register_locations
+from privacy_studio.core.engines.backend import FileRead, SqlBackend
+from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.engines.wallclock import utc_of_wall_clock, wall_clock_table
+from privacy_studio.core.events import EventTable, hourly_offset_pieces
+from privacy_studio.core.generalize import SpatialLevel
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
+from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io import timeparse
 from privacy_studio.core.io.assemble import projection_note
 from privacy_studio.core.io.errors import ReaderError
@@ -30,8 +38,180 @@ from privacy_studio.core.io.source import inspect_file
 from privacy_studio.core.io.timeparse import TimeParser, check_tz
 from privacy_studio.core.progress import TaskControl
 
-if TYPE_CHECKING:
-    from privacy_studio.core.engines.relational import RelationalEngine
+
+@dataclass
+class Loaded:
+    """What the plan needs to know about ``ps_ev`` once the source is registered or read."""
+
+    n_users: int
+    n_events: int
+    tz: str
+    location_ids: np.ndarray  # str, index = location code
+    hierarchy: Hierarchy | None
+    coordinates: bool  # ps_ev has x, y (NULL where an event has none)
+    located: bool  # every event has a location code
+    locations_xy: bool  # ps_loc(loc, x, y) lists the locations' km coordinates
+    local_range: tuple[int, int]  # first and last wall-clock second of the events
+    user_names: object  # callable: user codes -> their ids (str array)
+    report: ImportReport | None = None
+    place_tolerance_km: float = 0.0  # coordinate-only places: see ``generalize.coordinate_places``
+
+    @property
+    def with_tz(self) -> bool:
+        return not is_utc(self.tz)
+
+    def has_coordinates(self) -> bool:
+        """As ``EventTable.has_coordinates`` (``check_levels`` asks it)."""
+        return self.coordinates
+
+    def user_ids(self, codes: np.ndarray) -> np.ndarray:
+        return np.asarray(self.user_names(codes), dtype=str)
+
+
+def is_utc(tz: str) -> bool:
+    return tz in ("UTC", "utc", "Z", "")
+
+
+def load_source(engine: SqlBackend, source: object, control: TaskControl) -> Loaded:
+    """Register or read ``source`` (Dataset, EventTable or :class:`EventFiles`) as ``ps_ev``."""
+    if isinstance(source, EventFiles):
+        return load_files(engine, source, control)
+    events = getattr(source, "events", source)
+    if not isinstance(events, EventTable):
+        raise ValueError("the engine needs a Dataset, an EventTable or EventFiles(path, options)")
+    loaded = load_events(engine, events, getattr(source, "hierarchy", None))
+    loaded.report = getattr(source, "report", None)  # a Dataset's reader already counted its rejections
+    return loaded
+
+
+def _floats(values: np.ndarray | None, n: int) -> pa.Array:
+    """float64 column with NaN as NULL (SQL compares NULLs as unknown, never as a coordinate)."""
+    if values is None:
+        return pa.nulls(n, pa.float64())
+    return pa.array(np.asarray(values, dtype=np.float64), from_pandas=True)
+
+
+def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | None) -> Loaded:
+    """Register an in-memory EventTable: its codes are already the reader's."""
+    n = events.n_events
+    engine.expect_rows(n)
+    engine.register(
+        "ps_ev",
+        pa.table(
+            {
+                "u": events.user.astype(np.int64),
+                "t": events.time.astype(np.int64),
+                "loc": events.location.astype(np.int64),
+                "x": _floats(events.x_km, n),
+                "y": _floats(events.y_km, n),
+            }
+        ),
+    )
+    locs = events.locations
+    if locs is not None:
+        register_locations(engine, locs.x_km, locs.y_km)
+    loaded = Loaded(
+        n_users=events.n_users,
+        n_events=n,
+        tz=events.tz,
+        location_ids=events.location_ids,
+        hierarchy=hierarchy,
+        coordinates=events.has_coordinates(),
+        located=bool(events.n_locations and (events.location >= 0).all()),
+        locations_xy=locs is not None,
+        local_range=(0, 0),
+        user_names=lambda codes: events.user_ids[codes],
+        place_tolerance_km=events.place_tolerance_km,
+    )
+    if n:
+        t0, t1 = int(events.time.min()), int(events.time.max())
+        loaded.local_range = local_range(engine, loaded.tz, t0, t1)
+    return loaded
+
+
+def register_locations(engine: SqlBackend, x: np.ndarray, y: np.ndarray) -> None:
+    """``ps_loc(loc, x, y)``: km coordinates of every location code (NULL where unknown)."""
+    engine.register(
+        "ps_loc",
+        pa.table(
+            {"loc": np.arange(len(x), dtype=np.int64), "x": _floats(x, len(x)), "y": _floats(y, len(y))}
+        ),
+    )
+
+
+def local_range(engine: SqlBackend, tz: str, t0: int, t1: int) -> tuple[int, int]:
+    """Register the offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
+    if not is_utc(tz):
+        first, last = t0 // 3600, t1 // 3600
+        pieces = hourly_offset_pieces(first, last, tz)
+        hours = np.arange(first, last + 1, dtype=np.int64)
+        engine.register(
+            "ps_tz",
+            pa.table(
+                {"h": hours, "split": pieces.split, "off_before": pieces.before, "off_after": pieces.after}
+            ),
+        )
+    row = engine.execute(plan.local_range_sql(not is_utc(tz)))
+    return int(row.column("lo")[0].as_py()), int(row.column("hi")[0].as_py())
+
+
+def spatial_units_sql(
+    engine: SqlBackend, loaded: Loaded, level: SpatialLevel
+) -> tuple[str, float | None, int]:
+    """Prepare the unit tables of ``level`` as ``spatial_units`` defines the units.
+
+    Returns the plan's unit kind (``loc``, ``level``, ``grid``, ``xy``), grid size and number of units.
+    """
+    hierarchy = loaded.hierarchy
+    if level.kind == "level" and hierarchy is not None and level.name == hierarchy.location_level:
+        level = SpatialLevel("raw")
+    if level.kind == "raw":
+        if loaded.located:
+            return "loc", None, len(loaded.location_ids)
+        if not loaded.coordinates:
+            raise ValueError(
+                "the data has neither location ids nor coordinates: no spatial level is possible"
+            )
+        if loaded.place_tolerance_km > 0:
+            raise ValueError(
+                "a place tolerance above 0 m is applied by the numba engine only; use --engine numba"
+            )
+        engine.create_table("ps_cells", plan.raw_cells_sql())
+        return "xy", None, _count(engine, "ps_cells")
+    if level.kind == "grid":
+        if not loaded.coordinates:
+            raise ValueError(
+                "a km grid needs coordinates (x_km/y_km or lat/lon) for the events or their locations"
+            )
+        missing = _count(engine, "ps_ev", "x IS NULL OR y IS NULL")
+        if missing:
+            raise ValueError("a km grid needs coordinates on every event; some events have none")
+        km = float(level.km or 1.0)
+        engine.create_table("ps_cells", plan.grid_cells_sql(km, loaded.locations_xy))
+        return "grid", km, _count(engine, "ps_cells")
+    if hierarchy is None:
+        raise ValueError(f"spatial level {level.name!r} needs a hierarchy file (none was loaded)")
+    if not loaded.located:
+        raise ValueError(f"level {level.name!r} needs a location id on every event")
+    codes = hierarchy.unit_codes[str(level.name)]
+    engine.register(
+        "ps_units", pa.table({"loc": np.arange(len(codes), dtype=np.int64), "unit": codes.astype(np.int64)})
+    )
+    return "level", None, hierarchy.n_units(str(level.name))
+
+
+def _count(engine: SqlBackend, table: str, where: str = "TRUE") -> int:
+    return int(engine.execute(f"SELECT count(*) AS n FROM {table} WHERE {where}").column("n")[0].as_py())
+
+
+def file_size(path: str) -> int:
+    """Bytes of ``path`` (a file, or every file under a folder)."""
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+    return os.path.getsize(path)
+
+
+# -- data files read by the engine itself --------------------------------------------------------------
 
 #: A time written as a number: epoch seconds.
 NUMBER_PATTERN = r"^\s*-?[0-9]+(\.[0-9]*)?\s*$"
@@ -52,7 +232,7 @@ def refuse_unsupported(files: EventFiles) -> None:
         raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
 
 
-def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl) -> Loaded:
+def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> Loaded:
     """Read ``files`` in the engine as ``ps_ev`` and the users' ids as ``ps_users``."""
     refuse_unsupported(files)
     options = files.options
@@ -71,8 +251,6 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         raise ValueError(f"{files.path}: the relational engines need a user and a time column")
     kind = "parquet" if layout.sniffed.kind == "parquet" else "csv"
     names = None if layout.header or kind == "parquet" else layout.names
-    from privacy_studio.core.engines.relational import FileRead
-
     engine.read_files("ps_raw", FileRead([files.path], kind, layout.delimiter, layout.header, names))
     control.report(0.1, "parsing the events")
     schema = engine.execute("SELECT * FROM ps_raw LIMIT 0").schema
@@ -133,6 +311,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
         local_range=(0, 0),
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
+        place_tolerance_km=options.place_tolerance_m / 1000.0,
     )
     if n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
@@ -140,7 +319,7 @@ def load_files(engine: RelationalEngine, files: EventFiles, control: TaskControl
     return loaded
 
 
-def _user_names(engine: RelationalEngine, codes: np.ndarray) -> np.ndarray:
+def _user_names(engine: SqlBackend, codes: np.ndarray) -> np.ndarray:
     engine.register("ps_want", pa.table({"u": np.asarray(codes, dtype=np.int64)}))
     rows = engine.execute("SELECT s.u AS u, s.uid AS uid FROM ps_users s JOIN ps_want w ON w.u = s.u")
     engine.drop("ps_want")
@@ -149,7 +328,7 @@ def _user_names(engine: RelationalEngine, codes: np.ndarray) -> np.ndarray:
 
 
 def _projection(
-    engine: RelationalEngine, roles: dict, places: Places | None
+    engine: SqlBackend, roles: dict, places: Places | None
 ) -> tuple[LocalProjection | None, tuple[np.ndarray, np.ndarray] | None]:
     """The reader's projection and the places' km: centred on the side file's places when they have
     coordinates; else on the events, unless every event has a location (None: see :func:`_by_location`)."""
@@ -170,7 +349,7 @@ def _projection(
 
 
 def _by_location(
-    engine: RelationalEngine, loc: str, joins: str, n_locations: int
+    engine: SqlBackend, loc: str, joins: str, n_locations: int
 ) -> tuple[str, str, LocalProjection]:
     """As the reader: each location at the mean of its kept events' coordinates, the projection centred on
     those locations. ``ps_rows`` holds degrees in x (lon) and y (lat); returns the km x, y expressions of
@@ -203,9 +382,7 @@ def _text(schema: pa.Schema, column: str) -> str:
     return f"NULLIF({expr}, '')"
 
 
-def _time(
-    engine: RelationalEngine, schema: pa.Schema, column: str, tz: str, path: str
-) -> tuple[str, str | None]:
+def _time(engine: SqlBackend, schema: pa.Schema, column: str, tz: str, path: str) -> tuple[str, str | None]:
     """SQL of the time column as (UTC epoch seconds of times that say their instant, wall-clock seconds of
     times without an offset), in the one style the reader would pick for the column; NULL where neither."""
     kind = schema.field(column).type
@@ -233,7 +410,7 @@ def _time(
     return dialect.iso_seconds(text)
 
 
-def _wall_clock(engine: RelationalEngine, naive: str | None, tz: str) -> str | None:
+def _wall_clock(engine: SqlBackend, naive: str | None, tz: str) -> str | None:
     """Register ``ps_wall`` for the local hours of the naive times (None when there is nothing to convert)."""
     if naive is None or is_utc(tz):
         return None
@@ -257,7 +434,7 @@ def _in_epoch_range(seconds: str) -> str:
 
 
 def _rows_sql(
-    engine: RelationalEngine,
+    engine: SqlBackend,
     path: str,
     roles: dict,
     schema: pa.Schema,
@@ -320,7 +497,7 @@ def _coordinates(
     return null, null, None
 
 
-def _count_rejections(engine: RelationalEngine, report: ImportReport, places: Places | None) -> None:
+def _count_rejections(engine: SqlBackend, report: ImportReport, places: Places | None) -> None:
     """Rows read / kept and the rejected rows by reason (unknown locations named by the side file)."""
     counts = engine.execute("SELECT reason, CAST(count(*) AS BIGINT) AS n FROM ps_rows GROUP BY reason")
     total = 0

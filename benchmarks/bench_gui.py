@@ -1,0 +1,434 @@
+"""Responsiveness of the real main window (issue #15 item 2): open → run → switch tabs → cancel.
+
+For each dataset (the sample city, the Gowalla NYC check-ins, a generated 100,000-person city) a fresh
+process opens the data as a project in the offscreen window, runs the grid while switching tabs, then runs
+again and presses Esc. A 5 ms timer in the GUI thread measures how long the event loop went without
+turning (the "gap"). The same child runs on a ``git worktree`` of the base revision in a temporary folder,
+in the same invocation, so the baseline shares the machine's load.
+
+Measured: open (data read), run time, time to the first plotted curve, max and p99 event-loop gap over the
+run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
+end: a frozen loop delays the key press, so the freeze counts).
+
+Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
+                                      [--data DIR] [--json OUT]
+The machine's load matters: every figure is wall-clock time on the cores the run could get.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "bench_gui.json"
+REAL = Path("/work/shared/real_data")
+DATASETS = ("sample", "gowalla", "city100k")
+CITY_USERS = 100_000
+#: Seconds into the second run at which Esc is pressed (at most: a quarter of the first run's time).
+CANCEL_AFTER = 3.0
+#: Seconds between two tab switches during the run (a user looking around).
+SWITCH_EVERY = 1.0
+TIMEOUT = 900.0
+
+
+def dataset_spec(name: str, data: Path) -> tuple[dict, dict]:
+    """(reader source dict, risk settings) of a dataset: kept small enough for a loaded machine."""
+    if name == "sample":
+        folder = ROOT / "sample_data"
+        source = {
+            "path": str(folder / "events.csv"),
+            "reader": {
+                "tz": "Europe/Paris",
+                "antennas": str(folder / "antennas.csv"),
+                "hierarchy": str(folder / "hierarchy.csv"),
+            },
+        }
+        grid = (["antenna", "zip", "district"], ["1h", "6h", "1d", "1w"], 10, 1000)
+    elif name == "gowalla":
+        source = {
+            "path": str(REAL / "gowalla_nyc" / "gowalla_events_nyc.tsv.gz"),
+            "reader": {"header": False, "columns": ["user", "time", "lat", "lon", "location"]},
+        }
+        grid = (["raw", "grid:1", "grid:5"], ["1h", "1d", "1w", "all"], 10, 1000)
+    else:
+        folder = data / "city100k"
+        source = {
+            "path": str(folder / "events.csv"),
+            "reader": {
+                "tz": "Europe/Paris",
+                "antennas": str(folder / "antennas.csv"),
+                "hierarchy": str(folder / "hierarchy.csv"),
+            },
+        }
+        grid = (["antenna", "zip", "district"], ["1h", "1w"], 6, 1000)
+    spatial, temporal, p_max, samples = grid
+    settings = {
+        "spatial": spatial,
+        "temporal": temporal,
+        "cells": None,
+        "p_values": list(range(1, p_max + 1)),
+        "knowledge": "uniform",
+        "measures": ["unicity", "kdisc", "kanon", "em", "kl", "worst"],
+        "samples": samples,
+        "draws": 1,
+        "seed": 1,
+        "exact": False,
+        "reference_p": min(4, p_max),
+    }
+    return source, settings
+
+
+def prepare_city(data: Path) -> None:
+    """Generate the 100,000-person city once (about 20 s); later invocations reuse it."""
+    if (data / "city100k" / "events.csv").exists():
+        return
+    data.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privacy_studio",
+            "generate",
+            "--users",
+            str(CITY_USERS),
+            "--periods",
+            "1",
+            "--cdr-layout",
+            "none",
+            "--out",
+            str(data / "city100k"),
+            "--quiet",
+        ],
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+# -- child: one dataset in one window -------------------------------------------------------------------
+class GapMonitor:
+    """A 5 ms timer in the GUI thread; records the time between its ticks while ``recording``."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.gaps: list[float] = []
+        self.recording = False
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self.recording:
+            self.gaps.append(now - self._last)
+        self._last = now
+
+    def watch(self, threshold: float = 0.15) -> None:
+        """Start a thread that, while the loop is stalled longer than ``threshold`` s, notes where the GUI
+        thread is (its innermost studio or Qt-facing frames), so a stall can be traced to its cause."""
+        import threading
+        import traceback
+        from collections import Counter
+
+        self.stalls: Counter[str] = Counter()
+        main = threading.main_thread().ident
+
+        def run() -> None:
+            while self.timer is not None:
+                time.sleep(0.05)
+                if self.recording and time.perf_counter() - self._last > threshold:
+                    frame = sys._current_frames().get(main)
+                    stack = traceback.extract_stack(frame)[-6:] if frame is not None else []
+                    self.stalls[
+                        " < ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack))
+                    ] += 1
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def summary(self) -> dict:
+        import numpy as np
+
+        gaps = np.asarray(self.gaps or [0.0]) * 1000
+        return {
+            "gap_max_ms": float(gaps.max()),
+            "gap_p99_ms": float(np.percentile(gaps, 99)),
+            "ticks": len(self.gaps),
+        }
+
+
+def child(name: str, data: Path, out: Path) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from privacy_studio.core.project import DataSource, Project
+    from privacy_studio.gui.main_window import MainWindow
+
+    # A second run replaces the first one's results: answer the window's question as a user who agrees.
+    QMessageBox.question = staticmethod(lambda *a, **k: QMessageBox.StandardButton.Discard)
+    QMessageBox.warning = staticmethod(lambda *a, **k: QMessageBox.StandardButton.Ok)
+    app = QApplication(["bench-gui"])
+    tmp = Path(tempfile.mkdtemp(prefix="bench_gui_"))
+    window = MainWindow(QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat))
+    window.resize(1400, 900)
+    window.show()
+    window.activateWindow()
+
+    def wait(condition, what: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while not condition():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{name}: timed out waiting for {what}")
+            app.processEvents()
+            time.sleep(0.001)
+
+    warm = window.warm_up()
+    wait(lambda: warm not in window.runner.active, "the engine warm-up")
+    source, settings = dataset_spec(name, data)
+    project = Project(name=f"bench {name}", settings=settings)
+    project.sources = [DataSource(source["path"], None, source["reader"])]
+    path = project.save(tmp / f"{name}.psproj")
+    monitor = GapMonitor()
+    if os.environ.get("BENCH_GUI_STALLS"):
+        monitor.watch()
+    result: dict = {"dataset": name}
+
+    t0 = time.perf_counter()
+    window.open_project(path)
+    wait(lambda: window.session.dataset is not None, "the data")
+    result["open_s"] = time.perf_counter() - t0
+    result["people"] = int(window.session.dataset.events.n_users)
+    result["profiles"] = len(window.grid.checked_cells())
+
+    unicity = window.plots[0]
+    window.tabs.setCurrentIndex(0)
+
+    def plotted() -> bool:
+        curves = getattr(unicity, "curves", {}).values()
+        return any(c.line.getData()[0] is not None and len(c.line.getData()[0]) for c in curves)
+
+    monitor.gaps.clear()
+    monitor.recording = True
+    t0 = time.perf_counter()
+    window.start_run(window.grid.settings())
+    first_plot = None
+    next_switch = t0 + SWITCH_EVERY
+    tab = 0
+    while window.run_worker is not None:
+        now = time.perf_counter()
+        if first_plot is None and plotted():
+            first_plot = now - t0
+        if first_plot is not None and now >= next_switch:  # look around once the first curve is there
+            tab = (tab + 1) % window.tabs.count()
+            window.tabs.setCurrentIndex(tab)
+            next_switch = now + SWITCH_EVERY
+        if now - t0 > TIMEOUT:
+            raise SystemExit(f"{name}: the run did not end")
+        app.processEvents()
+        time.sleep(0.001)
+    result["run_s"] = time.perf_counter() - t0
+    window.tabs.setCurrentIndex(0)
+    wait(lambda: True, "")
+    if first_plot is None:
+        deadline = time.perf_counter() + 5
+        while not plotted() and time.perf_counter() < deadline:
+            app.processEvents()
+        first_plot = time.perf_counter() - t0 if plotted() else None
+    result["first_plot_s"] = first_plot
+    monitor.recording = False
+    result.update(monitor.summary())
+
+    switches = []
+    for i in range(window.tabs.count()):
+        t1 = time.perf_counter()
+        window.tabs.setCurrentIndex(i)
+        window.tabs.currentWidget().repaint()
+        app.processEvents()
+        switches.append(time.perf_counter() - t1)
+    result["tab_switch_max_ms"] = max(switches) * 1000
+
+    # Cancel: a second run, Esc due CANCEL_AFTER seconds in (sent when the event loop next turns).
+    window.tabs.setCurrentIndex(0)
+    t0 = time.perf_counter()
+    worker = window.start_run(window.grid.settings())
+    due = t0 + min(CANCEL_AFTER, result["run_s"] / 4)
+    pressed = None
+    while window.run_worker is not None:
+        now = time.perf_counter()
+        if pressed is None and now >= due:
+            QTest.keyClick(window, Qt.Key.Key_Escape)
+            pressed = time.perf_counter()
+            if worker is not None and not worker.is_cancelled:  # the key went nowhere: press the button
+                window.cancel_shown()
+                result["esc_missed"] = True
+        if now - t0 > TIMEOUT:
+            raise SystemExit(f"{name}: the cancelled run did not end")
+        app.processEvents()
+        time.sleep(0.001)
+    ended = time.perf_counter()
+    result["cancel_s"] = (ended - due) if pressed is not None else None
+    result["cancel_note"] = "" if pressed is not None else f"the second run ended after {ended - t0:.1f} s"
+    window.session.set_dirty(False)
+    window.close()
+    if hasattr(monitor, "stalls"):  # every 50 ms of a stall counts once where the GUI thread was
+        result["stalls"] = dict(monitor.stalls.most_common(12))
+    out.write_text(json.dumps(result), encoding="utf-8")
+
+
+# -- parent ---------------------------------------------------------------------------------------------
+def run_child(tree: Path, name: str, data: Path) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(tree),
+            "QT_QPA_PLATFORM": "offscreen",
+            "PRIVACY_STUDIO_SKIP_FROZEN": "1",
+        }
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--child",
+                name,
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+            ],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=3 * TIMEOUT,
+        )
+        if done.returncode != 0 or not out.exists():
+            return {"dataset": name, "error": (done.stderr or done.stdout).strip()[-600:]}
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def base_worktree(rev: str, folder: Path) -> Path:
+    tree = folder / "base"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(tree), rev], cwd=ROOT, check=True, capture_output=True
+    )
+    return tree
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    return "—" if value is None else f"{value:,.{0 if unit == 'ms' else 1}f}"
+
+
+def table(rows: list[dict]) -> str:
+    head = (
+        "dataset",
+        "tree",
+        "people",
+        "open s",
+        "run s",
+        "1st plot s",
+        "max gap ms",
+        "p99 gap ms",
+        "tab max ms",
+        "cancel s",
+    )
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['dataset']} | {r['tree']} | error: {r['error'].splitlines()[-1]}")
+            continue
+        lines.append(
+            " | ".join(
+                [
+                    r["dataset"],
+                    r["tree"],
+                    f"{r['people']:,}",
+                    fmt(r["open_s"]),
+                    fmt(r["run_s"]),
+                    fmt(r["first_plot_s"]),
+                    fmt(r["gap_max_ms"], "ms"),
+                    fmt(r["gap_p99_ms"], "ms"),
+                    fmt(r["tab_switch_max_ms"], "ms"),
+                    fmt(r["cancel_s"]) if r["cancel_s"] is not None else "—",
+                ]
+            )
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--base", default="HEAD~1", help="revision measured as the baseline (default HEAD~1)")
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "psbench_gui")
+    parser.add_argument("--json", type=Path, default=RESULTS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.data, args.out)
+        return 0
+    names = [n for n in args.datasets.split(",") if n]
+    if "city100k" in names:
+        prepare_city(args.data)
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="bench_gui_base_") as tmp:
+        trees = [("current", ROOT)]
+        base = None
+        if not args.no_baseline:
+            base = subprocess.run(
+                ["git", "rev-parse", "--short", args.base],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            trees.insert(0, (f"base {base}", base_worktree(args.base, Path(tmp))))
+        try:
+            for name in names:
+                for label, tree in trees:
+                    row = {**run_child(tree, name, args.data), "tree": label}
+                    rows.append(row)
+                    print(f"{name} / {label}: {json.dumps(row)}", file=sys.stderr, flush=True)
+        finally:
+            if base is not None:
+                subprocess.run(
+                    ["git", "worktree", "remove", "--force", str(trees[0][1])], cwd=ROOT, capture_output=True
+                )
+    print(table(rows))
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(
+        json.dumps(
+            {
+                "head": head,
+                "base": args.base,
+                "cpus": os.cpu_count(),
+                "load_avg": os.getloadavg(),
+                "rows": rows,
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    print(f"written {args.json} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""``privacy-studio project new|run``: create a project from a data file and run its analysis, headless."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from privacy_studio.cli import UserError
+from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+from privacy_studio.cli.risk import parse_p_values, split_list
+
+
+def new(args: argparse.Namespace) -> int:
+    """Create a project file naming the data, its reader options and the grid; nothing is run yet."""
+    from privacy_studio.core.project import Project, ProjectError
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    out = Path(args.out)
+    if out.suffix != ".psproj":
+        raise UserError(f"--out {out}: a project file name must end in .psproj")
+    if out.exists() and not args.force:
+        raise UserError(f"--out {out}: the file exists; give --force to replace it")
+    if not Path(args.data).exists():
+        raise UserError(f"{args.data}: no such data file")
+    try:
+        options = reader_options_from_args(args)
+        settings = RiskSettings(
+            spatial=split_list(args.spatial, "--spatial"),
+            temporal=split_list(args.temporal, "--temporal"),
+            p_values=parse_p_values(args.p),
+            seed=args.seed,
+            reference_p=args.reference_p,
+        )
+        settings.validate()
+        project = Project(name=args.name, settings=settings.to_dict())
+        project.add_source(args.data, options.to_dict())
+        if args.attributes:
+            project.add_source(args.attributes, {}, role="attributes")
+        project.save(out)
+    except (ValueError, ProjectError, OSError) as exc:
+        raise UserError(str(exc)) from None
+    print(f"project written to {out}; run it with: privacy-studio project run {out}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the project's analysis (risk grid and computed utility) and save it in the project."""
+    from privacy_studio.core.project import Project, ProjectError
+
+    try:
+        project = Project.load(args.project)
+    except ProjectError as exc:
+        raise UserError(str(exc)) from None
+    code = analyse_project(project)
+    if code == 0:
+        try:
+            project.save()
+        except ProjectError as exc:
+            raise UserError(str(exc)) from None
+        print(f"{len(project.results)} profiles analysed; results saved in {project.path}")
+    return code
+
+
+def analyse_project(project) -> int:
+    """Load the project's data and run its analysis with a progress bar; 130 when cancelled."""
+    from privacy_studio.cli._progress import ProgressBar
+    from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.core.project import ProjectError
+    from privacy_studio.core.project_run import run_analysis
+
+    bar = ProgressBar(sys.stderr)
+    control = TaskControl(bar)
+    try:
+        dataset = project.load_dataset(control.sub(0.0, 0.1))
+        run_analysis(project, dataset, control.sub(0.1, 1.0))
+    except (ReaderError, ProjectError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    except Cancelled:
+        return 130
+    finally:
+        bar.close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("project", help="create a project from a data file, or run a project's analysis")
+    commands = p.add_subparsers(dest="project_command", required=True, metavar="new|run")
+    n = commands.add_parser(
+        "new",
+        help="create a .psproj project for a data file and a grid of profiles",
+        description="Create a project file naming the data file, how to read it and the grid of profiles "
+        "to evaluate. Nothing is computed: run it with 'privacy-studio project run'.",
+    )
+    n.add_argument("data", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
+    n.add_argument("--spatial", required=True, metavar="LEVELS", help="comma list: raw, grid:<km>, levels")
+    n.add_argument("--temporal", required=True, metavar="WIDTHS", help="comma list such as 1h,6h,1d,1w")
+    n.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
+    n.add_argument("--reference-p", type=int, default=4, help="p of the per-user details (default 4)")
+    n.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    n.add_argument("--name", required=True, help="the project's name (the report's title)")
+    n.add_argument(
+        "--attributes", metavar="CSV", help="user attributes (user id + columns), for risk by group"
+    )
+    n.add_argument("--out", required=True, metavar="P.psproj", help="the project file to write")
+    n.add_argument("--force", action="store_true", help="replace --out if it exists")
+    add_reader_arguments(n)
+    n.set_defaults(func=new)
+    r = commands.add_parser(
+        "run",
+        help="run a project's analysis and save it in the project",
+        description="Read the project's data, run the risk grid on the project's engine, compute every "
+        "profile's information loss, and save both in the project file.",
+    )
+    r.add_argument("project", help="the project file (.psproj)")
+    r.set_defaults(func=run)

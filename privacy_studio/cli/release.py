@@ -1,0 +1,161 @@
+"""``privacy-studio release PROJECT.psproj --out FILE``: write the data at a profile and measure the file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from privacy_studio.cli import UserError
+from privacy_studio.cli._progress import ProgressBar
+
+if TYPE_CHECKING:
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.release import ReleaseManifest, ReleaseOptions
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "release",
+        help="write the dataset at a profile (new pseudonyms, optional suppression) and measure the file",
+        description="Write the project's data generalized to one profile, read the file back and measure it; "
+        "a manifest FILE.manifest.json is written beside it and the release is recorded in the project.",
+    )
+    p.add_argument("project", help="the project file (.psproj)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the release: FILE.csv or FILE.parquet")
+    p.add_argument(
+        "--profile",
+        metavar="SPATIAL:TEMPORAL",
+        help="e.g. district:1w or grid:2:6h (default: the profile the project recommends)",
+    )
+    p.add_argument(
+        "--rows",
+        choices=("points", "events"),
+        default="points",
+        help="points: one row per person, unit and time bin with an event count (default); "
+        "events: one row per event",
+    )
+    p.add_argument(
+        "--columns",
+        default="",
+        metavar="LIST",
+        help="event columns to add to per-event rows: interaction,direction,amount,duration,merchant "
+        "(default none)",
+    )
+    p.add_argument("--centres", action="store_true", help="add each unit's centre (lat, lon)")
+    p.add_argument(
+        "--mapping-out", metavar="FILE.csv", help="also write original id -> pseudonym here (kept apart)"
+    )
+    p.add_argument(
+        "--min-people-per-point", type=int, metavar="M", help="drop place-time points of fewer than M people"
+    )
+    p.add_argument(
+        "--k-anonymity",
+        type=int,
+        metavar="K",
+        help="keep only people whose whole trace is shared by at least K people",
+    )
+    p.add_argument(
+        "--max-points-per-person", type=int, metavar="N", help="keep each person's N most visited points"
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
+    p.set_defaults(func=run)
+
+
+def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
+    from privacy_studio.core.release import ReleaseOptions, parse_profile
+    from privacy_studio.core.release.defaults import recommended_profile
+
+    if args.profile:
+        profile = parse_profile(args.profile)
+        spatial, temporal = profile.spatial.label, profile.temporal.label
+    else:
+        spatial, temporal = recommended_profile(project)
+        print(f"profile: {spatial} × {temporal}, the project's recommendation", file=sys.stderr)
+    options = ReleaseOptions(
+        spatial,
+        temporal,
+        rows=args.rows,
+        columns=[c.strip() for c in args.columns.split(",") if c.strip()],
+        centres=args.centres,
+        min_people_per_point=args.min_people_per_point,
+        k_anonymity=args.k_anonymity,
+        max_points_per_person=args.max_points_per_person,
+    )
+    options.validate()
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.core.project import Project, ProjectError
+    from privacy_studio.core.release import ReleaseError, prepare_release, write_release
+    from privacy_studio.core.release.defaults import measure_settings
+    from privacy_studio.core.release.export import check_release_name, check_target
+    from privacy_studio.core.release.manifest import manifest_path
+
+    bar = ProgressBar(sys.stderr)
+    try:
+        check_release_name(args.out)
+        check_target(args.out, args.overwrite)
+        check_target(manifest_path(args.out), args.overwrite, "manifest")
+        if args.mapping_out:
+            check_target(args.mapping_out, args.overwrite, "pseudonym mapping")
+        project = Project.load(args.project)
+        options = _options(args, project)
+        control = TaskControl(bar)
+        dataset = project.load_dataset(control.sub(0.0, 0.2))
+        prepared = prepare_release(dataset, options, measure_settings(project), control.sub(0.2, 0.7))
+        manifest = write_release(
+            prepared,
+            args.out,
+            project=project,
+            mapping_out=args.mapping_out,
+            overwrite=args.overwrite,
+            control=control.sub(0.7, 1.0),
+        )
+    except (ReleaseError, ProjectError, ReaderError) as exc:
+        raise UserError(str(exc)) from None
+    except Cancelled:
+        print("release cancelled: nothing was written", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    print(summary(manifest))
+    project.store(manifest)
+    try:
+        project.save()
+    except ProjectError as exc:
+        print(f"warning: the release is written, but the project could not record it: {exc}", file=sys.stderr)
+        return 0
+    print(f"recorded in {project.path} (the report's Release section)")
+    return 0
+
+
+def summary(manifest: ReleaseManifest) -> str:
+    """What was written, what suppression removed and the figures measured on the file."""
+    before, after, fig = manifest.before, manifest.released, manifest.measured_on_release
+    lines = [
+        f"release written: {manifest.release_file} ({manifest.release_rows} rows, {manifest.profile_label}) "
+        f"and {manifest.release_file}.manifest.json",
+        f"people released: {after.people} of {before.people}; events: {after.events} of {before.events}",
+    ]
+    thresholds = manifest.options.to_dict()
+    lines += [
+        f"  removed {r.people} people, {r.events} events, {r.points} points: {r.describe(thresholds[r.step])}"
+        for r in manifest.removed
+    ]
+    unicity = "-" if fig.unicity is None else f"{fig.unicity:.4f}"
+    ci = "" if fig.unicity_ci is None else f" [{fig.unicity_ci[0]:.4f}, {fig.unicity_ci[1]:.4f}]"
+    lines.append(
+        f"measured on the file read back: k = {fig.k}, unique whole traces {fig.share_unique:.4f} of "
+        f"{fig.people} people; unicity at p = {fig.p}: {unicity}{ci} (estimate on {fig.n_sampled} sampled, "
+        f"{fig.n_excluded} with fewer than {fig.p} points left out)"
+    )
+    if manifest.project_kanon:
+        k, unique = manifest.project_kanon.get("k"), manifest.project_kanon.get("share_below", {}).get("2")
+        lines.append(f"the project's own run at this profile: k = {k}, unique whole traces {unique:.4f}")
+    if manifest.mapping_file:
+        lines.append(f"pseudonym mapping written to {manifest.mapping_file} (keep it apart from the release)")
+    return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""The small SQL back end the relational engines run on (DuckDB, Spark): six primitives and a file reader.
+
+Reading the events (``ingest.py``) and the risk plan (``relational.py``) are written against this
+interface only, so each back end implements it once.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from privacy_studio.core.engines import plan
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """What a back end needs to expose data files as one relation (``SqlBackend.read_files``)."""
+
+    paths: list[str]
+    kind: str  # "csv" (also gzip CSV/TSV) or "parquet"
+    delimiter: str = ","
+    header: bool = True
+    names: list[str] | None = None  # column names when the file has no header
+
+
+class SqlBackend(ABC):
+    """A SQL back end: subclasses implement the primitives; use as a context manager (``close`` on exit)."""
+
+    dialect: plan.Dialect = plan.DUCKDB
+
+    # -- the back end's primitives ----------------------------------------------------------------------
+
+    @abstractmethod
+    def execute(self, sql: str) -> pa.Table:
+        """Run one query and return its whole result (the plan only fetches small results)."""
+
+    @abstractmethod
+    def register(self, name: str, table: pa.Table) -> None:
+        """Make an Arrow table queryable as ``name`` (replacing any earlier relation of that name)."""
+
+    @abstractmethod
+    def create_table(self, name: str, sql: str) -> None:
+        """Materialize the result of ``sql`` as table ``name`` (replacing any earlier one)."""
+
+    @abstractmethod
+    def drop(self, name: str) -> None:
+        """Forget table or view ``name``; no error when it does not exist."""
+
+    @abstractmethod
+    def cancel(self) -> None:
+        """Interrupt the running query, if any (called from another thread; must be thread-safe)."""
+
+    @abstractmethod
+    def read_files(self, name: str, files: FileRead) -> None:
+        """Expose the data files as relation ``name`` with the files' column names.
+
+        CSV columns must come as text (VARCHAR / string) so parsing stays the plan's job; Parquet
+        columns keep their types.
+        """
+
+    def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
+        """Table ``name(key, code)``: each row of ``distinct_sql`` (distinct ``key`` values) with its 0-based
+        rank in ascending order, i.e. the code ``np.unique`` gives it."""
+        self.create_table(
+            name,
+            f"SELECT {key}, CAST(row_number() OVER (ORDER BY {key}) - 1 AS BIGINT) AS {code} "
+            f"FROM ({distinct_sql}) d",
+        )
+
+    def expect_rows(self, n_rows: int) -> None:  # noqa: B027 - only engines that partition need it
+        """Size the coming joins and aggregations for an input of ``n_rows`` events (called once known)."""
+
+    def close(self) -> None:  # noqa: B027 - engines without resources need nothing
+        """Release the back end's resources (connection, session)."""
+
+    def __enter__(self) -> SqlBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,109 @@
+"""The manifest written beside a release (``FILE.manifest.json``), also kept in the project as its record.
+
+It says what was released (profile, options, columns), what suppression removed, who is covered, the
+figures measured on the file as written, and the SHA-256 of the release, the project and the inputs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from privacy_studio import __version__
+from privacy_studio.core.atomic import write_text
+from privacy_studio.core.release.measure import ReleaseFigures
+from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
+from privacy_studio.core.release.suppression import Removal
+
+MANIFEST_FORMAT = "privacy-studio-release-manifest"
+MANIFEST_VERSION = 1
+
+
+def manifest_path(release: str | Path) -> Path:
+    """``FILE.csv`` -> ``FILE.csv.manifest.json`` beside it."""
+    release = Path(release)
+    return release.with_name(release.name + ".manifest.json")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """People, events and distinct (person, spatial unit, time bin) points."""
+
+    people: int
+    events: int
+    points: int
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str
+    sha256: str
+
+
+@dataclass
+class ReleaseManifest:
+    """Everything needed to know what a release holds and to check it is the file that was measured; kept in
+    the project under ``analyses["release"]`` (``core.analyses.ReleaseRecord`` reads it back)."""
+
+    KEY: ClassVar[str] = "release"
+    release_file: str
+    release_sha256: str
+    release_rows: int
+    columns: list[str]
+    options: ReleaseOptions
+    tz: str
+    before: Counts
+    removed: list[Removal]
+    released: Counts
+    measured_on_release: ReleaseFigures
+    measured_before_suppression: ReleaseFigures
+    project_kanon: dict[str, Any] | None = None  # k and shares the project's own run found at this profile
+    project_file: str | None = None
+    project_sha256: str | None = None
+    inputs: list[InputFile] = field(default_factory=list)
+    mapping_file: str | None = None
+    studio_version: str = __version__
+    created: str = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0).isoformat())
+    version: int = MANIFEST_VERSION
+
+    @property
+    def profile_label(self) -> str:
+        return self.options.profile.label
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["format"] = MANIFEST_FORMAT
+        d["options"] = self.options.to_dict()
+        d["measured_on_release"] = self.measured_on_release.to_dict()
+        d["measured_before_suppression"] = self.measured_before_suppression.to_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReleaseManifest:
+        """Inverse of :meth:`to_dict`; a newer or damaged record is refused with one sentence."""
+        if not isinstance(d, dict) or d.get("format") != MANIFEST_FORMAT:
+            raise ReleaseError("not a Privacy Studio release manifest")
+        if d.get("version") != MANIFEST_VERSION:
+            raise ReleaseError(f"release manifest version {d.get('version')!r}; this studio reads version 1")
+        try:
+            rest = {k: v for k, v in d.items() if k != "format"}
+            return cls(
+                **{
+                    **rest,
+                    "options": ReleaseOptions.from_dict(d["options"]),
+                    "before": Counts(**d["before"]),
+                    "removed": [Removal(**r) for r in d["removed"]],
+                    "released": Counts(**d["released"]),
+                    "measured_on_release": ReleaseFigures.from_dict(d["measured_on_release"]),
+                    "measured_before_suppression": ReleaseFigures.from_dict(d["measured_before_suppression"]),
+                    "inputs": [InputFile(**i) for i in d.get("inputs", [])],
+                }
+            )
+        except (KeyError, TypeError) as exc:
+            raise ReleaseError(f"the release manifest is damaged ({exc})") from None
+
+    def write(self, path: str | Path) -> None:
+        write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")

@@ -1,0 +1,90 @@
+"""What the user asks of a release: profile, row layout, extra columns and the suppression thresholds."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from privacy_studio.core.generalize import Profile
+
+#: ``points``: a row per (person, spatial unit, time bin) with an event count; ``events``: a row per event.
+ROW_KINDS = ("points", "events")
+#: Event columns that may be released with per-event rows (the reader's role names, so they read back).
+EXTRA_COLUMNS = ("interaction", "direction", "amount", "duration", "merchant")
+
+
+class ReleaseError(Exception):
+    """A release that cannot be made as asked: one sentence saying why and what to do; nothing was written."""
+
+
+def parse_profile(text: str) -> Profile:
+    """``district:1w`` or ``grid:2:6h`` (the time width is after the last colon) as a :class:`Profile`."""
+    spatial, sep, temporal = text.strip().rpartition(":")
+    if not sep or not spatial.strip() or not temporal.strip():
+        raise ReleaseError(f"profile {text!r}: expected SPATIAL:TEMPORAL, e.g. district:1w or grid:2:6h")
+    try:
+        return Profile.parse(spatial, temporal)
+    except ValueError as exc:
+        raise ReleaseError(f"profile {text!r}: {exc}") from None
+
+
+def _positive_or_none(name: str, value: int | None, smallest: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < smallest:
+        raise ReleaseError(f"{name} must be a whole number of at least {smallest}, got {value!r}")
+
+
+@dataclass
+class ReleaseOptions:
+    """The profile (``spatial``, ``temporal`` labels), the row layout and the suppression choices."""
+
+    spatial: str
+    temporal: str
+    rows: str = "points"
+    columns: list[str] = field(default_factory=list)
+    centres: bool = False
+    min_people_per_point: int | None = None
+    k_anonymity: int | None = None
+    max_points_per_person: int | None = None
+
+    @property
+    def profile(self) -> Profile:
+        return parse_profile(f"{self.spatial}:{self.temporal}")
+
+    @property
+    def suppresses(self) -> bool:
+        return any(
+            v is not None for v in (self.min_people_per_point, self.k_anonymity, self.max_points_per_person)
+        )
+
+    def validate(self) -> None:
+        """Raise :class:`ReleaseError` for an impossible choice (before any data is touched)."""
+        if self.rows not in ROW_KINDS:
+            raise ReleaseError(f"rows must be one of {', '.join(ROW_KINDS)}, got {self.rows!r}")
+        unknown = [c for c in self.columns if c not in EXTRA_COLUMNS]
+        if unknown:
+            raise ReleaseError(
+                f"unknown column(s) {', '.join(unknown)}; the columns that can be released are "
+                f"{', '.join(EXTRA_COLUMNS)}"
+            )
+        if self.columns and self.rows != "events":
+            raise ReleaseError("extra columns describe single events: choose one row per event to add them")
+        _positive_or_none("the minimum number of people per point", self.min_people_per_point, 1)
+        _positive_or_none("k (k-anonymity)", self.k_anonymity, 1)
+        _positive_or_none("the maximum number of points per person", self.max_points_per_person, 1)
+        profile = self.profile
+        if profile.price is not None:
+            raise ReleaseError("price bins cannot be released yet; choose a spatial and a temporal level")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReleaseOptions:
+        """Inverse of :meth:`to_dict`; unknown keys are refused so a damaged record surfaces."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise ReleaseError(f"unknown release option(s): {', '.join(unknown)}")
+        return cls(**{**d, "columns": list(d.get("columns") or [])})

@@ -1,0 +1,142 @@
+"""The released rows: pseudonym, spatial unit id (optionally its centre), the time bin's local start, and an
+event count (one row per point) or the chosen event columns (one row per event)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pyarrow as pa
+
+from privacy_studio.core.events import EventTable
+from privacy_studio.core.generalize import Traces, spatial_units, time_bins
+from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
+from privacy_studio.core.release.suppression import row_users
+
+_EPOCH = datetime(1970, 1, 1)
+
+
+def bin_starts(origin: int, seconds: int | None, bins: np.ndarray, tz: str) -> tuple[np.ndarray, np.ndarray]:
+    """ISO text (local time with its UTC offset) and UTC epoch seconds of the start of each bin in ``bins``.
+
+    ``origin`` is bin 0's local wall-clock start; with ``seconds`` None (one bin for the whole period) every
+    bin starts at ``origin``.
+    """
+    zone = ZoneInfo(tz)
+    distinct, inverse = np.unique(bins, return_inverse=True)
+    texts, utc = [], []
+    for b in distinct.tolist():
+        local = origin + (b * seconds if seconds else 0)
+        moment = (_EPOCH + timedelta(seconds=int(local))).replace(tzinfo=zone)
+        texts.append(moment.isoformat())
+        utc.append(int(moment.timestamp()))
+    return np.asarray(texts, dtype=object)[inverse], np.asarray(utc, dtype=np.int64)[inverse]
+
+
+def event_points(
+    events: EventTable, options: ReleaseOptions, hierarchy: Hierarchy | None
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Point id of every event under the release's profile, the unit ids, the bin count and bin 0's start."""
+    profile = options.profile
+    units = spatial_units(events, profile.spatial, hierarchy)
+    bins, n_bins, origin = time_bins(events, profile.temporal)
+    if profile.temporal.seconds is None and events.n_events:
+        origin = int(events.local_time().min()) // 86400 * 86400  # the period's first local midnight
+    return units.of_event * n_bins + bins, units.ids, n_bins, origin
+
+
+def unit_centres(events: EventTable, options: ReleaseOptions, hierarchy: Hierarchy | None) -> np.ndarray:
+    """(n_units, 2) latitude and longitude of each unit's centre, from the data's own projection."""
+    units = spatial_units(events, options.profile.spatial, hierarchy)
+    projection = data_projection(events)
+    if units.xy is None or projection is None:
+        raise ReleaseError("centre coordinates need latitude and longitude for the places or events")
+    lat, lon = projection.inverse(units.xy[:, 0], units.xy[:, 1])
+    return np.column_stack([np.round(lat, 6), np.round(lon, 6)])
+
+
+def data_projection(events: EventTable) -> LocalProjection | None:
+    """The projection the reader used (recovered from places or events having both lat/lon and km)."""
+    for source in (events.locations, events):
+        lat, lon = getattr(source, "lat", None), getattr(source, "lon", None)
+        x, y = getattr(source, "x_km", None), getattr(source, "y_km", None)
+        if lat is None or lon is None or x is None or y is None:
+            continue
+        ok = np.isfinite(lat) & np.isfinite(lon) & np.isfinite(x) & np.isfinite(y)
+        if not ok.any():
+            continue
+        k = np.pi / 180.0 * EARTH_RADIUS_KM
+        lat0 = float(np.median(lat[ok] - y[ok] / k))
+        lon0 = float(np.median(lon[ok] - x[ok] / (k * np.cos(np.radians(lat0)))))
+        return LocalProjection(lat0, lon0)
+    return None
+
+
+def kept_events(traces: Traces, events: EventTable, points: np.ndarray) -> np.ndarray:
+    """Indices of the events whose (person, point) is still in ``traces``."""
+    d = int(max(traces.d, int(points.max()) + 1 if len(points) else 1))
+    kept = row_users(traces) * d + traces.points  # ascending: users ascending, points ascending within
+    wanted = events.user.astype(np.int64) * d + points
+    at = np.minimum(np.searchsorted(kept, wanted), max(len(kept) - 1, 0))
+    found = kept[at] == wanted if len(kept) else np.zeros(len(wanted), dtype=bool)
+    return np.flatnonzero(found)
+
+
+def extra_column(events: EventTable, name: str, rows: np.ndarray) -> pa.Array:
+    """One of the event columns a user may release, for the events at ``rows``."""
+    values = getattr(events, name)
+    if values is None:
+        raise ReleaseError(f"the data has no {name} column to release")
+    values = values[rows]
+    if name == "interaction":
+        return pa.array(np.asarray(events.interaction_names, dtype=object)[values])
+    if name == "merchant":
+        return pa.array(np.asarray(events.merchant_ids, dtype=object)[values])
+    return pa.array(values)
+
+
+@dataclass
+class ReleaseRows:
+    """The table as it will be written, and the UTC instant of each row's time (for measuring it)."""
+
+    table: pa.Table
+    utc: np.ndarray
+
+
+def release_table(
+    events: EventTable,
+    hierarchy: Hierarchy | None,
+    traces: Traces,
+    options: ReleaseOptions,
+    pseudonym_of_user: np.ndarray,
+) -> ReleaseRows:
+    """The rows as they will be written, ordered by pseudonym, time and place (never by input order)."""
+    points, unit_ids, n_bins, origin = event_points(events, options, hierarchy)
+    if options.rows == "points":
+        users, released_points = row_users(traces), traces.points
+        rows = None
+    else:
+        rows = kept_events(traces, events, points)
+        users, released_points = events.user[rows].astype(np.int64), points[rows]
+    unit, time_bin = released_points // n_bins, released_points % n_bins
+    people = pseudonym_of_user[users]
+    order = np.lexsort((unit, time_bin, people))
+    texts, utc = bin_starts(origin, options.profile.temporal.seconds, time_bin[order], events.tz)
+    columns: dict[str, pa.Array] = {
+        "user": pa.array(people[order].astype(object)),
+        "time": pa.array(texts, type=pa.string()),
+        "location": pa.array(np.asarray(unit_ids, dtype=object)[unit[order]], type=pa.string()),
+    }
+    if options.centres:
+        centres = unit_centres(events, options, hierarchy)[unit[order]]
+        columns["lat"], columns["lon"] = pa.array(centres[:, 0]), pa.array(centres[:, 1])
+    if rows is None:
+        columns["count"] = pa.array(traces.counts[order])
+    else:
+        for name in options.columns:
+            columns[name] = extra_column(events, name, rows[order])
+    return ReleaseRows(pa.table(columns), utc)

@@ -1,0 +1,71 @@
+"""Who a figure covers and what speaks against a profile: the facts the summary puts beside every headline so
+that no figure hides the people it leaves out or the measures that disagree with it."""
+
+from __future__ import annotations
+
+import math
+
+from privacy_studio.core.report.content import KeyFigure
+from privacy_studio.core.report.inputs import ReportInputs
+from privacy_studio.core.report.numbers import count, interval, share
+from privacy_studio.core.tradeoff.grid import Population
+
+
+def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
+    """Who profile ``i``'s figures at ``p`` cover (people evaluated, excluded, in the file)."""
+    assert inp.grid is not None
+    return inp.grid.population(p)[i]
+
+
+def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
+    """What a reader of profile ``i``'s headline must also see: unique whole traces, the worst case, unicity
+    at the highest p measured and the people excluded, each with the people it covers."""
+    assert inp.grid is not None
+    grid, p = inp.grid, inp.p
+    out: list[KeyFigure] = []
+    unique = float(grid.unique_traces()[i])
+    if math.isfinite(unique):
+        out.append(
+            KeyFigure(
+                "Unique whole traces",
+                share(unique),
+                f"people whose full generalized trace matches nobody else; all {count(grid.n_users[i])} "
+                "people in the file",
+            )
+        )
+    entry = grid.by_p[i].get(p, {})
+    worst = entry.get("worst_share_at_1")
+    if worst is not None:
+        exact = grid.worst_exact(p)[i]
+        value = share(worst) if exact else f"≥ {share(worst)}"
+        kind = "exact" if exact else "a lower bound: not every choice of p points was tried"
+        out.append(
+            KeyFigure(
+                f"Share at worst-case risk 1 (p = {p})",
+                value,
+                f"people some choice of {p} points pins down; {kind}; {coverage(inp, i, p).sentence()}",
+            )
+        )
+    known = [q for q, e in grid.by_p[i].items() if q is not None and e.get("unicity") is not None]
+    top = max(known, default=None)
+    if top is not None and p is not None and top > p:
+        high = grid.by_p[i][top]
+        out.append(
+            KeyFigure(
+                f"Unicity at p = {top}",
+                share(high["unicity"]),
+                f"{interval(high.get('unicity_ci'))} if the outsider knows {top} points; "
+                f"{coverage(inp, i, top).sentence()}".lstrip(),
+            )
+        )
+    cover = coverage(inp, i, p)
+    if cover.eligible is not None:
+        out.append(
+            KeyFigure(
+                f"Excluded at p = {p}",
+                share(cover.excluded_share),
+                f"{count(cover.excluded)} people with fewer than {p} points are left out of the figures at "
+                f"p = {p}: their risk at this p is not measured",
+            )
+        )
+    return out

@@ -1,0 +1,97 @@
+"""The Release part of the report: what the last release wrote (``analyses["release"]``, the manifest kept in
+the project by ``privacy-studio release`` and File › Export release) and what the file measured as written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
+from privacy_studio.core.release.manifest import ReleaseManifest
+from privacy_studio.core.release.measure import ReleaseFigures
+from privacy_studio.core.report.content import Paragraph, Section, Table, absent
+from privacy_studio.core.report.numbers import count, interval, share
+
+TITLE = "Release"
+
+
+def release_section(analyses: dict[str, Any]) -> Section:
+    """The file, its profile and options, the counts each suppression removed and the figures on the file."""
+    try:
+        manifest = read_analysis(analyses, ReleaseRecord)
+    except AnalysisError as exc:
+        return Section(TITLE, [Paragraph(f"The stored release record could not be read ({exc}).", "warning")])
+    if manifest is None:
+        return absent(
+            TITLE,
+            "no release was written from this project (privacy-studio release …, or File › Export release).",
+        )
+    o = manifest.options
+    rows = (
+        "one row per person, spatial unit and time bin with an event count"
+        if o.rows == "points"
+        else ("one row per event")
+    )
+    section = Section(
+        TITLE,
+        [
+            Paragraph(
+                f"{manifest.release_file} was written on {manifest.created} at {manifest.profile_label}: "
+                f"{rows}; columns {', '.join(manifest.columns)}; new random pseudonyms"
+                + ("; the pseudonym mapping was saved apart" if manifest.mapping_file else "")
+                + f". SHA-256 {manifest.release_sha256}."
+            ),
+            _removals(manifest),
+            _figures(manifest),
+            *_project_figures(manifest),
+            Paragraph(
+                "The figures on the release were measured on the file as written, read back with the "
+                "studio's own reader at its own granularity (its units as places, its time bins); the file "
+                "was given its name only after they matched the release prepared in memory.",
+                "note",
+            ),
+        ],
+    )
+    return section
+
+
+def _removals(m: ReleaseManifest) -> Table:
+    options = m.options.to_dict()
+    rows = [["data at the profile", count(m.before.people), count(m.before.events), count(m.before.points)]]
+    for r in m.removed:
+        rows.append(
+            [f"removed: {r.describe(options[r.step])}", count(r.people), count(r.events), count(r.points)]
+        )
+    rows.append(["released", count(m.released.people), count(m.released.events), count(m.released.points)])
+    note = (
+        "" if m.removed else "No suppression was chosen: every person and event at the profile is released."
+    )
+    return Table("People, events and points released", ["", "people", "events", "points"], rows, note)
+
+
+def _figures(m: ReleaseManifest) -> Table:
+    def row(name: str, f: ReleaseFigures) -> list[str]:
+        left_out = f"{count(f.n_excluded)} of {count(f.n_sampled)} sampled with fewer than {f.p} points"
+        unicity = f"{share(f.unicity)} {interval(f.unicity_ci)}".strip()
+        return [name, count(f.people), str(f.k), share(f.share_unique), unicity, left_out]
+
+    return Table(
+        f"Risk before suppression and on the release (unicity at p = {m.measured_on_release.p}: an estimate)",
+        ["", "people", "k", "unique whole traces", "unicity (95% interval)", "left out of unicity"],
+        [
+            row("before suppression", m.measured_before_suppression),
+            row("on the release file", m.measured_on_release),
+        ],
+    )
+
+
+def _project_figures(m: ReleaseManifest) -> list[Paragraph]:
+    """The project's own full-fingerprint figures at the profile (if its run had them), to compare."""
+    if not m.project_kanon:
+        return []
+    k, unique = m.project_kanon.get("k"), m.project_kanon.get("share_below", {}).get("2")
+    return [
+        Paragraph(
+            f"For comparison, the project's own risk run at {m.profile_label} found k = {k} and "
+            f"{share(unique)} unique whole traces on the data."
+        )
+    ]

@@ -1,0 +1,99 @@
+"""What a risk run yields: every measure per p (:class:`PResult`) and per profile (:class:`ProfileResult`).
+
+Every engine, the trade-off, the window, the command line and the report read these types; ``to_dict`` is
+the command line's JSON (keys of issue #3) and the project file's stored results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+
+def float_or_none(x: float) -> float | None:
+    """A JSON-safe float (None for NaN)."""
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def json_floats(a: np.ndarray) -> list[float | None]:
+    """A JSON-safe list of floats (None for NaN); every engine writes per-unit values with it."""
+    return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
+
+
+@dataclass
+class PResult:
+    """All measures at one p (p is None for explicit knowledge); None where a measure was not asked."""
+
+    p: int | None
+    unicity: float | None = None
+    unicity_ci: tuple[float, float] | None = None
+    k_disclosure: float | None = None
+    records_at_risk: float | None = None  # share of draws with |E| < records_at_risk_k
+    highest_risk: float | None = None  # largest 1/|E| over the draws
+    em: float | None = None
+    kl: float | None = None
+    n_sampled: int = 0
+    n_excluded: int = 0
+    n_short: int = 0  # evaluated on all of their fewer than p points (short traces: all-points)
+    worst_mean: float | None = None
+    worst_share_at_1: float | None = None
+    worst_exact: bool = False
+    # U_k: anonymity-set size -> number of draws; in exact mode, people (each person's subsets share one)
+    class_sizes: dict[int, int] | dict[int, float] | None = None
+    n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
+    em_users: int = 0  # users on whom EM / KL were computed
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["unicity_ci"] = None if self.unicity_ci is None else list(self.unicity_ci)
+        d["class_sizes"] = (
+            None if self.class_sizes is None else {str(k): v for k, v in self.class_sizes.items()}
+        )
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PResult:
+        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
+        if kwargs.get("unicity_ci") is not None:
+            kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
+        if kwargs.get("class_sizes") is not None:
+            kwargs["class_sizes"] = {int(k): v for k, v in kwargs["class_sizes"].items()}
+        return cls(**kwargs)
+
+
+@dataclass
+class ProfileResult:
+    """One profile's results over all p, plus detail arrays at the reference p for maps and histograms."""
+
+    spatial: str
+    temporal: str
+    label: str
+    n_users: int
+    d: int
+    nnz: int
+    fill_rate: float
+    n_events: int
+    by_p: list[PResult]
+    kanon: dict | None = None
+    per_user: dict = field(default_factory=dict)
+    per_location: dict = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    index_bytes: int = 0
+    knowledge: str = "uniform"
+    short_traces: str = "exclude"
+    exact: bool = False
+    reference_p: int | None = None
+    derived_from: str | None = None  # profile whose traces this one was coarsened from
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["by_p"] = [r.to_dict() for r in self.by_p]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ProfileResult:
+        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
+        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
+        return cls(**kwargs)

@@ -1,0 +1,114 @@
+"""What a risk run computes: the grid of profiles, the p values, the knowledge model and the measures."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from privacy_studio.core.generalize import Profile
+from privacy_studio.core.knowledge import Explicit, parse_knowledge
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
+
+#: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
+SHORT_TRACES = ("exclude", "all-points")
+
+
+@dataclass
+class RiskSettings:
+    """What to compute: the grid (spatial x temporal, or checked cells), p values, knowledge and measures."""
+
+    spatial: list[str]
+    temporal: list[str]
+    cells: list[tuple[str, str]] | None = None
+    p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
+    knowledge: str = "uniform"
+    measures: list[str] = field(default_factory=lambda: list(MEASURE_NAMES))
+    samples: int = 10000
+    draws: int = 1
+    seed: int = 0
+    exact: bool = False
+    reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
+    em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
+    short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
+    records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
+
+    def __post_init__(self) -> None:
+        """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
+        p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        self.measures = [canonical(m) if isinstance(m, str) else m for m in self.measures]
+        if self.reference_p is None:
+            ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
+            self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
+
+    def validate(self, empty_grid_ok: bool = False) -> None:
+        """Raise ``ValueError`` with a readable message for any impossible setting; with ``empty_grid_ok``
+        a grid still being set up (no level or no cell ticked, as a saved project may hold) is accepted."""
+        if not empty_grid_ok and not self.cells and (not self.spatial or not self.temporal):
+            raise ValueError("the grid is empty: choose at least one spatial level and one time width")
+        if not empty_grid_ok and self.cells is not None and not self.cells:
+            raise ValueError("the grid is empty: no cell is checked")
+        if not self.p_values:
+            raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
+        for p in self.p_values:
+            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 1 <= p < 2**31:
+                raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
+        unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
+        if unknown or not self.measures:
+            raise ValueError(
+                f"unknown measure(s) {', '.join(unknown) or '(none)'}; "
+                f"choose from {', '.join(MEASURE_NAMES)}"
+            )
+        for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
+                raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {seed!r}")
+        model = parse_knowledge(self.knowledge)
+        if self.short_traces not in SHORT_TRACES:
+            raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
+        if self.short_traces == "all-points" and isinstance(model, Explicit):
+            raise ValueError(
+                "--short-traces all-points does not apply to explicit knowledge (each person's known "
+                "points are given)"
+            )
+        if self.exact and model.name != "uniform":
+            raise ValueError(
+                "exact mode averages over all p-subsets, which is the uniform knowledge model only"
+            )
+        for spatial, temporal in self.cell_labels():
+            Profile.parse(spatial, temporal)
+
+    def cell_labels(self) -> list[tuple[str, str]]:
+        if self.cells is not None:
+            return [(str(s), str(t)) for s, t in self.cells]
+        return [(s, t) for s in self.spatial for t in self.temporal]
+
+    def profiles(self) -> list[Profile]:
+        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product); a
+        profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
+        return list(dict.fromkeys(Profile.parse(s, t) for s, t in self.cell_labels()))
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["cells"] = None if self.cells is None else [list(c) for c in self.cells]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict, empty_grid_ok: bool = False) -> RiskSettings:
+        """Build and validate settings from a dict (e.g. a project file); unknown keys are an error."""
+        names = {f.name for f in fields(cls)}
+        extra = sorted(set(d) - names)
+        if extra:
+            raise ValueError(f"unknown risk setting(s): {', '.join(extra)}")
+        missing = [k for k in ("spatial", "temporal") if k not in d]
+        if missing:
+            raise ValueError(f"risk settings need {' and '.join(missing)}")
+        kwargs = dict(d)
+        if kwargs.get("cells") is not None:
+            kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
+        settings = cls(**kwargs)
+        settings.validate(empty_grid_ok)
+        return settings

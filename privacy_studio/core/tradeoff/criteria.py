@@ -1,0 +1,125 @@
+"""Release criteria: the limits a profile must meet before it may be released, and each profile's checks.
+
+The default criterion is the chosen risk at the reference p, judged on the upper end of its 95 % interval
+(the estimate for measures without one), at most the ceiling. Optional criteria, each with its own limit:
+the share of people whose whole trace is unique, the share at worst-case risk 1 and the share of people
+excluded at the reference p (fewer than p points). Every limit is a share strictly between 0 and 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from privacy_studio.core.tradeoff.grid import GridTable
+
+#: The optional criteria: key in a project's ``tradeoff`` section -> what the limit applies to.
+OPTIONAL_CRITERIA: dict[str, str] = {
+    "max_unique_traces": "share of people with a unique whole trace",
+    "max_worst_share": "share of people at worst-case risk 1",
+    "max_excluded": "share of people excluded (fewer than p points)",
+}
+
+
+def check_share_limit(value: Any, name: str) -> float:
+    """A limit strictly between 0 and 1, or a ``ValueError`` that says why; a limit is never relaxed to 1."""
+    try:
+        limit = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"the {name} must be a number between 0 and 1, got {value!r}") from None
+    if not (math.isfinite(limit) and 0.0 < limit < 1.0):
+        raise ValueError(
+            f"the {name} must lie strictly between 0 and 1 (e.g. 0.05 for 5 %), got {value!r}: "
+            "a limit of 0 can never be met and a limit of 1 or more accepts every profile"
+        )
+    return limit
+
+
+@dataclass(frozen=True)
+class ReleaseCriteria:
+    """What a release must meet: a ceiling on the chosen risk and optional limits (None = not used)."""
+
+    ceiling: float = 0.05
+    max_unique_traces: float | None = None
+    max_worst_share: float | None = None
+    max_excluded: float | None = None
+
+    def __post_init__(self) -> None:
+        check_share_limit(self.ceiling, "risk ceiling")
+        for key, what in OPTIONAL_CRITERIA.items():
+            if getattr(self, key) is not None:
+                check_share_limit(getattr(self, key), f"limit on the {what}")
+
+    @property
+    def has_optional(self) -> bool:
+        """Whether any optional criterion is in use."""
+        return any(getattr(self, key) is not None for key in OPTIONAL_CRITERIA)
+
+    @classmethod
+    def from_choices(cls, choices: dict[str, Any], ceiling: float | None = None) -> ReleaseCriteria:
+        """The criteria saved in a project's ``tradeoff`` section; ``ceiling`` overrides the saved one."""
+        limits = {key: choices.get(key) for key in OPTIONAL_CRITERIA}
+        saved = choices.get("ceiling", 0.05)
+        return cls(
+            ceiling=float(saved if ceiling is None else ceiling),
+            **{k: None if v is None else float(v) for k, v in limits.items()},
+        )
+
+    def to_choices(self) -> dict[str, float | None]:
+        """The form kept in a project's ``tradeoff`` section."""
+        return {"ceiling": self.ceiling, **{key: getattr(self, key) for key in OPTIONAL_CRITERIA}}
+
+
+@dataclass(frozen=True)
+class CriterionCheck:
+    """One criterion applied to one profile; an unknown value fails (nothing may pass unmeasured)."""
+
+    name: str
+    limit: float
+    value: float | None
+    passed: bool
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "limit": self.limit, "value": self.value, "passed": self.passed}
+
+
+def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCheck:
+    known = math.isfinite(value)
+    if not known:
+        return CriterionCheck(name, limit, None, False, "not measured")
+    return CriterionCheck(name, limit, value, value <= limit, note)
+
+
+def check_profiles(
+    grid: GridTable, criteria: ReleaseCriteria, measure: str, p: int | None, risk_name: str
+) -> list[list[CriterionCheck]]:
+    """The checks of every profile (grid order), the ceiling first, then the optional criteria in use."""
+    bound = grid.values(measure, p)
+    upper = grid.upper(measure, p)
+    judged_on = "estimate"
+    if upper is not None:
+        bound = np.where(np.isfinite(upper), upper, bound)
+        judged_on = "upper end of the 95 % interval"
+    no_notes = [""] * len(grid.labels)
+    columns: list[tuple[str, float, np.ndarray, list[str]]] = [
+        (f"{risk_name} ({judged_on})", criteria.ceiling, bound, no_notes)
+    ]
+    if criteria.max_unique_traces is not None:
+        unique = grid.unique_traces()
+        columns.append((OPTIONAL_CRITERIA["max_unique_traces"], criteria.max_unique_traces, unique, no_notes))
+    if criteria.max_worst_share is not None:
+        worst = grid.values("worst_share_at_1", p)
+        notes = ["" if exact else "a lower bound (sampled)" for exact in grid.worst_exact(p)]
+        columns.append((OPTIONAL_CRITERIA["max_worst_share"], criteria.max_worst_share, worst, notes))
+    if criteria.max_excluded is not None:
+        population = grid.population(p)
+        share = np.asarray([pop.excluded_share for pop in population], dtype=np.float64)
+        columns.append((OPTIONAL_CRITERIA["max_excluded"], criteria.max_excluded, share, no_notes))
+    return [
+        [_check(name, limit, float(values[i]), notes[i]) for name, limit, values, notes in columns]
+        for i in range(len(grid.labels))
+    ]

@@ -1,0 +1,122 @@
+"""The one place a project's decision is derived: the saved choices, the utility column (expert scores, else
+the computed information loss), the profile sizes for the power law, then :func:`analyse`. The report, the
+``tradeoff`` command and the window call :func:`decide`, so they cannot disagree."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
+from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+from privacy_studio.core.tradeoff.grid import GridTable, grid_table
+from privacy_studio.core.tradeoff.powerlaw import unit_areas
+from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.project import Project
+
+#: The computed score used when no expert scored any profile: the share of detail each person keeps.
+DEFAULT_COMPUTED = "points_kept"
+
+
+@dataclass
+class DecisionInputs:
+    """Everything a decision is derived from; ``sizes`` None means unit areas are unknown (grid:L levels
+    are L² anyway)."""
+
+    results: list[dict]
+    experts: UtilityGrid = field(default_factory=UtilityGrid)
+    choice: TradeoffChoice = field(default_factory=TradeoffChoice)
+    computed: ComputedUtility | None = None
+    sizes: ProfileSizes | None = None
+    spread: SeedSpread | None = None
+
+    @classmethod
+    def of_project(cls, project: Project, dataset: Dataset | None = None) -> DecisionInputs:
+        """A project's inputs; the profile sizes saved with its results, else measured on ``dataset``."""
+        sizes = project.analysis(ProfileSizes)
+        if sizes is None and dataset is not None and project.results:
+            start, end = dataset.events.period()
+            levels = list(dict.fromkeys(str(r.get("spatial")) for r in project.results))
+            sizes = ProfileSizes(unit_areas(dataset.events, levels, dataset.hierarchy), float(end - start))
+        return cls(
+            project.results,
+            UtilityGrid.from_dict(project.utility),
+            project.choice(),
+            project.analysis(ComputedUtility),
+            sizes,
+            project.analysis(SeedSpread),
+        )
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Choices given for this decision only (command-line flags); None keeps the saved choice."""
+
+    measure: str | None = None
+    p: int | str | None = "saved"  # None is a valid p (explicit knowledge)
+    utility: str | None = None
+    criteria: dict[str, Any] = field(default_factory=dict)  # ReleaseCriteria fields to replace
+    unit_areas: dict[str, float] = field(default_factory=dict)
+    period_seconds: float | None = None
+
+
+def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> TradeoffAnalysis:
+    """The decision for the saved choices with ``overrides``; ``ValueError`` (one sentence) if it cannot be
+    derived (no profile, no utility, no such p or measure)."""
+    o = overrides or Overrides()
+    grid = grid_table(inputs.results)
+    if not grid.labels:
+        raise ValueError("the results hold no profile yet: run the risk analysis first")
+    choice = inputs.choice
+    name, column = utility_column(grid, inputs.experts, inputs.computed, o.utility or choice.utility)
+    areas = dict(inputs.sizes.unit_areas if inputs.sizes else {}) | o.unit_areas
+    period = o.period_seconds if o.period_seconds is not None else (
+        inputs.sizes.period_seconds if inputs.sizes else math.nan
+    )  # fmt: skip
+    criteria: ReleaseCriteria = replace(choice.criteria, **o.criteria)
+    analysis = analyse(
+        grid,
+        column,
+        measure=o.measure or choice.risk_measure,
+        p=choice.risk_p if o.p == "saved" else o.p,  # type: ignore[arg-type]
+        utility_name=name,
+        criteria=criteria,
+        unit_areas=areas,
+        period_seconds=period,
+    )
+    spread = inputs.spread
+    same = spread is not None and (spread.measure, spread.p) == (analysis.measure, analysis.p)
+    return replace(analysis, seed_spread=spread) if same else analysis
+
+
+def utility_column(
+    grid: GridTable, experts: UtilityGrid, computed: ComputedUtility | None, wanted: str | None
+) -> tuple[str, np.ndarray]:
+    """The utility the decision weighs: ``wanted`` (an expert domain or a computed score), else the first
+    expert domain with a score, else the computed :data:`DEFAULT_COMPUTED`."""
+    if wanted is not None:
+        if wanted in experts.domains:
+            return wanted, experts.column(wanted, grid.labels)
+        if wanted in COMPUTED_SCORES:
+            if computed is None:
+                raise ValueError(f"the computed score {wanted!r} has not been computed for this project yet")
+            return wanted, computed.column(wanted, grid.labels)
+        raise ValueError(f"unknown utility domain {wanted!r}; the domains are {experts.domains}")
+    for domain in experts.domains:
+        column = experts.column(domain, grid.labels)
+        if np.isfinite(column).any():
+            return domain, column
+    if computed is not None:
+        return DEFAULT_COMPUTED, computed.column(DEFAULT_COMPUTED, grid.labels)
+    if experts.domains:
+        return experts.domains[0], experts.column(experts.domains[0], grid.labels)
+    raise ValueError(
+        "no utility scores: give --scores FILE, type expert scores, or run the project's analysis"
+    )

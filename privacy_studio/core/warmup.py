@@ -1,0 +1,154 @@
+"""Compile every numba kernel once, on a tiny made-up dataset, so no user waits for the compiler.
+
+``privacy-studio warmup`` runs it at install time (``installer/run-studio.sh``, the installer build) and the
+window runs it in the background at start; kernels already in numba's cache load in a fraction of a second.
+Each step goes through the same public functions as a real run, so it compiles the same specializations.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.io import Dataset, ReaderOptions, load_dataset
+from privacy_studio.core.progress import TaskControl, as_control
+
+USERS, EVENTS_PER_USER, ANTENNAS = 12, 8, 6
+
+
+@dataclass(frozen=True)
+class TinyData:
+    """Two periods of the same dozen people at six antennas (two per zip), read from CSV files."""
+
+    first: Dataset
+    second: Dataset
+
+
+@dataclass(frozen=True)
+class WarmupStep:
+    """One group of kernels and the call that compiles them."""
+
+    name: str
+    run: Callable[[TinyData], object]
+
+
+def _read_period(folder: Path, seed: int) -> Dataset:
+    """A week of made-up events written as a user's CSV file and read back, with a zip level."""
+    rng = np.random.default_rng(seed)
+    n = USERS * EVENTS_PER_USER
+    user = np.repeat(np.arange(USERS), EVENTS_PER_USER)
+    when = 1_700_000_000 + seed * 7 * 86400 + rng.integers(0, 7 * 86400, n)
+    antenna = rng.integers(0, ANTENNAS, n)
+    lat, lon = 45.0 + 0.01 * antenna, 7.0 + 0.02 * (antenna % 3)
+    path = folder / f"period{seed}.csv"
+    rows = ["user,time,location,lat,lon"]
+    rows += [
+        f"u{u},{t},a{a},{y:.4f},{x:.4f}" for u, t, a, y, x in zip(user, when, antenna, lat, lon, strict=True)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    dataset = load_dataset(str(path), ReaderOptions(use_cache=False))
+    ids = dataset.events.location_ids
+    zips = np.asarray([f"z{int(str(i)[1:]) // 2}" for i in ids])
+    return replace(dataset, hierarchy=Hierarchy.from_mapping(ids, "antenna", {"zip": zips}))
+
+
+def _risk_grid(data: TinyData) -> object:
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    for knowledge in ("uniform", "activity", "top"):
+        settings = RiskSettings(
+            spatial=["antenna", "zip"],
+            temporal=["1h", "1d", "1w", "all"],
+            p_values=[1, 2],
+            knowledge=knowledge,
+        )
+        list(run_grid(data.first, settings))
+    return None
+
+
+def _exact(data: TinyData) -> object:
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    list(run_grid(data.first, RiskSettings(["antenna"], ["1d"], p_values=[1, 2], exact=True)))
+    worst_only = RiskSettings(["zip"], ["all"], p_values=[2], exact=True, measures=["worst_case"])
+    return list(run_grid(data.first, worst_only))
+
+
+def _anonymizability(data: TinyData) -> object:
+    from privacy_studio.core.measures.anonymizability import Fingerprints, anonymizability
+
+    fingerprints = Fingerprints.from_events(data.first.events)
+    return [anonymizability(fingerprints, (2, 5), mode=mode) for mode in ("prune", "merge", "plain")]
+
+
+def _attacks(data: TinyData) -> object:
+    from privacy_studio.core.generalize import Profile
+    from privacy_studio.core.measures.attacks.matching import run_matching
+    from privacy_studio.core.measures.attacks.profiling import run_profiling
+
+    first, second = data.first.events, data.second.events
+    profile = Profile.parse("raw", "1d")
+    sizes, top_k = (4,), (1,)
+    return (
+        run_matching(first, second, profile),
+        [
+            run_profiling(first, second, profile.spatial, distance=d, sizes=sizes, top_k=top_k)
+            for d in ("js", "l1")
+        ],
+    )
+
+
+def _masking(data: TinyData) -> object:
+    from privacy_studio.core.choices import MASKING_METHODS
+    from privacy_studio.core.masking import mask
+
+    table = np.random.default_rng(0).normal(size=(40, 3))
+    return [mask(table, method, k=2) for method in MASKING_METHODS]
+
+
+STEPS = (
+    WarmupStep("risk grid (sampled)", _risk_grid),
+    WarmupStep("exact mode", _exact),
+    WarmupStep("anonymizability", _anonymizability),
+    WarmupStep("attacks", _attacks),
+    WarmupStep("masking", _masking),
+)
+
+
+def _as_cached(dataset: Dataset, name: str) -> Dataset:
+    """The dataset as the columnar cache gives it back (read-only memory maps: other specializations).
+
+    A fixed cache key is reused on every warm-up, so nothing accumulates in the user's cache folder.
+    """
+    from privacy_studio.core.io import cache
+
+    cache.store(f"warm-up-{name}", dataset)
+    cached = cache.load(f"warm-up-{name}", dataset.options)
+    return dataset if cached is None else replace(cached, hierarchy=dataset.hierarchy)
+
+
+def warm_up(control: TaskControl | None = None) -> dict[str, float]:
+    """Run every step on freshly read and on cached data (compiling, or loading from numba's cache);
+    seconds per step, with progress."""
+    control = as_control(control)
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="privacy-studio-warmup-") as folder:
+        t0 = time.perf_counter()
+        control.report(0.0, "reading files")
+        fresh = TinyData(_read_period(Path(folder), 0), _read_period(Path(folder), 1))
+        cached = TinyData(_as_cached(fresh.first, "first"), _as_cached(fresh.second, "second"))
+        seconds["reading files"] = time.perf_counter() - t0
+        for i, step in enumerate(STEPS):
+            control.report((i + 1) / (len(STEPS) + 1), f"compiling: {step.name}")
+            t0 = time.perf_counter()
+            step.run(fresh)
+            step.run(cached)
+            seconds[step.name] = time.perf_counter() - t0
+    control.report(1.0, "all kernels ready")
+    return seconds

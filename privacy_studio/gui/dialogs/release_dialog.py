@@ -1,0 +1,353 @@
+"""File › Export release: choose the profile, the rows and the suppression, preview, then write.
+
+The preview prepares the release in a worker (nothing written): the first rows exactly as they will be
+written, the people, events and points each suppression choice removes, and the figures before and after.
+Writing runs in another worker, which reads the file back and measures it before giving it its name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.project import Project
+from privacy_studio.core.release import (
+    PreparedRelease,
+    ReleaseError,
+    ReleaseManifest,
+    ReleaseOptions,
+    parse_profile,
+    prepare_release,
+    write_release,
+)
+from privacy_studio.core.release.defaults import measure_settings, recommended_profile
+from privacy_studio.core.release.manifest import Counts
+from privacy_studio.core.release.measure import ReleaseFigures
+from privacy_studio.core.release.options import EXTRA_COLUMNS
+from privacy_studio.core.release.suppression import Removal
+from privacy_studio.core.report.numbers import count, interval, share
+from privacy_studio.gui.screen_fit import fit_to_screen
+from privacy_studio.gui.workers import TaskRunner, Worker
+
+ROW_CHOICES = (
+    ("one row per person, place and time bin, with an event count", "points"),
+    ("one row per event", "events"),
+)
+#: Suppression choices: option name, label, smallest value, default value.
+SUPPRESSION = (
+    ("min_people_per_point", "Drop place-time points of fewer than M people", 2, 5),
+    ("k_anonymity", "Keep only people whose whole trace is shared by at least K people", 2, 2),
+    ("max_points_per_person", "Keep each person's N most visited points", 1, 20),
+)
+PREVIEW_ROWS = 20
+
+
+def profile_choices(project: Project) -> tuple[list[str], str | None]:
+    """The grid's profiles as ``spatial:temporal`` and the recommended one (None if there is none)."""
+    settings = project.settings
+    cells = settings.get("cells") or [
+        (s, t) for s in settings.get("spatial", []) for t in settings.get("temporal", [])
+    ]
+    choices = [f"{s}:{t}" for s, t in cells]
+    try:
+        spatial, temporal = recommended_profile(project)
+    except ReleaseError:
+        return choices, None
+    return choices, f"{spatial}:{temporal}"
+
+
+EFFECT_COLUMNS = ["", "people", "events", "points", "unique whole traces", "unicity (95% interval)"]
+
+
+def effect_rows(prepared: PreparedRelease) -> list[list[str]]:
+    """The data at the profile, each chosen step (what it removed, the risk after it), and the release."""
+    options = prepared.options.to_dict()
+
+    def risk(f: ReleaseFigures) -> list[str]:
+        return [share(f.share_unique), f"{share(f.unicity)} {interval(f.unicity_ci)}".strip()]
+
+    def counts(c: Counts | Removal) -> list[str]:
+        return [count(c.people), count(c.events), count(c.points)]
+
+    rows = [["data at the profile", *counts(prepared.before), *risk(prepared.measured_before)]]
+    for removal, after in zip(prepared.removed, prepared.measured_after_step, strict=True):
+        rows.append([f"removed: {removal.describe(options[removal.step])}", *counts(removal), *risk(after)])
+    rows.append(["released", *counts(prepared.released), *risk(prepared.measured)])
+    return rows
+
+
+def effect_text(prepared: PreparedRelease) -> str:
+    """What the release does to the risk: unicity (an estimate, with who it leaves out) and unique traces."""
+    before, after = prepared.measured_before, prepared.measured
+    return (
+        f"Unicity at p = {after.p} (estimates): {share(before.unicity)} {interval(before.unicity_ci)} "
+        f"before suppression on {count(before.people)} people; {share(after.unicity)} "
+        f"{interval(after.unicity_ci)} on the {count(after.people)} people released "
+        f"({count(after.n_excluded)} of {count(after.n_sampled)} sampled have fewer than {after.p} points "
+        f"and are left out). Unique whole traces: {share(before.share_unique)} before, "
+        f"{share(after.share_unique)} released; smallest class k = {after.k}."
+    )
+
+
+class ReleaseDialog(QDialog):
+    """Prepare, preview and write a release of the session's dataset."""
+
+    released = Signal(object)  # the ReleaseManifest
+    prepared_changed = Signal(object)  # the PreparedRelease, or None when the choices changed
+
+    def __init__(
+        self, runner: TaskRunner, project: Project, dataset: Any, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export release")
+        self.runner, self.project, self.dataset = runner, project, dataset
+        self.prepared: PreparedRelease | None = None
+        self.worker: Worker | None = None
+        choices, recommended = profile_choices(project)
+        self.profile = QComboBox()
+        self.profile.setEditable(True)
+        self.profile.addItems(choices)
+        self.profile.setCurrentText(recommended or (choices[0] if choices else "district:1w"))
+        self.profile.setToolTip("spatial level : time width, e.g. district:1w (default: the recommendation)")
+        self.rows = QComboBox()
+        for text, value in ROW_CHOICES:
+            self.rows.addItem(text, value)
+        self.columns = {name: QCheckBox(name) for name in EXTRA_COLUMNS}
+        self.centres = QCheckBox("add each unit's centre (lat, lon)")
+        self.thresholds: dict[str, tuple[QCheckBox, QSpinBox]] = {}
+        form = QFormLayout()
+        form.addRow("Profile", self.profile)
+        if recommended:
+            form.addRow("", QLabel(f"The project recommends {recommended}."))
+        form.addRow("Rows", self.rows)
+        column_row = QHBoxLayout()
+        for box in self.columns.values():
+            column_row.addWidget(box)
+        form.addRow("Event columns", column_row)
+        form.addRow("", self.centres)
+        suppression = QGroupBox("Suppression (optional)")
+        sup_form = QFormLayout(suppression)
+        for name, label, smallest, default in SUPPRESSION:
+            tick, value = QCheckBox(label), QSpinBox()
+            value.setRange(smallest, 1_000_000)
+            value.setValue(default)
+            self.thresholds[name] = (tick, value)
+            sup_form.addRow(tick, value)
+        self.out = QLineEdit()
+        self.out.setPlaceholderText("release.csv or release.parquet")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out, 1)
+        out_row.addWidget(browse)
+        self.overwrite = QCheckBox("replace an existing release")
+        self.mapping = QLineEdit()
+        self.mapping.setPlaceholderText("optional: a separate file for original id → pseudonym")
+        form.addRow("Release file", out_row)
+        form.addRow("", self.overwrite)
+        form.addRow("Pseudonym mapping", self.mapping)
+
+        self.removed_table = QTableWidget(0, len(EFFECT_COLUMNS))
+        self.removed_table.setHorizontalHeaderLabels(EFFECT_COLUMNS)
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.preview_table = QTableWidget(0, 0)
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #a33;")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.preview_button = QPushButton("Preview")
+        self.preview_button.clicked.connect(self.start_preview)
+        self.write_button = QPushButton("Write release")
+        self.write_button.setEnabled(False)
+        self.write_button.clicked.connect(self.start_write)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.progress, 1)
+        for button in (self.preview_button, self.write_button, self.cancel_button, close):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(suppression)
+        layout.addWidget(QLabel("What each choice removes (before writing):"))
+        layout.addWidget(self.removed_table)
+        layout.addWidget(self.figures)
+        layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written:"))
+        layout.addWidget(self.preview_table, 1)
+        layout.addWidget(self.problems)
+        layout.addLayout(buttons)
+        self._watch_choices()
+        self._rows_changed()
+        fit_to_screen(self, 900, 760)
+
+    # -- choices -----------------------------------------------------------------------------------
+    def _watch_choices(self) -> None:
+        self.profile.currentTextChanged.connect(self._invalidate)
+        self.rows.currentIndexChanged.connect(self._rows_changed)
+        self.centres.toggled.connect(self._invalidate)
+        for box in self.columns.values():
+            box.toggled.connect(self._invalidate)
+        for tick, value in self.thresholds.values():
+            tick.toggled.connect(self._invalidate)
+            value.valueChanged.connect(self._invalidate)
+
+    def _rows_changed(self) -> None:
+        per_event = self.rows.currentData() == "events"
+        for name, box in self.columns.items():
+            present = self.dataset is not None and getattr(self.dataset.events, name, None) is not None
+            box.setEnabled(per_event and present)
+            if not box.isEnabled():
+                box.setChecked(False)
+        self._invalidate()
+
+    def _invalidate(self, *_: Any) -> None:
+        """A changed choice makes the preview stale: it must be prepared again before writing."""
+        if self.prepared is not None:
+            self.prepared = None
+            self.prepared_changed.emit(None)
+        self.write_button.setEnabled(False)
+
+    def options(self) -> ReleaseOptions:
+        """The choices as release options; :class:`ReleaseError` for an impossible one."""
+        profile = parse_profile(self.profile.currentText())
+        chosen = {
+            name: value.value() if tick.isChecked() else None
+            for name, (tick, value) in self.thresholds.items()
+        }
+        options = ReleaseOptions(
+            profile.spatial.label,
+            profile.temporal.label,
+            rows=self.rows.currentData(),
+            columns=[name for name, box in self.columns.items() if box.isChecked()],
+            centres=self.centres.isChecked(),
+            **chosen,
+        )
+        options.validate()
+        return options
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Release file", self.out.text(), "CSV (*.csv);;Parquet (*.parquet)"
+        )
+        if path:
+            self.out.setText(path)
+
+    # -- work --------------------------------------------------------------------------------------
+    def _start(self, worker: Worker, on_finished: Any) -> Worker:
+        self.problems.setText("")
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        for button in (self.preview_button, self.write_button):
+            button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        worker.signals.progress.connect(
+            lambda f, m: (self.progress.setValue(round(f * 1000)), self.progress.setFormat(f"{m} %p%"))
+        )
+        worker.signals.finished.connect(on_finished)
+        worker.signals.failed.connect(lambda message, _trace: self._stop(message))
+        worker.signals.cancelled.connect(lambda _items: self._stop("Cancelled: nothing was written."))
+        self.worker = worker
+        return self.runner.start(worker)
+
+    def _stop(self, problem: str = "") -> None:
+        self.worker = None
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+        self.preview_button.setEnabled(True)
+        self.write_button.setEnabled(self.prepared is not None)
+        self.problems.setText(problem)
+
+    def start_preview(self) -> Worker | None:
+        """Prepare the release in a worker; the counts, figures and first rows are shown when it is done."""
+        if self.dataset is None:
+            self.problems.setText("The project's data is not loaded: import it or open the project again.")
+            return None
+        try:
+            options = self.options()
+        except ReleaseError as exc:
+            self.problems.setText(str(exc))
+            return None
+        self._invalidate()
+        worker = Worker(
+            prepare_release, self.dataset, options, measure_settings(self.project), name="release preview"
+        )
+        return self._start(worker, self._show_prepared)
+
+    def start_write(self) -> Worker | None:
+        """Write the previewed release (and the mapping if a file is named) in a worker."""
+        out = self.out.text().strip()
+        if self.prepared is None:
+            self.problems.setText("Preview the release first: the file is written exactly as previewed.")
+            return None
+        if not out:
+            self.problems.setText("Choose the release file (.csv or .parquet).")
+            return None
+        mapping = self.mapping.text().strip() or None
+        worker = Worker(
+            write_release,
+            self.prepared,
+            out,
+            project=self.project,
+            mapping_out=mapping,
+            overwrite=self.overwrite.isChecked(),
+            name="release",
+        )
+        return self._start(worker, self._written)
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def _show_prepared(self, prepared: PreparedRelease) -> None:
+        self.prepared = prepared
+        self._stop()
+        self.prepared_changed.emit(prepared)
+        rows = effect_rows(prepared)
+        self.removed_table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, text in enumerate(row):
+                self.removed_table.setItem(i, j, QTableWidgetItem(text))
+        self.removed_table.resizeColumnsToContents()
+        self.figures.setText(effect_text(prepared))
+        columns, values = prepared.preview(PREVIEW_ROWS)
+        self.preview_table.setColumnCount(len(columns))
+        self.preview_table.setHorizontalHeaderLabels(columns)
+        self.preview_table.setRowCount(len(values))
+        for i, row in enumerate(values):
+            for j, text in enumerate(row):
+                self.preview_table.setItem(i, j, QTableWidgetItem(text))
+        self.preview_table.resizeColumnsToContents()
+
+    def _written(self, manifest: ReleaseManifest) -> None:
+        self._stop()
+        self.problems.setStyleSheet("")
+        self.problems.setText(
+            f"Written: {manifest.release_file} ({count(manifest.release_rows)} rows) and its manifest, "
+            f"measured again as written (k = {manifest.measured_on_release.k})."
+        )
+        self.released.emit(manifest)

@@ -1,0 +1,257 @@
+"""The window stays responsive: hidden plots wait, the risk map draws cells, Cancel and Esc show at once."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from privacy_studio.core.engines import numba_engine
+from privacy_studio.core.runner import run_grid
+from privacy_studio.gui.plots.location_map import MAX_PLACES_SHOWN, LocationEmMap
+
+from .test_flow import RUN_TIMEOUT, tick_cells
+
+#: Longer than a plot's redraw delay.
+REDRAW_WAIT_MS = 400
+
+
+def _record(spatial: str, temporal: str, places: int = 0, reference_p: int = 1) -> dict:
+    rng = np.random.default_rng(len(spatial) + places)
+    record = {
+        "spatial": spatial,
+        "temporal": temporal,
+        "reference_p": reference_p,
+        "by_p": [{"p": p, "unicity": 0.1 * p, "unicity_ci": [0.05 * p, 0.15 * p]} for p in (1, 2, 3)],
+    }
+    if places:
+        record["per_location"] = {
+            "unit_ids": [f"u{i}" for i in range(places)],
+            "x_km": rng.uniform(0, 30, places).tolist(),
+            "y_km": rng.uniform(0, 20, places).tolist(),
+            "em": rng.exponential(1e-4, places).tolist(),
+        }
+    return record
+
+
+def test_hidden_plots_wait_until_shown_and_bursts_redraw_once(window, qtbot, monkeypatch):
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(0)
+    drawn: dict[str, int] = {}
+    for plot in window.plots:
+        original = plot.refresh
+        monkeypatch.setattr(
+            plot,
+            "refresh",
+            lambda p=plot, f=original: (drawn.__setitem__(p.title, 1 + drawn.get(p.title, 0)), f()),
+        )
+    records = [_record("zip", "1h"), _record("district", "1w")]
+    for i in range(1, 3):
+        for plot in window.plots:
+            plot.set_records(records[:i])
+    shown, hidden = window.plots[0], window.plots[1]
+    qtbot.waitUntil(lambda: drawn.get(shown.title) == 1, timeout=3000)
+    assert hidden.title not in drawn, "a plot in a hidden tab is not drawn"
+    assert hidden.p_box.maximum() == 3, "its choosers follow the records at once"
+    window.tabs.setCurrentWidget(hidden)
+    qtbot.waitUntil(lambda: drawn.get(hidden.title) == 1, timeout=3000)
+    assert len(hidden.texts) == 4
+
+
+def test_heatmap_opens_at_the_reference_p(window):
+    heat = window.heatmap
+    heat.set_records([_record("zip", "1h", reference_p=2)])
+    assert heat.p_box.value() == 2
+    heat.p_box.setValue(3)
+    heat.set_records([_record("zip", "1h", reference_p=2), _record("zip", "1w", reference_p=2)])
+    assert heat.p_box.value() == 3, "the user's choice stays while results come in"
+
+
+def test_risk_map_draws_cells_and_places_only_when_zoomed_in(window, qtbot):
+    loc_map = window.plots[-1]
+    assert isinstance(loc_map, LocationEmMap) and loc_map.runner is window.runner
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentWidget(loc_map)
+    loc_map.set_records([_record("raw", "1h", places=3 * MAX_PLACES_SHOWN)])
+    qtbot.waitUntil(lambda: loc_map.cells is not None, timeout=5000)
+    assert loc_map.cells.places.sum() == 3 * MAX_PLACES_SHOWN
+    assert loc_map.shown_places() == 0, "at city scale the map shows cells, not every place"
+    assert "darker = riskier" in loc_map.note.text()
+    assert len(loc_map.legend.items) == 5
+    loc_map.plot.setRange(xRange=(0, 3), yRange=(0, 3), padding=0)
+    qtbot.waitUntil(lambda: 0 < loc_map.shown_places() <= MAX_PLACES_SHOWN, timeout=3000)
+    assert len(loc_map.data_table()[1]) == 3 * MAX_PLACES_SHOWN, "the export keeps every place"
+
+
+def test_cancel_and_esc_show_at_once_and_stop_the_run(imported_window, qtbot, monkeypatch):
+    win = imported_window
+    release = threading.Event()
+
+    def slow(*args, **kwargs):
+        for item in run_grid(*args, **kwargs):
+            yield item
+            release.wait(30)
+
+    monkeypatch.setattr(numba_engine, "run_grid", slow)
+    worker = win.start_run(tick_cells(win))
+    qtbot.waitUntil(lambda: win.cancel_action.isEnabled(), timeout=5000)
+    assert win.cancel_button.isVisible() and win.cancel_button.text() == "Cancel"
+    win.activateWindow()
+    qtbot.keyClick(win, Qt.Key.Key_Escape)
+    if not worker.is_cancelled:  # offscreen platforms without an active window route no shortcut
+        win.cancel_action.trigger()
+    assert worker.is_cancelled
+    assert win.cancel_button.text() == "Cancelling…" and not win.cancel_button.isEnabled()
+    assert not win.cancel_action.isEnabled()
+    release.set()
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    assert win.cancel_button.text() == "Cancel" and not win.cancel_action.isEnabled()
+    assert win.run_action.isEnabled()
+
+
+def test_warm_up_runs_in_the_background_without_cancel(window, qtbot):
+    worker = window.warm_up()
+    assert worker.background
+    assert "background" in window.status_label.text()
+    assert window.status_worker is None and not window.cancel_button.isVisible()
+    qtbot.waitUntil(lambda: worker not in window.runner.active, timeout=300_000)
+
+
+def test_a_second_run_asks_before_replacing_results(imported_window, qtbot, monkeypatch):
+    win = imported_window
+    settings = tick_cells(win, (("district", "1w"),))
+    win.start_run(settings)
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    before = list(win.session.project.results)
+    asked: list[str] = []
+
+    def refuse(_parent, _title, text, *_args):
+        asked.append(text)
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", refuse)
+    assert win.start_run(settings) is None
+    assert "replaces the 1 profiles" in asked[0]
+    assert win.session.project.results == before
+
+
+def test_scrolling_over_a_setting_without_focus_leaves_it_alone(window, qtbot):
+    box = window.grid.samples
+    window.side_tabs.setCurrentWidget(window.grid_page)
+    before = box.value()
+    wheel = QWheelEvent(
+        QPointF(5, 5),
+        QPointF(box.mapToGlobal(box.rect().center())),
+        QPointF(0, 0).toPoint(),
+        QPointF(0, 120).toPoint(),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(box, wheel)
+    assert box.value() == before
+    assert box.focusPolicy() == Qt.FocusPolicy.StrongFocus
+
+
+def test_png_export_is_at_print_resolution_with_a_header(window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from privacy_studio.gui.plots.base import PRINT_WIDTH
+
+    unicity = window.plots[0]
+    window.session.project.name = "Test city"
+    window._update_title()
+    record = _record("zip", "1h")
+    record["n_users"] = 1234
+    record["by_p"][0]["n_excluded"] = 7
+    unicity.set_records([record])
+    image = QImage(str(unicity.export(tmp_path / "u.png")))
+    assert image.width() == PRINT_WIDTH and round(image.dotsPerMeterX() * 0.0254) == 300
+    assert unicity.header_lines() == ["Unicity vs p", "Test city — 1,234 people"]
+    heat = window.heatmap
+    heat.set_records([record])
+    assert heat.header_lines()[1].endswith(
+        "1,234 people; attacker knows p = 1 points; 7 sampled people with fewer than p points left out"
+    )
+    svg = heat.export(tmp_path / "h.svg").read_text()
+    assert "Test city" in svg and "Unicity heat-map" in svg
+
+
+def test_profiles_differ_in_marker_as_well_as_colour(window):
+    unicity = window.plots[0]
+    unicity.set_records([_record(f"grid:{i}", "1h") for i in range(1, 10)])
+    unicity.flush()  # the window shows its start page: the plot draws when asked to
+    pairs = {(c.line.opts["symbol"], c.line.opts["symbolBrush"]) for c in unicity.curves.values()}
+    assert len(pairs) == 9
+    assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0 %", "50 %"]
+
+
+def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
+    panel = window.tradeoff
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(0)
+    window.session.add_result(_record("zip", "1h"))
+    window.session.add_result(_record("district", "1w"))
+    qtbot.wait(REDRAW_WAIT_MS)
+    assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
+    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)
+
+
+def test_em_histogram_keeps_extreme_people_in_its_last_bar(qtbot):
+    from privacy_studio.gui.plots.distribution import BINS, UserEmHistogram
+
+    plot = UserEmHistogram()
+    qtbot.addWidget(plot)
+    em = [i / 1000 for i in range(199)] + [5.0, 9.0]  # two people far beyond everybody else
+    record = _record("zip", "1h")
+    record["per_user"] = {"em": em}
+    plot.set_records([record])
+    counts, edges = plot.histogram()
+    top = float(np.quantile(em, 0.99))
+    assert len(counts) == BINS and edges[-1] == top and counts.sum() == len(em)
+    assert counts[-1] == sum(1 for v in em if v >= edges[-2])
+    assert plot.above_top() == 2 and "2 people above" in plot.note.text()
+
+
+def test_heatmap_marks_profiles_against_the_release_criteria(qtbot):
+    from privacy_studio.gui.plots.heatmap import UnicityHeatmap
+
+    heat = UnicityHeatmap()
+    qtbot.addWidget(heat)
+    low, high = _record("zip", "1h"), _record("district", "1h")
+    low["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.04])
+    high["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.08])  # same estimate, wider interval
+    heat.set_axes(["zip", "district"], ["1h"])
+    heat.set_records([low, high])
+    assert [t.toPlainText() for t in heat.texts] == ["0.020", "0.020"], "no criteria: values only"
+    heat.set_criteria({"risk_measure": "unicity", "risk_p": 1, "ceiling": 0.05})
+    assert heat.verdicts() == {"zip × 1h": True, "district × 1h": False}
+    assert [t.toPlainText() for t in heat.texts] == ["0.020\n✓ meets criteria", "0.020\n✗ fails criteria"]
+    assert "upper end of its 95 % interval" in heat.note.text()
+
+
+def test_plots_show_levels_in_words_not_codes(window, qtbot):
+    from privacy_studio.gui.panels.attacks_panel import metric_name
+
+    records = [_record("grid:5", "all"), _record("raw", "1h")]
+    unicity, heat = window.plots[0], window.heatmap
+    unicity.set_records(records)
+    unicity.flush()
+    shown = [label.text for _, label in unicity.legend.items]
+    assert shown == ["5 km squares × whole period", "exact places × 1h"]
+    heat.set_records(records)
+    heat.flush()
+    ticks = heat.plot.getAxis("left")._tickLevels[0]
+    assert [text for _, text in ticks] == ["5 km squares", "exact places"]
+    combo = window.plots[-1].combo
+    window.plots[-1].set_records(records)
+    assert combo.itemText(0) == "5 km squares × whole period"
+    assert "5 km squares" in combo.itemData(0, Qt.ItemDataRole.ToolTipRole)
+    assert metric_name("top_5") == "right person among the 5 best guesses"
+    assert window.attacks.profiling_request()["distance"] == "js"
+    assert window.attacks.distance.currentText() == "Jensen-Shannon divergence"

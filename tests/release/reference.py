@@ -1,0 +1,36 @@
+"""Slow, obviously correct suppression on plain dictionaries: person -> {point: events}."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+Traces = dict[int, dict[int, int]]
+
+
+def cap(traces: Traces, n: int) -> Traces:
+    """Each person's n points with most events; ties to the smaller point id."""
+    return {u: dict(sorted(t.items(), key=lambda pc: (-pc[1], pc[0]))[:n]) for u, t in traces.items()}
+
+
+def rare(traces: Traces, m: int) -> Traces:
+    """Points held by fewer than m people removed."""
+    people = Counter(p for t in traces.values() for p in t)
+    return {u: {p: c for p, c in t.items() if people[p] >= m} for u, t in traces.items()}
+
+
+def k_anonymous(traces: Traces, k: int) -> Traces:
+    """People whose whole (non-empty) trace is shared by fewer than k people emptied."""
+    classes = Counter(frozenset(t) for t in traces.values())
+    return {u: (t if classes[frozenset(t)] >= k else {}) for u, t in traces.items()}
+
+
+def suppress(traces: Traces, m: int | None, k: int | None, n: int | None) -> Traces:
+    if n is not None:
+        traces = cap(traces, n)
+    if m is not None:
+        traces = rare(traces, m)
+    if k is not None:
+        traces = k_anonymous(traces, k)
+        if m is not None:
+            traces = rare(traces, m)
+    return traces

@@ -1,0 +1,41 @@
+"""Without --profile the release is made at the profile the project recommends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from privacy_studio import cli
+from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.report import build_report
+from privacy_studio.core.report.inputs import resolve_inputs
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.runner import run_grid
+
+
+def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
+    project = Project.load(sample_project)
+    settings = RiskSettings(
+        spatial=["antenna", "district"],
+        temporal=["1w"],
+        p_values=[4],
+        measures=["unicity", "kanon"],
+        samples=300,
+        seed=3,
+    )
+    project.results = [jsonable(r.to_dict()) for r in run_grid(project.load_dataset(), settings)]
+    project.tradeoff["ceiling"] = 0.99  # every profile qualifies (ceilings must be < 1): the most useful wins
+    project.save()
+    recommended = resolve_inputs(project).recommendation.label
+    assert recommended == "antenna × 1w"  # transport planning scores it 3, district × 1w 2
+    out = sample_project.parent / "default.csv"
+    assert cli.main(["release", str(sample_project), "--out", str(out)]) == 0
+    assert "antenna × 1w, the project's recommendation" in capsys.readouterr().err
+    manifest = json.loads(out.with_name("default.csv.manifest.json").read_text())
+    assert (manifest["options"]["spatial"], manifest["options"]["temporal"]) == ("antenna", "1w")
+    # No suppression: the file's full-fingerprint figures are those the project's own run found.
+    project_kanon, on_file = manifest["project_kanon"], manifest["measured_on_release"]
+    assert project_kanon["k"] == on_file["k"]
+    assert project_kanon["share_below"]["2"] == on_file["share_unique"]
+    report = build_report(Project.load(sample_project)).text()
+    assert f"the project's own risk run at antenna × 1w found k = {project_kanon['k']}" in report
