@@ -101,7 +101,7 @@ def write_json(path: str, payload: dict) -> None:
 
 def check_memory_limit(text: str | None) -> None:
     """ValueError for a ``--memory-limit`` no engine understands, whichever engine runs."""
-    from privacy_studio.core.engines.choice import is_memory_size
+    from privacy_studio.core.engines.memory import is_memory_size
 
     if text is not None and not is_memory_size(text):
         raise ValueError(f"--memory-limit {text!r} not understood (use e.g. 8GB or 512MB)")
