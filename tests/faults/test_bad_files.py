@@ -271,3 +271,30 @@ def test_unknown_command_or_path_is_one_line(word: str, tmp_path: Path, record: 
     if outcome == "clear error" and len(run.message.splitlines()) != 1 and not word.startswith("-"):
         outcome = "crash"
     record(outcome, run.err)
+
+
+HIERARCHIES = {
+    "blank_parent": "antenna,zip\nL0,z1\nL1,\nL2,z2\n",
+    "spaces_parent": "antenna,zip\nL0,z1\nL1,   \nL2,z2\n",
+    "blank_second_level": "antenna,zip,district\nL0,z1,d1\nL1,z1,\nL2,z2,d2\n",
+    "one_column": "antenna\nL0\nL1\n",
+    "no_rows": "antenna,zip\n",
+    "blank_location": "antenna,zip\n,z1\nL1,z1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIERARCHIES))
+def test_bad_hierarchy_is_reported_not_pooled(name: str, tmp_path: Path, record: Callable) -> None:
+    data = tmp_path / "events.csv"
+    data.write_text(
+        "user,time,location\n" + "".join(f"u{i},2024-03-01 10:00:00,L{i % 3}\n" for i in range(9))
+    )
+    hierarchy = tmp_path / "hierarchy.csv"
+    hierarchy.write_text(HIERARCHIES[name])
+    out = tmp_path / "out.json"
+    prepare_outputs(out)
+    run = run_cli(["inspect", data, "--hierarchy", hierarchy, "--json", out, "--no-cache"])
+    outcome = judge_error(run, (out,))
+    if outcome == "clear error" and "hierarchy.csv" not in run.message:
+        outcome = "crash"
+    record(outcome, run.err + (run.raised or ""))

@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +20,14 @@ import pytest
 
 from privacy_studio.core import atomic
 from tests.faults.conftest import write_events
-from tests.faults.harness import PREVIOUS, environment_for_subprocess, judge_error, prepare_outputs, run_cli
+from tests.faults.harness import (
+    PREVIOUS,
+    environment_for_subprocess,
+    judge_error,
+    judge_result,
+    prepare_outputs,
+    run_cli,
+)
 
 
 @contextlib.contextmanager
@@ -164,7 +172,8 @@ def test_ctrl_c_exits_130_and_keeps_the_output(delay: float, tmp_path: Path, rec
         outcome = "worked"  # finished before the signal: the new result is complete
     else:
         outcome = "crash"
-    record(outcome, f"rc={process.returncode} {err[-500:]}")
+    at = max(err.find("Traceback"), 0)
+    record(outcome, f"rc={process.returncode} {err[max(at - 300, 0) : at + 2500]}")
 
 
 @pytest.mark.parametrize("delay", [1.5, 4.0])
@@ -181,3 +190,16 @@ def test_kill_9_leaves_the_output_whole_after_the_next_start(
     stale.write_text("half")  # what a kill during the rename window leaves
     run = run_cli(["theory", "--n", "100", "--q", "0.05", "--d", "10", "--json", tmp_path / "other.json"])
     record("worked" if run.code == 0 and _output_whole(out) else "output lost", run.err)
+
+
+def test_output_to_a_pipe_is_written_into_it(tmp_path: Path, record: Callable) -> None:
+    """``--json PIPE`` (like ``/dev/null``) writes into the pipe; it is not replaced by a plain file."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()))
+    reader.start()
+    run = run_cli(["theory", "--n", "100", "--q", "0.05", "--d", "10", "--json", pipe], seconds=30)
+    reader.join(30)
+    still_pipe = stat.S_ISFIFO(os.stat(pipe).st_mode)
+    record(judge_result(run, lambda r: still_pipe and bool(received) and '"d"' in received[0]), run.err)
