@@ -68,6 +68,16 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert import_cycles(graph) == [["p.a", "p.b", "p.c"]]
 
 
+def test_numba_kernels_live_under_core_kernels() -> None:
+    """Compiled code in one place: every ``@njit`` function is in ``core/kernels``, the rest calls it."""
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "njit" in path.read_text(encoding="utf-8") and (PACKAGE / "core" / "kernels") not in path.parents
+    ]
+    assert offenders == []
+
+
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 

@@ -372,8 +372,10 @@ def _evaluate_sampled(
     else:
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
         ref_k = np.full(len(users), settings.reference_p - 1)
+    control.check()
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
     n_terms = 0 if explicit else int((~np.isnan(em[rows, 0, ref_k])).sum()) * sizes.shape[1]
+    control.check()
     per_location = _per_location(index, traces, r["acc"], n_terms) if "em_disclosure" in want else {}
     return by_p, per_user, per_location
 
@@ -536,7 +538,8 @@ def _run_profile(
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
     kanon = None
-    if needs(want, TRACES):
+    if needs(want, TRACES):  # between stages a cancellation takes effect (each is one uninterruptible pass)
+        control.report(0.0, "k-anonymity")
         t0 = time.perf_counter()
         kanon = kanonymity_summary(class_sizes(traces))
         timings["kanon"] = time.perf_counter() - t0
@@ -549,9 +552,11 @@ def _run_profile(
         work = coarsen(
             traces, all_time, np.arange(traces.n_units), traces.n_units, traces.unit_ids, traces.unit_xy
         )
+    control.report(0.0, "indexing")
     t0 = time.perf_counter()
     index = build_index(work)
     timings["index"] = time.perf_counter() - t0
+    control.check()
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
@@ -685,6 +690,7 @@ def run_grid(
         t0 = time.perf_counter()
         if base is None and not isinstance(model, Explicit):
             base = generalize(events, base_profile(profiles, hierarchy), hierarchy)
+            step.check()
         pool = [t for t in (base, previous) if t is not None]
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
         previous = traces if base is not None else None

@@ -653,10 +653,10 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
         self._fill_table()
-        self.tradeoff.catch_up()  # once per run, not per profile
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()
+        QTimer.singleShot(0, self.tradeoff.catch_up)  # once per run, after the loop has turned
 
     def cancel_run(self) -> None:
         """Cancel the risk run, if one is going on (finished profiles stay in the project)."""

@@ -102,6 +102,7 @@ class ResultsTable(QTableWidget):
 
     def set_records(self, records: list[Record]) -> None:
         rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
+        first_fill = self.rowCount() == 0
         self.setSortingEnabled(False)
         self.setRowCount(len(rows))
         for i, (rec, entry) in enumerate(rows):
@@ -118,7 +119,8 @@ class ResultsTable(QTableWidget):
                 self.setItem(i, j, item)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
-        self.resizeColumnsToContents()
+        if first_fill:  # measuring every cell again on each refill took longer than filling them
+            self.resizeColumnsToContents()
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""

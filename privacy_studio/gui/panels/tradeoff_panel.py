@@ -417,7 +417,8 @@ class TradeoffPanel(QWidget):
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
-        self._store(ProfileSizes(self.unit_areas, period_seconds))
+        if self.session is not None:  # measured from the data on opening it: kept, but not a user's edit
+            self.session.project.store(ProfileSizes(self.unit_areas, period_seconds))
 
     def measure_unit_areas(self, dataset: Any) -> Worker | None:
         """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
