@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -95,14 +94,17 @@ def print_table(profiles: list[dict], out=None) -> None:
 
 def write_json(path: str, payload: dict) -> None:
     """Write atomically so a reader never sees half a file."""
-    text = json.dumps(payload, indent=1, allow_nan=False)
-    if path == "-":
-        sys.stdout.write(text + "\n")
-        return
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, path)
+    from privacy_studio.cli._output import write_output
+
+    write_output(path, json.dumps(payload, indent=1, allow_nan=False))
+
+
+def check_memory_limit(text: str | None) -> None:
+    """ValueError for a ``--memory-limit`` no engine understands, whichever engine runs."""
+    from privacy_studio.core.engines.memory import is_memory_size
+
+    if text is not None and not is_memory_size(text):
+        raise ValueError(f"--memory-limit {text!r} not understood (use e.g. 8GB or 512MB)")
 
 
 #: Exact runs estimated to take longer than this ask for confirmation (or --yes).
@@ -179,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
     control = TaskControl(bar)
     try:
         settings.validate()
+        check_memory_limit(args.memory_limit)
         options = reader_options_from_args(args)
         name = resolve_engine(args.engine, [args.input], options)
         if args.engine == "auto":

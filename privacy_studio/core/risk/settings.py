@@ -51,7 +51,7 @@ class RiskSettings:
         if not self.p_values:
             raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
         for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
+            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 1 <= p < 2**31:
                 raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
         unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
@@ -61,10 +61,11 @@ class RiskSettings:
             )
         for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
-        if not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}")
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
+                raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {seed!r}")
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
@@ -86,8 +87,9 @@ class RiskSettings:
         return [(s, t) for s in self.spatial for t in self.temporal]
 
     def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product)."""
-        return [Profile.parse(s, t) for s, t in self.cell_labels()]
+        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product); a
+        profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
+        return list(dict.fromkeys(Profile.parse(s, t) for s, t in self.cell_labels()))
 
     def to_dict(self) -> dict:
         d = asdict(self)
