@@ -28,9 +28,32 @@ install_system_packages() {
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing system packages: ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt_waiting_for_lock update -qq
+    apt_waiting_for_lock install -y -qq --no-install-recommends "${missing[@]}"
   fi
+}
+
+# Another apt or dpkg (an unattended upgrade, a second terminal) holds the package manager's lock: wait for
+# it, up to PRIVACY_STUDIO_APT_LOCK_WAIT seconds (default 600), instead of failing at once.
+apt_waiting_for_lock() {
+  local limit="${PRIVACY_STUDIO_APT_LOCK_WAIT:-600}" waited=0 err
+  while true; do
+    if err="$(apt-get "$@" 2>&1 >/dev/null)"; then
+      return 0
+    fi
+    if ! grep -qiE "could not get lock|unable to acquire|lock-frontend|is another process using it" <<<"$err"; then
+      echo "$err" >&2
+      return 1
+    fi
+    if [ "$waited" -ge "$limit" ]; then
+      echo "Another package manager still holds the apt/dpkg lock after ${limit} s; let it finish" \
+        "(or raise PRIVACY_STUDIO_APT_LOCK_WAIT) and run this again." >&2
+      return 1
+    fi
+    [ "$waited" -eq 0 ] && echo "Waiting for another package manager (apt/dpkg) to release its lock…" >&2
+    sleep 5
+    waited=$((waited + 5))
+  done
 }
 
 install_python_packages() {

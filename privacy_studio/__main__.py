@@ -1,6 +1,12 @@
 """Allow ``python -m privacy_studio`` to behave like the ``privacy-studio`` command."""
 
-from privacy_studio.cli import main
+import sys
+
+try:
+    from privacy_studio.cli import main
+except KeyboardInterrupt:  # Ctrl-C while the command loads
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(130) from None
 
 if __name__ == "__main__":
     raise SystemExit(main())

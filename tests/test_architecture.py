@@ -1,36 +1,85 @@
-"""The core must stay GUI-free: no module under privacy_studio/core imports Qt or pyqtgraph."""
+"""The layers hold: import contracts (lint-imports), no import cycle, and a core that works without Qt."""
 
 from __future__ import annotations
 
-import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import grimp
+
 import privacy_studio
 
 PACKAGE = Path(privacy_studio.__file__).parent
+ROOT = PACKAGE.parent
 FORBIDDEN = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "pyqtgraph", "privacy_studio.gui")
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+def test_import_contracts_hold() -> None:
+    """The layer contracts of pyproject.toml ([tool.importlinter]): core without gui/cli/Qt, kernels and
+    measures without engines/project/report, engines without project."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run(
+        [str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300, env=_env()
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout
 
 
-def test_core_sources_never_import_qt() -> None:
-    offenders = []
-    for path in sorted((PACKAGE / "core").rglob("*.py")):
-        for name in _imported_modules(path):
-            if name.startswith(FORBIDDEN):
-                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """Every group of modules that import each other in a circle (strongly connected, more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph.find_modules_directly_imported_by(module):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_no_import_cycle_in_the_package() -> None:
+    """Imports inside functions count too: a cycle makes the import order matter and the layers blur."""
+    assert import_cycles(grimp.build_graph("privacy_studio")) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = grimp.ImportGraph()
+    for a, b in (("p.a", "p.b"), ("p.b", "p.c"), ("p.c", "p.a"), ("p.c", "p.d")):
+        graph.add_import(importer=a, imported=b)
+    assert import_cycles(graph) == [["p.a", "p.b", "p.c"]]
+
+
+def test_numba_kernels_live_under_core_kernels() -> None:
+    """Compiled code in one place: every ``@njit`` function is in ``core/kernels``, the rest calls it."""
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "njit" in path.read_text(encoding="utf-8") and (PACKAGE / "core" / "kernels") not in path.parents
+    ]
     assert offenders == []
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def test_core_imports_with_qt_unavailable() -> None:

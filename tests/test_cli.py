@@ -26,8 +26,20 @@ def test_a_project_file_alone_opens_the_window_on_it(opened: list[list[str]]) ->
 
 
 def test_gui_command_opens_the_window_on_the_file(opened: list[list[str]]) -> None:
-    assert cli.main(["gui", "x.psproj"]) == 0
-    assert opened == [["x.psproj"]]
+    assert cli.main(["gui", "sample_data/sample.psproj"]) == 0
+    assert opened == [["sample_data/sample.psproj"]]
+
+
+@pytest.mark.parametrize("argv", [["measure", "x.csv"], ["gui", "missing.psproj"], ["/dev/null"]])
+def test_a_mistyped_command_or_missing_file_is_one_line_listing_the_commands(
+    argv: list[str], opened: list[list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert opened == []
+    word = argv[1] if argv[0] == "gui" else argv[0]
+    assert len(err.splitlines()) == 1 and word in err
+    assert "commands: " in err or "not a data file" in err
 
 
 def test_version_lists_the_libraries(capsys: pytest.CaptureFixture[str]) -> None:

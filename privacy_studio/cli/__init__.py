@@ -11,9 +11,11 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 from privacy_studio import __version__
+from privacy_studio.core.atomic import WriteError, remove_stale_temp_files
 
 
 class UserError(Exception):
@@ -48,11 +50,19 @@ def _command_names(parser: argparse.ArgumentParser) -> set[str]:
 
 #: Arguments that name a file a command writes (checked before any work, so a long run never ends in a
 #: folder that does not exist).
-OUTPUT_ARGUMENTS = ("json", "pdf")
+OUTPUT_ARGUMENTS = ("json", "pdf", "text")
+
+
+def check_seed(args: argparse.Namespace) -> None:
+    """``UserError`` for a ``--seed`` the random generators cannot take (negative or beyond 64 bits)."""
+    seed = getattr(args, "seed", None)
+    if isinstance(seed, int) and not 0 <= seed < 2**63:
+        raise UserError(f"--seed must be a whole number from 0 to {2**63 - 1}, got {seed}")
 
 
 def check_outputs(args: argparse.Namespace) -> None:
-    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output)."""
+    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output); the
+    studio's temporary files left there by a killed run are removed."""
     for name in OUTPUT_ARGUMENTS:
         path = getattr(args, name, None)
         if not isinstance(path, str) or path in ("", "-"):
@@ -62,16 +72,70 @@ def check_outputs(args: argparse.Namespace) -> None:
             raise UserError(f"cannot write {path}: the folder {folder} does not exist")
         if not os.access(folder, os.W_OK):
             raise UserError(f"cannot write {path}: no permission to write in {folder}")
+        remove_stale_temp_files(folder)
+
+
+def _window_file(argv: list[str], bare: bool) -> str | None:
+    """The file the window would open: ``privacy-studio FILE`` or ``privacy-studio gui FILE``."""
+    if bare:
+        return argv[0]
+    if argv[:1] == ["gui"] and len(argv) > 1 and not argv[1].startswith("-"):
+        return argv[1]
+    return None
+
+
+def _not_openable(word: str) -> str | None:
+    """Why the window cannot open on ``word`` (not a command): a missing path or a special file."""
+    if not os.path.exists(word):
+        return f"{word!r} is neither a command nor an existing project or data file"
+    from privacy_studio.core.io.errors import ReaderError
+    from privacy_studio.core.io.sniff import check_readable
+
+    try:
+        check_readable(word)
+    except ReaderError as exc:
+        return str(exc)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script and of ``python -m privacy_studio``."""
+    """Entry point of the console script and of ``python -m privacy_studio``: Ctrl-C at any moment (even
+    while modules load, or inside a numba kernel) exits 130 with "interrupted"."""
+    try:
+        code = _run(argv)
+        if argv is None:
+            # The command's work and outputs are complete: a Ctrl-C while the interpreter shuts down
+            # would otherwise kill the process silently with a signal status.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return code
+    except KeyboardInterrupt:
+        return _interrupted()
+    except SystemError as exc:
+        # Ctrl-C inside a numba kernel surfaces as "returned a result with an exception set".
+        if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    print("interrupted", file=sys.stderr)
+    return 130
+
+
+def _run(argv: list[str] | None) -> int:
     from privacy_studio.numba_cache import configure_numba_cache
 
     configure_numba_cache()  # before any subcommand module imports numba
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and not argv[0].startswith("-") and argv[0] not in _command_names(parser):
+    commands = _command_names(parser)
+    bare = bool(argv) and not argv[0].startswith("-") and argv[0] not in commands
+    opened = _window_file(argv, bare)
+    problem = _not_openable(opened) if opened else None
+    if problem is not None:
+        print(f"privacy-studio: {problem}; commands: {', '.join(sorted(commands))}", file=sys.stderr)
+        return 2
+    if bare:
         from privacy_studio.cli.gui import open_studio
 
         return open_studio(argv)  # ``privacy-studio PROJECT.psproj`` opens the window on that file
@@ -82,20 +146,27 @@ def main(argv: list[str] | None = None) -> int:
         print(version_text())
         return 0
     if args.command is None:
+        if rest:  # an unknown option: the window opens only with no argument at all
+            print(
+                f"privacy-studio: unknown option {rest[0]}; commands: {', '.join(sorted(commands))}",
+                file=sys.stderr,
+            )
+            return 2
         from privacy_studio.cli.gui import open_studio
 
-        return open_studio(rest)
+        return open_studio([])
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
+        check_seed(args)
         check_outputs(args)
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"privacy-studio {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except WriteError as exc:
+        print(f"privacy-studio {args.command}: {exc}; the previous file is unchanged", file=sys.stderr)
+        return 1
 
 
 __all__ = ["UserError", "__version__", "build_parser", "main"]

@@ -58,15 +58,9 @@ def run(args: argparse.Namespace) -> int:
     payload["seed"] = args.seed
     payload["aggregation"] = [{"level": r.level, "results": r.to_dict()["results"]} for r in studied]
     _print_table([raw, *studied], sys.stderr if args.json == "-" else sys.stdout)
-    text = json.dumps(payload, allow_nan=False)
-    if args.json == "-":
-        sys.stdout.write(text + "\n")
-    else:
-        try:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
-        except OSError as exc:
-            raise UserError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+    from privacy_studio.cli._output import write_output
+
+    write_output(args.json, json.dumps(payload, allow_nan=False))
     return 0
 
 

@@ -71,21 +71,21 @@ def _write(result: dict, path: str | None) -> None:
     if path is None:
         print(text)
         return
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc}") from exc
+    from privacy_studio.cli._output import write_output
+
+    write_output(path, text)
 
 
 def run_features(args: argparse.Namespace) -> int:
+    from privacy_studio.core.atomic import atomic_write
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
     from privacy_studio.core.measures.attacks.features import user_features
 
     options = ReaderOptions(format=args.format, tz=args.tz, antennas=args.antennas, locations=args.locations)
     try:
         frame = user_features(load_dataset(args.data, options).events)
-        frame.to_csv(args.out)
+        with atomic_write(args.out) as fh:
+            frame.to_csv(fh)
     except (ReaderError, ValueError, OSError) as exc:
         raise UserError(str(exc)) from exc
     print(f"wrote {len(frame)} users x {frame.shape[1]} attributes to {args.out}")

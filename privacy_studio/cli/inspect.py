@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
@@ -36,12 +35,9 @@ def run(args: argparse.Namespace) -> int:
             "sources": [vars(s) for s in dataset.sources],
             "options": dataset.options.to_dict(),
         }
-        text = json.dumps(payload, indent=2)
-        if args.json == "-":
-            sys.stdout.write(text + "\n")
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        from privacy_studio.cli._output import write_output
+
+        write_output(args.json, json.dumps(payload, indent=2))
     return 0
 
 

@@ -20,10 +20,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     out = frame.copy()
     out[cols] = masked
-    try:
-        out.to_csv(args.out, index=False)
-    except OSError as exc:
-        raise UserError(f"cannot write {args.out}: {exc}") from exc
+    from privacy_studio.core.atomic import atomic_write
+
+    with atomic_write(args.out) as fh:
+        out.to_csv(fh, index=False)
     print(f"masked {len(out)} records x {len(cols)} attributes with {args.method}; wrote {args.out}")
     print("information loss: " + ", ".join(f"{k} {v:.4g}" for k, v in loss.items()))
     return 0

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, Field
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -45,37 +45,39 @@ def split_list(text: str, flag: str) -> list[str]:
     return items
 
 
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "-" if x is None else f"{x:.{digits}f}"
+def _cell(field: Field, value: object) -> str:
+    if field.interval is not None and isinstance(value, list | tuple):
+        return f"[{value[0]:.3f},{value[1]:.3f}]"
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if field.proportion else f"{value:.3g}"
 
 
-def _sci(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3g}"
+def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
+    """(key, field, width) of every catalogue field some profile has, intervals right after their value."""
+    present = {k for prof in profiles for r in prof["by_p"] for k, v in r.items() if v is not None}
+    out = []
+    for name, field in RISK_FIELDS.items():
+        if name in present:
+            out.append((name, field, max(8, len(field.short))))
+            if field.interval is not None:
+                out.append((field.interval, field, 15))
+    return out
 
 
 def print_table(profiles: list[dict], out=None) -> None:
-    """One line per profile and p: the headline numbers."""
+    """One line per profile and p: the counts, then every measure computed (the catalogue's fields)."""
     out = out or sys.stdout
-    cols = (
-        ("n", 8),
-        ("d", 10),
-        ("p", 4),
-        ("excl", 7),
-        ("unicity", 8),
-        ("95% CI", 15),
-        ("k-disc", 7),
-        ("EM", 8),
-        ("worst", 6),
-    )
+    measured = table_fields(profiles)
+    cols = [("n", 8), ("d", 10), ("p", 4), ("excl", 7)]
+    cols += [("95% CI" if key == f.interval else f.short, w) for key, f, w in measured]
     print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
     for prof in profiles:
         label = f"{prof['spatial']} x {prof['temporal']}"
         for r in prof["by_p"]:
-            ci = r["unicity_ci"]
-            ci_text = "-" if ci is None else f"[{ci[0]:.3f},{ci[1]:.3f}]"
             p = "-" if r["p"] is None else str(r["p"])
-            values = (prof["n_users"], prof["d"], p, r["n_excluded"], _fmt(r["unicity"]), ci_text)
-            values += (_fmt(r["k_disclosure"]), _sci(r["em"]), _fmt(r["worst_mean"]))
+            values = [prof["n_users"], prof["d"], p, r["n_excluded"]]
+            values += [_cell(f, r.get(key)) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<22} {cells}", file=out)
             label = ""
@@ -92,14 +94,17 @@ def print_table(profiles: list[dict], out=None) -> None:
 
 def write_json(path: str, payload: dict) -> None:
     """Write atomically so a reader never sees half a file."""
-    text = json.dumps(payload, indent=1, allow_nan=False)
-    if path == "-":
-        sys.stdout.write(text + "\n")
-        return
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-    os.replace(tmp, path)
+    from privacy_studio.cli._output import write_output
+
+    write_output(path, json.dumps(payload, indent=1, allow_nan=False))
+
+
+def check_memory_limit(text: str | None) -> None:
+    """ValueError for a ``--memory-limit`` no engine understands, whichever engine runs."""
+    from privacy_studio.core.engines.memory import is_memory_size
+
+    if text is not None and not is_memory_size(text):
+        raise ValueError(f"--memory-limit {text!r} not understood (use e.g. 8GB or 512MB)")
 
 
 #: Exact runs estimated to take longer than this ask for confirmation (or --yes).
@@ -170,11 +175,13 @@ def run(args: argparse.Namespace) -> int:
         reference_p=args.reference_p,
         em_samples=args.em_samples,
         short_traces=args.short_traces,
+        records_at_risk_k=args.risk_k,
     )
     bar = ProgressBar()
     control = TaskControl(bar)
     try:
         settings.validate()
+        check_memory_limit(args.memory_limit)
         options = reader_options_from_args(args)
         name = resolve_engine(args.engine, [args.input], options)
         if args.engine == "auto":
@@ -186,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             flags = ", ".join("--" + f.replace("_", "-") for f in unused)
             print(f"note: the numba engine does not use {flags} (duckdb and spark do)", file=sys.stderr)
         source = EventFiles(args.input, options)
+        if name != "numba":  # what only the numba engine computes is refused before any work
+            from privacy_studio.core.engines.relational import check_settings
+
+            check_settings(settings)
         if settings.exact:  # the work is counted on the loaded data before anything runs
             source = load_dataset(source.path, source.options, control=control)
             bar.close()
@@ -213,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "risk",
-        help="unicity, k-disclosure, k-anonymity, EM/KL and worst-case risk over a grid of profiles",
+        help="unicity, k-disclosure, records at risk, k-anonymity, EM/KL, worst case… over a profile grid",
     )
     p.add_argument("input", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
     p.add_argument(
@@ -237,7 +248,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "points they have (a conservative figure; counted in n_short)",
     )
     p.add_argument(
-        "--measures", default="unicity,kdisc,kanon,em,kl,worst", help="comma list (default: all of them)"
+        "--measures",
+        default=",".join(MEASURE_NAMES),
+        help=f"comma list of {', '.join(MEASURE_NAMES)} (default: all; `privacy-studio measures` "
+        "describes them; the older kdisc, kanon, em, kl, worst are understood)",
+    )
+    p.add_argument(
+        "--risk-k",
+        type=int,
+        default=5,
+        metavar="K",
+        help="records at risk: people whose anonymity set is smaller than K (default 5)",
     )
     p.add_argument(
         "--samples", type=int, default=10000, help="users sampled without replacement (default 10000)"

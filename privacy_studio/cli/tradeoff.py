@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
 if TYPE_CHECKING:
     from privacy_studio.core.tradeoff.decision import DecisionInputs
@@ -207,7 +208,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
     p.add_argument(
-        "--measure", help="risk measure: unicity, k_disclosure, em, kl, worst_mean, worst_share_at_1"
+        "--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}"
     )
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"

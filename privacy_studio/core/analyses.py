@@ -282,6 +282,12 @@ class AnonymizabilityResults(StoredResults):
     CONTAINER = (list, dict)  # type: ignore[assignment]
 
 
+class AttackInputs(StoredResults):
+    """The Attacks page's text inputs (file paths, columns), so a reopened project shows them again."""
+
+    KEY = "attack_inputs"
+
+
 class ReleaseRecord:
     """The manifest of the last release made from the project (``core.release``), read through its own
     versioned ``from_dict``."""
@@ -308,6 +314,7 @@ ANALYSES: dict[str, type] = {
         PopulationExtrapolation,
         RiskByGroup,
         AttackResults,
+        AttackInputs,
         AnonymizabilityResults,
         ReleaseRecord,
     )

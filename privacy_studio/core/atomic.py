@@ -34,8 +34,14 @@ def atomic_write(
 
     ``check(temp_path)`` may raise to refuse the written content (e.g. a PDF with the wrong page count). On
     any exception, including KeyboardInterrupt, the temporary file is removed and ``path`` is left as it was.
+    A device or pipe (``/dev/null``, ``/dev/stdout``) is written to directly: renaming over it would replace
+    the device with a plain file.
     """
     target = Path(path)
+    if target.exists() and not target.is_file() and not target.is_dir():
+        with _write_error(target), open(target, mode, **_text_args(mode, encoding)) as fh:
+            yield fh
+        return
     folder = target.resolve().parent
     if not folder.is_dir():
         raise WriteError(f"{target}: the folder {folder} does not exist")
@@ -64,6 +70,21 @@ def atomic_write(
         _remove(tmp)
         raise
     _fsync_folder(folder)
+
+
+def _text_args(mode: str, encoding: str | None) -> dict:
+    return {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+
+
+@contextlib.contextmanager
+def _write_error(target: Path) -> Iterator[None]:
+    """Turn an OSError into the one-sentence WriteError."""
+    try:
+        yield
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise WriteError(f"{target}: cannot be written ({exc.strerror or exc})") from None
 
 
 def write_text(path: str | os.PathLike[str], text: str, check: Callable[[Path], None] | None = None) -> None:

@@ -43,6 +43,24 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Unicity is its part that comes from people fitting alone (k = 1), so it is never below unicity.",
         "k-disclosure = mean over draws of 1 / |E_u|",
     ),
+    "records_at_risk": Explanation(
+        "Records at risk",
+        "The share of people whose p clues fit fewer than k people in the file (k is a setting, 5 unless "
+        "changed), so a guess among the candidates is right more often than one time in k. ARX's risk "
+        "summary reports the same figure for its threshold; unicity is the special case k = 2.",
+        "People just above the threshold are not safe, and people below it are not all singled out; it is "
+        "relative to the people in the file and, like unicity, an estimate from random clues.",
+        "records at risk = share of draws with |E_u| < k, i.e. individual risk 1/|E_u| above 1/k",
+    ),
+    "highest_risk": Explanation(
+        "Highest individual risk",
+        "The largest chance of guessing someone's record from p clues, over the people looked at: 1 when "
+        "at least one person's clues fit them alone, 1/2 when nobody is alone but someone's clues fit "
+        "exactly two people.",
+        "It says nothing about how many people are that exposed (see records at risk and unicity); on "
+        "sampled people it is a lower bound on the whole file's highest risk.",
+        "highest risk = max over draws of 1 / |E_u|",
+    ),
     "worst_case": Explanation(
         "Worst-case risk",
         "For each person, the outsider picks the p clues that narrow the candidates most; the risk is one "

@@ -25,6 +25,12 @@ _UNIT_SECONDS = {"s": 1, "min": 60, "m": 60, "h": 3600, "d": 86400, "w": 7 * 864
 _WIDTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|min|m|h|d|w)\s*$", re.IGNORECASE)
 
 
+#: Grid squares from 1 m to the Earth's circumference (finer overflows cell numbers, coarser is one cell).
+MIN_GRID_KM, MAX_GRID_KM = 0.001, 40_075.0
+#: Time bins up to 1000 years: wider ones cover every supported time in one bin (and 64-bit seconds).
+MAX_WIDTH_SECONDS = 1000 * 366 * 86400
+
+
 @dataclass(frozen=True)
 class SpatialLevel:
     """``raw`` (the location itself), ``grid`` (squares of ``km`` side) or a named hierarchy level."""
@@ -46,8 +52,11 @@ class SpatialLevel:
                 km = float(t.split(":", 1)[1])
             except ValueError:
                 raise ValueError(f"grid size in {text!r} is not a number of km (e.g. grid:2)") from None
-            if not km > 0:
-                raise ValueError(f"grid size must be positive, got {text!r}")
+            if not MIN_GRID_KM <= km <= MAX_GRID_KM:
+                raise ValueError(
+                    f"grid size in {text!r} must be a positive, finite number of km "
+                    f"from {MIN_GRID_KM:g} (1 m) to {MAX_GRID_KM:g}"
+                )
             return cls("grid", km=km)
         return cls("level", name=t)
 
@@ -75,9 +84,10 @@ class TemporalLevel:
         m = _WIDTH_RE.match(t)
         if not m:
             raise ValueError(f"time width {text!r} not understood (use e.g. 15min, 1h, 6h, 1d, 1w or all)")
-        seconds = round(float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
-        if seconds <= 0:
-            raise ValueError(f"time width must be positive, got {text!r}")
+        seconds = float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
+        if not 1 <= seconds <= MAX_WIDTH_SECONDS:
+            raise ValueError(f"time width {text!r} must be positive: from 1 second to 1000 years (or all)")
+        seconds = round(seconds)
         return cls(int(seconds))
 
     @property

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
 from privacy_studio.core.kernels.arrays import IndexArrays
+from privacy_studio.core.kernels.postings import compact_points, fill_bitmaps, fill_postings
 
 #: Bitmaps may always use this much memory, however short the posting lists.
 BITMAP_BUDGET_MIN = 32 * 2**20
@@ -76,68 +76,6 @@ class PointIndex:
         )
 
 
-@nb.njit(parallel=True, cache=True, nogil=True)
-def _compact_points(
-    points: np.ndarray, point_ids: np.ndarray, remap: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Compact id of every trace entry (a lookup table, or a binary search when d is huge) and |D_x|."""
-    out = np.empty(len(points), dtype=np.int32)
-    for i in nb.prange(len(points)):
-        if remap is None:
-            out[i] = np.searchsorted(point_ids, points[i])
-        else:
-            out[i] = remap[points[i]]
-    counts = np.zeros(len(point_ids), dtype=np.int64)
-    for i in range(len(out)):
-        counts[out[i]] += 1
-    return out, counts
-
-
-@nb.njit(parallel=True, cache=True, nogil=True)
-def _fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.ndarray) -> np.ndarray:
-    """Counting sort of the (user, point) pairs by point; users come out ascending within each point.
-
-    Users are cut into a fixed number of blocks; each block counts its pairs per point, then writes them
-    after the earlier blocks' pairs, so the result does not depend on the threads.
-    """
-    n_users = len(trace_ptr) - 1
-    n_points = len(post_ptr) - 1
-    blocks = 2
-    counts = np.zeros((blocks, n_points), dtype=np.int64)
-    for k in nb.prange(blocks):
-        for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
-            for t in range(trace_ptr[u], trace_ptr[u + 1]):
-                counts[k, trace_pts[t]] += 1
-    for x in nb.prange(n_points):
-        start = post_ptr[x]
-        for k in range(blocks):
-            c = counts[k, x]
-            counts[k, x] = start
-            start += c
-    out = np.empty(len(trace_pts), dtype=np.int32)
-    for k in nb.prange(blocks):
-        fill = counts[k]
-        for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
-            for t in range(trace_ptr[u], trace_ptr[u + 1]):
-                x = trace_pts[t]
-                out[fill[x]] = u
-                fill[x] += 1
-    return out
-
-
-@nb.njit(parallel=True, cache=True, nogil=True)
-def _fill_bitmaps(
-    post_ptr: np.ndarray, post_users: np.ndarray, dense_points: np.ndarray, n_words: int
-) -> np.ndarray:
-    bitmaps = np.zeros((len(dense_points), n_words), dtype=np.uint64)
-    for k in nb.prange(len(dense_points)):
-        x = dense_points[k]
-        for i in range(post_ptr[x], post_ptr[x + 1]):
-            v = post_users[i]
-            bitmaps[k, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    return bitmaps
-
-
 def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
     """Index ``traces``; lists with at least ``dense_min`` users (default n/128, min 64) also get bitmaps."""
     n = traces.n_users
@@ -152,11 +90,11 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
     else:
         point_ids = np.unique(points)
         remap = None
-    trace_pts, counts = _compact_points(points, point_ids, remap)
+    trace_pts, counts = compact_points(points, point_ids, remap)
     post_ptr = np.zeros(len(point_ids) + 1, dtype=np.int64)
     np.cumsum(counts, out=post_ptr[1:])
     trace_ptr = np.ascontiguousarray(traces.indptr, dtype=np.int64)
-    post_users = _fill_postings(trace_ptr, trace_pts, post_ptr)
+    post_users = fill_postings(trace_ptr, trace_pts, post_ptr)
     threshold = max(64, n // 128) if dense_min is None else dense_min
     dense_points = np.flatnonzero(counts >= threshold).astype(np.int64)
     n_words = (n + 63) // 64
@@ -166,7 +104,7 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
         dense_points = np.sort(dense_points[longest])
     dense_slot = np.full(len(point_ids), -1, dtype=np.int32)
     dense_slot[dense_points] = np.arange(len(dense_points), dtype=np.int32)
-    bitmaps = _fill_bitmaps(post_ptr, post_users, dense_points, n_words)
+    bitmaps = fill_bitmaps(post_ptr, post_users, dense_points, n_words)
     return PointIndex(
         n,
         traces.d,

@@ -7,12 +7,10 @@ The file layout is described in ``docs/project-format.md``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from privacy_studio import __version__
+from privacy_studio.core.atomic import WriteError, write_text
+from privacy_studio.core.saved_figures import check_saved_result
 
 if TYPE_CHECKING:
     from privacy_studio.core.analyses import TradeoffChoice
@@ -128,7 +128,21 @@ class DataSource:
         if folder is not None:
             src.path = _resolve(src.path, folder)
             src.reader.update({k: _resolve(v, folder) for k, v in src.aux_paths().items()})
+        src.refuse_special_files()
         return src
+
+    def refuse_special_files(self) -> None:
+        """ProjectError when a source that exists is a FIFO, a device or unreadable (it would block or never
+        end); missing files are reported later, so the project can be relocated."""
+        from privacy_studio.core.io.errors import ReaderError
+        from privacy_studio.core.io.sniff import check_readable
+
+        for path in (self.path, *self.aux_paths().values()):
+            if os.path.lexists(path):
+                try:
+                    check_readable(path)
+                except ReaderError as exc:
+                    raise ProjectError(f"source {exc}") from None
 
 
 def _default_utility() -> dict[str, Any]:
@@ -220,7 +234,8 @@ class Project:
         return project
 
     def save(self, path: str | os.PathLike[str] | None = None) -> Path:
-        """Write atomically (temp file in the same folder, fsync, rename) and remember the path."""
+        """Write atomically (temp file in the same folder, fsync, rename; permissions kept) and remember the
+        path."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ProjectError("this project has never been saved: give a file name ending in .psproj")
@@ -230,18 +245,10 @@ class Project:
         self.modified = _now()
         self.app_version = __version__
         text = json.dumps(self.to_dict(folder), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise ProjectError(f"{target}: cannot be written ({exc.strerror or exc})") from None
-        _fsync_folder(folder)
+            write_text(target, text)
+        except WriteError as exc:
+            raise ProjectError(str(exc)) from None
         self.path = target
         return target
 
@@ -337,17 +344,6 @@ class Project:
         return EngineChoice.from_dict(self.engine)
 
 
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename durable where the platform allows opening a folder."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 # --- parsing and validation ---------------------------------------------------------------------------
 
 
@@ -365,11 +361,15 @@ def parse_document(raw: bytes, origin: str) -> Any:
         ) from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ProjectError(f"{origin}: nested too deeply to be a Privacy Studio project") from None
     except json.JSONDecodeError as exc:
         hint = " — the file looks truncated" if exc.pos >= len(text.rstrip()) - 1 else ""
         raise ProjectError(
             f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}"
         ) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ProjectError(f"{origin}: not a Privacy Studio project ({exc})") from None
 
 
 def _version_of(d: dict[str, Any], origin: str) -> int:
@@ -502,6 +502,10 @@ def _validate(d: dict[str, Any], origin: str) -> None:
     for i, r in enumerate(d["results"]):
         if not isinstance(r, dict):
             raise ProjectError(f"{origin}: results[{i}] is {_kind(r)}, expected an object")
+        try:
+            check_saved_result(r, f"results[{i}]")
+        except ValueError as exc:
+            raise ProjectError(f"{origin}: {exc}") from None
     for key in ("domains", "scores"):
         if key in d["utility"] and not isinstance(d["utility"][key], list if key == "domains" else dict):
             raise ProjectError(f"{origin}: utility.{key} has the wrong type")

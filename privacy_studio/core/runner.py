@@ -37,10 +37,11 @@ from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
+from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
-from privacy_studio.core.measures.wilson import wilson_interval
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -155,53 +156,52 @@ def sample_users(n_users: int, samples: int, seed: int) -> np.ndarray:
 # -- estimates ------------------------------------------------------------------------------------------
 
 
-def _summaries(
-    sizes_at_p: np.ndarray, em_at_p: np.ndarray, kl_at_p: np.ndarray, worst_at_p: np.ndarray
-) -> dict:
-    """Per-p aggregates from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and (S,) worst bounds."""
+def _sampled_sets(
+    p: int | None,
+    sizes_at_p: np.ndarray,
+    em_at_p: np.ndarray,
+    kl_at_p: np.ndarray,
+    worst_at_p: np.ndarray,
+    settings: RiskSettings,
+) -> tuple[SetsAtP, int]:
+    """The sets of the included people from (S, R) sizes (0 = excluded), EM/KL (NaN = not computed) and
+    (S,) worst bounds; and how many sampled people were excluded (fewer than p points)."""
     included = sizes_at_p[:, 0] > 0
-    sz = sizes_at_p[included]
-    trials = int(sz.size)
-    uniq = int((sz == 1).sum())
-    ems = em_at_p[included]
-    computed = ~np.isnan(ems[:, 0]) if len(ems) else np.zeros(0, dtype=bool)
-    worst = worst_at_p[included]
-    hist = np.bincount(sz.ravel()) if trials else np.zeros(0, dtype=np.int64)
-    return {
-        "n_excluded": int((~included).sum()),
-        "trials": trials,
-        "unique": uniq,
-        "kdisc": float(np.mean(1.0 / sz)) if trials else float("nan"),
-        "em": float(np.mean(ems[computed])) if computed.any() else float("nan"),
-        "kl": float(np.mean(kl_at_p[included][computed])) if computed.any() else float("nan"),
-        "em_users": int(computed.sum()),
-        "worst_mean": float(np.mean(worst)) if len(worst) else float("nan"),
-        "worst_share": float(np.mean(worst == 1.0)) if len(worst) else float("nan"),
-        "hist": {int(k): int(c) for k, c in enumerate(hist) if c},
-    }
+    sizes = sizes_at_p[included]
+    weights = np.bincount(sizes.ravel()) if sizes.size else np.zeros(0, dtype=np.int64)
+    sets = SetsAtP(
+        p,
+        False,
+        sizes,
+        None,
+        None,
+        weights,
+        em_at_p[included],
+        kl_at_p[included],
+        worst_at_p[included],
+        settings.records_at_risk_k,
+    )
+    return sets, int((~included).sum())
 
 
-def _presult(
-    p: int | None, s: dict, n_sampled: int, want: set[str], exact: bool, unicity: float | None = None
-) -> PResult:
-    est = s["unique"] / s["trials"] if s["trials"] else float("nan")
-    uni = est if unicity is None else unicity
-    ci = (uni, uni) if exact else wilson_interval(s["unique"], s["trials"])
+def _share_sum(total: float) -> float:
+    """An exact-mode class size (a float sum of per-person shares) to 12 significant digits, so it does not
+    depend on the order people happen to be listed in (a release's new pseudonyms reorder them)."""
+    return float(f"{total:.12g}")
+
+
+def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> PResult:
+    """Every wanted measure at one p, summarized through the catalogue, with the class sizes U_k."""
+    values = {k: float_or_none(v) if isinstance(v, float) else v for k, v in summarize(sets, want).items()}
+    weights = sets.class_weights
+    number = _share_sum if sets.exact else int
     return PResult(
-        p=p,
-        unicity=float_or_none(uni) if "unicity" in want else None,
-        unicity_ci=(float(ci[0]), float(ci[1])) if "unicity" in want and s["trials"] else None,
-        k_disclosure=float_or_none(s["kdisc"]) if "kdisc" in want else None,
-        em=float_or_none(s["em"]) if "em" in want else None,
-        kl=float_or_none(s["kl"]) if "kl" in want else None,
+        p=sets.p,
         n_sampled=n_sampled,
-        n_excluded=s["n_excluded"],
-        worst_mean=float_or_none(s["worst_mean"]) if "worst" in want else None,
-        worst_share_at_1=float_or_none(s["worst_share"]) if "worst" in want else None,
-        worst_exact=bool("worst" in want and (exact or p == 1 or s["worst_share"] == 1.0)),
-        class_sizes=s["hist"],
-        n_draws=s["trials"],
-        em_users=s["em_users"] if want & {"em", "kl"} else 0,
+        n_excluded=n_excluded,
+        class_sizes=None if weights is None else {int(k): number(c) for k, c in enumerate(weights) if c},
+        n_draws=sets.n_draws,
+        **values,
     )
 
 
@@ -235,7 +235,7 @@ def _sampled_run(
     """The sample pass in chunks of users (progress, cancellation), concatenated in sampling order."""
     pmax = pmax or max(max(settings.p_values), settings.reference_p)
     draws = settings.draws if kind != GIVEN else 1
-    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if want & {"em", "kl"} else []
+    em_p = sorted(set(settings.p_values) | {settings.reference_p}) if needs(want, EM_KL) else []
     if kind == GIVEN and em_p:
         em_p = list(range(1, pmax + 1))  # each user's own set length decides which prefix counts
     priors = point_priors(index.list_len, index.n_users) if em_p else None
@@ -263,7 +263,7 @@ def _sampled_run(
             em_p=em_p if em_users else [],
             em_users=em_users,
             ref_p=settings.reference_p,
-            worst="worst" in want,
+            worst=needs(want, RAREST_FIRST),
             given=chunk_given,
             priors=priors,
         )
@@ -299,9 +299,11 @@ def results_by_p(
     worst = _fixed_worst(sizes) if fixed else worst_lower_bounds(sizes, rare)
     by_p = []
     for p in settings.p_values:
-        s = _summaries(sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1])
-        row = _presult(p, s, len(sizes), want, False)
-        row.worst_exact = row.worst_exact or (fixed and "worst" in want)
+        sets, n_excluded = _sampled_sets(
+            p, sizes[:, :, p - 1], em[:, :, p - 1], kl[:, :, p - 1], worst[:, p - 1], settings
+        )
+        row = _presult(sets, len(sizes), n_excluded, want)
+        row.worst_exact = row.worst_exact or (fixed and "worst_case" in want)
         row.n_short = int(short[:, p - 1].sum())
         by_p.append(row)
     return by_p, worst
@@ -344,9 +346,9 @@ def per_user_details(
     return {
         "user_ids": [str(x) for x in np.asarray(user_ids)[keep]],
         "unique_rate": json_floats((at_ref[keep] == 1).mean(axis=1)),
-        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if want & {"em", "kl"} else None,
-        "worst": json_floats(worst[rows, ref_k][keep]) if "worst" in want else None,
+        "em": json_floats(em[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "kl": json_floats(kl[rows, :, ref_k][keep].mean(axis=1)) if needs(want, EM_KL) else None,
+        "worst": json_floats(worst[rows, ref_k][keep]) if "worst_case" in want else None,
     }
 
 
@@ -369,14 +371,18 @@ def _evaluate_sampled(
     if explicit:
         worst = worst_lower_bounds(sizes, r["rare"])
         ref_k = np.diff(given[0]) - 1  # each user's size at the length of its own known set
-        s = _summaries(sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k])
-        by_p = [_presult(None, s, len(users), want, False)]
+        sets, n_excluded = _sampled_sets(
+            None, sizes[rows, :, ref_k], em[rows, :, ref_k], kl[rows, :, ref_k], worst[rows, ref_k], settings
+        )
+        by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
         ref_k = np.full(len(users), settings.reference_p - 1)
+    control.check()
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
     n_terms = 0 if explicit else int((~np.isnan(em[rows, 0, ref_k])).sum()) * sizes.shape[1]
-    per_location = _per_location(index, traces, r["acc"], n_terms) if "em" in want else {}
+    control.check()
+    per_location = _per_location(index, traces, r["acc"], n_terms) if "em_disclosure" in want else {}
     return by_p, per_user, per_location
 
 
@@ -387,8 +393,8 @@ def _evaluate_exact(
     share one unit), so U_1 / n is the unicity and Σ_k U_k / (n k) the k-disclosure, as in the sampled mode.
     """
     want = set(settings.measures)
-    with_em = bool(want & {"em", "kl"})
-    worst_only = not want & {"unicity", "kdisc", "em", "kl"}
+    with_em = needs(want, EM_KL)
+    worst_only = want <= {"worst_case", "k_anonymity"}  # each person can stop at the first |E(A)| = 1
     by_p: list[PResult] = []
     per_user: dict = {}
     per_location: dict = {}
@@ -400,32 +406,29 @@ def _evaluate_exact(
         r = exact_pass(index, p, with_em, stop_at_one=worst_only, control=step)
         done += size
         n = len(r.users)
-        mean = (lambda a: float(np.mean(a))) if n else (lambda a: float("nan"))
-        s = {
-            "n_excluded": index.n_users - n,
-            "trials": n,
-            "unique": float(np.sum(r.unique_rate)),
-            "kdisc": mean(r.k_disclosure),
-            "em": mean(r.em) if with_em else float("nan"),
-            "kl": mean(r.kl) if with_em else float("nan"),
-            "em_users": n if with_em else 0,
-            "worst_mean": mean(r.worst),
-            "worst_share": mean(r.worst == 1.0),
-            "hist": None
-            if r.class_shares is None
-            else {int(k): float(c) for k, c in enumerate(r.class_shares) if c},
-        }
         if p in settings.p_values:
-            by_p.append(_presult(p, s, index.n_users, want, True, unicity=mean(r.unique_rate)))
+            sets = SetsAtP(
+                p,
+                True,
+                None,
+                r.unique_rate,
+                r.k_disclosure,
+                r.class_shares,
+                r.em,
+                r.kl,
+                r.worst,
+                settings.records_at_risk_k,
+            )
+            by_p.append(_presult(sets, index.n_users, index.n_users - n, want))
         if p == settings.reference_p:
             per_user = {
                 "user_ids": [str(x) for x in events.user_ids[r.users]],
                 "unique_rate": json_floats(r.unique_rate),
                 "em": json_floats(r.em) if r.em is not None else None,
                 "kl": json_floats(r.kl) if r.kl is not None else None,
-                "worst": json_floats(r.worst) if "worst" in want else None,
+                "worst": json_floats(r.worst) if "worst_case" in want else None,
             }
-            if "em" in want:
+            if "em_disclosure" in want:
                 per_location = _per_location(index, traces, r.em_acc, n)
     control.report(1.0, "done")
     return by_p, per_user, per_location
@@ -448,7 +451,7 @@ def estimate_exact_run(
     profiles = settings.profiles()
     check_levels(profiles, events, hierarchy)
     lengths = {pr.label: np.diff(generalize(events, pr, hierarchy).indptr) for pr in profiles}
-    with_em = bool(set(settings.measures) & {"em", "kl"})
+    with_em = needs(settings.measures, EM_KL)
     return estimate_exact(lengths, exact_p_values(settings), with_em, numba.get_num_threads())
 
 
@@ -541,7 +544,8 @@ def _run_profile(
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
     kanon = None
-    if "kanon" in want:
+    if needs(want, TRACES):  # between stages a cancellation takes effect (each is one uninterruptible pass)
+        control.report(0.0, "k-anonymity")
         t0 = time.perf_counter()
         kanon = kanonymity_summary(class_sizes(traces))
         timings["kanon"] = time.perf_counter() - t0
@@ -554,9 +558,11 @@ def _run_profile(
         work = coarsen(
             traces, all_time, np.arange(traces.n_units), traces.n_units, traces.unit_ids, traces.unit_xy
         )
+    control.report(0.0, "indexing")
     t0 = time.perf_counter()
     index = build_index(work)
     timings["index"] = time.perf_counter() - t0
+    control.check()
     t0 = time.perf_counter()
     if settings.exact:
         by_p, per_user, per_location = _evaluate_exact(index, work, events, settings, control)
@@ -618,7 +624,7 @@ def _evaluate_matching(
     control: TaskControl,
 ) -> tuple[list[PResult], dict]:
     """Unicity, k-disclosure and worst case under a scikit-mobility-style model (no EM/KL: not defined)."""
-    want = set(settings.measures) - {"em", "kl"}
+    want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
     ps: list[int | None] = [None] if _one_row(model) else list(settings.p_values)
     pmax = 1 if _one_row(model) else max(max(settings.p_values), settings.reference_p)
     points = UserPoints.build(events, profile, hierarchy, model.spatial_only)
@@ -628,10 +634,11 @@ def _evaluate_matching(
     by_p = []
     for p in ps:
         k = 0 if p is None else p - 1
-        s = _summaries(m.sizes[:, :, k], nan[:, :, k], nan[:, :, k], m.worst[:, k])
-        row = _presult(p, s, len(users), want, False)
+        sizes_k = m.sizes[:, :, k]
+        sets, n_excluded = _sampled_sets(p, sizes_k, nan[:, :, k], nan[:, :, k], m.worst[:, k], settings)
+        row = _presult(sets, len(users), n_excluded, want)
         included = m.sizes[:, 0, k] > 0
-        row.worst_exact = "worst" in want and bool(m.enumerated[included, k].all())
+        row.worst_exact = "worst_case" in want and bool(m.enumerated[included, k].all())
         row.n_short = int(m.short[included, k].sum())
         by_p.append(row)
     ref_k = 0 if _one_row(model) else settings.reference_p - 1
@@ -689,6 +696,7 @@ def run_grid(
         t0 = time.perf_counter()
         if base is None and not isinstance(model, Explicit):
             base = generalize(events, base_profile(profiles, hierarchy), hierarchy)
+            step.check()
         pool = [t for t in (base, previous) if t is not None]
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
         previous = traces if base is not None else None

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio import __version__
+from privacy_studio.core.analyses import AnonymizabilityResults
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
 from privacy_studio.core.report_details import ReportDetails
@@ -70,8 +71,6 @@ TABLE_DELAY_MS = 1500
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
-#: Key of the anonymizability panel's results in ``Project.analyses``.
-ANONYMIZABILITY_KEY = "anonymizability"
 
 
 def _report_text(report: dict[str, Any] | None) -> str:
@@ -216,7 +215,7 @@ class MainWindow(QMainWindow):
 
     def _mount_analysis_panels(self) -> None:
         """Add the self-contained analysis panels as tabs, wired to the session."""
-        self.tradeoff = TradeoffPanel(self.session)
+        self.tradeoff = TradeoffPanel(self.session, self.runner)
         self.anonymizability = AnonymizabilityPanel(self.runner)
         self.attacks = AttacksPanel(self.session, self.runner)
         for panel, title in (
@@ -233,8 +232,9 @@ class MainWindow(QMainWindow):
     def _keep_anonymizability(self) -> None:
         """Store the panel's results in the project; restoring a saved state is not a change."""
         state = jsonable(self.anonymizability.state())
-        if jsonable(self.session.project.analyses.get(ANONYMIZABILITY_KEY) or []) != state:
-            self.session.project.analyses[ANONYMIZABILITY_KEY] = state
+        stored = self.session.project.analysis(AnonymizabilityResults)
+        if (stored.content if stored else []) != state:
+            self.session.project.store(AnonymizabilityResults(state))
             self.session.set_dirty(True)
 
     def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
@@ -413,7 +413,8 @@ class MainWindow(QMainWindow):
         self.grid.apply_settings(project.settings)
         self.grid.engine_box.set_choice(project.engine)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
-        self.anonymizability.restore(project.analyses.get(ANONYMIZABILITY_KEY) or [])
+        stored = project.analysis(AnonymizabilityResults)
+        self.anonymizability.restore(stored.content if stored else [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
         if relocated:
@@ -652,10 +653,10 @@ class MainWindow(QMainWindow):
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
         self._fill_table()
-        self.tradeoff.catch_up()  # once per run, not per profile
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()
+        QTimer.singleShot(0, self.tradeoff.catch_up)  # once per run, after the loop has turned
 
     def cancel_run(self) -> None:
         """Cancel the risk run, if one is going on (finished profiles stay in the project)."""

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QPen,
     QPolygonF,
     QTextDocument,
+    QTextFormat,
 )
 from PySide6.QtWidgets import QApplication
 
@@ -109,8 +110,7 @@ def render_pdf(
     doc.setDocumentMargin(0)
     doc.setDefaultStyleSheet(_CSS)
     doc.setPageSize(QSizeF(page.width(), page.height() - footer))
-    html_text = _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)).document(content)
-    doc.setHtml(html_text)
+    _lay_out(doc, _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)), content)
     pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
@@ -124,6 +124,39 @@ def render_pdf(
     except WriteError as exc:
         raise ValueError(str(exc)) from None
     return target
+
+
+#: A forced page break is dropped when the page before it would be filled less than this.
+SPARSE_PAGE = 0.3
+
+
+def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
+    """Lay the report out; then, one at a time, let a section that opens a page flow on after a page that
+    would stay nearly empty (a short end of section is not worth a blank page)."""
+    for _ in range(12):  # each pass drops at most one break: the layout after it decides the next
+        doc.setHtml(builder.document(content))
+        present = [n for n in range(builder.n_breaks) if n not in builder.flowing]
+        sparse = _first_sparse_break(doc)
+        if sparse is None:
+            return
+        builder.flowing.add(present[sparse])
+
+
+def _first_sparse_break(doc: QTextDocument) -> int | None:
+    """Number (among the document's forced page breaks, in order) of the first one whose preceding page is
+    filled less than :data:`SPARSE_PAGE`, or None."""
+    layout, page_h = doc.documentLayout(), doc.pageSize().height()
+    bottom, k = 0.0, -1
+    block = doc.begin()
+    while block.isValid():
+        if block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+            k += 1
+            last_page = math.floor(max(bottom - 1.0, 0.0) / page_h)
+            if bottom - last_page * page_h < SPARSE_PAGE * page_h:
+                return k
+        bottom = max(bottom, layout.blockBoundingRect(block).bottom())
+        block = block.next()
+    return None
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -191,11 +224,17 @@ class _HtmlBuilder:
         self.width = width
         self.ctl = ctl
         self.n_figures = 0
+        self.n_breaks = self.passes = 0
+        self.flowing: set[int] = set()  # forced page breaks left out (see _lay_out)
+        self.images: dict[int, QImage] = {}  # figures drawn once, reused by every layout pass
 
     def document(self, content: ReportContent) -> str:
+        self.n_figures = self.n_breaks = 0
+        first, self.passes = self.passes == 0, self.passes + 1
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
-            self.ctl.report(i / len(content.sections), section.title)
+            if first:  # later layout passes reuse the drawn figures: progress is told once
+                self.ctl.report(i / len(content.sections), section.title)
             out.append(self.section(section, 1))
         out.append("</body></html>")
         return "".join(out)
@@ -222,7 +261,11 @@ class _HtmlBuilder:
             section.blocks[0], PlotFigure | HeatmapFigure
         )
         # A heading must not sit alone at the bottom of a page above its figure: such sections open a page.
-        brk = " style='page-break-before: always'" if section.new_page or starts_with_figure else ""
+        brk = ""
+        if section.new_page or starts_with_figure:
+            if self.n_breaks not in self.flowing:
+                brk = " style='page-break-before: always'"
+            self.n_breaks += 1
         tag = f"h{min(level, 3)}"
         out = [f"<{tag}{brk}>{_e(section.title)}</{tag}>"]
         for block in section.blocks:
@@ -271,7 +314,9 @@ class _HtmlBuilder:
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
         self.n_figures += 1
-        image = render_figure(figure)
+        if self.n_figures not in self.images:
+            self.images[self.n_figures] = render_figure(figure)
+        image = self.images[self.n_figures]
         name = f"figure{self.n_figures}.png"
         self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
         # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.

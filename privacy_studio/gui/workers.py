@@ -135,7 +135,11 @@ class Worker(QRunnable):
 
 
 class TaskRunner(QObject):
-    """Starts workers in a thread pool and keeps them alive until they are done."""
+    """The window's one task owner: starts workers in a thread pool and keeps them alive until they are done.
+
+    A task started with a ``kind`` cancels the running tasks of that kind first (a new run replaces the
+    old one); ``started`` lets the status bar show every task, ``cancel_all`` stops them on close.
+    """
 
     started = Signal(object)  # the Worker
     stopped = Signal(object)
@@ -145,9 +149,17 @@ class TaskRunner(QObject):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
         self._active: list[Worker] = []
+        self._kinds: dict[int, str] = {}  # id(worker) -> kind, for the workers started with one
 
-    def start(self, worker: Worker) -> Worker:
-        """Run ``worker`` in the pool; connect to its signals before calling this, so nothing is missed."""
+    def start(self, worker: Worker, kind: str | None = None) -> Worker:
+        """Run ``worker`` in the pool; connect to its signals before calling this, so nothing is missed.
+
+        With ``kind``, running workers of the same kind are cancelled first: their results are superseded.
+        """
+        if kind is not None:
+            for other in self.of_kind(kind):
+                other.cancel()
+            self._kinds[id(worker)] = kind
         self._active.append(worker)
         worker.signals.done.connect(self._forget)
         # Listeners of ``started`` connect to the worker's signals: they must do so before it runs, or a
@@ -160,11 +172,16 @@ class TaskRunner(QObject):
     def _forget(self, worker: Worker) -> None:
         if worker in self._active:
             self._active.remove(worker)
+        self._kinds.pop(id(worker), None)
         self.stopped.emit(worker)
 
     @property
     def active(self) -> list[Worker]:
         return list(self._active)
+
+    def of_kind(self, kind: str) -> list[Worker]:
+        """The running workers started with ``kind``."""
+        return [w for w in self._active if self._kinds.get(id(w)) == kind]
 
     def cancel_all(self) -> None:
         for worker in self._active:

@@ -26,8 +26,9 @@ def small_events():
 @pytest.fixture
 def panel(qtbot):
     from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
+    from privacy_studio.gui.workers import TaskRunner
 
-    widget = AnonymizabilityPanel()
+    widget = AnonymizabilityPanel(TaskRunner())
     qtbot.addWidget(widget)
     widget.set_events(small_events())
     widget.k_edit.setText("2,4")
@@ -61,9 +62,10 @@ def test_job_results_fill_every_plot_and_one_user(panel):
 
 def test_state_restores_the_same_plots(panel, qtbot):
     from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
+    from privacy_studio.gui.workers import TaskRunner
 
     panel.set_results(list(panel.job()(control=TaskControl())))
-    other = AnonymizabilityPanel()
+    other = AnonymizabilityPanel(TaskRunner())
     qtbot.addWidget(other)
     other.restore(panel.state())
     np.testing.assert_array_equal(other.results[0].delta, panel.results[0].delta)

@@ -21,9 +21,10 @@ pytestmark = pytest.mark.gui
 def test_panel_shows_all_results_and_keeps_them_in_the_project(qtbot):
     from privacy_studio.gui.panels.attacks_panel import AttacksPanel
     from privacy_studio.gui.session import Session
+    from privacy_studio.gui.workers import TaskRunner
 
     session = Session()
-    panel = AttacksPanel(session)
+    panel = AttacksPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     assert panel.summary_lines() == []
     a, b = planted_pair(30, seed=1)
@@ -47,7 +48,7 @@ def test_panel_shows_all_results_and_keeps_them_in_the_project(qtbot):
     assert set(session.project.analyses["attacks"]) == {"matching", "profiling", "linkage", "transparency"}
     assert session.dirty
     # A new panel on the same project shows the saved results.
-    again = AttacksPanel(session)
+    again = AttacksPanel(session, TaskRunner())
     qtbot.addWidget(again)
     assert again.summary_lines() == lines
 
@@ -60,7 +61,7 @@ def test_run_button_goes_through_the_task_runner(qtbot, tmp_path):
     pd.DataFrame(x, columns=["a", "b"]).to_csv(tmp_path / "o.csv", index=False)
     pd.DataFrame(mask(x, "rankswap", p=8), columns=["a", "b"]).to_csv(tmp_path / "m.csv", index=False)
     runner = TaskRunner()
-    panel = AttacksPanel(runner=runner)
+    panel = AttacksPanel(None, runner)
     qtbot.addWidget(panel)
     panel.original.edit.setText(str(tmp_path / "o.csv"))
     panel.masked.edit.setText(str(tmp_path / "m.csv"))
@@ -80,6 +81,7 @@ def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
     from privacy_studio.core.project import DataSource, Project
     from privacy_studio.gui.panels.attacks_panel import INPUTS_KEY, AttacksPanel
     from privacy_studio.gui.session import Session
+    from privacy_studio.gui.workers import TaskRunner
 
     events = tmp_path / "events.csv"
     events.write_text("user,time,location\n")
@@ -87,7 +89,7 @@ def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
     project = Project(sources=[DataSource(str(events), None, reader)])
     project.analyses["release"] = {"release_file": str(tmp_path / "release.csv")}
     session = Session()
-    panel = AttacksPanel(session)
+    panel = AttacksPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     assert panel.identified.data.value() is None and panel.tz.placeholderText() == "UTC"
     assert panel.matching_request()["spatial"] == "raw" and panel.matching_request()["temporal"] == "1h"
@@ -109,7 +111,7 @@ def test_inputs_default_to_the_projects_files_and_are_saved(qtbot, tmp_path):
     saved = Project.from_dict(project.to_dict())
     assert saved.analyses[INPUTS_KEY]["spatial"] == "grid:2"
     other = Session()
-    reopened = AttacksPanel(other)
+    reopened = AttacksPanel(other, TaskRunner())
     qtbot.addWidget(reopened)
     other.replace(saved)
     assert reopened.inputs() == panel.inputs(), "a reopened project shows the inputs it was saved with"

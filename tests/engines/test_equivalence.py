@@ -43,19 +43,21 @@ PROFILES = [("raw", "1h"), ("zone", "6h"), ("grid:1.5", "1d"), ("antenna", "all"
     cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=3, unique=True),
     tz=st.sampled_from(["Europe/Paris", "UTC", "America/New_York"]),
     em_samples=st.integers(1, 40),
+    risk_k=st.integers(2, 6),
 )
 def test_duckdb_equals_numba_on_random_data(
-    seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples
+    seed, n_users, n_locations, knowledge, draws, samples, cells, tz, em_samples, risk_k
 ):
     events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0, tz=tz)
     risk = cell_settings(
         cells,
         knowledge=knowledge,
-        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
+        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl", "records_at_risk", "highest_risk"],
         samples=samples,
         draws=draws,
         seed=seed,
         em_samples=em_samples,
+        records_at_risk_k=risk_k,
     )
     expected = list(run_grid(events, risk, hierarchy))
     with open_engine("duckdb", threads=2) as engine:

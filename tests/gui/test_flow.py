@@ -310,3 +310,30 @@ def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_w
     sizes = win.session.project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["district"] > 0
     win.runner.wait(60_000)
+
+
+def test_every_panel_uses_the_window_task_runner_and_close_cancels_them(window, qtbot, monkeypatch):
+    """One task owner: the analysis panels start their tasks in the window's runner, so every task shows in
+    the status bar and closing the window cancels it."""
+    import threading
+
+    from privacy_studio.gui.workers import Worker
+
+    for panel in (window.tradeoff, window.attacks, window.anonymizability):
+        assert panel.runner is window.runner
+    release = threading.Event()
+
+    def waits(control):
+        while not release.wait(0.01):
+            control.report(0.5, "waiting")
+
+    worker = Worker(waits, name="population extrapolation")
+    cancelled = []
+    worker.signals.cancelled.connect(cancelled.append)
+    window.tradeoff.runner.start(worker, kind="population extrapolation")
+    assert window.status_worker is worker
+    monkeypatch.setattr(window, "maybe_save", lambda: True)
+    window.close()
+    assert worker.is_cancelled
+    qtbot.waitUntil(lambda: cancelled == [[]], timeout=10_000)
+    release.set()

@@ -52,7 +52,7 @@ def test_run_needs_a_ticked_cell_and_carries_the_settings(grid, qtbot):
 def test_settings_round_trip_through_apply(grid, qtbot):
     grid.set_checked("district", "1h")
     grid.samples.setValue(1234)
-    grid.measure_boxes["kl"].setChecked(False)
+    grid.measure_boxes["kl_disclosure"].setChecked(False)
     saved = grid.settings()
     other = GridPanel()
     qtbot.addWidget(other)

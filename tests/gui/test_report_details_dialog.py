@@ -71,3 +71,16 @@ def test_cancel_changes_nothing(window, monkeypatch) -> None:
     before = window.session.project.name
     window.edit_report_details()
     assert window.session.project.name == before and not window.session.dirty
+
+
+def test_results_table_explains_level_codes_in_words(qtbot) -> None:
+    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    table.set_records(
+        [{"spatial": "grid:1", "temporal": "6h", "n_users": 3, "by_p": [{"p": 1, "unicity": 0.5}]}]
+    )
+    headers = [c[0] for c in COLUMNS]
+    assert table.item(0, headers.index("spatial")).toolTip() == "1 km squares"
+    assert table.item(0, headers.index("temporal")).toolTip() == "6-hour bins"

@@ -106,3 +106,32 @@ def test_format_duration():
     assert format_duration(12.4) == "12 s"
     assert format_duration(185) == "3 min 05 s"
     assert format_duration(3720) == "1 h 02 min"
+
+
+def _until_cancelled(release: threading.Event):
+    def run(control: TaskControl) -> str:
+        while not release.wait(0.01):
+            control.report(0.5, "working")
+        return "done"
+
+    return run
+
+
+def test_a_task_of_the_same_kind_cancels_the_previous_one(qtbot):
+    release = threading.Event()
+    runner = TaskRunner()
+    first = Worker(_until_cancelled(release), name="first")
+    cancelled = []
+    first.signals.cancelled.connect(cancelled.append)
+    runner.start(first, kind="extrapolation")
+    other_kind = Worker(lambda control: 1, name="other")
+    runner.start(other_kind, kind="attributes")
+    assert not first.is_cancelled  # a task of another kind leaves it alone
+    second = Worker(lambda control: 2, name="second")
+    with qtbot.waitSignal(second.signals.finished, timeout=10_000):
+        runner.start(second, kind="extrapolation")
+    assert first.is_cancelled
+    qtbot.waitUntil(lambda: cancelled == [[]], timeout=10_000)
+    release.set()
+    qtbot.waitUntil(lambda: not runner.active, timeout=10_000)
+    assert runner.of_kind("extrapolation") == []

@@ -296,3 +296,18 @@ def test_command_line_refuses_an_unknown_decision(make_project, tmp_path, capsys
         main(["report", str(path), "--pdf", str(tmp_path / "r.pdf"), "--decision", "maybe"])
     assert "invalid choice" in capsys.readouterr().err
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_seed_stability_shows_every_seed_when_measured(make_project) -> None:
+    from privacy_studio.core.analyses import SeedSpread
+
+    project = make_project()
+    text = "\n".join(b.text for b in _section(build_report(project), "Seed stability").blocks)
+    assert "Not measured" in text and "seed 5" in text
+    project.store(SeedSpread("district × 1d", "unicity", 4, [0, 1, 2], [0.02, 0.031, None]))
+    section = _section(build_report(project), "Seed stability")
+    assert (
+        section.blocks[0].text
+        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of district × 1d ranges from 0.02 to 0.031."
+    )
+    assert section.blocks[1].rows == [["0", "2.0%"], ["1", "3.1%"], ["2", "–"]]

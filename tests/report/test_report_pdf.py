@@ -52,7 +52,7 @@ def page_images(path: Path, folder: Path) -> list[np.ndarray]:
     for png in sorted(folder.glob("page-*.png")):
         image = QImage(str(png)).convertToFormat(QImage.Format.Format_Grayscale8)
         raw = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.bytesPerLine() * image.height())
-        out.append(raw.reshape(image.height(), image.bytesPerLine())[:, : image.width()])
+        out.append(raw.reshape(image.height(), image.bytesPerLine())[:, : image.width()].copy())  # own memory
     return out
 
 

@@ -3,8 +3,10 @@ one-word column titles whole."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from privacy_studio.core.report import Table, build_report
@@ -54,3 +56,18 @@ def test_one_word_column_titles_are_never_split(tmp_path: Path) -> None:
     assert "<th align='left'>In file</th>" in html
     bare = _HtmlBuilder.table(None, Table("Sign-off", ["", ""], [["Name", "x"]]))  # type: ignore[arg-type]
     assert "</th>" not in bare
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils (pdftoppm) not installed")
+def test_no_page_but_the_last_is_nearly_empty(make_project, tmp_path: Path) -> None:
+    """A section that opens a page flows on instead when the page before it would stay nearly empty."""
+    from privacy_studio.gui.report_pdf import SPARSE_PAGE, export_report
+
+    from .test_report_pdf import page_images
+
+    out = export_report(make_project(), tmp_path / "r.pdf")
+    pages = page_images(out, tmp_path)
+    for number, page in enumerate(pages[:-1], 1):
+        body = page[: int(page.shape[0] * 0.93)]  # above the footer
+        inked = np.flatnonzero((body < 200).any(axis=1))
+        assert inked[-1] / page.shape[0] > SPARSE_PAGE, f"page {number} of {len(pages)} is nearly empty"

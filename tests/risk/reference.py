@@ -57,6 +57,28 @@ def exact_measures(traces: list[set[int]], p: int, d: int) -> dict:
     }
 
 
+def individual_risks(traces: list[set[int]], p: int) -> list[list[float]]:
+    """Per user with at least p points: the risk 1/|E(A)| of every p-subset A of their trace."""
+    out = []
+    for t in traces:
+        subsets = [set(c) for c in combinations(sorted(t), p)]
+        if subsets:
+            out.append([1 / len(anonymity_set(traces, a)) for a in subsets])
+    return out
+
+
+def records_at_risk(risks: list[list[float]], k: int) -> float:
+    """Mean over people of the share of their draws with |E| < k, i.e. risk above 1/k."""
+    if not risks:
+        return float("nan")
+    return sum(sum(r > 1 / k for r in rs) / len(rs) for rs in risks) / len(risks)
+
+
+def highest_risk(risks: list[list[float]]) -> float:
+    """The largest risk of any draw of anyone."""
+    return max((r for rs in risks for r in rs), default=float("nan"))
+
+
 def fingerprint_class_sizes(traces: list[set[int]]) -> list[int]:
     """Size of each user's class of identical traces."""
     keys = [frozenset(t) for t in traces]

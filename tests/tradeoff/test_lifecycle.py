@@ -126,3 +126,19 @@ def test_report_and_tradeoff_json_give_the_same_decision(gowalla_project, tmp_pa
     assert doc["power_law_text"] in text
     assert project.analysis(SeedSpread).sentence() in text  # the seed stability the run measured
     assert not re.search(r"\de\+\d", text + json.dumps(doc)), "areas, times and people in plain digits"
+
+
+def test_the_report_shows_the_computed_information_loss_and_a_stored_extrapolation(gowalla_project):
+    from privacy_studio.core.analyses import PopulationExtrapolation
+    from privacy_studio.core.report import build_report
+
+    project = Project.load(gowalla_project)
+    text = build_report(project).text()
+    assert "Table 4b. Utility computed from the data for every profile" in text
+    n = [700.0, 1400.0, 2800.0, 5600.0, 7115.0]
+    project.store(
+        PopulationExtrapolation("unicity", 4, "grid:5 × 1w", n, [0.6, 0.55, 0.5, 0.46, 0.45], 10**6)
+    )
+    text = build_report(project).text()
+    assert "Bootstrap 95 % interval over the subsamples" in text
+    assert "1,000,000 people is more than 10 times the 7,115 measured" in text

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from privacy_studio.core.tradeoff.extrapolation import SubsampleCurve
+from privacy_studio.gui.workers import TaskRunner
 
 pytestmark = pytest.mark.gui
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.gui
 def panel(qtbot):
     from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
 
-    widget = TradeoffPanel()
+    widget = TradeoffPanel(None, TaskRunner())
     qtbot.addWidget(widget)
     widget.resize(1200, 800)
     widget.show()
@@ -99,7 +100,7 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     from privacy_studio.gui.session import Session
 
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     session.replace(Project(results=thesis_profiles(), utility=thesis_scores))
     assert panel.analysis is not None and panel.analysis.utility_name == "transport"
@@ -132,7 +133,7 @@ def test_population_subsamples_run_in_a_worker(qtbot):
     )
     records = [r.to_dict() for r in run_grid(events, settings)]
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     assert panel.measure_subsamples() is None and "first" in panel.population_text.text()
     project = Project(results=records, utility={"domains": ["d"], "scores": {"raw × all": {"d": 5}}})
@@ -163,7 +164,7 @@ def test_a_new_dataset_gives_the_power_law_its_unit_areas(qtbot):
     events = build_event_table(np.array(["u", "v", "w"]), np.arange(3) * 60, ids, locations=locations)
     dataset = SimpleNamespace(events=events, hierarchy=Hierarchy.from_mapping(ids, "antenna", {"zip": ids}))
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     session.replace(Project(), dataset)
     qtbot.waitUntil(lambda: bool(panel.unit_areas), timeout=60_000)
@@ -205,7 +206,7 @@ def test_risk_by_group_reads_the_projects_own_attributes_file(qtbot, tmp_path):
     attributes = tmp_path / "attributes.csv"
     attributes.write_text("user_id,gender\na,f\nb,m\nc,f\n")
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     project = Project(sources=[DataSource(str(attributes), None, {}, role="attributes")])
     session.replace(project)

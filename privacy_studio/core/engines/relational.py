@@ -25,6 +25,7 @@ from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
+from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
 from privacy_studio.core.runner import (
     ProfileResult,
     RiskSettings,
@@ -59,6 +60,21 @@ class EmPlan:
     n_terms: int = 0  # queries evaluated at ref_k
 
 
+def check_settings(settings: RiskSettings):
+    """Validate ``settings`` for a relational engine and return its knowledge model; ``ValueError`` (one
+    sentence pointing to the numba engine) for what only the numba engine computes."""
+    settings.validate()
+    model = parse_knowledge(settings.knowledge)
+    if isinstance(model, Explicit) or model.kind is None:
+        raise ValueError(
+            f"knowledge {settings.knowledge!r} runs on the numba engine only; "
+            "use --engine numba (or uniform, activity, top knowledge)"
+        )
+    if settings.exact:
+        raise ValueError("exact mode runs on the numba engine only; use --engine numba or drop --exact")
+    return model
+
+
 class RelationalEngine(SqlBackend):
     """A SQL back end plus the engine-neutral plan; subclasses implement :class:`SqlBackend`'s primitives.
 
@@ -79,15 +95,7 @@ class RelationalEngine(SqlBackend):
         ``source``: a ``core.io`` Dataset, an EventTable or :class:`~privacy_studio.core.engines.EventFiles`.
         Raises ``ValueError`` for what this engine cannot do, ``Cancelled`` between (and during) queries.
         """
-        settings.validate()
-        model = parse_knowledge(settings.knowledge)
-        if isinstance(model, Explicit) or model.kind is None:
-            raise ValueError(
-                f"knowledge {settings.knowledge!r} runs on the numba engine only; "
-                "use --engine numba (or uniform, activity, top knowledge)"
-            )
-        if settings.exact:
-            raise ValueError("exact mode runs on the numba engine only; use --engine numba or drop --exact")
+        model = check_settings(settings)
         control = as_control(control)
         with _Watch(self, control):
             yield from self._grid(source, settings, model, control)
@@ -128,7 +136,7 @@ class RelationalEngine(SqlBackend):
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
-        if "kanon" in want:
+        if needs(want, TRACES):
             control.report(0.05, "full-fingerprint classes")
             t0 = time.perf_counter()
             kanon = kanon_summary(self._class_histogram(), loaded.n_users)
@@ -143,10 +151,10 @@ class RelationalEngine(SqlBackend):
         pmax = max(max(settings.p_values), settings.reference_p)
         work_bins = 1 if model.spatial_only else n_bins
         em = None
-        if want & {"em", "kl"}:
+        if needs(want, EM_KL):
             em = self._em_plan(users, settings, pmax, loaded.n_users, n_units, work_bins)
         sizes, rare = self.class_sizes(
-            model.kind, users, settings, pmax, "worst" in want, control.sub(0.1, 1.0), em
+            model.kind, users, settings, pmax, needs(want, RAREST_FIRST), control.sub(0.1, 1.0), em
         )
         timings["estimate"] = time.perf_counter() - t0
         em_arr = em.em if em is not None else np.full(sizes.shape, np.nan)
@@ -154,7 +162,7 @@ class RelationalEngine(SqlBackend):
         by_p, worst = results_by_p(sizes, rare, em_arr, kl_arr, settings, want)
         per_user = per_user_details(sizes, em_arr, kl_arr, worst, settings.reference_p - 1, user_ids, want)
         per_location = {}
-        if em is not None and "em" in want:
+        if em is not None and "em_disclosure" in want:
             per_location = self._per_location(em, loaded, profile, labels)
         self.drop("ps_freq")
         self.drop("ps_gen")

@@ -6,7 +6,6 @@ stable), but works on Arrow dictionaries and a numba counting sort so 40M rows t
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 import pyarrow as pa
 
@@ -16,36 +15,7 @@ from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
-
-
-@nb.njit(cache=True, nogil=True)
-def _is_sorted(user: np.ndarray, time: np.ndarray) -> bool:
-    for i in range(1, len(user)):
-        if user[i] < user[i - 1] or (user[i] == user[i - 1] and time[i] < time[i - 1]):
-            return False
-    return True
-
-
-@nb.njit(cache=True, parallel=True, nogil=True)
-def sort_order(user: np.ndarray, time: np.ndarray, n_users: int) -> np.ndarray:
-    """Stable permutation sorting rows by (user, time): counting sort on users, merge sort within each."""
-    counts = np.zeros(n_users + 1, dtype=np.int64)
-    for u in user:
-        counts[u + 1] += 1
-    offsets = np.cumsum(counts)
-    fill = offsets[:-1].copy()
-    order = np.empty(len(user), dtype=np.int64)
-    for i in range(len(user)):
-        order[fill[user[i]]] = i
-        fill[user[i]] += 1
-    for u in nb.prange(n_users):
-        a, b = offsets[u], offsets[u + 1]
-        if b - a > 1:
-            seg = order[a:b].copy()
-            within = np.argsort(time[seg], kind="mergesort")
-            for k in range(b - a):
-                order[a + k] = seg[within[k]]
-    return order
+from privacy_studio.core.kernels.rows import gather, is_sorted, sort_order
 
 
 def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]:
@@ -65,22 +35,14 @@ def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]
     return rank[codes].astype(np.int32), values[order]
 
 
-@nb.njit(cache=True, parallel=True, nogil=True)
-def _gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
-    out = np.empty(len(order), dtype=values.dtype)
-    for i in nb.prange(len(order)):
-        out[i] = values[order[i]]
-    return out
-
-
 class _Sorter:
     """Puts each column in (user, time) order once complete, so one unsorted copy lives at a time."""
 
     def __init__(self, user: np.ndarray, time: np.ndarray, n_users: int) -> None:
-        self.order = None if _is_sorted(user, time) else sort_order(user, time, n_users)
+        self.order = None if is_sorted(user, time) else sort_order(user, time, n_users)
 
     def arrange(self, values: np.ndarray) -> np.ndarray:
-        return values if self.order is None else _gather(values, self.order)
+        return values if self.order is None else gather(values, self.order)
 
 
 def assemble(

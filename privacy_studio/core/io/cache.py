@@ -2,7 +2,9 @@
 
 Entries are keyed by a fingerprint of every input file (size, modification time and a blake2b digest of
 sixteen 64 KiB blocks spread over the file, so a 2 GB file is fingerprinted in milliseconds) and by the
-reader options. They live in ``$PRIVACY_STUDIO_CACHE`` or ``~/.cache/privacy-studio``.
+reader options. They live in ``$PRIVACY_STUDIO_CACHE`` or ``~/.cache/privacy-studio``. Every array is
+stored with its dtype, shape and digest, and what is loaded is checked against them and against the
+invariants the kernels rely on (codes in range, rows sorted), so a damaged entry is read again, never used.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.atomic import TEMP_PREFIX
 from privacy_studio.core.events import EventTable, LocationTable
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io.dataset import Dataset
@@ -25,10 +29,16 @@ from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.report import ImportReport, SourceFile
 
 #: Bump when the stored layout or the reading rules change, so old entries are not reused.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _BLOCK = 1 << 16
 _BLOCKS = 16
 _LOCATION_FIELDS = ("ids", "lat", "lon", "x_km", "y_km")
+#: A temporary entry folder older than this was left by a killed process (a live one finishes sooner).
+_STALE_SECONDS = 6 * 3600
+
+
+class DamagedEntry(Exception):
+    """A cache entry whose content does not match what was written; the message says what is off."""
 
 
 def cache_dir() -> Path:
@@ -73,7 +83,8 @@ def store(key: str, dataset: Dataset) -> None:
     root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=root))
+        _remove_stale_entries(root)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{key}.", dir=root))
     except OSError:
         return
     try:
@@ -83,48 +94,119 @@ def store(key: str, dataset: Dataset) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _remove_stale_entries(root: Path) -> None:
+    """Delete temporary entry folders left by processes killed while writing."""
+    now = time.time()
+    for entry in root.glob(f"{TEMP_PREFIX}*"):
+        try:
+            if now - entry.stat().st_mtime > _STALE_SECONDS:
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def _save(folder: Path, name: str, array: np.ndarray, meta: dict[str, Any]) -> None:
+    """Store one array and remember its dtype, shape and digest for the check on loading."""
+    array = np.ascontiguousarray(array)
+    np.save(folder / f"{name}.npy", array)
+    meta["checks"][name] = [array.dtype.str, list(array.shape), _digest(array)]
+
+
+def _digest(array: np.ndarray) -> str:
+    if array.dtype.hasobject:
+        return hashlib.blake2b(repr(array.tolist()).encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(memoryview(np.ascontiguousarray(array)).cast("B"), digest_size=16).hexdigest()
+
+
 def _write(folder: Path, dataset: Dataset) -> None:
     ev = dataset.events
-    meta: dict[str, Any] = {"version": CACHE_VERSION, "scalars": {}, "arrays": []}
+    meta: dict[str, Any] = {"version": CACHE_VERSION, "scalars": {}, "arrays": [], "checks": {}}
     for f in fields(EventTable):
         value = getattr(ev, f.name)
         if f.name.startswith("_") or f.name == "locations":
             continue
         if isinstance(value, np.ndarray):
-            np.save(folder / f"ev_{f.name}.npy", value)
+            _save(folder, f"ev_{f.name}", value, meta)
             meta["arrays"].append(f.name)
         elif value is not None:
             meta["scalars"][f.name] = list(value) if isinstance(value, tuple) else value
     if ev.locations is not None:
         for name in _LOCATION_FIELDS:
-            np.save(folder / f"loc_{name}.npy", getattr(ev.locations, name))
+            _save(folder, f"loc_{name}", getattr(ev.locations, name), meta)
     meta["has_locations"] = ev.locations is not None
     h = dataset.hierarchy
     if h is not None:
         meta["hierarchy"] = {"location_level": h.location_level, "levels": list(h.levels)}
         for i, level in enumerate(h.levels):
-            np.save(folder / f"h{i}_codes.npy", h.unit_codes[level])
-            np.save(folder / f"h{i}_ids.npy", h.unit_ids[level])
+            _save(folder, f"h{i}_codes", h.unit_codes[level], meta)
+            _save(folder, f"h{i}_ids", h.unit_ids[level], meta)
     meta["report"] = dataset.report.to_dict()
     meta["sources"] = [vars(s) for s in dataset.sources]
     (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
 
 
 def load(key: str, options: ReaderOptions) -> Dataset | None:
-    """The cached dataset (arrays memory-mapped read-only), or None when absent or unreadable."""
+    """The cached dataset (arrays memory-mapped read-only), or None when absent or of an older layout.
+
+    Raises :class:`DamagedEntry` (after deleting the entry) when its content fails the checks."""
     folder = cache_dir() / key
     try:
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        if meta.get("version") != CACHE_VERSION:
-            return None
-        return _read(folder, meta, options)
-    except (OSError, ValueError, KeyError):
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:
+        _discard(folder)
+        raise DamagedEntry(f"its description cannot be read ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("version") != CACHE_VERSION:
+        return None
+    try:
+        dataset = _read(folder, meta, options)
+        check_invariants(dataset)
+    except DamagedEntry:
+        _discard(folder)
+        raise
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        _discard(folder)
+        raise DamagedEntry(f"it cannot be read ({exc})") from None
+    return dataset
+
+
+def _discard(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def check_invariants(dataset: Dataset) -> None:
+    """DamagedEntry unless codes are within their dictionaries and rows are sorted by user, then time."""
+    ev = dataset.events
+    _within(ev.user, 0, ev.n_users, "user codes")
+    _within(ev.location, -1, ev.n_locations, "location codes")
+    if ev.merchant is not None and ev.merchant_ids is not None:
+        _within(ev.merchant, -1, len(ev.merchant_ids), "shop codes")
+    if ev.locations is not None and len(ev.locations) < ev.n_locations:
+        raise DamagedEntry("fewer place coordinates than locations")
+    step = np.diff(ev.user)
+    if (step < 0).any() or (np.diff(ev.time)[step == 0] < 0).any():
+        raise DamagedEntry("its rows are not sorted by user and time")
+    h = dataset.hierarchy
+    if h is not None:
+        for level in h.levels:
+            _within(h.unit_codes[level], -1, len(h.unit_ids[level]), f"{level} codes")
+
+
+def _within(codes: np.ndarray, low: int, high: int, what: str) -> None:
+    if len(codes) and (int(codes.min()) < low or int(codes.max()) >= high):
+        raise DamagedEntry(f"{what} outside {low}..{high - 1}")
 
 
 def _read(folder: Path, meta: dict[str, Any], options: ReaderOptions) -> Dataset:
+    checks = meta["checks"]
+
     def arr(name: str) -> np.ndarray:
-        return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+        array = np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+        dtype, shape, digest = checks[name]
+        if array.dtype.str != dtype or list(array.shape) != shape or _digest(array) != digest:
+            raise DamagedEntry(f"{name} does not match the digest written with it")
+        return array
 
     kwargs: dict[str, Any] = {name: arr(f"ev_{name}") for name in meta["arrays"]}
     for name, value in meta["scalars"].items():

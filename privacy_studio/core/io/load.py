@@ -12,6 +12,7 @@ from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.places import read_places
 from privacy_studio.core.io.report import ImportReport, SourceFile
+from privacy_studio.core.io.sniff import check_readable
 from privacy_studio.core.io.source import Columns, FileLayout, inspect_file, merge_columns, read_file
 from privacy_studio.core.io.timeparse import check_tz
 from privacy_studio.core.progress import TaskControl, as_control
@@ -50,20 +51,25 @@ def load_dataset(
     control = as_control(control)
     path = os.fspath(path)
     check_tz(options.tz)
-    if not os.path.exists(path):
-        raise ReaderError("file not found", path)
+    check_readable(path)
     folder = os.path.isdir(path)
     files, options = folder_files(path, options) if folder else ([path], options)
     for side in (options.antennas, options.hierarchy, options.locations):
-        if side and not os.path.isfile(side):
-            raise ReaderError("file not found", side)
+        if side:
+            check_readable(side, folder_allowed=False)
     key = cache.cache_key(path, options) if options.use_cache else None
+    damage = None
     if key is not None:
-        hit = cache.load(key, options)
+        try:
+            hit = cache.load(key, options)
+        except cache.DamagedEntry as exc:
+            hit, damage = None, f"the columnar cache entry was damaged ({exc}), so the file was read again"
         if hit is not None:
             control.report(1.0, "re-opened from the cache")
             return hit
     report = ImportReport(source=path)
+    if damage is not None:
+        report.note(damage)
     if (
         folder
         and options.antennas

@@ -104,6 +104,16 @@ class PlaceFile:
                 name: np.asarray(table.column(name).fill_null("").to_pylist(), dtype=str)
                 for name in table.column_names[1:]
             }
+            for name, parents in levels.items():
+                blank = np.flatnonzero(np.char.strip(parents) == "")
+                if len(blank):
+                    raise ReaderError(
+                        f"blank {name} for location {str(ids[blank[0]])!r} ({len(blank)} such rows): every "
+                        "location needs a unit at each level, blanks would be pooled into one unit",
+                        path,
+                        line=int(blank[0]) + 2,
+                        column=name,
+                    )
             nan = np.full(len(ids), np.nan)
             return cls(label, path, ids, nan, nan.copy(), levels, first)
         id_column = _column(table, "location", path, required=False) or _column(table, "merchant", path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import stat
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -32,10 +33,40 @@ class Sniffed:
     zip_member: str | None = None
 
 
+def check_readable(path: str, folder_allowed: bool = True) -> None:
+    """ReaderError unless ``path`` is a readable regular file (or folder): a FIFO or a device would block or
+    never end, so special files are refused before anything opens them."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ReaderError("file not found", path) from None
+    except OSError as exc:
+        raise ReaderError(f"cannot be read ({exc.strerror or exc})", path) from None
+    if stat.S_ISDIR(mode) and folder_allowed:
+        kind = None
+    elif stat.S_ISDIR(mode):
+        kind = "a folder"
+    elif not stat.S_ISREG(mode):
+        kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "a special file")
+    else:
+        kind = None
+    if kind is not None:
+        raise ReaderError(f"is {kind}, not a data file", path)
+    if not os.access(path, os.R_OK if not stat.S_ISDIR(mode) else os.R_OK | os.X_OK):
+        raise ReaderError("no permission to read it", path)
+
+
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
 def sniff(path: str) -> Sniffed:
-    """Classify ``path``; raise :class:`ReaderError` for missing, empty or binary files."""
-    if not os.path.exists(path):
-        raise ReaderError("file not found", path)
+    """Classify ``path``; raise :class:`ReaderError` for missing, special, empty or binary files."""
+    check_readable(path)
     if os.path.isdir(path):
         raise ReaderError("is a folder; a folder is read as the toolbox CDR layout (one file per user)", path)
     with open(path, "rb") as fh:

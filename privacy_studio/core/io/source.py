@@ -38,7 +38,7 @@ from privacy_studio.core.io.sniff import (
     sniff,
     to_stream,
 )
-from privacy_studio.core.io.timeparse import TimeParser
+from privacy_studio.core.io.timeparse import OUT_OF_RANGE, TimeParser, outside_supported_range
 from privacy_studio.core.progress import TaskControl
 
 ID_ROLES = ("user", "location", "merchant", "interaction")
@@ -115,7 +115,41 @@ def inspect_file(path: str, options: ReaderOptions, user_from_name: str | None =
     if user_from_name is None and "user" not in roles and fmt == "cdr":
         user_from_name = _stem(path)
     check_roles(fmt, roles, names, path, user_from_name is not None)
+    if sniffed.kind == "parquet":
+        refuse_nested_columns(path, set(roles.values()))
     return FileLayout(path, sniffed, names, roles, fmt, delimiter, header, user_from_name)
+
+
+def refuse_nested_columns(path: str, used: set[str]) -> None:
+    """ReaderError naming the first used Parquet column that holds lists, structs or maps (one value per
+    cell is needed)."""
+    for column in pq.ParquetFile(path).schema_arrow:
+        if column.name in used and pa.types.is_nested(column.type):
+            raise ReaderError(
+                f"holds {column.type} values; the studio reads one plain value per cell, "
+                "so flatten the column first",
+                path,
+                column=column.name,
+            )
+
+
+def first_long_line(path: str, sniffed: Sniffed, limit: int) -> int | None:
+    """1-based number of the first line longer than ``limit`` bytes (read as a stream), or None."""
+    stream = to_stream(path, sniffed)
+    try:
+        number, length = 1, 0
+        while chunk := stream.read(1 << 20):
+            start = 0
+            while (end := chunk.find(b"\n", start)) >= 0:
+                if length + end - start > limit:
+                    return number
+                number, length, start = number + 1, 0, end + 1
+            length += len(chunk) - start
+            if length > limit:
+                return number
+        return None
+    finally:
+        stream.close()
 
 
 def _stem(path: str) -> str:
@@ -275,7 +309,10 @@ class BatchReader:
     def _batches(self) -> Iterator[pa.RecordBatch]:
         lay = self.layout
         if lay.sniffed.kind == "parquet":
-            yield from pq.ParquetFile(lay.path).iter_batches(batch_size=1 << 20, columns=lay.used_columns)
+            try:
+                yield from pq.ParquetFile(lay.path).iter_batches(batch_size=1 << 20, columns=lay.used_columns)
+            except (pa.ArrowException, OSError) as exc:
+                raise ReaderError(f"damaged Parquet file ({_arrow_message(exc)})", lay.path) from None
             return
         read, parse, convert = csv_options(lay, self.threads, self._on_invalid_row)
         try:
@@ -289,6 +326,11 @@ class BatchReader:
         except pa.ArrowInvalid as exc:
             if self.threads and self.invalid and self.invalid[-1][0] is None:
                 raise _RetrySingleThreaded from None
+            if "straddl" in str(exc):
+                line = first_long_line(lay.path, lay.sniffed, BLOCK_SIZE)
+                raise ReaderError(
+                    f"the line is longer than the limit of {BLOCK_SIZE:,} bytes", lay.path, line=line
+                ) from None
             raise ReaderError(f"cannot parse the file ({_arrow_message(exc)})", lay.path) from None
         except (OSError, EOFError) as exc:
             raise ReaderError(f"cannot read the file ({exc})", lay.path) from None
@@ -357,6 +399,8 @@ class BatchReader:
             end, ok_e = self.parsers["end"].parse(col["end"])
             bad.append(("unparsable start time", ~ok_s))
             bad.append(("unparsable end time", ~ok_e))
+            far = outside_supported_range(start, ok_s) | outside_supported_range(end, ok_e)
+            bad.append((OUT_OF_RANGE, far))
             bad.append(("session ends before it starts", ok_s & ok_e & (end < start)))
             if "duration" not in col:
                 kept["duration"] = (end - start).astype(np.float64)
@@ -364,7 +408,9 @@ class BatchReader:
             return time, ok_s & ok_e
         time, ok = self.parsers["time"].parse(col["time"])
         bad.append(("unparsable time", ~ok))
-        return time, ok
+        far = outside_supported_range(time, ok)
+        bad.append((OUT_OF_RANGE, far))
+        return time, ok & ~far
 
     def _locations(self, col: dict, kept: dict, bad: list) -> None:
         role = self.location_role

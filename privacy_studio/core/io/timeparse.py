@@ -24,6 +24,10 @@ _SLASHED_RE = (
 )
 #: Plausible epoch seconds: 1900-01-01 .. 2200-01-01 (larger values are usually milliseconds).
 EPOCH_RANGE = (-2_208_988_800, 7_258_118_400)
+#: UTC seconds the studio supports (the span of pandas' nanosecond timestamps, whole years): times outside
+#: it are rejected row by row rather than wrapped to other dates.
+TIME_RANGE = (-9_183_024_000, 9_214_646_400)  # 1679-01-01 .. 2262-01-01
+OUT_OF_RANGE = "time outside the supported years 1679-2261"
 EXPECTED = (
     "ISO 8601 (2014-03-02 07:13:30, optional Z/+01:00), dd/mm/yyyy or mm/dd/yyyy [HH:MM[:SS]], "
     "or epoch seconds"
@@ -131,7 +135,7 @@ class TimeParser:
         # Arrow's cast is fast but all-or-nothing: try the column's usual kind, else go row by row.
         try:
             return self._from_timestamps(
-                pc.cast(values, pa.timestamp("ns", tz="UTC" if self.aware else None))
+                pc.cast(values, pa.timestamp("us", tz="UTC" if self.aware else None))
             )
         except pa.ArrowInvalid:
             pass
@@ -155,16 +159,20 @@ class TimeParser:
         return out, ok
 
     def _from_timestamps(self, values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        # Integers in the column's own unit, floor-divided: a cast to another unit could overflow.
         ok = values.is_valid().to_numpy(zero_copy_only=False)
-        ns = pc.cast(values, pa.timestamp("ns", tz=values.type.tz)).cast(pa.int64()).fill_null(0).to_numpy()
-        secs = np.floor_divide(ns, 1_000_000_000)
+        per_second = _UNITS_PER_SECOND[values.type.unit]
+        raw = values.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+        secs = np.floor_divide(raw, per_second)
         if values.type.tz is None:
             secs = self._localize(secs, ok)
         return secs, ok
 
     def _localize(self, naive_seconds: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """UTC seconds of wall-clock seconds read in ``tz``."""
-        return localize(np.where(ok, naive_seconds, 0), self.tz)
+        # Times outside the supported range stay as they are, to be rejected by the caller.
+        inside = ok & ~outside_supported_range(naive_seconds, ok)
+        return np.where(inside, localize(np.where(inside, naive_seconds, 0), self.tz), naive_seconds)
 
 
 def localize(naive_seconds: np.ndarray, tz: str) -> np.ndarray:
@@ -178,6 +186,14 @@ def localize(naive_seconds: np.ndarray, tz: str) -> np.ndarray:
     except pa.ArrowInvalid as exc:
         raise ReaderError(f"unknown time zone {tz!r} ({exc})") from None
     return local.cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+_UNITS_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def outside_supported_range(seconds: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Rows that parsed but lie outside :data:`TIME_RANGE` (rejected with their own reason)."""
+    return ok & ((seconds < TIME_RANGE[0]) | (seconds >= TIME_RANGE[1]))
 
 
 def _matches(values: pa.Array, pattern: str) -> pa.Array:

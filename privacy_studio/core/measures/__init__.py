@@ -1,1 +1,2 @@
-"""Risk measures of metrics.md §2-§4, one module per family; kernels here, orchestration in core.runner."""
+"""Risk measures of metrics.md §2-§4, one module per family; numba kernels in core.kernels, orchestration in
+core.runner."""

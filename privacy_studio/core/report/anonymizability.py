@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.analyses import AnonymizabilityResults, read_analysis
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.report.content import Paragraph, PlotFigure, Section, Series, Table, absent
 from privacy_studio.core.report.numbers import count, number, share
@@ -41,7 +42,8 @@ def stored_levels(stored: list[dict] | dict) -> list[LevelDeltas]:
 
 def anonymizability_section(analyses: dict[str, Any]) -> Section:
     """Quartiles of Δₐᵏ per level and k, the CDF per k on the raw data, and per level at the smallest k."""
-    stored = analyses.get("anonymizability")
+    saved = read_analysis(analyses, AnonymizabilityResults)
+    stored = saved.content if saved is not None else None
     if not stored:
         return absent(
             TITLE,

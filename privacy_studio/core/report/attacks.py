@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from privacy_studio.core.analyses import AttackResults, read_analysis
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
@@ -24,7 +25,8 @@ EXPLANATION = {
 
 def attacks_section(analyses: dict[str, Any]) -> Section:
     """One subsection per stored attack, in the order matching, profiling, record linkage, transparency."""
-    stored = analyses.get("attacks") or {}
+    saved = read_analysis(analyses, AttackResults)
+    stored = saved.content if saved is not None else {}
     if not stored:
         return absent(
             TITLE,

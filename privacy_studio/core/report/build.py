@@ -141,8 +141,8 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         section.add(
             Paragraph(
                 "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
-                "against usefulness. Enter expert scores per profile (or compute the information loss) and "
-                "regenerate.",
+                "against usefulness. Enter expert scores per profile, or run the project's analysis (it "
+                "computes every profile's information loss), and regenerate.",
                 "warning",
             )
         )

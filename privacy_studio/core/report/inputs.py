@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.report.numbers import interval, number, share
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
@@ -17,30 +18,15 @@ if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
-#: Display name of each risk measure of a ``by_p`` entry, and the explanation that describes it.
-MEASURE_NAMES: dict[str, str] = {
-    "unicity": "unicity",
-    "k_disclosure": "k-disclosure",
-    "em": "EM-disclosure",
-    "kl": "KL-disclosure",
-    "worst_mean": "mean worst-case risk",
-    "worst_share_at_1": "share at worst-case risk 1",
-}
-MEASURE_EXPLANATION = {
-    "unicity": "unicity",
-    "k_disclosure": "k_disclosure",
-    "em": "em_disclosure",
-    "kl": "kl_disclosure",
-    "worst_mean": "worst_case",
-    "worst_share_at_1": "worst_case",
-}
-_PROPORTIONS = {"unicity", "k_disclosure", "worst_mean", "worst_share_at_1"}
-_WORST = {"worst_mean", "worst_share_at_1"}
+#: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.
+MEASURE_NAMES: dict[str, str] = {name: f.label for name, f in RISK_FIELDS.items()}
+MEASURE_EXPLANATION: dict[str, str] = {name: m.explanation for name, m in FIELD_MEASURE.items()}
+_WORST = {name for name, m in FIELD_MEASURE.items() if m.name == "worst_case"}
 
 
 def is_proportion(measure: str) -> bool:
     """Whether the measure is a share of people or draws (written as a percentage)."""
-    return measure in _PROPORTIONS
+    return measure in RISK_FIELDS and RISK_FIELDS[measure].proportion
 
 
 def format_measure(measure: str, value: float | None) -> str:

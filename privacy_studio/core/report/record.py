@@ -8,6 +8,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.naming import knowledge_name, spatial_name, temporal_name
 from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
@@ -112,7 +113,7 @@ def attacker_section(inp: ReportInputs) -> Section:
     )
     analyses = inp.project.analyses
     gaps = [
-        "linkage with other datasets beyond the attacks listed below",
+        "linkage with other datasets beyond the linkage attacks in the Results, when run",
         "repeated or updated releases of the same people (each release adds points an attacker can combine)",
         "insiders who know how the data was collected or who hold the original identifiers",
     ]
@@ -225,20 +226,34 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
 
 
 def seed_stability_section(inp: ReportInputs) -> Section:
-    """How much the headline moves between random seeds: the spread the analysis run measured, if any."""
-    seed = inp.project.settings.get("seed", "–")
-    spread = None if inp.analysis is None else inp.analysis.seed_spread
-    if spread is not None:
-        return Section("Seed stability", [Paragraph(spread.sentence())])
+    """How much the headline moves between random seeds (``project run`` repeats it), or that it was not
+    measured."""
+    spread = inp.analysis.seed_spread if inp.analysis is not None else None
+    spread = spread or inp.project.analysis(SeedSpread)
+    if spread is None:
+        seed = inp.project.settings.get("seed", "–")
+        return Section(
+            "Seed stability",
+            [
+                Paragraph(
+                    f"Not measured: every figure comes from one run with random seed {seed}. The 95% "
+                    "intervals cover the random choice of people and points within that run; "
+                    "'privacy-studio project run' repeats the headline over several seeds to show how much"
+                    " it moves.",
+                    "note",
+                )
+            ],
+        )
+    rows = [
+        [str(seed), format_measure(spread.measure, value)]
+        for seed, value in zip(spread.seeds, spread.values, strict=True)
+    ]
+    what = spread.measure if spread.p is None else f"{spread.measure} at p = {spread.p}"
     return Section(
         "Seed stability",
         [
-            Paragraph(
-                f"Not measured: every figure comes from one run with random seed {seed}. The 95% intervals "
-                "cover the random choice of people and points within that run; repeating the run with other "
-                "seeds would show how much the headline moves between runs.",
-                "note",
-            )
+            Paragraph(spread.sentence()),
+            Table(f"{what.capitalize()} of {spread.profile}, one run per seed.", ["Seed", "Value"], rows),
         ],
     )
 

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from privacy_studio.core.analyses import PopulationExtrapolation
+from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolation
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
@@ -36,6 +36,7 @@ from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
+from privacy_studio.core.utility import COMPUTED_SCORES
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -248,8 +249,8 @@ def pareto_section(inp: ReportInputs) -> Section:
     if inp.utility is None:
         return absent(
             "Pareto analysis",
-            "no utility scores: enter expert scores per profile (or compute the information loss) in the "
-            "studio.",
+            "no utility scores: enter expert scores per profile, or run the project's analysis (Run in the "
+            "studio, privacy-studio project run), which computes every profile's information loss.",
         )
     risk = inp.risk()
     result = pareto(grid.labels, risk, inp.utility)
@@ -302,7 +303,31 @@ def pareto_section(inp: ReportInputs) -> Section:
         rows,
         f"Left out (risk or utility unknown): {', '.join(result.missing)}." if result.missing else "",
     )
-    return Section("Pareto analysis", [figure, table])
+    return Section("Pareto analysis", [figure, table, *information_loss_blocks(inp)])
+
+
+def information_loss_blocks(inp: ReportInputs) -> list:
+    """The computed utility of every profile (0-10, 10 = as useful as the finest profile) saved with the
+    analysis, and the profiles it could not score with the reason; nothing when it was not computed."""
+    computed = inp.project.analysis(ComputedUtility)  # validated when the project was read
+    if computed is None:
+        return []
+    grid = inp.grid
+    assert grid is not None
+    names = list(COMPUTED_SCORES)
+    rows = [
+        [label, *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
+        for label in grid.labels
+    ]
+    table = Table(
+        "Table 4b. Utility computed from the data for every profile, 0-10 (10 = as useful as the finest "
+        "profile of the grid); see the definitions below.",
+        ["Profile", *names],
+        rows,
+    )
+    blocks: list = [table, *(Paragraph(f"{name}: {text}", "note") for name, text in COMPUTED_SCORES.items())]
+    blocks += [Paragraph(f"Not scored: {label} — {why}", "note") for label, why in computed.problems.items()]
+    return blocks
 
 
 def ordinal_section(inp: ReportInputs) -> Section:

@@ -30,6 +30,8 @@ class PResult:
     unicity: float | None = None
     unicity_ci: tuple[float, float] | None = None
     k_disclosure: float | None = None
+    records_at_risk: float | None = None  # share of draws with |E| < records_at_risk_k
+    highest_risk: float | None = None  # largest 1/|E| over the draws
     em: float | None = None
     kl: float | None = None
     n_sampled: int = 0

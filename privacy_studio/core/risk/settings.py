@@ -8,8 +8,8 @@ import numpy as np
 
 from privacy_studio.core.generalize import Profile
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
 
-MEASURES = ("unicity", "kdisc", "kanon", "em", "kl", "worst")
 #: What happens to people with fewer than p points: left out (counted), or evaluated on all they have.
 SHORT_TRACES = ("exclude", "all-points")
 
@@ -23,7 +23,7 @@ class RiskSettings:
     cells: list[tuple[str, str]] | None = None
     p_values: list[int] = field(default_factory=lambda: list(range(1, 11)))
     knowledge: str = "uniform"
-    measures: list[str] = field(default_factory=lambda: list(MEASURES))
+    measures: list[str] = field(default_factory=lambda: list(MEASURE_NAMES))
     samples: int = 10000
     draws: int = 1
     seed: int = 0
@@ -31,9 +31,12 @@ class RiskSettings:
     reference_p: int | None = None  # p of the per-user / per-location details; None: see __post_init__
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
     short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
+    records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
 
     def __post_init__(self) -> None:
-        """Default details p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
+        p: the largest requested p up to 4 (else the smallest), never an unasked one."""
+        self.measures = [canonical(m) if isinstance(m, str) else m for m in self.measures]
         if self.reference_p is None:
             ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
             self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
@@ -48,19 +51,21 @@ class RiskSettings:
         if not self.p_values:
             raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
         for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
+            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 1 <= p < 2**31:
                 raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
-        unknown = [m for m in self.measures if m not in MEASURES]
+        unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
             raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURES)}"
+                f"unknown measure(s) {', '.join(unknown) or '(none)'}; "
+                f"choose from {', '.join(MEASURE_NAMES)}"
             )
-        for name in ("samples", "draws", "reference_p", "em_samples"):
+        for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, got {value!r}")
-        if not isinstance(self.seed, int | np.integer) or self.seed < 0:
-            raise ValueError(f"seed must be a whole number ≥ 0, got {self.seed!r}")
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
+                raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {seed!r}")
         model = parse_knowledge(self.knowledge)
         if self.short_traces not in SHORT_TRACES:
             raise ValueError(f"short traces must be exclude or all-points, got {self.short_traces!r}")
@@ -82,8 +87,9 @@ class RiskSettings:
         return [(s, t) for s in self.spatial for t in self.temporal]
 
     def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product)."""
-        return [Profile.parse(s, t) for s, t in self.cell_labels()]
+        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product); a
+        profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
+        return list(dict.fromkeys(Profile.parse(s, t) for s, t in self.cell_labels()))
 
     def to_dict(self) -> dict:
         d = asdict(self)

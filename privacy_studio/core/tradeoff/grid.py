@@ -9,15 +9,10 @@ from typing import Any
 
 import numpy as np
 
-#: Risk measures of a ``by_p`` entry (higher = riskier) and the key of their interval, if they have one.
-RISK_MEASURES: dict[str, str | None] = {
-    "unicity": "unicity_ci",
-    "k_disclosure": None,
-    "em": None,
-    "kl": None,
-    "worst_mean": None,
-    "worst_share_at_1": None,
-}
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
+
+#: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
+RISK_MEASURES: dict[str, str | None] = {name: f.interval for name, f in RISK_FIELDS.items()}
 
 
 @dataclass(frozen=True)

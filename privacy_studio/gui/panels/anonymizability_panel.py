@@ -2,7 +2,7 @@
 temporal/spatial ratio, Gini and tail indices, and one user's sample distances split into space and time.
 
 The panel starts no thread: :meth:`job` gives the core generator for ``gui.workers.Worker`` and :meth:`start`
-hands it to a task runner (the given one or the window's). Each finished level arrives via :meth:`add_result`;
+hands it to the window's task runner. Each finished level arrives via :meth:`add_result`;
 :meth:`state` / :meth:`restore` keep the results in a project.
 """
 
@@ -41,6 +41,7 @@ from privacy_studio.core.measures.anonymizability import (
     sample_distances,
 )
 from privacy_studio.gui.plots.base import CompactGraphics
+from privacy_studio.gui.workers import TaskRunner, Worker
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
 DEFAULT_LEVELS = "1km/20min,5km/2h,20km/8h"
@@ -70,10 +71,9 @@ def _draw(plot: pg.PlotItem, curves: list[tuple[str, np.ndarray]]) -> None:
 class AnonymizabilityPanel(QWidget):
     """Run settings plus five result tabs; results are :class:`AnonymizabilityResult`, raw level first."""
 
-    runRequested = Signal(object)  # the job (a callable taking control=) when no task runner is available
     resultsChanged = Signal()  # after any new result, so the window can mark the project modified
 
-    def __init__(self, runner: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
         self.events: EventTable | None = None
@@ -220,19 +220,13 @@ class AnonymizabilityPanel(QWidget):
         )
 
     def start(self) -> Any:
-        """Run in the task runner (given or the window's); emit ``runRequested`` if there is none."""
+        """Run in the window's task runner (a new run replaces a running one); return the worker."""
         try:
             job = self.job()
         except ValueError as exc:
             self.status.setText(str(exc))
             return None
         self.results = []
-        runner = self.runner if self.runner is not None else getattr(self.window(), "runner", None)
-        if runner is None:
-            self.runRequested.emit(job)
-            return None
-        from privacy_studio.gui.workers import Worker
-
         worker = Worker(job, name="anonymizability")
         worker.signals.progress.connect(self.set_progress)
         worker.signals.partial.connect(self.add_result)
@@ -242,7 +236,7 @@ class AnonymizabilityPanel(QWidget):
         self._worker = worker
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        return runner.start(worker)
+        return self.runner.start(worker, kind="anonymizability")
 
     def cancel(self) -> None:
         if self._worker is not None:

@@ -1,8 +1,8 @@
 """Attacks page: pick two datasets or an original and a masked file, run an attack in the task runner, and
 see the precision-recall curve, accuracy against population, the linkage table and the transparency result.
 
-The panel starts no thread itself: runs go through ``gui.workers`` (the runner given, or the window's
-``runner``). Results are kept in the project under ``analyses["attacks"]`` so they are saved and reported.
+The panel starts no thread itself: runs go through the window's task runner (``gui.workers``). Results are
+kept in the project under ``analyses["attacks"]`` so they are saved and reported.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import AttackInputs, AttackResults, ReleaseRecord
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
 from privacy_studio.gui.plots.base import CompactPlot
+from privacy_studio.gui.workers import TaskRunner, Worker
 
 BLUE, ORANGE, GREEN, GREY = "#0072B2", "#E69F00", "#009E73", "#555555"
-ANALYSIS_KEY = "attacks"
 #: The profiling attack's distances in words.
 DISTANCE_NAMES = {
     "js": "Jensen-Shannon divergence",
@@ -54,7 +55,7 @@ def metric_name(key: str) -> str:
 
 
 #: Where the panel's inputs (paths, zone, levels, attributes) are kept in ``Project.analyses``.
-INPUTS_KEY = "attack_inputs"
+INPUTS_KEY = AttackInputs.KEY
 
 
 def project_inputs(project: Any) -> dict[str, str]:
@@ -72,7 +73,7 @@ def project_inputs(project: Any) -> dict[str, str]:
         "tz": str(reader.get("tz") or "UTC"),
         "original": events.path,
     }
-    released = (project.analyses.get("release") or {}).get("release_file")
+    released = (project.analyses.get(ReleaseRecord.KEY) or {}).get("release_file")
     if released:
         inputs.update({"anonymous.data": str(released), "masked": str(released)})
     return inputs
@@ -141,7 +142,7 @@ class AttacksPanel(QWidget):
 
     run_requested = Signal(dict)  # the request, emitted when a run starts
 
-    def __init__(self, session: Any = None, runner: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.runner = runner
@@ -311,8 +312,9 @@ class AttacksPanel(QWidget):
                 edit.setText(str(inputs[key]))
 
     def _keep_inputs(self) -> None:
-        if self.session is not None and self.session.project.analyses.get(INPUTS_KEY) != self.inputs():
-            self.session.project.analyses[INPUTS_KEY] = self.inputs()
+        saved = None if self.session is None else self.session.project.analysis(AttackInputs)
+        if self.session is not None and (saved.content if saved else None) != self.inputs():
+            self.session.project.store(AttackInputs(self.inputs()))
             self.session.set_dirty(True)
 
     # -- requests and runs -------------------------------------------------------------------------
@@ -350,14 +352,9 @@ class AttacksPanel(QWidget):
         return request
 
     def start(self, request: dict[str, Any]) -> Any:
-        """Run a request in the task runner (the given one or the window's); return the worker or None."""
+        """Run a request in the window's task runner (a new attack replaces a running one)."""
         from privacy_studio.core.measures.attacks.requests import run_attack
-        from privacy_studio.gui.workers import Worker
 
-        runner = self.runner if self.runner is not None else getattr(self.window(), "runner", None)
-        if runner is None:
-            self.status.setText("No task runner is available to run the attack.")
-            return None
         kind = request["attack"]
         self._keep_inputs()
         worker = Worker(run_attack, request, name=f"{kind} attack")
@@ -370,7 +367,7 @@ class AttacksPanel(QWidget):
         self.progress.setVisible(True)
         self.status.setText(f"running the {kind} attack…")
         self.run_requested.emit(request)
-        return runner.start(worker)
+        return self.runner.start(worker, kind="attack")
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(100 * fraction))
@@ -390,7 +387,7 @@ class AttacksPanel(QWidget):
         """Show any of the attacks' result dictionaries and keep them in the project."""
         self._show(results)
         if self.session is not None:
-            self.session.project.analyses[ANALYSIS_KEY] = dict(self.results)
+            self.session.project.store(AttackResults(dict(self.results)))
             self.session.set_dirty(True)
             self.session.changed.emit()
 
@@ -400,9 +397,11 @@ class AttacksPanel(QWidget):
             self._inputs_of = project
             for edit in self._fields().values():
                 edit.clear()
-            self.apply_inputs(project.analyses.get(INPUTS_KEY) or {})
+            saved = project.analysis(AttackInputs)
+            self.apply_inputs(saved.content if saved else {})
         self.apply_inputs(project_inputs(project), only_empty=True)
-        stored = self.session.project.analyses.get(ANALYSIS_KEY) or {}
+        saved = self.session.project.analysis(AttackResults)
+        stored = saved.content if saved else {}
         if stored != self.results:
             self.results = {}
             self._show(stored)

@@ -24,19 +24,11 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.panels.engine_box import EngineBox
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
-#: (settings name, label, explanation key, ticked by default) of each measure the runner computes.
-MEASURES = (
-    ("unicity", "Unicity ε_p", "unicity", True),
-    ("kdisc", "k-disclosure", "k_disclosure", True),
-    ("kanon", "k-anonymity (full traces)", "k_anonymity", True),
-    ("em", "EM-disclosure", "em_disclosure", True),
-    ("kl", "KL-disclosure", "kl_disclosure", True),
-    ("worst", "Worst-case risk", "worst_case", False),
-)
 KNOWLEDGE = (
     ("uniform", "uniform: p random points of the person"),
     ("activity", "activity: points where the person is most active"),
@@ -134,6 +126,12 @@ class GridPanel(QWidget):
         self.reference_p.setToolTip(
             "The p at which per-person and per-place details (histogram, map) are kept."
         )
+        self.risk_k = QSpinBox()
+        self.risk_k.setRange(2, 1_000_000)
+        self.risk_k.setValue(5)
+        self.risk_k.setToolTip(
+            "Records at risk: people whose p clues fit fewer than this many people (risk above 1/k)."
+        )
         form = QFormLayout()
         form.addRow("Attacker knowledge", self.knowledge)
         form.addRow("Tolerance", self.tolerance)
@@ -143,17 +141,18 @@ class GridPanel(QWidget):
         form.addRow("Draws per person", self.draws)
         form.addRow("Random seed", self.seed)
         form.addRow("Details at p", self.reference_p)
+        form.addRow("Records at risk below k", self.risk_k)
         form.addRow("", self.exact)
 
         measures = QGroupBox("Measures")
         m_layout = QGridLayout(measures)
         self.measure_boxes: dict[str, QCheckBox] = {}
-        for k, (key, text, explanation, default) in enumerate(MEASURES):
-            box = QCheckBox(text)
-            box.setChecked(default)
-            box.setToolTip(measure_help.tooltip(explanation))
+        for k, measure in enumerate(CATALOGUE):
+            box = QCheckBox(measure.label)
+            box.setChecked(measure.default)
+            box.setToolTip(measure_help.tooltip(measure.explanation))
             m_layout.addWidget(box, k // 2, k % 2)
-            self.measure_boxes[key] = box
+            self.measure_boxes[measure.name] = box
 
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
@@ -170,7 +169,8 @@ class GridPanel(QWidget):
         self.engine_box = EngineBox()
         layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
-        for box in (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p):
+        numbers = (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
+        for box in numbers:
             box.valueChanged.connect(self._emit_edited)
         for check in (self.exact, *self.measure_boxes.values()):
             check.toggled.connect(self._emit_edited)
@@ -302,6 +302,7 @@ class GridPanel(QWidget):
             "seed": self.seed.value(),
             "exact": self.exact.isChecked(),
             "reference_p": self.reference_p.value(),
+            "records_at_risk_k": self.risk_k.value(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -332,14 +333,16 @@ class GridPanel(QWidget):
             ("draws", self.draws),
             ("seed", self.seed),
             ("reference_p", self.reference_p),
+            ("records_at_risk_k", self.risk_k),
         )
         for key, box in boxes:
             if key in settings:
                 box.setValue(int(settings[key]))
         self.exact.setChecked(bool(settings.get("exact", self.exact.isChecked())))
         if "measures" in settings:
+            chosen = {canonical(m) for m in settings["measures"]}
             for key, box in self.measure_boxes.items():
-                box.setChecked(key in settings["measures"])
+                box.setChecked(key in chosen)
         self.blockSignals(False)
 
     def _knowledge_text(self) -> str:

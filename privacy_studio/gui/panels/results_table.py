@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
+from privacy_studio.core.naming import spatial_name, temporal_name
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
+
+
+def _measure_columns() -> list[tuple[str, str, str, str]]:
+    """A column per risk field of the catalogue, each interval right after its value."""
+    columns = []
+    for name, field in RISK_FIELDS.items():
+        explanation = FIELD_MEASURE[name].explanation
+        columns.append((field.short, "p", name, explanation))
+        if field.interval is not None:
+            columns.append((f"{field.short} 95% CI", "p", field.interval, explanation))
+    return columns
+
 
 #: (header, where the value is: "profile" or "p" entry, key, explanation key)
 COLUMNS = (
@@ -18,13 +33,7 @@ COLUMNS = (
     ("d", "profile", "d", "sparsity_theory"),
     ("fill rate", "profile", "fill_rate", "sparsity_theory"),
     ("p", "p", "p", "adversary_knowledge"),
-    ("unicity", "p", "unicity", "unicity"),
-    ("unicity 95% CI", "p", "unicity_ci", "unicity"),
-    ("k-disclosure", "p", "k_disclosure", "k_disclosure"),
-    ("EM", "p", "em", "em_disclosure"),
-    ("KL", "p", "kl", "kl_disclosure"),
-    ("worst-case mean", "p", "worst_mean", "worst_case"),
-    ("share at risk 1", "p", "worst_share_at_1", "worst_case"),
+    *_measure_columns(),
     ("sampled", "p", "n_sampled", ""),
     ("excluded", "p", "n_excluded", ""),
     ("on fewer than p", "p", "n_short", ""),
@@ -66,6 +75,18 @@ class _Item(QTableWidgetItem):
         return self.text() < other.text()
 
 
+#: Profile columns whose codes are explained in words in their cells' tooltips ("grid:1" = 1 km squares).
+LEVEL_NAMES = {"spatial": spatial_name, "temporal": temporal_name}
+
+
+def _level_words(name: Callable[[str], str], code: str) -> str:
+    """The level in words, or nothing for a code the naming cannot read."""
+    try:
+        return name(code)
+    except ValueError:
+        return ""
+
+
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
@@ -81,6 +102,7 @@ class ResultsTable(QTableWidget):
 
     def set_records(self, records: list[Record]) -> None:
         rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
+        first_fill = self.rowCount() == 0
         self.setSortingEnabled(False)
         self.setRowCount(len(rows))
         for i, (rec, entry) in enumerate(rows):
@@ -89,13 +111,16 @@ class ResultsTable(QTableWidget):
                 item = _Item(_text(value))
                 if value is None:
                     item.setToolTip("not computed: tick this measure in the Grid tab and run again")
+                elif key in LEVEL_NAMES:
+                    item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
                 if isinstance(value, int | float):
                     item.setData(Qt.ItemDataRole.UserRole, value)
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.setItem(i, j, item)
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
-        self.resizeColumnsToContents()
+        if first_fill:  # measuring every cell again on each refill took longer than filling them
+            self.resizeColumnsToContents()
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""

@@ -137,7 +137,7 @@ class TradeoffPanel(QWidget):
     utility_changed = Signal(dict)
     choices_changed = Signal(dict)
 
-    def __init__(self, session: Any = None, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.records: list[dict] = []
@@ -153,7 +153,7 @@ class TradeoffPanel(QWidget):
         self.group_report: GroupReport | None = None
         self._filling = False
         self._wanted: dict | None = None
-        self.runner = TaskRunner(self)
+        self.runner = runner  # the window's: its tasks show in the status bar and stop on close
         self._arrived: list | None = None  # results of a run not shown yet (the panel was hidden)
         self._arrival_timer = QTimer(self)
         self._arrival_timer.setSingleShot(True)
@@ -403,25 +403,22 @@ class TradeoffPanel(QWidget):
         self.refresh()
         self._store(computed)
 
-    def _store(self, analysis: Any, edit: bool = True) -> None:
-        """Keep an analysis the panel computed in the project; with ``edit``, mark the project modified when
-        it changed (a figure measured on the data the project already holds is no edit)."""
+    def _store(self, analysis: Any) -> None:
+        """Keep an analysis the panel computed in the project (marking it modified when it changed)."""
         if self.session is None:
             return
         before = self.session.project.analyses.get(analysis.KEY)
         self.session.project.store(analysis)
-        if edit and self.session.project.analyses[analysis.KEY] != before:
+        if self.session.project.analyses[analysis.KEY] != before:
             self.session.set_dirty(True)
 
-    def set_unit_areas(
-        self, areas: dict[str, float], period_seconds: float = math.nan, measured: bool = False
-    ) -> None:
-        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law.
-        ``measured``: worked out from the session's dataset, so keeping them does not modify the project."""
+    def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
+        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law."""
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
         self.refresh()
-        self._store(ProfileSizes(self.unit_areas, period_seconds), edit=not measured)
+        if self.session is not None:  # measured from the data on opening it: kept, but not a user's edit
+            self.session.project.store(ProfileSizes(self.unit_areas, period_seconds))
 
     def measure_unit_areas(self, dataset: Any) -> Worker | None:
         """Work out the new dataset's unit areas off the GUI thread, then refit the power law with them."""
@@ -430,12 +427,12 @@ class TradeoffPanel(QWidget):
         worker = Worker(dataset_unit_areas, dataset, name="unit areas")
         # A bound slot, not a lambda: Qt drops the connection if the panel is gone before the worker ends.
         worker.signals.finished.connect(self._unit_areas_found)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="unit areas")
         return worker
 
     @Slot(object)
     def _unit_areas_found(self, found: tuple[dict[str, float], float]) -> None:
-        self.set_unit_areas(*found, measured=True)
+        self.set_unit_areas(*found)
 
     def set_subsample_curve(self, curve: SubsampleCurve) -> None:
         """Risk measured on random user subsets (``core.tradeoff.extrapolation.subsample_curve``)."""
@@ -472,7 +469,7 @@ class TradeoffPanel(QWidget):
         worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
         self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
         self.population_plot.setLabel("left", a.risk_name)
-        self.runner.start(worker)
+        self.runner.start(worker, kind="population extrapolation")
         return worker
 
     # -- the analysis ------------------------------------------------------------------------------
@@ -793,5 +790,5 @@ class TradeoffPanel(QWidget):
         worker = Worker(_read_attributes, source.path, name="user attributes")
         worker.signals.finished.connect(lambda table: self.set_attributes(table))
         worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
-        self.runner.start(worker)
+        self.runner.start(worker, kind="user attributes")
         return worker

@@ -1,0 +1,191 @@
+"""The measure catalogue: every risk measure the studio computes, described once for the whole program.
+
+The runner and both relational engines summarize through it, the command line parses ``--measures`` and
+prints its table from it, the window builds its measure boxes, results columns and tooltips from it, and
+the trade-off and the report take their risk fields from it. A measure derived from anonymity-set sizes
+costs one entry here, its maths module, its docs and a reference test (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from privacy_studio.core.measures.individual import highest_risk, records_at_risk
+from privacy_studio.core.measures.setsizes import (
+    SetsAtP,
+    disclosure_summary,
+    k_disclosure,
+    unicity_summary,
+    worst_case_summary,
+)
+
+#: Units of a measure's values.
+SHARE, NATS, COUNT = "share", "nats", "count"
+#: Kernel outputs a measure may need: anonymity-set sizes of the knowledge draws, sizes along the rarest
+#: points first (worst case), EM/KL sums of the sets, and whole traces (full-fingerprint classes).
+SIZES, RAREST_FIRST, EM_KL, TRACES = "sizes", "rarest_first", "em_kl", "traces"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One number of a ``by_p`` result entry (the JSON key scripts read) and how to show it."""
+
+    name: str
+    label: str
+    short: str  # column header in tables
+    unit: str
+    proportion: bool  # a share of people or draws, written as a percentage
+    interval: str | None = None  # key of its 95 % interval, if it has one
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A risk measure: its one name (setting, ``--measures``, explanation key), what it yields and needs."""
+
+    name: str
+    label: str
+    unit: str
+    proportion: bool
+    default: bool  # ticked by default in the window (the command line computes every measure by default)
+    needs: frozenset[str]
+    fields: tuple[Field, ...]  # its numbers in each ``by_p`` entry (empty: a per-profile summary)
+    summarize: Callable[[SetsAtP], dict[str, object]] | None  # sets at one p -> its fields' values
+    aliases: tuple[str, ...] = ()  # names older project files and scripts used
+    profile_fields: tuple[str, ...] = ()  # its keys in a profile's result, for per-profile summaries
+
+    def result_fields(self) -> list[str]:
+        """Every JSON key its numbers appear under: ``by_p`` fields, then per-profile ones."""
+        return [f.name for f in self.fields] + list(self.profile_fields)
+
+    @property
+    def explanation(self) -> str:
+        """Key of its plain-language explanation in ``core.explanations``."""
+        return self.name
+
+
+def _share(name: str, label: str, short: str, interval: str | None = None) -> Field:
+    return Field(name, label, short, SHARE, True, interval)
+
+
+CATALOGUE: tuple[Measure, ...] = (
+    Measure(
+        "unicity",
+        "Unicity ε_p",
+        SHARE,
+        True,
+        True,
+        frozenset({SIZES}),
+        (_share("unicity", "unicity", "unicity", "unicity_ci"),),
+        unicity_summary,
+    ),
+    Measure(
+        "k_disclosure",
+        "k-disclosure",
+        SHARE,
+        True,
+        True,
+        frozenset({SIZES}),
+        (_share("k_disclosure", "k-disclosure", "k-disclosure"),),
+        k_disclosure,
+        aliases=("kdisc",),
+    ),
+    Measure(
+        "records_at_risk",
+        "Records at risk",
+        SHARE,
+        True,
+        True,
+        frozenset({SIZES}),
+        (_share("records_at_risk", "records at risk", "records at risk"),),
+        records_at_risk,
+    ),
+    Measure(
+        "highest_risk",
+        "Highest individual risk",
+        SHARE,
+        True,
+        True,
+        frozenset({SIZES}),
+        (_share("highest_risk", "highest individual risk", "highest risk"),),
+        highest_risk,
+    ),
+    Measure(
+        "k_anonymity",
+        "k-anonymity (full traces)",
+        COUNT,
+        False,
+        True,
+        frozenset({TRACES}),
+        (),
+        None,
+        aliases=("kanon",),
+        profile_fields=("kanon",),
+    ),
+    Measure(
+        "em_disclosure",
+        "EM-disclosure",
+        SHARE,
+        False,
+        True,
+        frozenset({EM_KL}),
+        (Field("em", "EM-disclosure", "EM", SHARE, False),),
+        lambda sets: disclosure_summary(sets, "em"),
+        aliases=("em",),
+    ),
+    Measure(
+        "kl_disclosure",
+        "KL-disclosure",
+        NATS,
+        False,
+        True,
+        frozenset({EM_KL}),
+        (Field("kl", "KL-disclosure", "KL", NATS, False),),
+        lambda sets: disclosure_summary(sets, "kl"),
+        aliases=("kl",),
+    ),
+    Measure(
+        "worst_case",
+        "Worst-case risk",
+        SHARE,
+        True,
+        False,
+        frozenset({SIZES, RAREST_FIRST}),
+        (
+            _share("worst_mean", "mean worst-case risk", "worst-case mean"),
+            _share("worst_share_at_1", "share at worst-case risk 1", "share at risk 1"),
+        ),
+        worst_case_summary,
+        aliases=("worst",),
+    ),
+)
+
+BY_NAME: dict[str, Measure] = {m.name: m for m in CATALOGUE}
+_ALIASES: dict[str, str] = {alias: m.name for m in CATALOGUE for alias in m.aliases}
+#: Every measure's name, in catalogue order.
+MEASURE_NAMES: tuple[str, ...] = tuple(BY_NAME)
+#: The measures computed when none are chosen.
+DEFAULT_MEASURES: tuple[str, ...] = tuple(m.name for m in CATALOGUE if m.default)
+#: Every per-p risk field, in catalogue order (the trade-off's and the report's risk measures).
+RISK_FIELDS: dict[str, Field] = {f.name: f for m in CATALOGUE for f in m.fields}
+#: The measure each risk field belongs to.
+FIELD_MEASURE: dict[str, Measure] = {f.name: m for m in CATALOGUE for f in m.fields}
+
+
+def canonical(name: str) -> str:
+    """The catalogue name of ``name`` (old names such as ``kdisc`` are accepted); unknown names unchanged."""
+    return _ALIASES.get(name, name)
+
+
+def needs(measures: set[str] | list[str], output: str) -> bool:
+    """Whether any of ``measures`` needs the kernel output ``output``."""
+    return any(output in BY_NAME[m].needs for m in measures if m in BY_NAME)
+
+
+def summarize(sets: SetsAtP, measures: set[str] | list[str]) -> dict[str, object]:
+    """The per-p fields of every measure in ``measures`` from the anonymity sets at one p."""
+    out: dict[str, object] = {}
+    for measure in CATALOGUE:
+        if measure.name in measures and measure.summarize is not None:
+            out.update(measure.summarize(sets))
+    return out
