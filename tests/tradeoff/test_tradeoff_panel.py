@@ -187,7 +187,7 @@ def test_unit_areas_measured_after_opening_leave_the_project_unmodified(qtbot):
     locations = LocationTable(ids, np.full(2, np.nan), np.full(2, np.nan), np.zeros(2), np.array([0.0, 2.0]))
     events = build_event_table(np.array(["u", "v"]), np.arange(2) * 60, ids, locations=locations)
     session = Session()
-    panel = TradeoffPanel(session)
+    panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     session.replace(Project())
     assert not session.dirty
