@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,20 +13,9 @@ from hypothesis import strategies as st
 from privacy_studio.cli import main
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.measures.anonymizability import DistanceParams, anonymizability
+from tests.anonymizability import anonymizability_reference as ref
 
 T0 = dt.datetime(2024, 3, 5, tzinfo=dt.UTC)
-
-
-def _load_reference():
-    spec = importlib.util.spec_from_file_location(
-        "anonymizability_reference", Path(__file__).with_name("anonymizability_reference.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ref = _load_reference()
 
 
 @st.composite
