@@ -193,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             flags = ", ".join("--" + f.replace("_", "-") for f in unused)
             print(f"note: the numba engine does not use {flags} (duckdb and spark do)", file=sys.stderr)
         source = EventFiles(args.input, options)
+        if name != "numba":  # what only the numba engine computes is refused before any work
+            from privacy_studio.core.engines.relational import check_settings
+
+            check_settings(settings)
         if settings.exact:  # the work is counted on the loaded data before anything runs
             source = load_dataset(source.path, source.options, control=control)
             bar.close()

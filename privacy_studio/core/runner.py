@@ -184,11 +184,17 @@ def _sampled_sets(
     return sets, int((~included).sum())
 
 
+def _share_sum(total: float) -> float:
+    """An exact-mode class size (a float sum of per-person shares) to 12 significant digits, so it does not
+    depend on the order people happen to be listed in (a release's new pseudonyms reorder them)."""
+    return float(f"{total:.12g}")
+
+
 def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> PResult:
     """Every wanted measure at one p, summarized through the catalogue, with the class sizes U_k."""
     values = {k: float_or_none(v) if isinstance(v, float) else v for k, v in summarize(sets, want).items()}
     weights = sets.class_weights
-    number = float if sets.exact else int
+    number = _share_sum if sets.exact else int
     return PResult(
         p=sets.p,
         n_sampled=n_sampled,

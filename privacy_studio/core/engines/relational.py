@@ -60,6 +60,21 @@ class EmPlan:
     n_terms: int = 0  # queries evaluated at ref_k
 
 
+def check_settings(settings: RiskSettings):
+    """Validate ``settings`` for a relational engine and return its knowledge model; ``ValueError`` (one
+    sentence pointing to the numba engine) for what only the numba engine computes."""
+    settings.validate()
+    model = parse_knowledge(settings.knowledge)
+    if isinstance(model, Explicit) or model.kind is None:
+        raise ValueError(
+            f"knowledge {settings.knowledge!r} runs on the numba engine only; "
+            "use --engine numba (or uniform, activity, top knowledge)"
+        )
+    if settings.exact:
+        raise ValueError("exact mode runs on the numba engine only; use --engine numba or drop --exact")
+    return model
+
+
 class RelationalEngine(SqlBackend):
     """A SQL back end plus the engine-neutral plan; subclasses implement :class:`SqlBackend`'s primitives.
 
@@ -80,15 +95,7 @@ class RelationalEngine(SqlBackend):
         ``source``: a ``core.io`` Dataset, an EventTable or :class:`~privacy_studio.core.engines.EventFiles`.
         Raises ``ValueError`` for what this engine cannot do, ``Cancelled`` between (and during) queries.
         """
-        settings.validate()
-        model = parse_knowledge(settings.knowledge)
-        if isinstance(model, Explicit) or model.kind is None:
-            raise ValueError(
-                f"knowledge {settings.knowledge!r} runs on the numba engine only; "
-                "use --engine numba (or uniform, activity, top knowledge)"
-            )
-        if settings.exact:
-            raise ValueError("exact mode runs on the numba engine only; use --engine numba or drop --exact")
+        model = check_settings(settings)
         control = as_control(control)
         with _Watch(self, control):
             yield from self._grid(source, settings, model, control)
