@@ -13,6 +13,7 @@ import os
 import pkgutil
 import signal
 import sys
+import threading
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import WriteError, remove_stale_temp_files
@@ -101,6 +102,8 @@ def _not_openable(word: str) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script and of ``python -m privacy_studio``: Ctrl-C at any moment (even
     while modules load, or inside a numba kernel) exits 130 with "interrupted"."""
+    if argv is None:
+        _watch_ctrl_c()
     try:
         code = _run(argv)
         if argv is None:
@@ -110,11 +113,34 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return _interrupted()
-    except SystemError as exc:
-        # Ctrl-C inside a numba kernel surfaces as "returned a result with an exception set".
-        if not isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+    except Exception as exc:
+        # Ctrl-C inside a numba kernel or its compiler surfaces as another error ("returned a result with
+        # an exception set", a failed compilation): it is still the user's interruption.
+        if not (_CTRL_C.is_set() or isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)):
             raise
         return _interrupted()
+
+
+#: Set once Ctrl-C was pressed in this process (the command line's own run only).
+_CTRL_C = threading.Event()
+
+
+def _watch_ctrl_c() -> None:
+    """Remember a Ctrl-C before raising KeyboardInterrupt, and keep one swallowed by a C callback (numba's
+    compiler) from printing a traceback: the command then ends with "interrupted" whatever error follows."""
+
+    def on_sigint(signum: int, frame: object) -> None:
+        _CTRL_C.set()
+        raise KeyboardInterrupt
+
+    default_hook = sys.unraisablehook
+
+    def unraisable(info: object) -> None:
+        if not isinstance(getattr(info, "exc_value", None), KeyboardInterrupt):
+            default_hook(info)  # type: ignore[arg-type]
+
+    signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
 
 
 def _interrupted() -> int:

@@ -86,3 +86,20 @@ def test_unwritable_cache_only_costs_speed(write, monkeypatch, tmp_path) -> None
     monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(blocker / "sub"))
     path = write("e.csv", "user,time,location\nu,2024-01-01,a\n")
     assert load_dataset(path).events.n_events == 1
+
+
+def test_an_entry_of_an_older_layout_is_replaced(write, private_cache: Path) -> None:
+    """A folder cannot be renamed over a non-empty one: storing must replace the old entry, not keep it."""
+    import json
+
+    from privacy_studio.core.io import cache
+
+    path = write("ego.csv", CDR)
+    dataset = load_dataset(path, ReaderOptions(use_cache=False))
+    old = private_cache / "entry"
+    old.mkdir()
+    (old / "meta.json").write_text(json.dumps({"version": -1}), encoding="utf-8")
+    cache.store("entry", dataset)
+    again = cache.load("entry", dataset.options)
+    assert again is not None
+    assert_same_events(dataset.events, again.events)

@@ -89,6 +89,8 @@ def store(key: str, dataset: Dataset) -> None:
         return
     try:
         _write(tmp, dataset)
+        if (root / key).exists():  # an entry of an older layout: a folder cannot be renamed over it
+            shutil.rmtree(root / key, ignore_errors=True)
         os.replace(tmp, root / key)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
