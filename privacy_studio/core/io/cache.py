@@ -29,7 +29,7 @@ from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.report import ImportReport, SourceFile
 
 #: Bump when the stored layout or the reading rules change, so old entries are not reused.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 _BLOCK = 1 << 16
 _BLOCKS = 16
 _LOCATION_FIELDS = ("ids", "lat", "lon", "x_km", "y_km")
