@@ -11,8 +11,9 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
+from privacy_studio.core.atomic import TEMP_PREFIX
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.sample import generate_city, simulate_city
+from privacy_studio.core.sample import generate_city, simulate_city, writers
 from privacy_studio.core.sample.generate import CDR_COLUMNS
 from privacy_studio.core.sample.population import AGE_BANDS, CUSTOMER_TYPES, GENDERS, INCOME_BANDS
 
@@ -227,6 +228,27 @@ def test_cancelling_stops_before_the_meta_file(tmp_path):
     with pytest.raises(Cancelled):
         generate_city(50, 3, 0, tmp_path / "c", control=control)
     assert (tmp_path / "c" / "events.csv").exists() and not (tmp_path / "c" / "meta.json").exists()
+
+
+def test_a_failure_midway_leaves_no_partial_file(tmp_path, monkeypatch):
+    """The events file gets its first chunk, then the disk fails: nothing appears under a final name."""
+    calls = []
+    original = writers.CsvSink.write
+
+    def fail_at_the_transactions(self, columns):
+        calls.append(self.path.name)
+        if self.path.name == "transactions.csv":
+            raise OSError(28, "No space left on device")
+        original(self, columns)
+
+    monkeypatch.setattr(writers.CsvSink, "write", fail_at_the_transactions)
+    with pytest.raises(OSError, match="No space left"):
+        generate_city(50, 3, 0, tmp_path / "f")
+    assert calls[-2:] == ["events.csv", "transactions.csv"]
+    written = {p.name for p in (tmp_path / "f").iterdir()}
+    assert "antennas.csv" in written  # finished before the failure, so kept
+    assert "events.csv" not in written and "transactions.csv" not in written
+    assert not [name for name in written if name.startswith(TEMP_PREFIX)]
 
 
 def test_refuses_to_write_into_a_non_empty_folder(tmp_path):

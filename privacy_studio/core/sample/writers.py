@@ -1,29 +1,41 @@
-"""CSV output of the synthetic city with pyarrow: columnar, chunked, byte-for-byte reproducible."""
+"""CSV output of the synthetic city with pyarrow: columnar, chunked, byte-for-byte reproducible.
+
+Every file goes through ``core.atomic``: an interrupted or failed generation leaves no partial file under a
+final name.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from privacy_studio.core.atomic import atomic_write, write_bytes
 from privacy_studio.core.sample.clock import utc_offsets
 
 _OPTIONS = pacsv.WriteOptions(include_header=False, quoting_style="none")
 
 
 class CsvSink:
-    """An append-only CSV file with a fixed header, written one table at a time."""
+    """An append-only CSV file with a fixed header, written one table at a time.
+
+    The rows go to a temporary file that is renamed into place by ``close()``; leaving a ``with`` block on an
+    exception discards it instead.
+    """
 
     def __init__(self, path: Path, columns: list[str]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.columns = columns
         self.rows = 0
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self._stack = contextlib.ExitStack()
+        self._file = self._stack.enter_context(atomic_write(path, "wb"))
         self._file.write((",".join(columns) + "\n").encode())
 
     def write(self, columns: dict[str, pa.Array | np.ndarray]) -> None:
@@ -33,14 +45,15 @@ class CsvSink:
         self.rows += table.num_rows
 
     def close(self) -> None:
-        """Close the file (also on leaving a ``with`` block)."""
-        self._file.close()
+        """Finish the file: flush it and rename it into place."""
+        self._stack.close()
 
     def __enter__(self) -> CsvSink:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, *exc: Any) -> None:
+        """Finish the file, or discard it when the block ended with an exception."""
+        self._stack.__exit__(*exc)
 
 
 def csv_bytes(table: pa.Table) -> bytes:
@@ -54,9 +67,8 @@ def csv_bytes(table: pa.Table) -> bytes:
 
 def write_table(path: Path, columns: dict[str, pa.Array | np.ndarray]) -> int:
     """Write a whole small table at once; returns the number of rows."""
-    sink = CsvSink(path, list(columns))
-    sink.write(columns)
-    sink.close()
+    with CsvSink(path, list(columns)) as sink:
+        sink.write(columns)
     return sink.rows
 
 
@@ -114,4 +126,4 @@ def write_per_group(
     head = (",".join(header) + "\n").encode()
     directory.mkdir(parents=True, exist_ok=True)
     for i, name in enumerate(names):
-        (directory / f"{name}.csv").write_bytes(head + body[bounds[i] : bounds[i + 1]])
+        write_bytes(directory / f"{name}.csv", head + body[bounds[i] : bounds[i + 1]])
