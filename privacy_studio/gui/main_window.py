@@ -399,13 +399,18 @@ class MainWindow(QMainWindow):
             self.show_import(str(path))
 
     def open_project(self, path: str | Path) -> bool:
-        """Load a ``.psproj``, relocate missing inputs with the user, then read the data in the background."""
+        """Load a ``.psproj``, relocate missing inputs with the user, then read the data in the background.
+
+        The file and its typed analyses are read and validated completely before anything in the window
+        changes: a broken project is one message box and leaves the open project as it was.
+        """
         if not self.maybe_save():
             return False
         try:
             project = Project.load(path)
-        except ProjectError as exc:
-            self.error(str(exc))
+            stored = project.analysis(AnonymizabilityResults)
+        except (ProjectError, ValueError, TypeError, OSError) as exc:
+            self.error(str(exc) or f"{path}: cannot be opened")
             return False
         relocated = self._relocate_missing(project)
         self.cancel_run()
@@ -413,7 +418,6 @@ class MainWindow(QMainWindow):
         self.grid.apply_settings(project.settings)
         self.grid.engine_box.set_choice(project.engine)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
-        stored = project.analysis(AnonymizabilityResults)
         self.anonymizability.restore(stored.content if stored else [])
         self._remember(Path(path))
         self.log(f"Opened {path}")
