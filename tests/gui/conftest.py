@@ -85,4 +85,5 @@ def imported_window(window, qtbot, sample_subset):
     dialog.tz.setText("Europe/Paris")
     with qtbot.waitSignal(dialog.imported, timeout=120_000):
         dialog.start_import()
+    qtbot.waitUntil(lambda: not dialog.preview_running, timeout=30_000)
     return window

@@ -1,7 +1,9 @@
 """Import a data file or a folder of per-user CDR files: format, column roles, time zone, live preview.
 
-The preview reads only the first rows, in the GUI thread; the import itself runs in a worker with progress,
-and its report (rows kept, rows rejected per reason with line numbers) is shown and kept with the project.
+The preview reads only the first rows, in a worker that a newer preview replaces and that is given up after
+``PREVIEW_TIMEOUT_S`` (a slow share or a blocked device never freezes the window); the import itself runs in
+a worker with progress, and its report (rows kept, rows rejected per reason with line numbers) is shown
+and kept with the project.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import zoneinfo
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -38,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.io import FORMATS, ROLES, ReaderOptions, load_dataset, preview
+from privacy_studio.core.io.previewing import Preview
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import sha256_of
 from privacy_studio.gui.screen_fit import fit_to_screen
@@ -98,6 +101,18 @@ def load_and_hash(path: str, options: ReaderOptions, control: TaskControl | None
     return dataset, sha256_of(path)
 
 
+#: Seconds the preview may take before the dialog gives up on it and says so.
+PREVIEW_TIMEOUT_S = 10.0
+
+#: What the problems line says while the first rows are being read.
+READING = "reading…"
+
+
+def read_preview(path: str, options: ReaderOptions, control: TaskControl | None = None) -> Preview:
+    """The preview worker's task: the head of ``path`` (twenty rows are read at once, never cancelled)."""
+    return preview(path, options)
+
+
 def fill_table(table: QTableWidget, columns: list[str], rows: list[Any]) -> None:
     """Show rows (lists of values, or dicts keyed by column) in ``table``."""
     table.clear()
@@ -155,6 +170,9 @@ class ImportDialog(QDialog):
         self.dataset: Any = None
         self._timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._timer.timeout.connect(self.update_preview)
+        self.preview_worker: Worker | None = None
+        self._preview_deadline = QTimer(self, singleShot=True, interval=round(PREVIEW_TIMEOUT_S * 1000))
+        self._preview_deadline.timeout.connect(self._preview_timed_out)
 
         self.source = QLineEdit()
         self.source.setPlaceholderText("a CSV / Parquet file, or a folder with one CDR file per person")
@@ -336,19 +354,69 @@ class ImportDialog(QDialog):
     def _schedule_preview(self, *_: Any) -> None:
         self._timer.start()
 
-    def update_preview(self) -> None:
-        """Read the first rows with the current options and show them raw and as read."""
+    @property
+    def preview_running(self) -> bool:
+        return self.preview_worker is not None
+
+    def update_preview(self) -> Worker | None:
+        """Start reading the first rows with the current options (replacing a preview still running)."""
         self._timer.stop()
+        self._forget_preview()
         path = self.source.text().strip()
         if not path:
-            return
+            return None
         try:
-            result = preview(path, self.options())
-        except Exception as exc:
-            self.problems.setText(in_dialog_terms(readable_error(exc)))
-            fill_table(self.raw_table, [], [])
-            fill_table(self.parsed_table, [], [])
+            options = self.options()
+        except ValueError as exc:
+            self._clear_preview(in_dialog_terms(readable_error(exc)))
+            return None
+        worker = Worker(read_preview, path, options, name="preview")
+        worker.background = True  # the dialog shows its own "reading…"; a status-bar entry would only flicker
+        # bound slots, not lambdas: Qt drops them when the dialog is deleted before a slow read returns
+        worker.signals.finished.connect(self._show_preview)
+        worker.signals.failed.connect(self._preview_failed)
+        self.preview_worker = worker
+        self.problems.setText(READING)
+        self._preview_deadline.start()
+        return self.runner.start(worker, kind="preview")
+
+    def _forget_preview(self) -> None:
+        """Stop waiting for the running preview: whatever it returns later is ignored."""
+        self._preview_deadline.stop()
+        if self.preview_worker is not None:
+            self.preview_worker.cancel()
+            self.preview_worker = None
+
+    def _preview_timed_out(self) -> None:
+        if self.preview_worker is None:
             return
+        self._forget_preview()
+        self._clear_preview(
+            f"Gave up reading the first rows after {PREVIEW_TIMEOUT_S:g} s: the file is on a slow or blocked "
+            "device, or is not a plain file; copy it to a local disk and choose it again."
+        )
+
+    def _is_current_preview(self) -> bool:
+        """Whether the signal being handled comes from the newest preview (older ones are ignored)."""
+        return self.preview_worker is not None and self.sender() is self.preview_worker.signals
+
+    @Slot(str, str)
+    def _preview_failed(self, message: str, _details: str) -> None:
+        if self._is_current_preview():
+            self._forget_preview()
+            self._clear_preview(in_dialog_terms(message))
+
+    def _clear_preview(self, message: str) -> None:
+        self.problems.setText(message)
+        fill_table(self.raw_table, [], [])
+        fill_table(self.parsed_table, [], [])
+
+    @Slot(object)
+    def _show_preview(self, result: Preview) -> None:
+        """Show the rows raw and as read, the detected columns and the problems (only the newest preview)."""
+        if not self._is_current_preview():
+            return
+        self._forget_preview()
         columns = [str(c) for c in result.columns]
         fill_table(self.raw_table, columns, list(result.raw_rows))
         parsed = list(result.parsed_rows)
@@ -431,4 +499,5 @@ class ImportDialog(QDialog):
 
     def _close(self) -> None:
         self.cancel_import()
+        self._forget_preview()
         self.accept() if self.dataset is not None else self.reject()
