@@ -12,25 +12,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
+from xvfb_app import wait_for  # the same wait as the main-window script beside this one
 
 from privacy_studio.gui.main_window import MainWindow
 
 SIZES = ((1280, 720), (1600, 1000))
-TIMEOUT = 240.0
 
 
 def settle(app: QApplication, seconds: float = 0.4) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.02)
-
-
-def wait_for(app: QApplication, condition, what: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
         app.processEvents()
         time.sleep(0.02)
 
