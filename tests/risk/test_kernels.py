@@ -108,6 +108,21 @@ def test_sampled_walks_match_reference(data, kind, seed, draws):
         assert r["rare"][s, 0] == rarest
 
 
+def test_person_without_points_is_excluded_at_every_p():
+    """A sampled person with an empty trace has size 0 (excluded) at every p, whoever was sampled before."""
+    sets = [{0, 1, 2}, set(), {1, 2}, {0}]
+    index = build_index(traces_from_sets(sets, 3))
+    for em_users in (0, 4):  # the plain walk and the walk with EM/KL
+        r = sample_sizes(
+            index, np.array([0, 1, 2, 1]), kind=UNIFORM, pmax=3, em_p=[1, 2], em_users=em_users, worst=True
+        )
+        assert r["sizes"][1].tolist() == [[0, 0, 0]]
+        assert r["sizes"][3].tolist() == [[0, 0, 0]]
+        assert r["rare"][1].tolist() == [0, 0, 0]
+        assert r["sizes"][0, 0, 2] == 1  # all of {0, 1, 2}: only person 0
+        assert r["sizes"][2, 0, 1] == 2  # all of {1, 2}: persons 0 and 2
+
+
 def test_activity_order_follows_counts():
     """Weighted draws without replacement: the heavy point comes first far more often."""
     traces = traces_from_sets([{0, 1}], 2, [[1, 9]])

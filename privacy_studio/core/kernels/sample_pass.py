@@ -71,7 +71,10 @@ def walk_prefixes(
     state: np.ndarray,
     sizes: np.ndarray,
 ) -> None:
-    """``sizes[k]`` = |E| for the first k+1 points of ``order`` (stops intersecting once only u is left)."""
+    """``sizes[k]`` = |E| for the first k+1 points of ``order`` (stops intersecting once only u is left);
+    nothing when ``m`` is 0 (a person without points: ``order`` still holds the previous person's)."""
+    if m == 0:
+        return
     c = walk_start(order[0], post_ptr, dense_slot, state)
     sizes[0] = c
     for k in range(1, m):
