@@ -99,11 +99,11 @@ def _generalize(data: Path, spatial: str, temporal: str) -> dict:
     return {"seconds": time.perf_counter() - t, "nnz": traces.nnz, "d": traces.d}
 
 
-def _floor(data: Path) -> dict:
+def floor_seconds(user, time_, location) -> float:
+    """Seconds of one parallel numba pass reading every event's user, time and location (after a compile,
+    best of five): the least any generalization of these arrays could cost."""
     import numba as nb
     import numpy as np
-
-    from privacy_studio.core.io import load_dataset
 
     @nb.njit(parallel=True, cache=False)
     def one_pass(user: np.ndarray, time_: np.ndarray, location: np.ndarray) -> int:
@@ -112,12 +112,21 @@ def _floor(data: Path) -> dict:
             acc += (location[i] * 7919 + time_[i] // 3600) ^ user[i]
         return acc
 
+    user, time_, location = np.asarray(user), np.asarray(time_), np.asarray(location)
+    one_pass(user[:10], time_[:10], location[:10])
+    best = float("inf")
+    for _ in range(5):  # a pass of tens of milliseconds: the best of five filters out the neighbours
+        t = time.perf_counter()
+        one_pass(user, time_, location)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _floor(data: Path) -> dict:
+    from privacy_studio.core.io import load_dataset
+
     ev = load_dataset(str(data / "events.csv"), _options(data, True)).events
-    one_pass(ev.user[:10], ev.time[:10], ev.location[:10])
-    user, time_, location = np.asarray(ev.user), np.asarray(ev.time), np.asarray(ev.location)
-    t = time.perf_counter()
-    one_pass(user, time_, location)
-    return {"seconds": time.perf_counter() - t}
+    return {"seconds": floor_seconds(ev.user, ev.time, ev.location)}
 
 
 def _pandas(data: Path) -> dict:

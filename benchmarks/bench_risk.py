@@ -1,19 +1,23 @@
-"""Benchmark of the risk engine on the synthetic city: the issue #3 grid, stage times, memory, naive baseline.
+"""Benchmark of the risk engine on the synthetic city: the issue #17 grid, time, memory, a yardstick, a base.
 
 The city (``--users`` x ``--days``) is simulated once and kept as ``.npy`` columns in ``--cache``
-(git-ignored); the timed run loads them, then runs the grid {antenna, zip, district} x {1h, 6h, 12h, 1w}
-with p = 1..10 and S sampled users: unicity alone, then with exact class sizes (k-disclosure). A naive
-pandas/set estimator (per sampled user, keep the table's rows at the known points and count users that have
-all of them) is timed on a few samples per profile in the same run and extrapolated to S x p values.
-JIT compilation happens in a warm-up on a few hundred users first, so times are "JIT warm".
+(git-ignored) and reused. Each tree under test (the base revision ``--base``, checked out by
+``baseline.py`` as a temporary git worktree, and the current one, taking turns) runs in its own process,
+which loads the columns, compiles on a few hundred users, then times: generalizing antenna x 1h and
+district x 1w from the events against a one-pass numba floor over the same arrays, and the grid
+{antenna, zip, district} x {1h, 6h, 12h, 1w}, p = 1..10, S sampled users (unicity), end to end. Its peak
+resident memory (VmHWM) is its own; the peak of each profile is read by resetting VmHWM between profiles.
+A third process runs an independent CSR + galloping-intersection pipeline (``csr_gallop.py``) on the same
+grid as a speed yardstick and checks that it finds the same unicity as the current tree.
 
-    python benchmarks/bench_risk.py [--users 200000] [--days 30] [--quick] [--json OUT]
+    python benchmarks/bench_risk.py [--users 200000] [--days 30] [--base REV] [--repeats 1] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -22,14 +26,42 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).parent))
+import baseline
+
 SPATIAL = ["antenna", "zip", "district"]
 TEMPORAL = ["1h", "6h", "12h", "1w"]
 COLUMNS = ("user", "time", "location")
+PROFILE_COLUMNS = (
+    "profile",
+    "derived_from",
+    "nnz",
+    "generalize_s",
+    "index_s",
+    "estimate_s",
+    "peak_mb",
+    "eps4",
+)
 
 
-def rss_mb() -> float:
-    """Peak resident memory of this process so far (MB)."""
+def peak_mb() -> float:
+    """This process's peak resident memory since start or the last :func:`reset_peak` (VmHWM, MB)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def reset_peak() -> None:
+    """Start VmHWM again from the current resident memory (Linux ``clear_refs`` 5)."""
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+        fh.write("5")
+
+
+def cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def simulate_to_cache(users: int, days: int, folder: Path) -> None:
@@ -69,70 +101,160 @@ def load_cache(folder: Path):
     return events, Hierarchy.from_mapping(location_ids, "antenna", levels)
 
 
-def naive_seconds_per_estimate(events, hierarchy, profile, users: np.ndarray, p: int) -> float:
-    """Seconds per |E_u| the way a data scientist would write it: a pandas table of (user, point) rows."""
-    import pandas as pd
-
-    from privacy_studio.core.generalize import generalize
-
-    traces = generalize(events, profile, hierarchy)
-    frame = pd.DataFrame(
-        {"user": np.repeat(np.arange(traces.n_users), traces.lengths()), "point": traces.points}
-    )
-    rng = np.random.default_rng(0)
-    t0 = time.perf_counter()
-    for u in users:
-        trace = traces.trace(int(u))
-        known = set(rng.choice(trace, size=min(p, len(trace)), replace=False).tolist())
-        rows = frame[frame["point"].isin(known)]
-        counts = rows.groupby("user")["point"].nunique()
-        int((counts == len(known)).sum())
-    return (time.perf_counter() - t0) / len(users)
-
-
-def run_grid_timed(
-    events, hierarchy, measures: list[str], samples: int, spatial, temporal
-) -> tuple[list, float]:
-    from privacy_studio.core.risk.settings import RiskSettings
-    from privacy_studio.core.runner import run_grid
-
-    settings = RiskSettings(
-        spatial, temporal, p_values=list(range(1, 11)), measures=measures, samples=samples
-    )
-    rows = []
-    t0 = time.perf_counter()
-    for r in run_grid(events, settings, hierarchy):
-        t = r.timings
-        rows.append(
-            {
-                "profile": r.label,
-                "d": r.d,
-                "nnz": r.nnz,
-                "index_mb": r.index_bytes / 2**20,
-                "generalize_s": t.get("generalize", 0.0),
-                "index_s": t.get("index", 0.0),
-                "estimate_s": t.get("estimate", 0.0),
-                "derived_from": r.derived_from,
-                "unicity": [row.unicity for row in r.by_p],
-            }
-        )
-    return rows, time.perf_counter() - t0
-
-
 def warm_up(events, hierarchy) -> None:
     """Compile every kernel on a few hundred users so the timed run measures warm code."""
     from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.runner import run_grid
 
     small = events.subset_users(np.arange(min(300, events.n_users)))
-    for measures in (["unicity"], ["unicity", "kdisc", "em", "kl", "worst", "kanon"]):
-        list(
-            run_grid(
-                small,
-                RiskSettings(["antenna", "zip"], ["1h", "1w"], measures=measures, samples=100),
-                hierarchy,
+    list(run_grid(small, RiskSettings(SPATIAL, TEMPORAL, measures=["unicity"], samples=100), hierarchy))
+
+
+def tree_worker(folder: Path, samples: int, spatial: list[str], temporal: list[str]) -> dict:
+    """One tree's figures: generalization against the floor, then the grid with per-profile peaks."""
+    from bench_load import floor_seconds
+
+    from privacy_studio.core.generalize import Profile, generalize
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
+
+    t0 = time.perf_counter()
+    events, hierarchy = load_cache(folder)
+    events.user_offsets()
+    out: dict = {"load_s": time.perf_counter() - t0}
+    out["input_mb"] = sum(getattr(events, c).nbytes for c in COLUMNS) / 2**20
+    warm_up(events, hierarchy)
+    for s, t in (("antenna", "1h"), ("district", "1w")):
+        t0 = time.perf_counter()
+        traces = generalize(events, Profile.parse(s, t), hierarchy)
+        out[f"gen_{s}_{t}_s"] = time.perf_counter() - t0
+        del traces
+    out["floor_s"] = floor_seconds(events.user, events.time, events.location)
+    peaks = [peak_mb()]
+    reset_peak()
+    settings = RiskSettings(spatial, temporal, measures=["unicity"], samples=samples)
+    profiles = []
+    t0, c0 = time.perf_counter(), cpu_s()
+    for r in run_grid(events, settings, hierarchy):
+        peaks.append(peak_mb())
+        reset_peak()
+        profiles.append(
+            {
+                "profile": r.label,
+                "derived_from": r.derived_from,
+                "nnz": r.nnz,
+                "peak_mb": peaks[-1],
+                **{f"{k}_s": r.timings.get(k, 0.0) for k in ("generalize", "index", "estimate")},
+                "unicity": [row.unicity for row in r.by_p],
+            }
+        )
+    out.update(grid_s=time.perf_counter() - t0, grid_cpu_s=cpu_s() - c0, peak_mb=max(peaks))
+    out.update(setup_peak_mb=peaks[0], profiles=profiles, n_users=events.n_users, n_events=events.n_events)
+    return out
+
+
+def yardstick_worker(folder: Path, samples: int, spatial: list[str], temporal: list[str]) -> dict:
+    """The independent CSR + galloping pipeline on the same grid, users and orders (see csr_gallop.py)."""
+    import csr_gallop as cg
+
+    from privacy_studio.core.generalize import TemporalLevel
+    from privacy_studio.core.runner import sample_users
+
+    events, hierarchy = load_cache(folder)
+    local = events.local_time()  # the time zone is input preparation, not timed (as in the engine's grid)
+    users = sample_users(events.n_users, samples, 0)
+    small = cg.build_csr(events.user[:1000], events.location[:1000].astype(np.int64), 10**6, 2)
+    cg.sizes_of_samples(*small, np.zeros(1, dtype=np.int64), 10, 0)  # compile
+    profiles = []
+    t_all, c0 = time.perf_counter(), cpu_s()
+    for s in spatial:
+        unit = events.location if s == "antenna" else hierarchy.unit_codes[s][events.location]
+        for t in temporal:
+            t0 = time.perf_counter()
+            point, d = cg.point_of_event(local, unit, int(TemporalLevel.parse(t).seconds))
+            csr = cg.build_csr(events.user, point, d, events.n_users)
+            del point
+            t1 = time.perf_counter()
+            sizes = cg.sizes_of_samples(*csr, users, 10, 0)
+            del csr
+            profiles.append(
+                {"build_s": t1 - t0, "estimate_s": time.perf_counter() - t1, "unicity": cg.unicity(sizes)}
+            )
+    return {
+        "grid_s": time.perf_counter() - t_all,
+        "grid_cpu_s": cpu_s() - c0,
+        "peak_mb": peak_mb(),
+        "profiles": profiles,
+    }
+
+
+def ensure_city(users: int, days: int, cache: Path) -> Path:
+    """The cached city's folder, simulating it first (in a child process, once) when missing."""
+    folder = cache / f"city_{users}_{days}"
+    if not (folder / "location_ids.npy").exists():
+        print(f"simulating {users:,} users x {days} days into {folder} (once) ...", flush=True)
+        code = (
+            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import bench_risk as b; "
+            f"from pathlib import Path; b.simulate_to_cache({users}, {days}, Path({str(folder)!r}))"
+        )
+        subprocess.run([sys.executable, "-c", code], check=True)
+    return folder
+
+
+def run_worker(tree: baseline.Tree, kind: str, args: argparse.Namespace, scratch: Path) -> dict:
+    """Run one worker process against ``tree``; its JSON plus the process's wall and CPU seconds."""
+    out = scratch / f"{kind}_{tree.path.name}_{time.monotonic_ns()}.json"
+    worker_args = [str(Path(__file__).resolve()), "--worker", kind, "--worker-out", str(out)]
+    for name in ("users", "days", "samples", "cache", "threads"):
+        if getattr(args, name) is not None:
+            worker_args += [f"--{name}", str(getattr(args, name))]
+    if args.quick:
+        worker_args.append("--quick")
+    timing = baseline.run_timed(tree, worker_args)
+    if timing.returncode:
+        raise SystemExit(f"{kind} worker failed on {tree.label}:\n{timing.stderr[-3000:]}")
+    result = json.loads(out.read_text())
+    result.update(process_wall_s=timing.wall, process_cpu_s=timing.cpu, tree=tree.label)
+    return result
+
+
+def print_report(runs: list[dict], yard: dict) -> None:
+    """The summary per run, the profiles of the last run of each tree, and the yardstick."""
+    rows = []
+    for r in runs:
+        rows.append(
+            {
+                "tree": r["tree"],
+                "grid_s": r["grid_s"],
+                "grid_cpu_s": r["grid_cpu_s"],
+                "peak_MB": r["peak_mb"],
+                "input_MB": r["input_mb"],
+                "peak-input": r["peak_mb"] - r["input_mb"],
+                "gen_ant_1h_s": r["gen_antenna_1h_s"],
+                "gen_dis_1w_s": r["gen_district_1w_s"],
+                "floor_s": r["floor_s"],
+                "gen/floor": max(r["gen_antenna_1h_s"], r["gen_district_1w_s"]) / r["floor_s"],
+                "x_yardstick": r["grid_s"] / yard["grid_s"],
+            }
+        )
+    print(baseline.table(rows, list(rows[0])))
+    last = {r["tree"]: r for r in runs}
+    for label, r in last.items():
+        print(f"\n{label}: per profile (seconds; peak MB while it ran)")
+        print(
+            baseline.table(
+                [
+                    {k: v for k, v in p.items() if k != "unicity"} | {"eps4": p["unicity"][3]}
+                    for p in r["profiles"]
+                ],
+                PROFILE_COLUMNS,
             )
         )
+    print(
+        f"\nyardstick (CSR + galloping, independent): grid {yard['grid_s']:.1f} s, "
+        f"{yard['grid_cpu_s']:.1f} CPU-s, peak {yard['peak_mb']:.0f} MB; same unicity as the current tree "
+        f"at every profile and p: {yard['agrees']}"
+    )
 
 
 def main() -> int:
@@ -140,94 +262,53 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=200_000)
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--samples", type=int, default=10_000)
-    ap.add_argument("--quick", action="store_true", help="20k users, 2 x 2 grid, 3 naive samples")
+    ap.add_argument("--quick", action="store_true", help="2 x 2 grid (antenna, district x 1h, 1w)")
     ap.add_argument("--cache", default="benchmarks/results/cache", help="folder of the simulated cities")
-    ap.add_argument("--json", default="benchmarks/results/bench_risk.json")
-    ap.add_argument("--naive-samples", type=int, default=3)
+    ap.add_argument("--json", default=str(baseline.RESULTS / "bench_risk.json"))
+    ap.add_argument("--base", default="HEAD~1", help="revision run as the baseline ('none': no baseline)")
+    ap.add_argument("--repeats", type=int, default=1, help="runs per tree, alternating")
     ap.add_argument("--threads", type=int, help="numba threads (default: all cores)")
+    ap.add_argument("--worker", choices=["tree", "yardstick"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.threads:
-        import numba
+    spatial, temporal = (["antenna", "district"], ["1h", "1w"]) if args.quick else (SPATIAL, TEMPORAL)
+    cache = Path(args.cache).resolve()
+    args.cache = str(cache)
+    if args.worker:
+        if args.threads:
+            import numba
 
-        numba.set_num_threads(args.threads)
-    spatial, temporal = SPATIAL, TEMPORAL
-    if args.quick:
-        args.users, spatial, temporal = min(args.users, 20_000), ["antenna", "district"], ["1h", "1w"]
-    folder = Path(args.cache) / f"city_{args.users}_{args.days}"
-    if not (folder / "location_ids.npy").exists():
-        print(f"simulating {args.users:,} users x {args.days} days into {folder} (once) ...", flush=True)
-        code = (
-            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import bench_risk as b; "
-            f"from pathlib import Path; b.simulate_to_cache({args.users}, {args.days}, Path({str(folder)!r}))"
-        )
-        subprocess.run([sys.executable, "-c", code], check=True)
-    rss_before = rss_mb()
-    t0 = time.perf_counter()
-    events, hierarchy = load_cache(folder)
-    _ = events.user_offsets()
-    load = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    warm_up(events, hierarchy)
-    warm = time.perf_counter() - t0
-    input_mb = sum(getattr(events, c).nbytes for c in COLUMNS) / 2**20
-    unicity_rows, unicity_total = run_grid_timed(
-        events, hierarchy, ["unicity"], args.samples, spatial, temporal
+            numba.set_num_threads(args.threads)
+        fn = tree_worker if args.worker == "tree" else yardstick_worker
+        folder = cache / f"city_{args.users}_{args.days}"
+        Path(args.worker_out).write_text(json.dumps(fn(folder, args.samples, spatial, temporal)))
+        return 0
+    ensure_city(args.users, args.days, cache)
+    runs = []
+    with baseline.trees(None if args.base == "none" else args.base) as all_trees, baseline.scratch() as tmp:
+        for _ in range(args.repeats):
+            for tree in all_trees:
+                print(f"  {tree.label} ...", flush=True)
+                runs.append(run_worker(tree, "tree", args, tmp))
+        print("  yardstick ...", flush=True)
+        yard = run_worker(all_trees[-1], "yardstick", args, tmp)
+    current = [r for r in runs if r["tree"] == "current"][-1]
+    yard["agrees"] = all(
+        np.allclose(p["unicity"], y["unicity"], rtol=0, atol=1e-12)
+        for p, y in zip(current["profiles"], yard["profiles"], strict=True)
     )
-    kdisc_rows, kdisc_total = run_grid_timed(
-        events, hierarchy, ["unicity", "kdisc"], args.samples, spatial, temporal
-    )
-    peak = rss_mb()
-    from privacy_studio.core.generalize import Profile
-    from privacy_studio.core.runner import sample_users
-
-    naive_users = sample_users(events.n_users, args.naive_samples, 99)
-    p_count = 10
-    for row, (s, t) in zip(unicity_rows, [(s, t) for s in spatial for t in temporal], strict=True):
-        per = naive_seconds_per_estimate(events, hierarchy, Profile.parse(s, t), naive_users, 4)
-        row["naive_s_extrapolated"] = per * min(args.samples, events.n_users) * p_count
-        row["speedup"] = row["naive_s_extrapolated"] / max(row["index_s"] + row["estimate_s"], 1e-9)
     print(
-        f"\n{events.n_users:,} users, {events.n_events:,} events, input arrays {input_mb:.0f} MB; "
-        f"load from cache {load:.2f} s; JIT warm-up {warm:.1f} s; S = {args.samples:,}, p = 1..10"
+        f"\n{current['n_users']:,} users, {current['n_events']:,} events, "
+        f"input {current['input_mb']:.0f} MB; "
+        f"S = {args.samples:,}, p = 1..10; load average {os.getloadavg()[0]:.1f}"
     )
-    head = f"{'profile':<18}{'d':>10}{'nnz':>11}{'idx MB':>8}{'gen s':>7}{'index s':>8}{'est s':>7}"
-    head += f"{'kdisc s':>8}"
-    print(head + f"{'naive s':>11}{'speedup':>10}  ε4")
-    for u, k in zip(unicity_rows, kdisc_rows, strict=True):
-        print(
-            f"{u['profile']:<18}{u['d']:>10,}{u['nnz']:>11,}{u['index_mb']:>8.1f}{u['generalize_s']:>7.2f}"
-            f"{u['index_s']:>8.2f}{u['estimate_s']:>7.2f}{k['estimate_s']:>8.2f}"
-            f"{u['naive_s_extrapolated']:>11.0f}{u['speedup']:>10.0f}  {u['unicity'][3]:.3f}"
-        )
-    print(
-        f"grid total (unicity): {unicity_total:.1f} s; with k-disclosure: {kdisc_total:.1f} s; "
-        f"peak RSS {peak:.0f} MB (before loading {rss_before:.0f} MB, "
-        f"engine + data {peak - rss_before:.0f} MB)"
+    print_report(runs, yard)
+    path = baseline.write_results(
+        "bench_risk",
+        {"users": args.users, "days": args.days, "samples": args.samples, "runs": runs, "yardstick": yard},
+        Path(args.json),
     )
-    out = {
-        "threads": __import__("numba").get_num_threads(),
-        "load_average": list(__import__("os").getloadavg()),
-        "users": int(events.n_users),
-        "events": int(events.n_events),
-        "days": args.days,
-        "samples": args.samples,
-        "input_mb": input_mb,
-        "load_s": load,
-        "warmup_s": warm,
-        "grid_unicity_s": unicity_total,
-        "grid_kdisc_s": kdisc_total,
-        "peak_rss_mb": peak,
-        "rss_before_load_mb": rss_before,
-        "profiles_unicity": unicity_rows,
-        "profiles_kdisc": kdisc_rows,
-        "baseline": "naive pandas isin/groupby per sampled user, timed in this run, extrapolated to S x 10 p",
-    }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=1))
-    print(
-        f"numba threads {out['threads']}, machine load average {out['load_average'][0]:.1f}; "
-        f"wrote {args.json}"
-    )
+    print(f"wrote {path}")
     return 0
 
 
