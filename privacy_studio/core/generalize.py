@@ -14,8 +14,9 @@ import numpy as np
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.kernels.csr import dedupe_segments
-from privacy_studio.core.kernels.derive import coarsen_csr
+from privacy_studio.core.kernels.csr import fill_distinct
+from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
+from privacy_studio.core.kernels.event_traces import user_point_keys
 from privacy_studio.core.kernels.timebins import floor_bins
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
@@ -136,10 +137,18 @@ class Profile:
 class SpatialUnits:
     """The spatial unit of every event under one spatial level, and what the units are."""
 
-    of_event: np.ndarray  # int64 unit code per event
+    per_event: np.ndarray  # per event: its unit, or with ``code_map`` its location code
     n_units: int  # units that exist at this level (for d), not only the visited ones
     ids: np.ndarray  # str name of each unit
     xy: np.ndarray | None  # (n_units, 2) km centre of each unit, NaN when unknown
+    code_map: np.ndarray | None = None  # unit of every location code (None: ``per_event`` is the unit)
+
+    @property
+    def of_event(self) -> np.ndarray:
+        """A new int64 array of every event's unit code."""
+        if self.code_map is None:
+            return self.per_event.astype(np.int64)
+        return self.code_map[self.per_event].astype(np.int64)
 
 
 @dataclass
@@ -148,8 +157,8 @@ class Traces:
 
     profile: Profile
     indptr: np.ndarray  # int64, n_users + 1
-    points: np.ndarray  # int64, ascending within each user
-    counts: np.ndarray  # int64, events of the user at the point
+    points: np.ndarray  # int32 (int64 when d > 2^31), ascending within each user
+    counts: np.ndarray  # int32 (int64 beyond 2^31 events), events of the user at the point
     n_units: int
     n_bins: int
     n_price_bins: int = 1
@@ -212,12 +221,8 @@ def spatial_units(
         raise ValueError(f"level {level.name!r} needs a location id on every event")
     codes = hierarchy.unit_codes[level.name]
     xy = _unit_centres(events, codes, hierarchy.n_units(level.name))
-    return SpatialUnits(
-        codes[events.location].astype(np.int64),
-        hierarchy.n_units(level.name),
-        hierarchy.unit_ids[level.name],
-        xy,
-    )
+    n_units = hierarchy.n_units(level.name)
+    return SpatialUnits(events.location, n_units, hierarchy.unit_ids[level.name], xy, codes)
 
 
 def _raw_units(events: EventTable) -> SpatialUnits:
@@ -225,7 +230,7 @@ def _raw_units(events: EventTable) -> SpatialUnits:
         xy = None
         if events.locations is not None:
             xy = np.column_stack([events.locations.x_km, events.locations.y_km])
-        return SpatialUnits(events.location.astype(np.int64), events.n_locations, events.location_ids, xy)
+        return SpatialUnits(events.location, events.n_locations, events.location_ids, xy)
     if not events.has_coordinates():
         raise ValueError("the data has neither location ids nor coordinates: no spatial level is possible")
     return coordinate_places(events.x_km, events.y_km, events.place_tolerance_km)
@@ -295,15 +300,32 @@ def _unit_centres(events: EventTable, codes: np.ndarray, n_units: int) -> np.nda
         return sums / counts[:, None]
 
 
-def time_bins(events: EventTable, level: TemporalLevel) -> tuple[np.ndarray, int, int]:
-    """Bin of every event (0-based), the number of bins covering the period, and bin 0's local start."""
+@dataclass(frozen=True)
+class BinGrid:
+    """Fixed-width time bins over a table's period: a local second ``t`` falls in ``(t - origin) // width``
+    (``width`` None: one bin for the whole period)."""
+
+    width: int | None
+    n_bins: int
+    origin: int  # local seconds at which bin 0 starts
+
+
+def bin_grid(events: EventTable, level: TemporalLevel) -> BinGrid:
+    """The bins of ``level`` covering the events' period, aligned to local Monday midnight."""
     if level.seconds is None or events.n_events == 0:
-        return np.zeros(events.n_events, dtype=np.int64), 1, 0
+        return BinGrid(None, 1, 0)
     local = events.local_time()
     first = (int(local.min()) - MONDAY_EPOCH) // level.seconds
     last = (int(local.max()) - MONDAY_EPOCH) // level.seconds
-    origin = MONDAY_EPOCH + first * level.seconds
-    return floor_bins(local, origin, level.seconds), last - first + 1, origin
+    return BinGrid(level.seconds, last - first + 1, MONDAY_EPOCH + first * level.seconds)
+
+
+def time_bins(events: EventTable, level: TemporalLevel) -> tuple[np.ndarray, int, int]:
+    """Bin of every event (0-based), the number of bins covering the period, and bin 0's local start."""
+    grid = bin_grid(events, level)
+    if grid.width is None:
+        return np.zeros(events.n_events, dtype=np.int64), 1, 0
+    return floor_bins(events.local_time(), grid.origin, grid.width), grid.n_bins, grid.origin
 
 
 def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray, int]:
@@ -334,7 +356,7 @@ def event_points(events: EventTable, profile: Profile, hierarchy: Hierarchy | No
     bins, n_bins, origin = time_bins(events, profile.temporal)
     n_price = 1
     # Build the point ids in place: at 40M events every int64 temporary costs 320 MB.
-    key = units.of_event.astype(np.int64, copy=False)  # fresh per call: ours to overwrite
+    key = units.of_event  # a new array: ours to overwrite
     key *= n_bins
     key += bins
     del bins
@@ -345,22 +367,45 @@ def event_points(events: EventTable, profile: Profile, hierarchy: Hierarchy | No
     return EventPoints(key, units, n_bins, origin, n_price)
 
 
+def smallest_int(largest: int) -> type[np.signedinteger]:
+    """int32 when every value up to ``largest`` fits in it (half the memory), else int64."""
+    return np.int32 if largest < 2**31 else np.int64
+
+
 def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None = None) -> Traces:
-    """Map events to points under ``profile`` and build every user's trace (distinct points, counts)."""
-    mapped = event_points(events, profile, hierarchy)
-    units = mapped.units
-    indptr, points, counts = dedupe_segments(events.user_offsets(), mapped.key, overwrite_keys=True)
+    """Map events to points under ``profile`` and build every user's trace (distinct points, counts).
+
+    Points and counts are int32 when the profile's d and the number of events allow it, else int64.
+    """
+    units = spatial_units(events, profile.spatial, hierarchy)
+    grid = bin_grid(events, profile.temporal)
+    none = np.zeros(0, dtype=np.int64)
+    pbins, n_price = none, 1
+    if profile.price is not None:
+        pbins, n_price = price_bins(events.amount, profile.price)
+    offsets = events.user_offsets()
+    keys = np.empty(events.n_events, dtype=np.int64)
+    distinct = user_point_keys(
+        offsets,
+        units.per_event,
+        none if units.code_map is None else units.code_map,
+        none if grid.width is None else events.local_time(),
+        grid.origin,
+        grid.width or 1,
+        pbins,
+        grid.n_bins,
+        n_price,
+        keys,
+    )
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    np.cumsum(distinct, out=indptr[1:])
+    del distinct
+    d = units.n_units * grid.n_bins * n_price
+    points = np.empty(indptr[-1], dtype=smallest_int(d - 1))
+    counts = np.zeros(indptr[-1], dtype=smallest_int(events.n_events))
+    fill_distinct(offsets, keys, none, indptr, points, counts)
     return Traces(
-        profile,
-        indptr,
-        points,
-        counts,
-        units.n_units,
-        mapped.n_bins,
-        mapped.n_price_bins,
-        units.ids,
-        units.xy,
-        mapped.bin_origin,
+        profile, indptr, points, counts, units.n_units, grid.n_bins, n_price, units.ids, units.xy, grid.origin
     )
 
 
@@ -392,8 +437,19 @@ def coarsen(
         shift = ((traces.bin_origin - MONDAY_EPOCH) // fine_s) % factor
         n_bins = (traces.n_bins - 1 + shift) // factor + 1
         origin = traces.bin_origin - shift * fine_s
-    unit_map = np.ascontiguousarray(unit_map, dtype=np.int64)
-    indptr, points, counts = coarsen_csr(
-        traces.indptr, traces.points, traces.counts, unit_map, traces.n_bins, factor, shift, n_bins
+    args = (
+        traces.indptr,
+        traces.points,
+        traces.counts,
+        np.ascontiguousarray(unit_map, dtype=np.int64),
+        traces.n_bins,
+        factor,
+        shift,
+        n_bins,
     )
+    indptr = np.zeros(traces.n_users + 1, dtype=np.int64)
+    np.cumsum(coarse_lengths(*args), out=indptr[1:])
+    points = np.empty(indptr[-1], dtype=smallest_int(n_units * n_bins - 1))
+    counts = np.empty(indptr[-1], dtype=traces.counts.dtype)
+    fill_coarse(*args, indptr, points, counts)
     return Traces(profile, indptr, points, counts, n_units, n_bins, 1, unit_ids, unit_xy, origin)

@@ -30,7 +30,7 @@ class PointIndex:
     post_users: np.ndarray  # int32, users ascending within each point
     trace_ptr: np.ndarray  # int64, n_users + 1 (the traces' indptr)
     trace_pts: np.ndarray  # int32 compact point of every trace entry
-    trace_cnt: np.ndarray  # int64 events of the user at that point
+    trace_cnt: np.ndarray  # int32 or int64 events of the user at that point (the traces' counts)
     dense_slot: np.ndarray  # int32 per point: row in ``bitmaps`` or -1
     bitmaps: np.ndarray  # uint64 (n_dense, n_words)
     list_len: np.ndarray  # int64 |D_x| per compact point
@@ -113,7 +113,7 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
         post_users,
         trace_ptr,
         trace_pts,
-        np.ascontiguousarray(traces.counts, dtype=np.int64),
+        np.ascontiguousarray(traces.counts),
         dense_slot,
         bitmaps,
         counts,

@@ -203,3 +203,17 @@ def test_location_table_orders_codes() -> None:
     )
     assert events.location.tolist() == [1, 0]
     assert events.location_ids.tolist() == ["b", "a"]
+
+
+def test_points_are_int32_when_they_fit_and_int64_beyond() -> None:
+    """d over 2^31 (1-second bins over 70 years) keeps int64 point ids; the traces match the reference."""
+    users = np.array(["a", "a", "b", "a"])
+    times = np.array([0, 70 * 365 * 86400, 5, 70 * 365 * 86400], dtype=np.int64) + T0
+    locs = np.array(["L0", "L1", "L0", "L1"])
+    events = build_event_table(users, times, locs, tz="UTC")
+    for width, dtype in ((86400, np.int32), (1, np.int64)):
+        traces = generalize(events, Profile(SpatialLevel("raw"), TemporalLevel(width)))
+        assert traces.points.dtype == dtype and traces.counts.dtype == np.int32
+        assert (traces.d >= 2**31) == (dtype == np.int64)
+        expected = reference_traces(users, times, locs, "UTC", width, lambda loc: str(loc))
+        assert decode(traces, events) == expected

@@ -12,7 +12,7 @@ class IndexArrays(NamedTuple):
 
     trace_ptr: np.ndarray  # int64, n_users + 1
     trace_pts: np.ndarray  # int32 compact point of every trace entry
-    trace_cnt: np.ndarray  # int64 events of the user at that point
+    trace_cnt: np.ndarray  # int32 or int64 events of the user at that point
     post_ptr: np.ndarray  # int64, n_points + 1
     post_users: np.ndarray  # int32, users ascending within each point
     dense_slot: np.ndarray  # int32 per point: row in ``bitmaps`` or -1

@@ -42,13 +42,17 @@ def _count_distinct(offsets: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def _fill_distinct(
-    offsets: np.ndarray, sorted_keys: np.ndarray, sorted_w: np.ndarray, indptr: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+def fill_distinct(
+    offsets: np.ndarray,
+    sorted_keys: np.ndarray,
+    sorted_w: np.ndarray,
+    indptr: np.ndarray,
+    points: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """Write each segment's distinct keys into ``points[indptr[u]:indptr[u+1]]`` and their summed weights
+    (1 per row when ``sorted_w`` is empty) into ``counts``, which must start at zero."""
     n_seg = len(offsets) - 1
-    total = indptr[n_seg]
-    points = np.empty(total, dtype=np.int64)
-    counts = np.zeros(total, dtype=np.int64)
     unweighted = len(sorted_w) == 0
     for u in nb.prange(n_seg):
         a, b = offsets[u], offsets[u + 1]
@@ -58,7 +62,6 @@ def _fill_distinct(
                 j += 1
                 points[j] = sorted_keys[i]
             counts[j] += 1 if unweighted else sorted_w[i]
-    return points, counts
 
 
 def dedupe_segments(
@@ -79,5 +82,7 @@ def dedupe_segments(
     distinct = _count_distinct(offsets, keys)
     indptr = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(distinct, out=indptr[1:])
-    points, counts = _fill_distinct(offsets, keys, w, indptr)
+    points = np.empty(indptr[-1], dtype=np.int64)
+    counts = np.zeros(indptr[-1], dtype=np.int64)
+    fill_distinct(offsets, keys, w, indptr, points, counts)
     return indptr, points, counts

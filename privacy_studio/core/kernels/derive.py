@@ -1,13 +1,18 @@
-"""Coarsening of CSR traces in one parallel pass: map each point, sort the user's few keys, merge equal ones.
+"""Coarsening of CSR traces: map each point, sort the user's few keys, merge equal ones, in two passes.
 
-Traces are short per user (tens of points), so an insertion sort in place beats a general sort with its
-allocations; when only time is coarsened the mapped keys are already in order and the sort does nothing.
+Traces are short per user (tens of points), so an insertion sort in a small per-thread buffer beats a
+general sort with its allocations; when only time is coarsened the mapped keys are already in order and the
+sort does nothing. The first pass counts each user's coarse points, the second writes them straight into
+the output, so no temporary as long as the traces is ever allocated.
 """
 
 from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+#: Fixed blocks of users: the unit of parallel work (results do not depend on the threads).
+N_PARTS = 64
 
 
 @nb.njit(cache=True, nogil=True)
@@ -49,8 +54,16 @@ def _map_sort_merge(
     return m
 
 
+@nb.njit(cache=True, nogil=True)
+def _longest_row(indptr: np.ndarray) -> int:
+    longest = 0
+    for u in range(len(indptr) - 1):
+        longest = max(longest, indptr[u + 1] - indptr[u])
+    return longest
+
+
 @nb.njit(parallel=True, cache=True, nogil=True)
-def coarsen_csr(
+def coarse_lengths(
     indptr: np.ndarray,
     points: np.ndarray,
     counts: np.ndarray,
@@ -59,42 +72,66 @@ def coarsen_csr(
     factor: int,
     shift: int,
     n_bins_out: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Coarsened CSR traces: point ``unit * n_bins + bin`` becomes
-    ``unit_map[unit] * n_bins_out + (bin + shift) // factor``, counts summed.
-
-    Deterministic: users are split into fixed blocks and each writes only its own rows.
-    """
+) -> np.ndarray:
+    """Number of distinct coarse points of every user (first pass of :func:`fill_coarse`)."""
     n_users = len(indptr) - 1
-    out_keys = np.empty(len(points), dtype=np.int64)
-    out_sums = np.empty(len(points), dtype=np.int64)
+    longest = _longest_row(indptr)
     lengths = np.zeros(n_users, dtype=np.int64)
-    n_parts = 64
-    for part in nb.prange(n_parts):
-        for u in range(part * n_users // n_parts, (part + 1) * n_users // n_parts):
-            a, b = indptr[u], indptr[u + 1]
+    for part in nb.prange(N_PARTS):
+        keys = np.empty(longest, dtype=np.int64)
+        sums = np.empty(longest, dtype=np.int64)
+        for u in range(part * n_users // N_PARTS, (part + 1) * n_users // N_PARTS):
             lengths[u] = _map_sort_merge(
                 points,
                 counts,
-                a,
-                b,
+                indptr[u],
+                indptr[u + 1],
                 unit_map,
                 n_bins,
                 factor,
                 shift,
                 n_bins_out,
-                out_keys[a:b],
-                out_sums[a:b],
+                keys,
+                sums,
             )
-    new_ptr = np.zeros(n_users + 1, dtype=np.int64)
-    for u in range(n_users):
-        new_ptr[u + 1] = new_ptr[u] + lengths[u]
-    new_points = np.empty(new_ptr[n_users], dtype=np.int64)
-    new_counts = np.empty(new_ptr[n_users], dtype=np.int64)
-    for part in nb.prange(n_parts):
-        for u in range(part * n_users // n_parts, (part + 1) * n_users // n_parts):
-            a = indptr[u]
-            for i in range(lengths[u]):
-                new_points[new_ptr[u] + i] = out_keys[a + i]
-                new_counts[new_ptr[u] + i] = out_sums[a + i]
-    return new_ptr, new_points, new_counts
+    return lengths
+
+
+@nb.njit(parallel=True, cache=True, nogil=True)
+def fill_coarse(
+    indptr: np.ndarray,
+    points: np.ndarray,
+    counts: np.ndarray,
+    unit_map: np.ndarray,
+    n_bins: int,
+    factor: int,
+    shift: int,
+    n_bins_out: int,
+    new_ptr: np.ndarray,
+    new_points: np.ndarray,
+    new_counts: np.ndarray,
+) -> None:
+    """Write the coarsened traces: point ``unit * n_bins + bin`` becomes
+    ``unit_map[unit] * n_bins_out + (bin + shift) // factor``, counts summed, rows at ``new_ptr``."""
+    n_users = len(indptr) - 1
+    longest = _longest_row(indptr)
+    for part in nb.prange(N_PARTS):
+        keys = np.empty(longest, dtype=np.int64)
+        sums = np.empty(longest, dtype=np.int64)
+        for u in range(part * n_users // N_PARTS, (part + 1) * n_users // N_PARTS):
+            m = _map_sort_merge(
+                points,
+                counts,
+                indptr[u],
+                indptr[u + 1],
+                unit_map,
+                n_bins,
+                factor,
+                shift,
+                n_bins_out,
+                keys,
+                sums,
+            )
+            for i in range(m):
+                new_points[new_ptr[u] + i] = keys[i]
+                new_counts[new_ptr[u] + i] = sums[i]
