@@ -76,12 +76,15 @@ def _level_codes(level: SpatialLevel, hierarchy: Hierarchy | None) -> np.ndarray
 
 
 def unit_map(
-    fine: Traces, target: SpatialLevel, events: EventTable, hierarchy: Hierarchy | None
+    fine_level: SpatialLevel,
+    fine_n_units: int,
+    target: SpatialLevel,
+    events: EventTable,
+    hierarchy: Hierarchy | None,
 ) -> np.ndarray | None:
     """fine unit -> target unit when every fine unit lies in exactly one target unit, else None."""
-    fine_level = fine.profile.spatial
     if fine_level == target:
-        return np.arange(fine.n_units, dtype=np.int64)
+        return np.arange(fine_n_units, dtype=np.int64)
     coarse_codes = _level_codes(target, hierarchy)
     if coarse_codes is None or events.n_locations == 0 or (events.location < 0).any():
         return None
@@ -93,7 +96,7 @@ def unit_map(
     fine_codes = _level_codes(fine_level, hierarchy)
     if fine_codes is None:
         return None
-    mapping = np.full(fine.n_units, -1, dtype=np.int64)
+    mapping = np.full(fine_n_units, -1, dtype=np.int64)
     mapping[fine_codes] = coarse_codes
     if (mapping[fine_codes] != coarse_codes).any():
         return None  # a fine unit spans several target units: the levels do not nest
@@ -109,7 +112,7 @@ def derive_traces(
         return None
     if coarse_s is not None and (fine_s is None or coarse_s % fine_s):
         return None
-    mapping = unit_map(base, profile.spatial, events, hierarchy)
+    mapping = unit_map(base.profile.spatial, base.n_units, profile.spatial, events, hierarchy)
     if mapping is None:
         return None
     if profile.spatial == base.profile.spatial:
@@ -127,6 +130,43 @@ def derive_traces(
                 with np.errstate(invalid="ignore", divide="ignore"):
                     xy[:, k] = sums / counts
     return coarsen(base, profile, mapping, n_units, ids, xy)
+
+
+class DerivationPlan:
+    """Which traces a grid must keep: a profile derives from kept traces when its units nest in theirs and
+    its time width is a multiple of theirs, and traces are dropped as soon as no later profile needs them."""
+
+    def __init__(self, events: EventTable, hierarchy: Hierarchy | None) -> None:
+        self.events, self.hierarchy = events, hierarchy
+        self._memo: dict[tuple[Profile, Profile], bool] = {}
+
+    def derivable(self, fine: Profile, coarse: Profile) -> bool:
+        """Whether ``coarse``'s traces can be coarsened from ``fine``'s (as :func:`derive_traces` does)."""
+        key = (fine, coarse)
+        if key not in self._memo:
+            self._memo[key] = fine == coarse or self._nests(fine, coarse)
+        return self._memo[key]
+
+    def _nests(self, fine: Profile, coarse: Profile) -> bool:
+        fine_s, coarse_s = fine.temporal.seconds, coarse.temporal.seconds
+        if fine.price is not None or coarse.price is not None:
+            return False
+        if coarse_s is not None and (fine_s is None or coarse_s % fine_s):
+            return False
+        level, hierarchy = fine.spatial, self.hierarchy
+        in_hierarchy = level.kind == "level" and hierarchy is not None and level.name in hierarchy.levels
+        n_units = hierarchy.n_units(str(level.name)) if in_hierarchy else self.events.n_locations
+        return unit_map(level, n_units, coarse.spatial, self.events, hierarchy) is not None
+
+    def needed(self, kept: Profile, pool: list[Profile], later: list[Profile]) -> bool:
+        """Whether ``kept`` must stay in the ``pool`` (traces kept so far, in the order they were made): some
+        ``later`` profile's source is it, the source being the last made of the traces that can derive it
+        (the pool's, then the later profiles' made before it), so each profile has a source still kept."""
+        for j, target in enumerate(later):
+            sources = [s for s in (*pool, *later[:j]) if self.derivable(s, target)]
+            if sources and sources[-1] == kept:
+                return True
+        return False
 
 
 def base_profile(profiles: list[Profile], hierarchy: Hierarchy | None) -> Profile:
@@ -688,20 +728,24 @@ def run_grid(
     if isinstance(model, Explicit):
         model = Explicit(path=model.path, table=read_known_events(model.path, events))
     users = sample_users(events.n_users, settings.samples, settings.seed)
-    base: Traces | None = None
-    previous: Traces | None = None
+    plan = DerivationPlan(events, hierarchy)
+    pool: list[Traces] = []  # traces kept for later profiles to derive from (none with explicit knowledge)
     for i, profile in enumerate(profiles):
         step = control.sub(i / len(profiles), (i + 1) / len(profiles), label=profile.label)
         step.report(0.0, "generalizing")
         t0 = time.perf_counter()
-        if base is None and not isinstance(model, Explicit):
-            base = generalize(events, base_profile(profiles, hierarchy), hierarchy)
+        if i == 0 and not isinstance(model, Explicit):
+            pool.append(generalize(events, base_profile(profiles, hierarchy), hierarchy))
             step.check()
-        pool = [t for t in (base, previous) if t is not None]
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
-        previous = traces if base is not None else None
+        if not isinstance(model, Explicit):
+            kept = [t for t in pool if t is not traces] + [traces]
+            made = [t.profile for t in kept]
+            pool = [t for t in kept if plan.needed(t.profile, made, profiles[i + 1 :])]
+            del kept  # or it would hold the dropped traces until the next profile
         timings = {"generalize": time.perf_counter() - t0}
         yield _run_profile(
             events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings
         )
+        del traces  # the pool keeps what later profiles need; the rest is freed now
     control.report(1.0, "grid done")

@@ -15,7 +15,7 @@ from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
-from privacy_studio.core.runner import derive_traces, run_grid
+from privacy_studio.core.runner import DerivationPlan, derive_traces, run_grid
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets
 
@@ -157,6 +157,35 @@ def test_derived_traces_equal_generalized_ones():
         for name in ("indptr", "points", "counts"):
             np.testing.assert_array_equal(getattr(derived, name), getattr(direct, name))
         assert derived.d == direct.d
+
+
+def test_grid_with_derivation_and_freeing_equals_each_profile_alone():
+    """Deriving profiles from kept traces (and dropping them early) gives what each profile gives alone."""
+    events, hierarchy = city(seed=5)
+    spatial, temporal = ["antenna", "zip", "district"], ["1h", "6h", "12h", "1w"]
+    common = {"p_values": [1, 2, 3], "samples": 200, "em_samples": 50, "seed": 3}
+    grid = list(run_grid(events, RiskSettings(spatial, temporal, **common), hierarchy))
+    assert sum(r.derived_from is not None for r in grid) == 11
+    for r in grid:
+        alone = next(iter(run_grid(events, RiskSettings([r.spatial], [r.temporal], **common), hierarchy)))
+        assert alone.derived_from is None
+        a, b = only_numbers(r), only_numbers(alone)
+        a.pop("derived_from")
+        b.pop("derived_from")
+        assert a == b
+
+
+def test_derivation_plan_keeps_traces_only_while_a_later_profile_needs_them():
+    events, hierarchy = city(seed=6)
+    plan = DerivationPlan(events, hierarchy)
+    a1h, a6h, a1w = (Profile.parse("antenna", t) for t in ("1h", "6h", "1w"))
+    z1h, z1w, d1h = Profile.parse("zip", "1h"), Profile.parse("zip", "1w"), Profile.parse("district", "1h")
+    assert plan.derivable(a1h, z1w) and plan.derivable(z1h, d1h) and not plan.derivable(a6h, z1h)
+    assert plan.needed(a1h, [a1h, a6h], [a1w, z1h])  # zip x 1h can only come from antenna x 1h
+    assert not plan.needed(a1h, [a1h, a6h], [a1w])  # antenna x 6h, made later, serves antenna x 1w
+    assert not plan.needed(a1h, [a1h, z1h], [d1h, z1w])  # once zip x 1h is made it serves the rest
+    assert not plan.needed(a6h, [a1h, a6h], [z1h])  # cannot serve it at all
+    assert plan.needed(z1h, [a1h, a6h, z1h], [z1w, d1h])  # the last made that can serve zip x 1w
 
 
 def test_grid_runs_every_knowledge_model_and_round_trips():
