@@ -14,9 +14,8 @@ import numpy as np
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.kernels.csr import fill_distinct
 from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
-from privacy_studio.core.kernels.event_traces import user_point_keys
+from privacy_studio.core.kernels.event_traces import compact_rows, event_traces
 from privacy_studio.core.kernels.timebins import floor_bins
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
@@ -384,26 +383,27 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
     if profile.price is not None:
         pbins, n_price = price_bins(events.amount, profile.price)
     offsets = events.user_offsets()
-    keys = np.empty(events.n_events, dtype=np.int64)
-    distinct = user_point_keys(
+    args = (
         offsets,
         units.per_event,
-        none if units.code_map is None else units.code_map,
+        none if units.code_map is None else np.array(units.code_map, dtype=np.int64),  # one specialization
+        units.n_units,
         none if grid.width is None else events.local_time(),
         grid.origin,
         grid.width or 1,
         pbins,
         grid.n_bins,
         n_price,
-        keys,
     )
-    indptr = np.zeros(len(offsets), dtype=np.int64)
-    np.cumsum(distinct, out=indptr[1:])
-    del distinct
     d = units.n_units * grid.n_bins * n_price
-    points = np.empty(indptr[-1], dtype=smallest_int(d - 1))
-    counts = np.zeros(indptr[-1], dtype=smallest_int(events.n_events))
-    fill_distinct(offsets, keys, none, indptr, points, counts)
+    keys = np.empty(events.n_events, dtype=smallest_int(d - 1))
+    per_key = np.empty(events.n_events, dtype=smallest_int(events.n_events))
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    np.cumsum(event_traces(*args, keys, per_key), out=indptr[1:])
+    points = np.empty(indptr[-1], dtype=keys.dtype)
+    counts = np.empty(indptr[-1], dtype=per_key.dtype)
+    compact_rows(offsets, keys, per_key, indptr, points, counts)
+    del keys, per_key
     return Traces(
         profile, indptr, points, counts, units.n_units, grid.n_bins, n_price, units.ids, units.xy, grid.origin
     )
