@@ -4,8 +4,8 @@ The city (``--users`` x ``--days``) is simulated once and kept as ``.npy`` colum
 (git-ignored) and reused. Each tree under test (the base revision ``--base``, checked out by
 ``baseline.py`` as a temporary git worktree, and the current one, taking turns) runs in its own process,
 which loads the columns, compiles on a few hundred users, then times: generalizing antenna x 1h and
-district x 1w from the events (after converting times to local time once, timed apart) against a
-one-pass numba floor over the same arrays, and the grid
+district x 1w from the events (local time included, as a fresh table needs it) against a one-pass
+numba floor over the same arrays, and the grid
 {antenna, zip, district} x {1h, 6h, 12h, 1w}, p = 1..10, S sampled users (unicity), end to end. Its peak
 resident memory (VmHWM) is its own; the peak of each profile is read by resetting VmHWM between profiles.
 A third process runs an independent CSR + galloping-intersection pipeline (``csr_gallop.py``) on the same
@@ -125,9 +125,6 @@ def tree_worker(folder: Path, samples: int, spatial: list[str], temporal: list[s
     out: dict = {"load_s": time.perf_counter() - t0}
     out["input_mb"] = sum(getattr(events, c).nbytes for c in COLUMNS) / 2**20
     warm_up(events, hierarchy)
-    t0 = time.perf_counter()
-    events.local_time()  # computed once per table and kept: timed apart from the generalizations
-    out["local_time_s"] = time.perf_counter() - t0
     for s, t in (("antenna", "1h"), ("district", "1w")):
         t0 = time.perf_counter()
         traces = generalize(events, Profile.parse(s, t), hierarchy)
@@ -236,7 +233,6 @@ def print_report(runs: list[dict], yard: dict) -> None:
                 "peak-input": r["peak_mb"] - r["input_mb"],
                 "gen_ant_1h_s": r["gen_antenna_1h_s"],
                 "gen_dis_1w_s": r["gen_district_1w_s"],
-                "local_time_s": r["local_time_s"],
                 "floor_s": r["floor_s"],
                 "gen/floor": max(r["gen_antenna_1h_s"], r["gen_district_1w_s"]) / r["floor_s"],
                 "x_yardstick": r["grid_s"] / yard["grid_s"],

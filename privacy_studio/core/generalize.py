@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from privacy_studio.core.events import EventTable
+from privacy_studio.core.events import EventTable, OffsetPieces, hourly_offset_pieces
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
 from privacy_studio.core.kernels.event_traces import compact_rows, event_traces
-from privacy_studio.core.kernels.timebins import floor_bins
+from privacy_studio.core.kernels.timebins import floor_bins, local_range
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
 MONDAY_EPOCH = 4 * 86400
@@ -309,22 +309,51 @@ class BinGrid:
     origin: int  # local seconds at which bin 0 starts
 
 
-def bin_grid(events: EventTable, level: TemporalLevel) -> BinGrid:
-    """The bins of ``level`` covering the events' period, aligned to local Monday midnight."""
-    if level.seconds is None or events.n_events == 0:
+def bin_grid(level: TemporalLevel, first_second: int, last_second: int) -> BinGrid:
+    """The bins of ``level`` covering local seconds ``first_second..last_second``, from Monday midnight."""
+    if level.seconds is None:
         return BinGrid(None, 1, 0)
-    local = events.local_time()
-    first = (int(local.min()) - MONDAY_EPOCH) // level.seconds
-    last = (int(local.max()) - MONDAY_EPOCH) // level.seconds
+    first = (first_second - MONDAY_EPOCH) // level.seconds
+    last = (last_second - MONDAY_EPOCH) // level.seconds
     return BinGrid(level.seconds, last - first + 1, MONDAY_EPOCH + first * level.seconds)
 
 
 def time_bins(events: EventTable, level: TemporalLevel) -> tuple[np.ndarray, int, int]:
     """Bin of every event (0-based), the number of bins covering the period, and bin 0's local start."""
-    grid = bin_grid(events, level)
-    if grid.width is None:
+    if level.seconds is None or events.n_events == 0:
         return np.zeros(events.n_events, dtype=np.int64), 1, 0
-    return floor_bins(events.local_time(), grid.origin, grid.width), grid.n_bins, grid.origin
+    local = events.local_time()
+    grid = bin_grid(level, int(local.min()), int(local.max()))
+    return floor_bins(local, grid.origin, grid.width), grid.n_bins, grid.origin
+
+
+@dataclass(frozen=True)
+class LocalClock:
+    """The zone's UTC offset over the events' period as pieces per UTC hour (see ``OffsetPieces``), and
+    the events' first and last local second: enough to bin events without storing their local times."""
+
+    before: np.ndarray
+    split: np.ndarray
+    after: np.ndarray
+    first_hour: int
+    first_second: int
+    last_second: int
+
+    @classmethod
+    def of(cls, events: EventTable) -> LocalClock:
+        """The clock of a table with at least one event."""
+        utc = events.time
+        first, last = int(utc.min()) // 3600, int(utc.max()) // 3600
+        if events.tz in ("UTC", "utc", "Z", ""):
+            zero = np.zeros(last - first + 1, dtype=np.int64)
+            pieces = OffsetPieces(zero, np.full(len(zero), 3600, dtype=np.int64), zero)
+        else:
+            pieces = hourly_offset_pieces(first, last, events.tz)
+        lo, hi = local_range(utc, pieces.before, pieces.split, pieces.after, first)
+        return cls(pieces.before, pieces.split, pieces.after, first, int(lo), int(hi))
+
+    def pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        return (self.before, self.split, self.after, self.first_hour)
 
 
 def price_bins(amount: np.ndarray | None, level: PriceLevel) -> tuple[np.ndarray, int]:
@@ -377,8 +406,12 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
     Points and counts are int32 when the profile's d and the number of events allow it, else int64.
     """
     units = spatial_units(events, profile.spatial, hierarchy)
-    grid = bin_grid(events, profile.temporal)
     none = np.zeros(0, dtype=np.int64)
+    grid, utc, clock = BinGrid(None, 1, 0), none, (none, none, none, 0)
+    if profile.temporal.seconds is not None and events.n_events:
+        local = LocalClock.of(events)
+        grid = bin_grid(profile.temporal, local.first_second, local.last_second)
+        utc, clock = events.time, local.pieces()
     pbins, n_price = none, 1
     if profile.price is not None:
         pbins, n_price = price_bins(events.amount, profile.price)
@@ -388,7 +421,8 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         units.per_event,
         none if units.code_map is None else np.array(units.code_map, dtype=np.int64),  # one specialization
         units.n_units,
-        none if grid.width is None else events.local_time(),
+        utc,
+        clock,
         grid.origin,
         grid.width or 1,
         pbins,

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.timebins import local_second
+
 #: Fixed blocks of users: the unit of parallel work (results do not depend on the threads).
 N_PARTS = 64
 #: Levels with more units than this (coordinate places, fine grids) sort each user's keys instead of
@@ -34,7 +36,7 @@ def _bin(x: int, width: int, inverse: float) -> int:
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_keys(a, b, unit_of, unit_map, seconds, origin, width, price_bin, n_bins, n_price, work, out):
+def _sorted_keys(a, b, unit_of, unit_map, utc, clock, origin, width, price_bin, n_bins, n_price, work, out):
     """Write the point keys of rows ``a:b`` in ascending order into ``out[:b - a]``.
 
     ``work = (first, last, nxt, units, keys)`` belongs to the calling block: per-unit chain heads and tails
@@ -42,6 +44,7 @@ def _sorted_keys(a, b, unit_of, unit_map, seconds, origin, width, price_bin, n_b
     units and the keys in row order.
     """
     first, last, nxt, units, keys = work
+    before, split, after, first_hour = clock
     chained = len(first) > 0
     inverse = 1.0 / width
     n = b - a
@@ -50,8 +53,8 @@ def _sorted_keys(a, b, unit_of, unit_map, seconds, origin, width, price_bin, n_b
         i = a + r
         unit = np.int64(unit_map[unit_of[i]]) if len(unit_map) else np.int64(unit_of[i])
         k = unit * n_bins
-        if len(seconds):
-            k += _bin(seconds[i] - origin, width, inverse)
+        if len(utc):
+            k += _bin(local_second(utc[i], before, split, after, first_hour) - origin, width, inverse)
         if len(price_bin):
             k = k * n_price + price_bin[i]
         keys[r] = k
@@ -108,7 +111,8 @@ def event_traces(
     unit_of: np.ndarray,
     unit_map: np.ndarray,
     n_units: int,
-    seconds: np.ndarray,
+    utc: np.ndarray,
+    clock: tuple[np.ndarray, np.ndarray, np.ndarray, int],
     origin: int,
     width: int,
     price_bin: np.ndarray,
@@ -121,8 +125,9 @@ def event_traces(
     rows in ``keys`` and ``counts`` (as long as the events); returns how many each user has.
 
     The unit of row ``i`` is ``unit_map[unit_of[i]]`` (``unit_of[i]`` when ``unit_map`` is empty), its bin
-    ``(seconds[i] - origin) // width`` (0 when ``seconds`` is empty; ``origin`` is at most every second),
-    its price bin ``price_bin[i]`` (none when empty).
+    ``(local - origin) // width`` where ``local`` is ``utc[i]`` shifted by the zone's offset pieces
+    ``clock = (before, split, after, first_hour)`` (bin 0 when ``utc`` is empty; ``origin`` is at most every
+    local second), its price bin ``price_bin[i]`` (none when empty). Local times are never stored.
     """
     n_users = len(offsets) - 1
     longest = 1
@@ -136,7 +141,7 @@ def event_traces(
         for u in range(part * n_users // N_PARTS, (part + 1) * n_users // N_PARTS):
             a, b = offsets[u], offsets[u + 1]
             _sorted_keys(
-                a, b, unit_of, unit_map, seconds, origin, width, price_bin, n_bins, n_price, work, out
+                a, b, unit_of, unit_map, utc, clock, origin, width, price_bin, n_bins, n_price, work, out
             )
             c = -1
             for r in range(b - a):
