@@ -16,7 +16,7 @@ from privacy_studio.core.events import EventTable, OffsetPieces, hourly_offset_p
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
 from privacy_studio.core.kernels.event_traces import compact_rows, event_traces
-from privacy_studio.core.kernels.timebins import floor_bins, local_range
+from privacy_studio.core.kernels.timebins import floor_bins, local_range, value_range
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
 MONDAY_EPOCH = 4 * 86400
@@ -343,13 +343,14 @@ class LocalClock:
     def of(cls, events: EventTable) -> LocalClock:
         """The clock of a table with at least one event."""
         utc = events.time
-        first, last = int(utc.min()) // 3600, int(utc.max()) // 3600
+        first_utc, last_utc = value_range(utc)
+        first, last = int(first_utc) // 3600, int(last_utc) // 3600
         if events.tz in ("UTC", "utc", "Z", ""):
             zero = np.zeros(last - first + 1, dtype=np.int64)
             pieces = OffsetPieces(zero, np.full(len(zero), 3600, dtype=np.int64), zero)
         else:
             pieces = hourly_offset_pieces(first, last, events.tz)
-        lo, hi = local_range(utc, pieces.before, pieces.split, pieces.after, first)
+        lo, hi = local_range(utc, first_utc, last_utc, pieces.before, pieces.split, pieces.after, first)
         return cls(pieces.before, pieces.split, pieces.after, first, int(lo), int(hi))
 
     def pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -430,14 +431,13 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         n_price,
     )
     d = units.n_units * grid.n_bins * n_price
-    keys = np.empty(events.n_events, dtype=smallest_int(d - 1))
-    per_key = np.empty(events.n_events, dtype=smallest_int(events.n_events))
+    points = np.empty(events.n_events, dtype=smallest_int(d - 1))
+    counts = np.empty(events.n_events, dtype=smallest_int(events.n_events))
     indptr = np.zeros(len(offsets), dtype=np.int64)
-    np.cumsum(event_traces(*args, keys, per_key), out=indptr[1:])
-    points = np.empty(indptr[-1], dtype=keys.dtype)
-    counts = np.empty(indptr[-1], dtype=per_key.dtype)
-    compact_rows(offsets, keys, per_key, indptr, points, counts)
-    del keys, per_key
+    np.cumsum(event_traces(*args, points, counts), out=indptr[1:])
+    compact_rows(offsets, indptr, points, counts)
+    points.resize(indptr[-1], refcheck=False)  # ours alone: shrinking gives the tail back without a copy
+    counts.resize(indptr[-1], refcheck=False)
     return Traces(
         profile, indptr, points, counts, units.n_units, grid.n_bins, n_price, units.ids, units.xy, grid.origin
     )

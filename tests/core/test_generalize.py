@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from privacy_studio.core.events import LocationTable, build_event_table, to_local_seconds
 from privacy_studio.core.generalize import (
+    LocalClock,
     Profile,
     SpatialLevel,
     TemporalLevel,
@@ -217,3 +218,18 @@ def test_points_are_int32_when_they_fit_and_int64_beyond() -> None:
         assert (traces.d >= 2**31) == (dtype == np.int64)
         expected = reference_traces(users, times, locs, "UTC", width, lambda loc: str(loc))
         assert decode(traces, events) == expected
+
+
+@given(
+    offsets=st.lists(st.integers(-3 * 3600, 400 * 86400), min_size=1, max_size=40),
+    tz=st.sampled_from(["UTC", "Europe/Paris", "America/New_York", "Australia/Lord_Howe"]),
+)
+def test_local_clock_range_equals_the_stored_local_times(offsets, tz) -> None:
+    """LocalClock's first/last local second (only the ends are shifted) equal those of every event shifted."""
+    times = np.array([T0 + o for o in offsets], dtype=np.int64)
+    events = build_event_table(
+        np.array(["u"] * len(times)), np.sort(times), np.array(["L"] * len(times)), tz=tz
+    )
+    local = to_local_seconds(events.time, tz)
+    clock = LocalClock.of(events)
+    assert (clock.first_second, clock.last_second) == (int(local.min()), int(local.max()))

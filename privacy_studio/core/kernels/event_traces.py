@@ -6,7 +6,7 @@ made in small per-block buffers. They come out sorted without a general sort: th
 time order, so chaining them by unit (a bucket per unit) and reading the buckets in unit order gives the
 keys in order; only when that fails (local time going back at a daylight-saving change, price bins) are
 they sorted. Each user's distinct points and counts are written over the start of its own rows of two
-event-length buffers, then copied into the compact output.
+event-length arrays, which are then compacted in place and shrunk (no second copy of the traces).
 """
 
 from __future__ import annotations
@@ -154,18 +154,17 @@ def event_traces(
     return distinct
 
 
-@nb.njit(parallel=True, cache=True, nogil=True)
-def compact_rows(
-    offsets: np.ndarray,
-    keys: np.ndarray,
-    counts: np.ndarray,
-    indptr: np.ndarray,
-    points: np.ndarray,
-    point_counts: np.ndarray,
-) -> None:
-    """Copy each user's first ``indptr[u+1] - indptr[u]`` rows of ``keys``/``counts`` to the CSR output."""
-    for u in nb.prange(len(offsets) - 1):
+@nb.njit(cache=True, nogil=True)
+def compact_rows(offsets: np.ndarray, indptr: np.ndarray, keys: np.ndarray, counts: np.ndarray) -> None:
+    """Move each user's first ``indptr[u+1] - indptr[u]`` rows down to ``indptr[u]``, in place.
+
+    Serial on purpose: ``indptr[u] <= offsets[u]``, so moving users in order never overwrites rows still
+    to be moved, which blocks of users moved at once could.
+    """
+    for u in range(len(offsets) - 1):
         a, start = offsets[u], indptr[u]
+        if a == start:
+            continue
         for r in range(indptr[u + 1] - start):
-            points[start + r] = keys[a + r]
-            point_counts[start + r] = counts[a + r]
+            keys[start + r] = keys[a + r]
+            counts[start + r] = counts[a + r]

@@ -26,20 +26,58 @@ def shift_by_offset_pieces(
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def local_range(
-    utc: np.ndarray, before: np.ndarray, split: np.ndarray, after: np.ndarray, first_hour: int
-) -> tuple[int, int]:
-    """The earliest and latest local second of ``utc`` (not empty), without making the local times."""
+def value_range(values: np.ndarray) -> tuple[int, int]:
+    """The smallest and largest of ``values`` (not empty) in one parallel pass."""
     parts = 64
-    lows = np.empty(parts, dtype=np.int64)
-    highs = np.empty(parts, dtype=np.int64)
+    lows = np.full(parts, values[0])
+    highs = np.full(parts, values[0])
+    n = len(values)
+    for k in nb.prange(parts):
+        lo = values[0]
+        hi = values[0]
+        for i in range(k * n // parts, (k + 1) * n // parts):
+            if values[i] < lo:
+                lo = values[i]
+            if values[i] > hi:
+                hi = values[i]
+        lows[k] = lo
+        highs[k] = hi
+    return lows.min(), highs.max()
+
+
+@nb.njit(parallel=True, cache=True, nogil=True)
+def local_range(
+    utc: np.ndarray,
+    first_utc: int,
+    last_utc: int,
+    before: np.ndarray,
+    split: np.ndarray,
+    after: np.ndarray,
+    first_hour: int,
+) -> tuple[int, int]:
+    """The earliest and latest local second of ``utc`` (not empty; its range is ``first_utc..last_utc``).
+
+    An offset never differs from another by more than ``slack`` (largest minus smallest), so only events
+    within ``slack`` of either end can be the local extremes: only those are shifted.
+    """
+    slack = max(before.max(), after.max()) - min(before.min(), after.min())
+    parts = 64
+    lows = np.full(parts, local_second(first_utc, before, split, after, first_hour))
+    highs = np.full(parts, local_second(last_utc, before, split, after, first_hour))
     n = len(utc)
     for k in nb.prange(parts):
-        lo, hi = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+        lo = lows[k]
+        hi = highs[k]
         for i in range(k * n // parts, (k + 1) * n // parts):
-            t = local_second(utc[i], before, split, after, first_hour)
-            lo, hi = min(lo, t), max(hi, t)
-        lows[k], highs[k] = lo, hi
+            t = utc[i]
+            if t <= first_utc + slack or t >= last_utc - slack:
+                local = local_second(t, before, split, after, first_hour)
+                if local < lo:
+                    lo = local
+                if local > hi:
+                    hi = local
+        lows[k] = lo
+        highs[k] = hi
     return lows.min(), highs.max()
 
 
