@@ -5,7 +5,8 @@ the same run, alternating, and reports median wall and CPU seconds of each child
 
 * ``start``: ``--help``, ``--version`` and an argument error (``risk`` without its options);
 * ``exact``: ``risk --exact --p 2`` on Gowalla NYC at (venue, day) and GeoLife at raw × 1h
-  (``/work/shared/real_data`` or ``--real-data``);
+  (``/work/shared/real_data`` or ``--real-data``), and the enumeration alone on one thread in subsets per
+  CPU-second (``exact_rate.py``);
 * ``first``: ``report`` of the sample project with an empty numba cache (what a fresh install did), after
   ``privacy-studio warmup`` (what the installer now does first; current tree only) and warm;
 * ``window``: from launching ``privacy-studio gui sample.psproj`` (offscreen) to the main window shown and
@@ -19,6 +20,7 @@ Scratch files (numba caches, PDFs, JSON) go to a fresh temporary folder that is 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -76,6 +78,30 @@ def part_exact(all_trees: list[Tree], real: Path, folder: Path) -> list[dict]:
                 if timing.returncode != 0:
                     row["note"] = (timing.stderr.strip().splitlines() or [""])[-1][:70]
                 rows.append(row)
+    return rows
+
+
+def part_exact_rate(all_trees: list[Tree], real: Path, folder: Path) -> list[dict]:
+    """The enumeration alone on one thread (``exact_rate.py``): subsets per CPU-second."""
+    gowalla = real / "gowalla_nyc" / "gowalla_events_nyc.tsv.gz"
+    script = [str(ROOT / "benchmarks" / "exact_rate.py"), str(gowalla)]
+    rows = []
+    for tree in all_trees:
+        done = run_timed(tree, script, NUMBA_CACHE_DIR=str(folder / f"numba-{tree.label}"))
+        for line in done.stdout.splitlines():
+            case = json.loads(line)
+            what = "with EM/KL" if case["with_em"] else "sizes only"
+            rows.append(
+                {
+                    "benchmark": f"exact p=2 Gowalla enumeration, 1 thread ({what})",
+                    "tree": tree.label,
+                    "runs": 1,
+                    "wall_s": case["wall_s"],
+                    "cpu_s": case["cpu_s"],
+                    "ok": done.returncode == 0,
+                    "note": f"{case['subsets'] / case['cpu_s'] / 1e6:.1f}M subsets per CPU-s",
+                }
+            )
     return rows
 
 
@@ -169,6 +195,7 @@ def main() -> int:
             rows += part_start(all_trees, args.repeats)
         if "exact" in parts:
             rows += part_exact(all_trees, args.real_data, folder)
+            rows += part_exact_rate(all_trees, args.real_data, folder)
         if "first" in parts:
             rows += part_first(all_trees, folder)
         if "window" in parts:
