@@ -37,12 +37,13 @@ class Tree:
 
 @dataclass(frozen=True)
 class Timing:
-    """One command's wall and CPU seconds (the child's user + system time) and its exit code."""
+    """One command's wall and CPU seconds (the child's user + system time), exit code and output."""
 
     wall: float
     cpu: float
     returncode: int
     stderr: str
+    stdout: str = ""
 
 
 def short_rev(rev: str) -> str:
@@ -100,7 +101,7 @@ def run_timed(tree: Tree, args: Sequence[str], timeout: float = 3600, **env: str
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu, done.returncode, done.stderr)
+    return Timing(wall, cpu, done.returncode, done.stderr, done.stdout)
 
 
 def alternate(

@@ -5,22 +5,41 @@ the same run, alternating, and reports median wall and CPU seconds of each child
 
 * ``start``: ``--help``, ``--version`` and an argument error (``risk`` without its options);
 * ``exact``: ``risk --exact --p 2`` on Gowalla NYC at (venue, day) and GeoLife at raw × 1h
-  (``/work/shared/real_data`` or ``--real-data``);
+  (``/work/shared/real_data`` or ``--real-data``), and the enumeration alone on one thread in subsets per
+  CPU-second (``exact_rate.py``);
 * ``first``: ``report`` of the sample project with an empty numba cache (what a fresh install did), after
-  ``privacy-studio warmup`` (what the installer now does first; current tree only) and warm.
+  ``privacy-studio warmup`` (what the installer now does first; current tree only) and warm;
+* ``window``: from launching ``privacy-studio gui sample.psproj`` (offscreen) to the main window shown and
+  its event loop idle, on an empty numba cache and after the warm-up (CPU is the window process's own).
 
 Scratch files (numba caches, PDFs, JSON) go to a fresh temporary folder that is removed.
 
-    /work/main/.venv/bin/python benchmarks/bench_wait.py [--parts start,exact,first] [--base REV]
+    /work/main/.venv/bin/python benchmarks/bench_wait.py [--parts start,exact,first,window] [--base REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from baseline import ROOT, Tree, alternate, median_row, run_timed, scratch, table, trees, write_results
+from baseline import (
+    ROOT,
+    Timing,
+    Tree,
+    alternate,
+    median_row,
+    run_timed,
+    scratch,
+    table,
+    tree_env,
+    trees,
+    write_results,
+)
 
 CLI = ["-m", "privacy_studio"]
 COLUMNS = ("benchmark", "tree", "runs", "wall_s", "cpu_s", "ok", "note")
@@ -62,6 +81,30 @@ def part_exact(all_trees: list[Tree], real: Path, folder: Path) -> list[dict]:
     return rows
 
 
+def part_exact_rate(all_trees: list[Tree], real: Path, folder: Path) -> list[dict]:
+    """The enumeration alone on one thread (``exact_rate.py``): subsets per CPU-second."""
+    gowalla = real / "gowalla_nyc" / "gowalla_events_nyc.tsv.gz"
+    script = [str(ROOT / "benchmarks" / "exact_rate.py"), str(gowalla)]
+    rows = []
+    for tree in all_trees:
+        done = run_timed(tree, script, NUMBA_CACHE_DIR=str(folder / f"numba-{tree.label}"))
+        for line in done.stdout.splitlines():
+            case = json.loads(line)
+            what = "with EM/KL" if case["with_em"] else "sizes only"
+            rows.append(
+                {
+                    "benchmark": f"exact p=2 Gowalla enumeration, 1 thread ({what})",
+                    "tree": tree.label,
+                    "runs": 1,
+                    "wall_s": case["wall_s"],
+                    "cpu_s": case["cpu_s"],
+                    "ok": done.returncode == 0,
+                    "note": f"{case['subsets'] / case['cpu_s'] / 1e6:.1f}M subsets per CPU-s",
+                }
+            )
+    return rows
+
+
 def part_first(all_trees: list[Tree], folder: Path) -> list[dict]:
     """The sample project's report: empty numba cache, then warm; after the warm-up (current tree)."""
     report = [*CLI, "report", str(ROOT / "sample_data" / "sample.psproj"), "--pdf", str(folder / "r.pdf")]
@@ -78,9 +121,67 @@ def part_first(all_trees: list[Tree], folder: Path) -> list[dict]:
     return rows
 
 
+#: The environment variable by which the window says it is ready (``privacy_studio.gui.app.READY_FILE``).
+READY_SIGNAL = "PRIVACY_STUDIO_READY_FILE"
+#: Seconds to wait for a window to say it is ready (a tree older than the ready signal never says it).
+WINDOW_TIMEOUT = 120
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process, all its threads (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def launch_window(tree: Tree, cache: Path, folder: Path) -> Timing:
+    """Open the sample project's window offscreen; wall and CPU seconds until it is shown and idle."""
+    ready = folder / "window-ready"
+    ready.unlink(missing_ok=True)
+    env = tree_env(
+        tree,
+        NUMBA_CACHE_DIR=str(cache),
+        **{READY_SIGNAL: str(ready)},
+        QT_QPA_PLATFORM="offscreen",
+        XDG_CONFIG_HOME=str(folder / "config"),  # recent files and window geometry stay in the scratch
+    )
+    args = [sys.executable, *CLI, "gui", str(ROOT / "sample_data" / "sample.psproj")]
+    t0 = time.perf_counter()
+    child = subprocess.Popen(args, cwd=tree.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while not ready.exists() and child.poll() is None and time.perf_counter() - t0 < WINDOW_TIMEOUT:
+        time.sleep(0.01)
+    wall, cpu, shown = time.perf_counter() - t0, _cpu_seconds(child.pid), ready.exists()
+    child.terminate()
+    _, stderr = child.communicate(timeout=60)
+    return Timing(wall, cpu, 0 if shown else 1, "" if shown else "no ready signal: " + stderr.decode()[-200:])
+
+
+def part_window(all_trees: list[Tree], folder: Path) -> list[dict]:
+    """Window ready on an empty numba cache (its warm-up then runs in the background), then after the
+    install's warm-up."""
+    rows = []
+    for tree in all_trees:
+        if READY_SIGNAL not in (tree.path / "privacy_studio" / "gui" / "app.py").read_text(encoding="utf-8"):
+            rows.append({"benchmark": "window ready", "tree": tree.label, "note": "no ready signal yet"})
+            continue
+        cache = folder / f"window-{tree.label}"
+        for name in ("window ready, empty numba cache", "window ready, after warmup"):
+            if name.endswith("after warmup"):
+                run_timed(tree, [*CLI, "warmup", "--quiet"], NUMBA_CACHE_DIR=str(cache))
+            timing = launch_window(tree, cache, folder)
+            row = median_row(name, tree.label, [timing])
+            row["note"] = timing.stderr.strip().replace("\n", " ")[:70]
+            rows.append(row)
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="start,exact,first", help="comma list of start, exact, first")
+    parser.add_argument(
+        "--parts", default="start,exact,first,window", help="comma list of start, exact, first, window"
+    )
     parser.add_argument("--base", default="HEAD~1", help="revision measured as the baseline (default HEAD~1)")
     parser.add_argument("--no-baseline", action="store_true", help="measure the current tree only")
     parser.add_argument("--repeats", type=int, default=5, help="runs per tree of each start command")
@@ -94,8 +195,11 @@ def main() -> int:
             rows += part_start(all_trees, args.repeats)
         if "exact" in parts:
             rows += part_exact(all_trees, args.real_data, folder)
+            rows += part_exact_rate(all_trees, args.real_data, folder)
         if "first" in parts:
             rows += part_first(all_trees, folder)
+        if "window" in parts:
+            rows += part_window(all_trees, folder)
     print(table(rows, COLUMNS))
     path = write_results("bench_wait", {"base": args.base, "parts": parts, "rows": rows}, args.json)
     print(f"\nwritten {path}", file=sys.stderr)
