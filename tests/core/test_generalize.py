@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from privacy_studio.core import generalize as generalize_module
 from privacy_studio.core.events import LocationTable, build_event_table, to_local_seconds
 from privacy_studio.core.generalize import (
     LocalClock,
@@ -22,6 +23,7 @@ from privacy_studio.core.generalize import (
     generalize,
 )
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.kernels.event_traces import BUCKET_MAX, event_traces
 
 T0 = 1_709_251_200  # 2024-03-01 00:00 UTC: the window covers the European DST change of 31 March
 
@@ -233,3 +235,22 @@ def test_local_clock_range_equals_the_stored_local_times(offsets, tz) -> None:
     local = to_local_seconds(events.time, tz)
     clock = LocalClock.of(events)
     assert (clock.first_second, clock.last_second) == (int(local.min()), int(local.max()))
+
+
+@given(rows=events_strategy, tz=st.sampled_from(["UTC", "Europe/Paris", "Australia/Lord_Howe"]))
+def test_sorting_and_bucketing_by_unit_give_the_same_traces(rows, tz) -> None:
+    """Levels with more than BUCKET_MAX units sort each user's keys instead of bucketing them by unit."""
+    users = np.array([f"u{r[0]}" for r in rows])
+    times = np.array([T0 + r[1] for r in rows], dtype=np.int64)
+    events = build_event_table(users, times, np.array([f"L{r[2]}" for r in rows]), tz=tz)
+    profile = Profile(SpatialLevel("raw"), TemporalLevel(3600))
+    bucketed = generalize(events, profile)
+
+    def sorting(*args):
+        return event_traces(*args[:3], BUCKET_MAX + 1, *args[4:])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(generalize_module, "event_traces", sorting)
+        sorted_ = generalize(events, profile)
+    for name in ("indptr", "points", "counts"):
+        np.testing.assert_array_equal(getattr(bucketed, name), getattr(sorted_, name))
