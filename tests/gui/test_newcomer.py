@@ -31,7 +31,7 @@ def test_heatmap_marks_cells_without_a_result_as_not_run(qtbot):
     qtbot.addWidget(heat)
     heat.set_axes(["zip", "district"], ["1h", "1w"])
     heat.set_records([_record("zip", "1h", 0.25)])
-    assert [t.toPlainText() for t in heat.texts] == ["0.250", NOT_RUN, NOT_RUN, NOT_RUN]
+    assert [t.toPlainText() for t in heat.texts] == ["25.0%", NOT_RUN, NOT_RUN, NOT_RUN]
 
 
 def _combo_option(combo: QComboBox) -> QStyleOptionComboBox:
@@ -107,7 +107,7 @@ def test_results_table_explains_counts_and_marks_measures_not_computed(qtbot):
     rec = _record("zip", "1h", 0.25)
     rec["by_p"][0]["worst_mean"] = None
     table.set_records([rec])
-    assert table.cell_value(0, "unicity") == "0.25"
+    assert table.cell_value(0, "unicity") == "25.0%"
     assert table.cell_value(0, "worst-case mean") == NOT_COMPUTED
 
 
@@ -119,3 +119,26 @@ def test_data_summary_says_min_median_max_not_quantile_codes(imported_window):
     ]
     per_user = next(t for t in texts if "median" in t)
     assert per_user.startswith("min: ") and "max: " in per_user and "q50" not in per_user
+
+
+def test_results_table_shows_shares_as_percentages_and_counts_as_counts(qtbot):
+    """Every field the catalogue marks as a proportion (and its interval) reads as a percentage, as in the
+    report; counts and d stay numbers, and sorting still follows the numeric value."""
+    from privacy_studio.core.risk.catalogue import RISK_FIELDS
+    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    low, high = _record("zip", "1h", 0.125), _record("zip", "1w", 0.06)
+    for rec in (low, high):
+        rec.update(n_users=1234, d=5000)
+        rec["by_p"][0].update(unicity_ci=[0.1, 0.15], n_sampled=1000)
+    table.set_records([low, high])
+    headers = [c[0] for c in COLUMNS]
+    shares = [f.short for f in RISK_FIELDS.values() if f.proportion]
+    assert "unicity" in shares
+    assert table.cell_value(0, "unicity") == "12.5%"
+    assert table.cell_value(0, "unicity 95% CI") == "[10.0%, 15.0%]"
+    assert table.cell_value(0, "people") == "1234" and table.cell_value(0, "sampled") == "1000"
+    table.sortItems(headers.index("unicity"))
+    assert table.cell_value(0, "unicity") == "6.0%"

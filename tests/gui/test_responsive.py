@@ -228,10 +228,10 @@ def test_heatmap_marks_profiles_against_the_release_criteria(qtbot):
     high["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.08])  # same estimate, wider interval
     heat.set_axes(["zip", "district"], ["1h"])
     heat.set_records([low, high])
-    assert [t.toPlainText() for t in heat.texts] == ["0.020", "0.020"], "no criteria: values only"
+    assert [t.toPlainText() for t in heat.texts] == ["2.0%", "2.0%"], "no criteria: values only"
     heat.set_criteria({"risk_measure": "unicity", "risk_p": 1, "ceiling": 0.05})
     assert heat.verdicts() == {"zip × 1h": True, "district × 1h": False}
-    assert [t.toPlainText() for t in heat.texts] == ["0.020\n✓ meets criteria", "0.020\n✗ fails criteria"]
+    assert [t.toPlainText() for t in heat.texts] == ["2.0%\n✓ meets criteria", "2.0%\n✗ fails criteria"]
     assert "upper end of its 95 % interval" in heat.note.text()
 
 

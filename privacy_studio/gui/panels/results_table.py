@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
+from privacy_studio.core.report.numbers import interval, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
@@ -53,11 +54,19 @@ COUNT_TIPS = {
 }
 #: Shown for a measure that was not computed (not ticked in the Grid tab).
 NOT_COMPUTED = "—"
+#: Keys of the shares (and their intervals) the catalogue marks as proportions: shown as percentages,
+#: written as the report writes them.
+SHARE_KEYS = {name for name, field in RISK_FIELDS.items() if field.proportion}
+INTERVAL_KEYS = {field.interval for field in RISK_FIELDS.values() if field.proportion and field.interval}
 
 
-def _text(value: Any) -> str:
+def _text(value: Any, key: str = "") -> str:
     if value is None:
         return NOT_COMPUTED
+    if key in SHARE_KEYS and isinstance(value, int | float):
+        return share(value)
+    if key in INTERVAL_KEYS and isinstance(value, list | tuple):
+        return interval(value) or NOT_COMPUTED
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, list | tuple):
@@ -108,7 +117,7 @@ class ResultsTable(QTableWidget):
         for i, (rec, entry) in enumerate(rows):
             for j, (_, where, key, _) in enumerate(COLUMNS):
                 value = (rec if where == "profile" else entry).get(key)
-                item = _Item(_text(value))
+                item = _Item(_text(value, key))
                 if value is None:
                     item.setToolTip("not computed: tick this measure in the Grid tab and run again")
                 elif key in LEVEL_NAMES:

@@ -37,6 +37,7 @@ from privacy_studio.core.analyses import (
     RiskByGroup,
     TradeoffChoice,
 )
+from privacy_studio.core.report.numbers import interval, share
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
@@ -605,7 +606,7 @@ class TradeoffPanel(QWidget):
         self.trend_line.setData(xs, fit.predict(xs))
         self.extrapolated.setData([math.log10(target)], [result.value])
         self.extrapolated_label.setText(
-            f"extrapolation: {result.value:.3g} [{result.low:.3g}, {result.high:.3g}]"
+            f"extrapolation: {share(result.value)} {interval((result.low, result.high))}"
             + (" — far beyond the data" if result.far else "")
         )
         self.extrapolated_label.setPos(math.log10(target), result.value)

@@ -9,6 +9,8 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.naming import spatial_short, temporal_short
+from privacy_studio.core.report.numbers import share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import grid_table
 from privacy_studio.gui.plots.base import PlotTab
@@ -25,6 +27,12 @@ def _safe(name: Any, code: str) -> str:
 
 #: Text of a cell without a result for the chosen p ("…" read as "still computing").
 NOT_RUN = "not run"
+
+
+def _field_label(key: Any) -> str:
+    """A risk field in words ("unicity ε_p") rather than its JSON key; the key if the catalogue lacks it."""
+    field = RISK_FIELDS.get(str(key))
+    return field.label if field is not None else str(key)
 
 
 class UnicityHeatmap(PlotTab):
@@ -114,13 +122,14 @@ class UnicityHeatmap(PlotTab):
         for (i, j), text, v in zip(np.ndindex(values.shape), self.texts, values.ravel(), strict=True):
             verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
             mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
-            text.setText(NOT_RUN if math.isnan(v) else f"{v:.3f}{mark}")
+            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{mark}")
             text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
         if verdicts:
             ceiling = float(self.criteria.get("ceiling") or 0.05)
             self.note.setText(
                 "✓ / ✗: the release criteria of the Trade-off tab "
-                f"({self.criteria.get('risk_measure')} at p = {self.criteria.get('risk_p')}, upper end of "
+                f"({_field_label(self.criteria.get('risk_measure'))} at p = {self.criteria.get('risk_p')}, "
+                "upper end of "
                 f"its 95 % interval where it has one, at most {ceiling:.1%}, and any other limit set there), "
                 "whatever p the colours show."
             )
