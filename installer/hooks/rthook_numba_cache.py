@@ -1,5 +1,6 @@
-"""PyInstaller runtime hook: give numba a writable per-user cache before any kernel is imported."""
+"""PyInstaller runtime hook: before any kernel is imported, give numba a writable per-user cache filled
+with the kernels the installer build compiled (privacy_studio/numba_cache.py)."""
 
-from privacy_studio.numba_cache import configure_numba_cache
+from privacy_studio.numba_cache import configure_frozen_cache
 
-configure_numba_cache()
+configure_frozen_cache()

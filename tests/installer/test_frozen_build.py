@@ -90,8 +90,18 @@ def test_frozen_program_writes_the_sample_report(frozen_program: Path, tmp_path:
         timeout=900,
     )
     assert pdf.read_bytes().startswith(b"%PDF")
-    # The runtime hook sent numba's cache to the per-user folder.
-    assert list((tmp_path / ".cache" / "privacy-studio" / "numba").rglob("*.nbi"))
+    # The runtime hook sent numba's cache to the per-user folder and filled it with the kernels the build
+    # compiled; the report found every kernel there and compiled none (numba writes only what it compiles).
+    user_cache = tmp_path / ".cache" / "privacy-studio" / "numba"
+    shipped = _compiled_kernels(frozen_program.parent / "_internal" / "numba-cache")
+    assert shipped
+    assert _compiled_kernels(user_cache) == shipped
+
+
+def _compiled_kernels(cache: Path) -> dict[str, bytes]:
+    """numba's index and code files under ``cache`` by relative path, with their contents."""
+    files = (p for p in cache.rglob("*") if p.suffix in (".nbi", ".nbc"))
+    return {p.relative_to(cache).as_posix(): p.read_bytes() for p in files}
 
 
 def test_frozen_program_runs_the_out_of_core_engine(frozen_program: Path, tmp_path: Path) -> None:

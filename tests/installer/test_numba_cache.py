@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from privacy_studio.numba_cache import configure_numba_cache, user_cache_root
+from privacy_studio.numba_cache import (
+    BUILD_STAMP,
+    BUNDLED_CACHE,
+    configure_numba_cache,
+    seed_from_bundle,
+    user_cache_root,
+)
 
 
 def test_default_folder_is_per_user_and_writable(tmp_path: Path, monkeypatch) -> None:
@@ -43,3 +50,63 @@ def test_runtime_hook_makes_kernels_cache_there(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-c", script], check=True, env=env, timeout=300)
     cached = list((tmp_path / "privacy-studio" / "numba").rglob("*.nbi"))
     assert cached, "numba wrote no index file into the per-user cache folder"
+
+
+KERNEL_CALL = """
+from privacy_studio.numba_cache import configure_portable_cache
+configure_portable_cache()
+import numpy as np
+from privacy_studio.core.kernels.rows import is_sorted
+assert is_sorted(np.array([0, 1]), np.array([5, 3]))
+print(sum(is_sorted.stats.cache_hits.values()), sum(is_sorted.stats.cache_misses.values()))
+"""
+
+
+def _studio_copy(folder: Path) -> Path:
+    """A copy of the package at another place, with new modification times (what unpacking a build does)."""
+    shutil.copytree(
+        Path(__file__).parents[2] / "privacy_studio",
+        folder / "privacy_studio",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    return folder
+
+
+def _hits_and_misses(tree: Path, cache: Path) -> tuple[int, int]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(cache))
+    done = subprocess.run(
+        [sys.executable, "-c", KERNEL_CALL], capture_output=True, text=True, env=env, cwd=tree, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    hits, misses = done.stdout.split()
+    return int(hits), int(misses)
+
+
+def test_the_portable_cache_is_valid_wherever_the_studio_lies_and_only_for_the_same_source(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    first = _studio_copy(tmp_path / "built-here")
+    assert _hits_and_misses(first, cache) == (0, 1)  # compiled once
+    moved = _studio_copy(tmp_path / "installed-there")
+    assert _hits_and_misses(moved, cache) == (1, 0)  # another folder, new mtimes: loaded, nothing compiled
+    kernel = moved / "privacy_studio" / "core" / "kernels" / "rows.py"
+    kernel.write_text(kernel.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert _hits_and_misses(moved, cache) == (0, 1)  # an edited source never uses the old entry
+
+
+def test_the_shipped_cache_is_copied_once_per_build(tmp_path: Path) -> None:
+    bundled, cache = tmp_path / BUNDLED_CACHE, tmp_path / "user"
+    (bundled / "kernels_ab").mkdir(parents=True)
+    (bundled / "kernels_ab" / "f.nbi").write_bytes(b"index")
+    assert not seed_from_bundle(bundled, cache)  # no build stamp: not a finished build, nothing copied
+    (bundled / BUILD_STAMP).write_text("1234\n")
+    assert seed_from_bundle(bundled, cache)
+    assert (cache / "kernels_ab" / "f.nbi").read_bytes() == b"index"
+    assert not (cache / BUILD_STAMP).exists()
+    (cache / "kernels_ab" / "f.nbi").write_bytes(b"updated by the user's own compilations")
+    assert not seed_from_bundle(bundled, cache)  # the same build is not copied again
+    assert (cache / "kernels_ab" / "f.nbi").read_bytes() == b"updated by the user's own compilations"
+    assert not seed_from_bundle(bundled, bundled)  # the build's own warm-up writes into the bundle
+    assert sorted(p.name for p in cache.rglob("*")) == ["f.nbi", "kernels_ab", "shipped-1234"]
