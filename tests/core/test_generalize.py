@@ -19,6 +19,7 @@ from privacy_studio.core.generalize import (
     Profile,
     SpatialLevel,
     TemporalLevel,
+    _unique_cells,
     coarsen,
     generalize,
 )
@@ -254,3 +255,20 @@ def test_sorting_and_bucketing_by_unit_give_the_same_traces(rows, tz) -> None:
         sorted_ = generalize(events, profile)
     for name in ("indptr", "points", "counts"):
         np.testing.assert_array_equal(getattr(bucketed, name), getattr(sorted_, name))
+
+
+@given(
+    st.lists(st.tuples(st.integers(-(10**7), 10**7), st.integers(-(10**7), 10**7)), max_size=60),
+    st.integers(0, 3),
+)
+def test_unique_cells_equal_numpy_unique_rows(points, repeat):
+    """The km-grid cells found through one int64 key are numpy's distinct rows, in its order, with its
+    inverse (the slow, obvious reference)."""
+    xy = np.asarray(points * (repeat + 1), dtype=np.int64).reshape(-1, 2)
+    cells, inverse = _unique_cells(xy[:, 0], xy[:, 1])
+    if not len(xy):
+        assert cells.shape == (0, 2) and not len(inverse)
+        return
+    expected, expected_inverse = np.unique(xy, axis=0, return_inverse=True)
+    assert np.array_equal(cells, expected)
+    assert np.array_equal(inverse, expected_inverse.ravel())
