@@ -258,6 +258,7 @@ def child(name: str, data: Path, out: Path) -> None:
         app.processEvents()
         switches.append(time.perf_counter() - t1)
     result["tab_switch_max_ms"] = max(switches) * 1000
+    result["tab_switch_ms"] = {window.tabs.tabText(i): s * 1000 for i, s in enumerate(switches)}
 
     # Cancel: a second run, Esc due CANCEL_AFTER seconds in (sent when the event loop next turns).
     window.tabs.setCurrentIndex(0)

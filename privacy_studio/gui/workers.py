@@ -8,6 +8,7 @@ Cancelling sets the control's flag, so the core stops at its next chunk; items a
 from __future__ import annotations
 
 import inspect
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -134,6 +135,10 @@ class Worker(QRunnable):
             self.signals.done.emit(self)
 
 
+#: Longest a worker thread keeps the GIL when the GUI thread wants it (seconds).
+GIL_SWITCH_S = 0.0005
+
+
 class TaskRunner(QObject):
     """The window's one task owner: starts workers in a thread pool and keeps them alive until they are done.
 
@@ -148,6 +153,10 @@ class TaskRunner(QObject):
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
+        # A worker running Python keeps the GIL for up to the switch interval each time the GUI thread
+        # asks for it back, which painting does hundreds of times per frame: 5 ms (Python's default)
+        # stretched frames to over 100 ms during a run (issue #15); 0.5 ms keeps them short.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._active: list[Worker] = []
         self._kinds: dict[int, str] = {}  # id(worker) -> kind, for the workers started with one
 
