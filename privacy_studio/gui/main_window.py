@@ -656,16 +656,11 @@ class MainWindow(QMainWindow):
         self.run_worker = None
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)
-        # Table, shown plot and trade-off each in its own turn of the event loop, so that no single turn
-        # holds the window for all three.
         self._fill_table()
-        QTimer.singleShot(0, self._flush_shown_plot)
-        QTimer.singleShot(0, self.tradeoff.catch_up)  # once per run
-
-    def _flush_shown_plot(self) -> None:
         current = self.tabs.currentWidget()
         if isinstance(current, PlotTab):
             current.flush()
+        QTimer.singleShot(0, self.tradeoff.catch_up)  # once per run, after the loop has turned
 
     def cancel_run(self) -> None:
         """Cancel the risk run, if one is going on (finished profiles stay in the project)."""
