@@ -255,3 +255,33 @@ def test_plots_show_levels_in_words_not_codes(window, qtbot):
     assert metric_name("top_5") == "right person among the 5 best guesses"
     assert window.attacks.profiling_request()["distance"] == "js"
     assert window.attacks.distance.currentText() == "Jensen-Shannon divergence"
+
+
+def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only_the_front(window, qtbot):
+    from privacy_studio.core.risk.catalogue import RISK_FIELDS
+
+    panel = window.tradeoff
+    window.central.setCurrentWidget(window.tabs)
+    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    for i, spatial in enumerate(("antenna", "zip", "district", "municipality")):
+        record = _record(spatial, "1h")
+        for entry in record["by_p"]:
+            entry["unicity"] = 0.1 * entry["p"] / (i + 1) if spatial != "municipality" else 0.3
+        window.session.add_result(record)
+    qtbot.waitUntil(lambda: len(panel.records) == 4, timeout=3000)
+    levels = ("antenna", "zip", "district", "municipality")
+    panel.set_computed_utility({f"{s} × 1h": {"points_kept": 10.0 - 2 * i} for i, s in enumerate(levels)})
+    qtbot.waitUntil(lambda: panel.analysis is not None, timeout=3000)
+    assert panel.measure.currentText() == RISK_FIELDS["unicity"].label
+    assert panel.choices()["risk_measure"] == "unicity"
+    panel.set_choices({**panel.choices(), "risk_measure": "k_disclosure"})
+    assert panel.choices()["risk_measure"] == "k_disclosure"
+    panel.set_choices({**panel.choices(), "risk_measure": "unicity"})
+    qtbot.waitUntil(lambda: panel.analysis is not None and panel.analysis.measure == "unicity", timeout=3000)
+    risks = [panel.dominance.item(r, 1).text() for r in range(panel.dominance.rowCount())]
+    assert risks and all(t.endswith("%") for t in risks if t != "—"), risks
+    a = panel.analysis
+    named = {t.toPlainText() for t in panel.point_labels}
+    allowed = set(a.pareto.front) | ({a.recommendation.label} if a.recommendation.label else set())
+    assert named <= allowed and named
+    assert "municipality × 1h" in a.labels and "municipality × 1h" not in allowed  # dominated: not named

@@ -38,6 +38,7 @@ from privacy_studio.core.analyses import (
     TradeoffChoice,
 )
 from privacy_studio.core.report.numbers import interval, share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
@@ -198,7 +199,8 @@ class TradeoffPanel(QWidget):
         add.clicked.connect(self._ask_add)
         remove.clicked.connect(self._remove_current)
         self.measure = QComboBox()
-        self.measure.addItems(list(RISK_MEASURES))
+        for key in RISK_MEASURES:  # in words; the key, which the project keeps, as the item's data
+            self.measure.addItem(RISK_FIELDS[key].label, key)
         self.p_choice = QComboBox()
         self.utility_choice = QComboBox()
         self.ceiling = QDoubleSpinBox()
@@ -375,7 +377,8 @@ class TradeoffPanel(QWidget):
     def set_choices(self, choices: dict) -> None:
         """Restore the project's trade-off choices (risk_measure, risk_p, utility, ceiling)."""
         self._filling = True
-        self.measure.setCurrentText(str(choices.get("risk_measure") or "unicity"))
+        measure = str(choices.get("risk_measure") or "unicity")
+        self.measure.setCurrentIndex(max(0, self.measure.findData(measure)))
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
         for key, box in self.criteria_boxes.items():
             box.setValue(100.0 * float(choices.get(key) or 0.0))  # 0 shows "off"
@@ -387,7 +390,7 @@ class TradeoffPanel(QWidget):
     def choices(self) -> dict:
         """The choices as the project keeps them; optional release criteria only when set."""
         return {
-            "risk_measure": self.measure.currentText(),
+            "risk_measure": self.measure.currentData(),
             "risk_p": self.p_choice.currentData(),
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
@@ -522,8 +525,13 @@ class TradeoffPanel(QWidget):
         front = [a.labels.index(label) for label in a.pareto.front]
         self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
         # Utility runs right to left: labels of the least useful third open leftwards to stay in view.
+        # Only the front and the recommended profile are named (the table below names every point):
+        # twelve names over clustered points covered each other and the points.
         low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
+        named = set(front) | ({a.labels.index(a.recommendation.label)} if a.recommendation.label else set())
         for i in idx:
+            if i not in named:
+                continue
             text = pg.TextItem(a.labels[i], color="#333333", anchor=(1, 1) if a.utility[i] < low else (0, 1))
             text.setPos(a.utility[i], a.risk[i])
             self.pareto_plot.addItem(text)
@@ -546,7 +554,7 @@ class TradeoffPanel(QWidget):
             rows.append(
                 [
                     label,
-                    _num(a.risk[i]),
+                    share(a.risk[i]) if RISK_FIELDS[a.measure].proportion else _num(a.risk[i]),
                     _num(a.utility[i], 3),
                     status,
                     ", ".join(a.pareto.dominated_by.get(label, [])),
