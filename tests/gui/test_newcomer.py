@@ -142,3 +142,20 @@ def test_results_table_shows_shares_as_percentages_and_counts_as_counts(qtbot):
     assert table.cell_value(0, "people") == "1234" and table.cell_value(0, "sampled") == "1000"
     table.sortItems(headers.index("unicity"))
     assert table.cell_value(0, "unicity") == "6.0%"
+
+
+def test_a_cdf_where_everyone_shares_one_value_says_so_in_words(qtbot):
+    """The tail-weight view was a bare step at 0 with nothing saying why."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from privacy_studio.gui.panels.anonymizability_panel import _draw
+
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    plot = widget.addPlot()
+    _draw(plot, [("spatial", np.zeros(5)), ("temporal", np.array([0.0, 1.0, np.nan]))])
+    assert plot.titleLabel.text == "One value for everyone — spatial: all 5 users at 0"
+    assert plot.titleLabel.maximumHeight() > 0
+    _draw(plot, [("temporal", np.array([0.0, 1.0]))])
+    assert plot.titleLabel.maximumHeight() == 0, "a spread-out curve needs no sentence: the title is hidden"

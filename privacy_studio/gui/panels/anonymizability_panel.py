@@ -60,12 +60,17 @@ def _cdf_plot(layout: pg.GraphicsLayoutWidget, x_label: str) -> pg.PlotItem:
 
 
 def _draw(plot: pg.PlotItem, curves: list[tuple[str, np.ndarray]]) -> None:
-    """Replace the plot's lines by one empirical CDF per (label, values)."""
+    """Replace the plot's lines by one empirical CDF per (label, values); a curve whose users all share one
+    value is a bare step, so the title says it in words (e.g. every tail weight is 0)."""
     plot.clear()
+    same = []
     for i, (label, values) in enumerate(curves):
         x, y = cdf(values)
         if len(x):
             plot.plot(x, y, stepMode=None, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=label)
+            if x[0] == x[-1]:
+                same.append(f"{label}: all {len(x):,} users at {x[0]:.3g}")
+    plot.setTitle(("One value for everyone — " + "; ".join(same)) if same else None)
 
 
 class AnonymizabilityPanel(QWidget):
