@@ -285,3 +285,14 @@ def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only
     allowed = set(a.pareto.front) | ({a.recommendation.label} if a.recommendation.label else set())
     assert named <= allowed and named
     assert "municipality × 1h" in a.labels and "municipality × 1h" not in allowed  # dominated: not named
+
+
+def test_pareto_labels_skip_names_that_would_cover_an_earlier_one():
+    from privacy_studio.gui.panels.tradeoff_panel import _spaced_labels
+
+    utility = np.array([10.0, 9.8, 6.0, 2.0, 1.9])
+    risk = np.array([1.0, 1.0, 0.5, 0.1, 0.6])
+    # 1 collides with 0 (same risk, 0.2 apart on a span of 8); 4 is close in utility to 3 but far in risk.
+    assert _spaced_labels(utility, risk, [0, 1, 2, 3, 4]) == [0, 2, 3, 4]
+    assert _spaced_labels(utility, risk, [1, 0]) == [1]  # the first wanted (the recommended) wins
+    assert _spaced_labels(utility, risk, []) == []

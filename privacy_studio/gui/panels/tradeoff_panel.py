@@ -99,6 +99,23 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     table.resizeColumnsToContents()
 
 
+#: Share of the plotted utility range and of the risk scale a Pareto point's label takes.
+LABEL_WIDTH, LABEL_HEIGHT = 0.25, 0.1
+
+
+def _spaced_labels(x: np.ndarray, y: np.ndarray, candidates: list[int]) -> list[int]:
+    """The candidates (most wanted first) whose label can be written without covering an earlier one: a
+    label spans about a quarter of the plotted points' width and a tenth of the risk scale."""
+    shown = np.isfinite(x) & np.isfinite(y)
+    dx = LABEL_WIDTH * (float(np.ptp(x[shown])) if shown.any() else 0.0) or 1.0
+    dy = LABEL_HEIGHT * max(float(np.ptp(y[shown])) if shown.any() else 0.0, 1.0)
+    kept: list[int] = []
+    for i in candidates:
+        if all(abs(x[i] - x[j]) >= dx or abs(y[i] - y[j]) >= dy for j in kept):
+            kept.append(i)
+    return kept
+
+
 def _num(value: float, digits: int = 4) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
 
@@ -525,13 +542,12 @@ class TradeoffPanel(QWidget):
         front = [a.labels.index(label) for label in a.pareto.front]
         self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
         # Utility runs right to left: labels of the least useful third open leftwards to stay in view.
-        # Only the front and the recommended profile are named (the table below names every point):
-        # twelve names over clustered points covered each other and the points.
+        # Only the recommended profile and front profiles whose names do not collide are written (the
+        # table below names every point): twelve names over clustered points covered each other.
         low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
-        named = set(front) | ({a.labels.index(a.recommendation.label)} if a.recommendation.label else set())
-        for i in idx:
-            if i not in named:
-                continue
+        chosen_first = [a.labels.index(a.recommendation.label)] if a.recommendation.label else []
+        candidates = chosen_first + sorted(set(front) - set(chosen_first), key=lambda i: -a.utility[i])
+        for i in _spaced_labels(a.utility, a.risk, [i for i in candidates if known[i]]):
             text = pg.TextItem(a.labels[i], color="#333333", anchor=(1, 1) if a.utility[i] < low else (0, 1))
             text.setPos(a.utility[i], a.risk[i])
             self.pareto_plot.addItem(text)
