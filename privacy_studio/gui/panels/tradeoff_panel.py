@@ -545,10 +545,13 @@ class TradeoffPanel(QWidget):
         # Only the recommended profile and front profiles whose names do not collide are written (the
         # table below names every point): twelve names over clustered points covered each other.
         low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
+        top = 0.9 * a.risk[idx].max() if len(idx) else 0.0
         chosen_first = [a.labels.index(a.recommendation.label)] if a.recommendation.label else []
         candidates = chosen_first + sorted(set(front) - set(chosen_first), key=lambda i: -a.utility[i])
         for i in _spaced_labels(a.utility, a.risk, [i for i in candidates if known[i]]):
-            text = pg.TextItem(a.labels[i], color="#333333", anchor=(1, 1) if a.utility[i] < low else (0, 1))
+            below = a.risk[i] >= top  # under the highest points, not cut off by the plot's top edge
+            anchor = (float(a.utility[i] < low), float(not below))
+            text = pg.TextItem(a.labels[i], color="#333333", anchor=anchor)
             text.setPos(a.utility[i], a.risk[i])
             self.pareto_plot.addItem(text)
             self.point_labels.append(text)
