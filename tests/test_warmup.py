@@ -51,13 +51,15 @@ data = ["{SAMPLE / "events.csv"}", "--antennas", "{SAMPLE / "antennas.csv"}", "-
         "{SAMPLE / "hierarchy.csv"}", "--tz", "Europe/Paris"]
 assert main(["risk", *data, "--spatial", "antenna,zip,district", "--temporal", "1h,1w", "--p", "1-4",
              "--samples", "300", "--json", "/dev/null"]) == 0
+assert main(["risk", *data, "--spatial", "grid:1,antenna", "--temporal", "1h,1min", "--p", "1-2",
+             "--samples", "100", "--json", "/dev/null"]) == 0  # km cells; d far above the points
 assert main(["risk", *data, "--spatial", "district", "--temporal", "1w", "--p", "2", "--exact",
              "--measures", "unicity,kdisc,worst", "--json", "/dev/null"]) == 0
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.project_run import computed_utility
 from privacy_studio.core.risk.settings import RiskSettings
 sample = load_dataset(data[0], ReaderOptions(antennas=data[2], hierarchy=data[4], tz="Europe/Paris"))
-computed_utility(sample, RiskSettings(spatial=["antenna", "district"], temporal=["1h", "1w"]))
+computed_utility(sample, RiskSettings(spatial=["antenna", "district", "grid:1"], temporal=["1h", "1w"]))
 after = loaded_counts()
 new = {{k: after[k] - before[k] for k in after if after[k] > before[k]}}
 print(json.dumps({{"steps": list(steps), "new": new}}))
