@@ -67,6 +67,12 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
             window.tabs.setCurrentIndex(i)
             settle(app, 0.6)
             save(window, folder, f"{i + 1:02d} {window.tabs.tabText(i)}")
+    release = window.export_release()  # issue #15 item 6: the first rows as they would be released
+    release.start_preview()
+    wait_for(app, lambda: release.preview_table.rowCount() > 0, "the release preview")
+    settle(app, 0.6)
+    release.grab().save(str(Path(out) / "{}x{}".format(*SIZES[0]) / "10_release_preview.png"))
+    release.close()
     window.session.set_dirty(False)
     window.close()
     return 0

@@ -203,7 +203,7 @@ class ReleaseDialog(QDialog):
         layout.addLayout(buttons)
         self._watch_choices()
         self._rows_changed()
-        fit_to_screen(self, 900, 760)
+        fit_to_screen(self, 900, 700)
 
     # -- choices -----------------------------------------------------------------------------------
     def _watch_choices(self) -> None:
