@@ -244,7 +244,9 @@ class Project:
             raise ProjectError(f"{target}: the folder {folder} does not exist")
         self.modified = _now()
         self.app_version = __version__
-        text = json.dumps(self.to_dict(folder), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        document = self.to_dict(folder)
+        _validate(document, str(target))  # never write a project that opening would refuse
+        text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             write_text(target, text)
         except WriteError as exc:

@@ -228,11 +228,25 @@ json_values = st.recursive(
 def test_any_json_content_round_trips(
     tmp_path_factory: pytest.TempPathFactory, name, results, analyses
 ) -> None:
+    """Whatever a project holds is either written and read back equal, or refused at saving with a clear
+    error and nothing written: the studio never writes a file that opening would refuse (e.g. a result whose
+    d is not a whole number)."""
     folder = tmp_path_factory.mktemp("rt")
     p = Project(name=name, results=results, analyses=analyses)
     p.sources.append(DataSource(path=str(folder / "x.csv"), reader={"tz": "UTC"}))
-    p.save(folder / "p.psproj")
+    try:
+        p.save(folder / "p.psproj")
+    except ProjectError:
+        assert not (folder / "p.psproj").exists()
+        return
     assert Project.load(folder / "p.psproj") == p
+
+
+def test_saving_refuses_what_opening_would_refuse(tmp_path: Path) -> None:
+    p = Project(name="x", results=[{"d": []}])
+    with pytest.raises(ProjectError, match=r"results\[0\]\.d is \[\], expected a whole number"):
+        p.save(tmp_path / "p.psproj")
+    assert not (tmp_path / "p.psproj").exists()
 
 
 def test_the_sample_project_opens_with_its_data() -> None:
