@@ -247,7 +247,7 @@ def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> 
 
 def _per_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: int) -> dict:
     """EM_j estimated over the EM users, summed over time bins per spatial unit."""
-    q, _, _, _ = point_priors(index.list_len, index.n_users)
+    q = point_priors(index.list_len, index.n_users).q
     units = traces.point_unit(index.point_ids)
     per_unit = np.full(traces.n_units, np.nan)  # None in JSON: no user had reference_p points
     if n_terms:

@@ -21,13 +21,16 @@ class IndexArrays(NamedTuple):
 
 
 class Priors(NamedTuple):
-    """Per point the prior q_j = |D_j|/n and the KL term g_j of a zero posterior, and their sums."""
+    """Per point the prior q_j = |D_j|/n and the KL term g_j of a zero posterior, and their sums; ln q_j and
+    ln k for every set size k up to the longest list, so KL needs table look-ups instead of logarithms."""
 
     q: np.ndarray
     g: np.ndarray
     q_all: float
     g_all: float
+    ln_q: np.ndarray
+    ln_size: np.ndarray  # ln k for k = 0 .. max |D_x| (entry 0 unused)
 
 
 #: What a kernel takes when EM/KL are not computed.
-NO_PRIORS = Priors(np.zeros(0), np.zeros(0), 0.0, 0.0)
+NO_PRIORS = Priors(np.zeros(0), np.zeros(0), 0.0, 0.0, np.zeros(0), np.zeros(0))

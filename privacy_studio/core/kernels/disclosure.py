@@ -8,8 +8,6 @@ as bitmaps, one AND per dense point).
 
 from __future__ import annotations
 
-import math
-
 import numba as nb
 import numpy as np
 
@@ -25,13 +23,15 @@ from privacy_studio.core.kernels.intersect import (
 
 
 @nb.njit(cache=True, nogil=True)
-def kl_term(post: float, prior: float) -> float:
-    """Σ_t P(X=t|A) ln(P(X=t|A)/P(X=t)) for a binary point, with 0 ln 0 = 0."""
+def kl_of_count(k: int, c: int, ln_size: np.ndarray, ln_q: float, g: float) -> float:
+    """KL of a binary point visited by ``k`` of the set's ``c`` members (posterior k/c) against prior q:
+    Σ_t P(X=t|A) ln(P(X=t|A)/P(X=t)) with 0 ln 0 = 0, from tables (``ln_size[k] = ln k``, ``ln_q = ln q``,
+    ``g = -ln(1 - q)``) rather than two logarithms per point and set."""
     s = 0.0
-    if post > 0.0:
-        s += post * math.log(post / prior)
-    if post < 1.0:
-        s += (1.0 - post) * math.log((1.0 - post) / (1.0 - prior))
+    if k > 0:
+        s += k / c * (ln_size[k] - ln_size[c] - ln_q)
+    if k < c:
+        s += (c - k) / c * (ln_size[c - k] - ln_size[c] + g)
     return s
 
 
@@ -55,7 +55,7 @@ def em_kl_of_set(
     """
     post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
-    q, g, q_all, g_all = priors
+    q, g, q_all, g_all, ln_q, ln_size = priors
     c = state[2]
     inv = 1.0 / c
     n_points = len(q)
@@ -78,7 +78,7 @@ def em_kl_of_set(
             post = k * inv
             e = abs(post - q[j])
             em += e
-            kl += kl_term(post, q[j])
+            kl += kl_of_count(k, c, ln_size, ln_q[j], g[j])
             if weight != 0.0 and k > 0:
                 acc[j] += weight * (e - q[j])
         return em, kl
@@ -98,7 +98,7 @@ def em_kl_of_set(
         post = cnt[j] * inv
         e = abs(post - q[j])
         em += e
-        kl += kl_term(post, q[j])
+        kl += kl_of_count(cnt[j], c, ln_size, ln_q[j], g[j])
         rest_em -= q[j]
         rest_kl -= g[j]
         if weight != 0.0:
