@@ -3,8 +3,8 @@
 For each dataset (the sample city, the Gowalla NYC check-ins, a generated 100,000-person city) a fresh
 process opens the data as a project in the offscreen window, runs the grid while switching tabs, then runs
 again and presses Esc. A 5 ms timer in the GUI thread measures how long the event loop went without
-turning (the "gap"). The same child runs on a ``git worktree`` of the base revision in a temporary folder,
-in the same invocation, so the baseline shares the machine's load.
+turning (the "gap"). The same child runs on a ``git worktree`` of the base revision (``baseline.py``) in
+the same invocation, so the baseline shares the machine's load; each child's scratch folder is removed.
 
 Measured: open (data read), run time, time to the first plotted curve, max and p99 event-loop gap over the
 run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
@@ -22,12 +22,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).parent / "results" / "bench_gui.json"
+from baseline import RESULTS, ROOT, Tree, scratch, tree_env, trees, write_results
+
+#: The generated city is kept here (git-ignored) and reused by later runs.
+CACHE = RESULTS / "cache" / "gui"
 REAL = Path("/work/shared/real_data")
 DATASETS = ("sample", "gowalla", "city100k")
 CITY_USERS = 100_000
@@ -180,7 +181,7 @@ def child(name: str, data: Path, out: Path) -> None:
     QMessageBox.question = staticmethod(lambda *a, **k: QMessageBox.StandardButton.Discard)
     QMessageBox.warning = staticmethod(lambda *a, **k: QMessageBox.StandardButton.Ok)
     app = QApplication(["bench-gui"])
-    tmp = Path(tempfile.mkdtemp(prefix="bench_gui_"))
+    tmp = out.parent  # the parent's scratch folder, removed after the run
     window = MainWindow(QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat))
     window.resize(1400, 900)
     window.show()
@@ -289,15 +290,10 @@ def child(name: str, data: Path, out: Path) -> None:
 
 
 # -- parent ---------------------------------------------------------------------------------------------
-def run_child(tree: Path, name: str, data: Path) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "result.json"
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(tree),
-            "QT_QPA_PLATFORM": "offscreen",
-            "PRIVACY_STUDIO_SKIP_FROZEN": "1",
-        }
+def run_child(tree: Tree, name: str, data: Path) -> dict:
+    """One dataset's flow in a fresh process importing the studio from ``tree``."""
+    with scratch("bench_gui_child_") as folder:
+        out = folder / "result.json"
         done = subprocess.run(
             [
                 sys.executable,
@@ -309,8 +305,8 @@ def run_child(tree: Path, name: str, data: Path) -> dict:
                 "--out",
                 str(out),
             ],
-            cwd=tree,
-            env=env,
+            cwd=tree.path,
+            env=tree_env(tree, QT_QPA_PLATFORM="offscreen"),
             capture_output=True,
             text=True,
             timeout=3 * TIMEOUT,
@@ -318,14 +314,6 @@ def run_child(tree: Path, name: str, data: Path) -> dict:
         if done.returncode != 0 or not out.exists():
             return {"dataset": name, "error": (done.stderr or done.stdout).strip()[-600:]}
         return json.loads(out.read_text(encoding="utf-8"))
-
-
-def base_worktree(rev: str, folder: Path) -> Path:
-    tree = folder / "base"
-    subprocess.run(
-        ["git", "worktree", "add", "--detach", str(tree), rev], cwd=ROOT, check=True, capture_output=True
-    )
-    return tree
 
 
 def fmt(value: float | None, unit: str = "") -> str:
@@ -374,8 +362,8 @@ def main() -> int:
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--base", default="HEAD~1", help="revision measured as the baseline (default HEAD~1)")
     parser.add_argument("--no-baseline", action="store_true")
-    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "psbench_gui")
-    parser.add_argument("--json", type=Path, default=RESULTS)
+    parser.add_argument("--data", type=Path, default=CACHE, help="the generated city's folder (kept)")
+    parser.add_argument("--json", type=Path, default=RESULTS / "bench_gui.json")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -386,48 +374,15 @@ def main() -> int:
     if "city100k" in names:
         prepare_city(args.data)
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="bench_gui_base_") as tmp:
-        trees = [("current", ROOT)]
-        base = None
-        if not args.no_baseline:
-            base = subprocess.run(
-                ["git", "rev-parse", "--short", args.base],
-                cwd=ROOT,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            trees.insert(0, (f"base {base}", base_worktree(args.base, Path(tmp))))
-        try:
-            for name in names:
-                for label, tree in trees:
-                    row = {**run_child(tree, name, args.data), "tree": label}
-                    rows.append(row)
-                    print(f"{name} / {label}: {json.dumps(row)}", file=sys.stderr, flush=True)
-        finally:
-            if base is not None:
-                subprocess.run(
-                    ["git", "worktree", "remove", "--force", str(trees[0][1])], cwd=ROOT, capture_output=True
-                )
+    with trees(None if args.no_baseline else args.base) as all_trees:
+        for name in names:
+            for tree in all_trees:
+                row = {**run_child(tree, name, args.data), "tree": tree.label}
+                rows.append(row)
+                print(f"{name} / {tree.label}: {json.dumps(row)}", file=sys.stderr, flush=True)
     print(table(rows))
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps(
-            {
-                "head": head,
-                "base": args.base,
-                "cpus": os.cpu_count(),
-                "load_avg": os.getloadavg(),
-                "rows": rows,
-            },
-            indent=2,
-        ),
-        encoding="utf-8",
-    )
-    print(f"written {args.json} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    path = write_results("bench_gui", {"base": args.base, "cpus": os.cpu_count(), "rows": rows}, args.json)
+    print(f"written {path} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0
 
 
