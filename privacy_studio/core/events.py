@@ -61,6 +61,7 @@ class EventTable:
     locations: LocationTable | None = None
     place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _offsets: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.user)
@@ -95,10 +96,15 @@ class EventTable:
 
     # -- derived columns ---------------------------------------------------------------------------
     def user_offsets(self) -> np.ndarray:
-        """CSR offsets: events of user code ``u`` are rows ``offsets[u]:offsets[u+1]``."""
-        # Rows are sorted by user: a binary search per user beats a pass over every event.
-        bounds = np.arange(self.n_users + 1, dtype=self.user.dtype)
-        return np.searchsorted(self.user, bounds).astype(np.int64)
+        """CSR offsets: events of user code ``u`` are rows ``offsets[u]:offsets[u+1]``.
+
+        Computed once per table (every profile generalized from the events needs them); callers only read.
+        """
+        if self._offsets is None:
+            # Rows are sorted by user: a binary search per user beats a pass over every event.
+            bounds = np.arange(self.n_users + 1, dtype=self.user.dtype)
+            self._offsets = np.searchsorted(self.user, bounds).astype(np.int64)
+        return self._offsets
 
     def local_time(self) -> np.ndarray:
         """Wall-clock seconds in ``tz`` (UTC seconds shifted by the zone's offset at each instant)."""
@@ -124,7 +130,7 @@ class EventTable:
         changes = {name: value[mask] for name, value in self.row_columns().items()}
         changes["user"] = remap[self.user[mask]]
         changes["user_ids"] = self.user_ids[keep]
-        changes["_local_time"] = None
+        changes.update(_local_time=None, _offsets=None)
         return replace(self, **changes)
 
 

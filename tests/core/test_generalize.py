@@ -94,6 +94,19 @@ def test_generalize_matches_reference_on_raw_locations(rows, tz, width) -> None:
     assert traces.d == events.n_locations * traces.n_bins
 
 
+@given(rows=events_strategy, keep=st.sets(st.integers(0, 6)))
+def test_user_offsets_are_kept_per_table_and_fresh_for_a_subset(rows, keep) -> None:
+    """The offsets are computed once per table; a subset of users gets its own, never its parent's."""
+    users = np.array([f"u{r[0]}" for r in rows])
+    events = build_event_table(users, np.array([T0 + r[1] for r in rows], dtype=np.int64), users)
+    first = events.user_offsets()
+    assert events.user_offsets() is first
+    assert np.array_equal(first, np.concatenate([[0], np.cumsum(np.bincount(events.user))]))
+    part = events.subset_users(np.array(sorted(k for k in keep if k < events.n_users), dtype=np.int64))
+    counts = np.bincount(part.user, minlength=part.n_users)
+    assert np.array_equal(part.user_offsets(), np.concatenate([[0], np.cumsum(counts)]))
+
+
 @given(
     rows=events_strategy, fine=st.sampled_from([3600, 2 * 3600]), factor=st.sampled_from([1, 3, 6, 12, 84])
 )
