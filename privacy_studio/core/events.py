@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from privacy_studio.core.kernels.timebins import shift_by_offset_pieces
+from privacy_studio.core.kernels.timebins import shift_by_offset_pieces, value_range
 
 #: Optional per-event float columns, in the order they are listed in summaries.
 OPTIONAL_FLOAT_COLUMNS = ("x_km", "y_km", "lat", "lon", "amount", "duration")
@@ -62,6 +62,7 @@ class EventTable:
     place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
     _offsets: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _period: tuple[int, int] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.user)
@@ -116,10 +117,13 @@ class EventTable:
         return self.x_km is not None and self.y_km is not None
 
     def period(self) -> tuple[int, int]:
-        """First and last event time (UTC seconds); (0, 0) for an empty table."""
+        """First and last event time (UTC seconds); (0, 0) for an empty table. Computed once per table."""
         if self.n_events == 0:
             return (0, 0)
-        return int(self.time.min()), int(self.time.max())
+        if self._period is None:
+            first, last = value_range(self.time)
+            self._period = (int(first), int(last))
+        return self._period
 
     def subset_users(self, keep: np.ndarray) -> EventTable:
         """A table with only the users whose codes are in ``keep`` (user codes are renumbered)."""
@@ -130,7 +134,7 @@ class EventTable:
         changes = {name: value[mask] for name, value in self.row_columns().items()}
         changes["user"] = remap[self.user[mask]]
         changes["user_ids"] = self.user_ids[keep]
-        changes.update(_local_time=None, _offsets=None)
+        changes.update(_local_time=None, _offsets=None, _period=None)
         return replace(self, **changes)
 
 

@@ -16,7 +16,7 @@ from privacy_studio.core.events import EventTable, OffsetPieces, hourly_offset_p
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
 from privacy_studio.core.kernels.event_traces import compact_rows, event_traces
-from privacy_studio.core.kernels.timebins import floor_bins, local_range, value_range
+from privacy_studio.core.kernels.timebins import floor_bins, local_range
 
 #: 1970-01-05 00:00 was a Monday: bins are aligned to local midnight and to Monday by counting from it.
 MONDAY_EPOCH = 4 * 86400
@@ -359,7 +359,7 @@ class LocalClock:
     def of(cls, events: EventTable) -> LocalClock:
         """The clock of a table with at least one event."""
         utc = events.time
-        first_utc, last_utc = value_range(utc)
+        first_utc, last_utc = events.period()
         first, last = int(first_utc) // 3600, int(last_utc) // 3600
         if events.tz in ("UTC", "utc", "Z", ""):
             zero = np.zeros(last - first + 1, dtype=np.int64)

@@ -95,16 +95,18 @@ def test_generalize_matches_reference_on_raw_locations(rows, tz, width) -> None:
 
 
 @given(rows=events_strategy, keep=st.sets(st.integers(0, 6)))
-def test_user_offsets_are_kept_per_table_and_fresh_for_a_subset(rows, keep) -> None:
-    """The offsets are computed once per table; a subset of users gets its own, never its parent's."""
+def test_offsets_and_period_are_kept_per_table_and_fresh_for_a_subset(rows, keep) -> None:
+    """Offsets and period are computed once per table; a subset of users gets its own, never its parent's."""
     users = np.array([f"u{r[0]}" for r in rows])
     events = build_event_table(users, np.array([T0 + r[1] for r in rows], dtype=np.int64), users)
     first = events.user_offsets()
     assert events.user_offsets() is first
     assert np.array_equal(first, np.concatenate([[0], np.cumsum(np.bincount(events.user))]))
+    assert events.period() == (events.time.min(), events.time.max())
     part = events.subset_users(np.array(sorted(k for k in keep if k < events.n_users), dtype=np.int64))
     counts = np.bincount(part.user, minlength=part.n_users)
     assert np.array_equal(part.user_offsets(), np.concatenate([[0], np.cumsum(counts)]))
+    assert part.period() == ((part.time.min(), part.time.max()) if part.n_events else (0, 0))
 
 
 @given(
