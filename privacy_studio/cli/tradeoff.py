@@ -207,9 +207,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
-    p.add_argument(
-        "--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}"
-    )
+    p.add_argument("--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}")
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"
     )

@@ -56,8 +56,7 @@ class RiskSettings:
         unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
             raise ValueError(
-                f"unknown measure(s) {', '.join(unknown) or '(none)'}; "
-                f"choose from {', '.join(MEASURE_NAMES)}"
+                f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURE_NAMES)}"
             )
         for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
