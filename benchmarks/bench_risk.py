@@ -9,7 +9,10 @@ one-pass numba floor over the same arrays (best of five), and the grid
 {antenna, zip, district} x {1h, 6h, 12h, 1w}, p = 1..10, S sampled users (unicity), end to end. Its peak
 resident memory (VmHWM) is its own; the peak of each profile is read by resetting VmHWM between profiles.
 A third process runs an independent CSR + galloping-intersection pipeline (``csr_gallop.py``) on the same
-grid as a speed yardstick and checks that it finds the same unicity as the current tree.
+grid as a speed yardstick and checks that it finds the same unicity as the current tree. Last, each tree's
+``privacy-studio risk`` runs the grid on a Parquet copy of the city (``bench_engines.py`` makes it once)
+as a user would, timed on its third run (the first fills the studio's columnar cache, the second compiles
+what reading it needs).
 
     python benchmarks/bench_risk.py [--users 200000] [--days 30] [--base REV] [--repeats 1] [--quick]
 """
@@ -238,6 +241,35 @@ def run_worker(tree: baseline.Tree, kind: str, args: argparse.Namespace, scratch
     return result
 
 
+def end_to_end(tree: baseline.Tree, parquet: Path, args: argparse.Namespace, scratch: Path) -> dict:
+    """``privacy-studio risk`` on the Parquet copy of the city, the whole grid, as a user runs it: once to
+    fill the tree's columnar cache, once more to compile what reading from that cache needs (memory-mapped,
+    read-only arrays), then timed; its peak RSS."""
+    spatial, temporal = (["antenna", "district"], ["1h", "1w"]) if args.quick else (SPATIAL, TEMPORAL)
+    command = [sys.executable, "-m", "privacy_studio", "risk", str(parquet / "events.parquet")]
+    command += ["--antennas", str(parquet / "antennas.csv"), "--hierarchy", str(parquet / "hierarchy.csv")]
+    command += ["--tz", "Europe/Paris", "--spatial", ",".join(spatial), "--temporal", ",".join(temporal)]
+    command += ["--p", "1-10", "--samples", str(args.samples), "--measures", "unicity", "--engine", "numba"]
+    command += ["--json", str(scratch / "end_to_end.json")]
+    env = baseline.tree_env(tree, PRIVACY_STUDIO_CACHE=str(scratch / f"columnar-{tree.path.name}"))
+    for _ in range(3):
+        t0 = time.perf_counter()
+        child = subprocess.Popen(
+            command, cwd=tree.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        stderr = child.stderr.read().decode() if child.stderr else ""
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - t0
+        if status:
+            raise SystemExit(f"risk failed on {tree.label}:\n{stderr[-3000:]}")
+    return {
+        "tree": tree.label,
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mb": usage.ru_maxrss / 1024,
+    }
+
+
 def print_report(runs: list[dict], yard: dict) -> None:
     """The summary per run, the profiles of the last run of each tree, and the yardstick."""
     rows = []
@@ -288,6 +320,12 @@ def main() -> int:
     ap.add_argument("--base", default="HEAD~1", help="revision run as the baseline ('none': no baseline)")
     ap.add_argument("--repeats", type=int, default=1, help="runs per tree, alternating")
     ap.add_argument("--threads", type=int, help="numba threads (default: all cores)")
+    ap.add_argument(
+        "--end-to-end",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time privacy-studio risk on a Parquet copy of the city (made once, beside the cache)",
+    )
     ap.add_argument("--worker", choices=["tree", "yardstick"], help=argparse.SUPPRESS)
     ap.add_argument("--worker-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -312,6 +350,14 @@ def main() -> int:
                 runs.append(run_worker(tree, "tree", args, tmp))
         print("  yardstick ...", flush=True)
         yard = run_worker(all_trees[-1], "yardstick", args, tmp)
+        whole = []
+        if args.end_to_end:
+            from bench_engines import ensure_data
+
+            parquet = ensure_data(cache, args.users, args.days)
+            for tree in all_trees:
+                print(f"  privacy-studio risk, {tree.label} ...", flush=True)
+                whole.append(end_to_end(tree, parquet, args, tmp))
     current = [r for r in runs if r["tree"] == "current"][-1]
     yard["agrees"] = all(
         np.allclose(p["unicity"], y["unicity"], rtol=0, atol=1e-12)
@@ -323,9 +369,21 @@ def main() -> int:
         f"S = {args.samples:,}, p = 1..10; load average {os.getloadavg()[0]:.1f}"
     )
     print_report(runs, yard)
+    if whole:
+        print(
+            "\nprivacy-studio risk on the Parquet city, whole grid, from the columnar cache (process figures)"
+        )
+        print(baseline.table(whole, ["tree", "wall_s", "cpu_s", "peak_mb"]))
     path = baseline.write_results(
         "bench_risk",
-        {"users": args.users, "days": args.days, "samples": args.samples, "runs": runs, "yardstick": yard},
+        {
+            "users": args.users,
+            "days": args.days,
+            "samples": args.samples,
+            "runs": runs,
+            "yardstick": yard,
+            "end_to_end": whole,
+        },
         Path(args.json),
     )
     print(f"wrote {path}")
