@@ -7,9 +7,13 @@ from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.io import ReaderOptions, load_dataset
+from privacy_studio.core.io import cache as cache_module
 from privacy_studio.core.io.cache import cache_key
 
 CDR = """interaction,direction,correspondent_id,datetime,call_duration,antenna_id
@@ -103,3 +107,19 @@ def test_an_entry_of_an_older_layout_is_replaced(write, private_cache: Path) -> 
     again = cache.load("entry", dataset.options)
     assert again is not None
     assert_same_events(dataset.events, again.events)
+
+
+@given(
+    values=hnp.arrays(
+        st.sampled_from([np.int32, np.int64, np.float64, np.dtype("U7")]),
+        hnp.array_shapes(min_dims=1, max_dims=1, min_side=0, max_side=40),
+    )
+)
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_stored_column_is_checked_against_the_digest_of_its_bytes(values, tmp_path) -> None:
+    """Re-opening reads each file in blocks instead of through its memory map: the same digest as the
+    array's bytes, for every dtype of column the cache stores (empty ones included)."""
+    path = tmp_path / "column.npy"
+    np.save(path, values)
+    mapped = np.load(path, mmap_mode="r")
+    assert cache_module._file_digest(path, mapped.offset, mapped.nbytes) == cache_module._digest(values)

@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,13 @@ from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io.dataset import Dataset
 from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.report import ImportReport, SourceFile
+from privacy_studio.core.kernels.rows import is_sorted
 
 #: Bump when the stored layout or the reading rules change, so old entries are not reused.
 CACHE_VERSION = 3
 _BLOCK = 1 << 16
+#: Bytes read at a time when checking a stored column against its digest.
+_READ_BLOCK = 1 << 22
 _BLOCKS = 16
 _LOCATION_FIELDS = ("ids", "lat", "lon", "x_km", "y_km")
 #: A temporary entry folder older than this was left by a killed process (a live one finishes sooner).
@@ -120,6 +124,24 @@ def _digest(array: np.ndarray) -> str:
     return hashlib.blake2b(memoryview(np.ascontiguousarray(array)).cast("B"), digest_size=16).hexdigest()
 
 
+def _file_digest(path: Path, offset: int, nbytes: int) -> str:
+    """The digest of ``nbytes`` of a file from ``offset``, read in blocks: what :func:`_digest` gives for the
+    array stored there, without bringing every page of a memory-mapped column into the process (a column
+    the analysis never reads, such as per-event coordinates, then costs no resident memory)."""
+    digest = hashlib.blake2b(digest_size=16)
+    block = bytearray(min(nbytes, _READ_BLOCK))
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        left = nbytes
+        while left:
+            got = fh.readinto(memoryview(block)[: min(left, len(block))])
+            if not got:
+                raise DamagedEntry(f"{path.name} is shorter than its header says")
+            digest.update(memoryview(block)[:got])
+            left -= got
+    return digest.hexdigest()
+
+
 def _write(folder: Path, dataset: Dataset) -> None:
     ev = dataset.events
     meta: dict[str, Any] = {"version": CACHE_VERSION, "scalars": {}, "arrays": [], "checks": {}}
@@ -186,8 +208,7 @@ def check_invariants(dataset: Dataset) -> None:
         _within(ev.merchant, -1, len(ev.merchant_ids), "shop codes")
     if ev.locations is not None and len(ev.locations) < ev.n_locations:
         raise DamagedEntry("fewer place coordinates than locations")
-    step = np.diff(ev.user)
-    if (step < 0).any() or (np.diff(ev.time)[step == 0] < 0).any():
+    if not is_sorted(ev.user, ev.time):  # one pass, no event-length temporaries
         raise DamagedEntry("its rows are not sorted by user and time")
     h = dataset.hierarchy
     if h is not None:
@@ -200,16 +221,31 @@ def _within(codes: np.ndarray, low: int, high: int, what: str) -> None:
         raise DamagedEntry(f"{what} outside {low}..{high - 1}")
 
 
-def _read(folder: Path, meta: dict[str, Any], options: ReaderOptions) -> Dataset:
-    checks = meta["checks"]
+def _verified(folder: Path, checks: dict[str, list]) -> dict[str, np.ndarray]:
+    """Every stored array, memory-mapped, after checking its dtype, shape and digest.
 
-    def arr(name: str) -> np.ndarray:
-        array = np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
-        dtype, shape, digest = checks[name]
-        if array.dtype.str != dtype or list(array.shape) != shape or _digest(array) != digest:
+    The digests are computed on as many threads as cores, largest files first (hashlib releases the GIL):
+    re-opening a big entry costs about its size divided by the cores, not its whole read.
+    """
+    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in checks}
+    for name, (dtype, shape, _) in checks.items():
+        if arrays[name].dtype.str != dtype or list(arrays[name].shape) != shape:
             raise DamagedEntry(f"{name} does not match the digest written with it")
-        return array
+    order = sorted(checks, key=lambda name: -arrays[name].nbytes)
 
+    def digest_of(name: str) -> str:
+        return _file_digest(folder / f"{name}.npy", arrays[name].offset, arrays[name].nbytes)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for name, found in zip(order, pool.map(digest_of, order), strict=True):
+            if found != checks[name][2]:
+                raise DamagedEntry(f"{name} does not match the digest written with it")
+    return arrays
+
+
+def _read(folder: Path, meta: dict[str, Any], options: ReaderOptions) -> Dataset:
+    arrays = _verified(folder, meta["checks"])
+    arr = arrays.__getitem__
     kwargs: dict[str, Any] = {name: arr(f"ev_{name}") for name in meta["arrays"]}
     for name, value in meta["scalars"].items():
         kwargs[name] = tuple(value) if name == "interaction_names" else value
