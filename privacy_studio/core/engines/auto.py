@@ -10,9 +10,10 @@ from privacy_studio.core.io.options import ReaderOptions
 
 #: Rough in-memory bytes per byte of text input, by kind: columnar arrays + traces + index.
 BYTES_PER_INPUT_BYTE = {"csv": 1.5, "gz": 6.0}
-#: Peak bytes per event of the in-memory engine (4.6 GB for 42.1M events of the 1M-user city,
-#: benchmarks/bench_engines.py). Parquet is sized by its row count: its compression varies far too much.
-BYTES_PER_EVENT = 110
+#: Peak bytes per event of the in-memory engine (3,813 MiB for 42.1M events of the 1M-user city read from
+#: Parquet, benchmarks/bench_engines.py on 2026-11-24; 110 before issue #17's memory work). Parquet is sized
+#: by its row count: its compression varies far too much.
+BYTES_PER_EVENT = 95
 #: Share of the available memory the in-memory engine may plan to use.
 USABLE_SHARE = 0.6
 
