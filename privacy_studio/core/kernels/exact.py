@@ -1,9 +1,11 @@
 """Exact mode's kernel: the p-subsets of work items (a user and a range of first positions), summed as
 they are enumerated.
 
-Nothing is kept per subset, so memory does not grow with their number; a long trace is split into several
-items so it is shared between threads. Items are dealt to a fixed number of parts by position (part k
-takes every N_PARTS-th item), so the per-part sums, hence the results, do not depend on the thread count.
+Nothing is kept per subset, so memory does not grow with their number; the anonymity sets of one or two
+people (nearly all of them on real data) are counted, and their EM / KL computed once per item. A long trace
+is split into several items so it is shared between threads. Items are dealt to a fixed number of parts by
+position (part k takes every N_PARTS-th item), so the per-part sums, hence the results, do not depend on the
+thread count.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.disclosure import em_kl_of_set
-from privacy_studio.core.kernels.intersect import OWN_LIST, walk_start, walk_step
+from privacy_studio.core.kernels.intersect import OWN_LIST, walk_members, walk_start, walk_step
 from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
@@ -87,6 +89,8 @@ def exact_items(
         cnt = np.zeros(n_points if with_em else 1, dtype=np.int64)
         touched = np.empty(n_points if with_em else 1, dtype=np.int64)
         members = np.empty(n_users if with_em else 1, dtype=np.int32)
+        pair_count = np.zeros(n_users if with_em else 1, dtype=np.int64)  # per other member of a pair
+        pair_list = np.empty(n_users if with_em else 1, dtype=np.int32)
         idx = np.empty(p, dtype=np.int64)
         chosen = np.empty(p, dtype=np.int64)
         sizes = np.zeros(max_size + 1, dtype=np.int64)
@@ -104,6 +108,7 @@ def exact_items(
                 idx[j] = item_first[i] + j
             smallest = max_size + 1
             n_seen = 0
+            n_pairs = 0
             more = True
             while more:
                 for j in range(p):
@@ -121,7 +126,15 @@ def exact_items(
                 sizes[c] += 1
                 inv_sum[i] += 1.0 / c
                 smallest = min(smallest, c)
-                if with_em and c > 1:  # a set of one (the user alone) is added once below
+                # E(A) = {u} and E(A) = {u, v} give the same EM / KL every time: added once per item below
+                if with_em and c == 2:
+                    pair = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members)
+                    v = pair[0] if pair[0] != u else pair[1]
+                    if pair_count[v] == 0:
+                        pair_list[n_pairs] = v
+                        n_pairs += 1
+                    pair_count[v] += 1
+                elif with_em and c > 2:
                     e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
                     em_sum[i] += e
                     kl_sum[i] += k
@@ -137,6 +150,15 @@ def exact_items(
                 )
                 em_sum[i] += e * sizes[1]
                 kl_sum[i] += k * sizes[1]
+            for j in range(n_pairs):  # E(A) = {u, v}: once per v, weighted by how many subsets gave it
+                v = pair_list[j]
+                times = pair_count[v]
+                pair_count[v] = 0
+                buf[0, 0], buf[0, 1] = min(u, v), max(u, v)
+                state[0], state[2], state[3] = OWN_LIST, 2, 0
+                e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight * times)
+                em_sum[i] += e * times
+                kl_sum[i] += k * times
             min_size[i] = smallest
             for j in range(n_seen):
                 k = seen[j]
