@@ -89,8 +89,9 @@ def exact_items(
         cnt = np.zeros(n_points if with_em else 1, dtype=np.int64)
         touched = np.empty(n_points if with_em else 1, dtype=np.int64)
         members = np.empty(n_users if with_em else 1, dtype=np.int32)
-        pair_count = np.zeros(n_users if with_em else 1, dtype=np.int64)  # per other member of a pair
-        pair_list = np.empty(n_users if with_em else 1, dtype=np.int32)
+        # Sets of one or two: subsets counted per partner (the other member, or the person for a set of one)
+        partner_count = np.zeros(n_users if with_em else 1, dtype=np.int64)
+        partners = np.empty(n_users if with_em else 1, dtype=np.int32)
         idx = np.empty(p, dtype=np.int64)
         chosen = np.empty(p, dtype=np.int64)
         sizes = np.zeros(max_size + 1, dtype=np.int64)
@@ -108,7 +109,7 @@ def exact_items(
                 idx[j] = item_first[i] + j
             smallest = max_size + 1
             n_seen = 0
-            n_pairs = 0
+            n_partners = 0
             more = True
             while more:
                 for j in range(p):
@@ -127,14 +128,18 @@ def exact_items(
                 inv_sum[i] += 1.0 / c
                 smallest = min(smallest, c)
                 # E(A) = {u} and E(A) = {u, v} give the same EM / KL every time: added once per item below
-                if with_em and c == 2:
-                    pair = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members)
-                    v = pair[0] if pair[0] != u else pair[1]
-                    if pair_count[v] == 0:
-                        pair_list[n_pairs] = v
-                        n_pairs += 1
-                    pair_count[v] += 1
-                elif with_em and c > 2:
+                if with_em and c <= 2:
+                    v = u
+                    if c == 2:
+                        ab = walk_members(
+                            post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members
+                        )
+                        v = ab[0] if ab[0] != u else ab[1]
+                    if partner_count[v] == 0:
+                        partners[n_partners] = v
+                        n_partners += 1
+                    partner_count[v] += 1
+                elif with_em:
                     e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
                     em_sum[i] += e
                     kl_sum[i] += k
@@ -142,20 +147,14 @@ def exact_items(
                     break
                 more = _next_combination(idx, length) and idx[0] < item_stop[i]
             unique[i] = sizes[1]
-            if with_em and sizes[1]:  # E(A) = {u}: the same EM / KL for every such subset
-                buf[0, 0] = u
-                state[0], state[2], state[3] = OWN_LIST, 1, 0
-                e, k = em_kl_of_set(
-                    state, ix, buf, bits, priors, cnt, touched, members, acc, weight * sizes[1]
-                )
-                em_sum[i] += e * sizes[1]
-                kl_sum[i] += k * sizes[1]
-            for j in range(n_pairs):  # E(A) = {u, v}: once per v, weighted by how many subsets gave it
-                v = pair_list[j]
-                times = pair_count[v]
-                pair_count[v] = 0
-                buf[0, 0], buf[0, 1] = min(u, v), max(u, v)
-                state[0], state[2], state[3] = OWN_LIST, 2, 0
+            for j in range(n_partners):  # {u} or {u, v} once, weighted by how many subsets gave it
+                v = partners[j]
+                times = partner_count[v]
+                partner_count[v] = 0
+                buf[0, 0] = min(u, v)
+                if v != u:  # buf may have a single column when every list has one person
+                    buf[0, 1] = max(u, v)
+                state[0], state[2], state[3] = OWN_LIST, 1 if v == u else 2, 0
                 e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight * times)
                 em_sum[i] += e * times
                 kl_sum[i] += k * times
