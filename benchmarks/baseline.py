@@ -4,19 +4,19 @@ that are removed, CPU time beside wall time, a printed table and a JSON file.
 The baseline is a ``git worktree`` of a revision (default ``HEAD~1``) in a fresh temporary folder; a command
 runs against a tree with that tree first on ``PYTHONPATH``, so the same interpreter and libraries serve both.
 On a shared machine wall time depends on the neighbours: runs alternate between the trees, and the CPU time
-of each child (``resource.RUSAGE_CHILDREN``) is reported too.
+of each child and its peak resident memory (``os.wait4``) are reported too.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -37,13 +37,14 @@ class Tree:
 
 @dataclass(frozen=True)
 class Timing:
-    """One command's wall and CPU seconds (the child's user + system time), exit code and output."""
+    """One command's wall and CPU seconds (the child's user + system time), exit code, output and peak RSS."""
 
     wall: float
     cpu: float
     returncode: int
     stderr: str
     stdout: str = ""
+    peak_mb: float = 0.0
 
 
 def short_rev(rev: str) -> str:
@@ -87,21 +88,33 @@ def tree_env(tree: Tree, **extra: str) -> dict[str, str]:
 
 
 def run_timed(tree: Tree, args: Sequence[str], timeout: float = 3600, **env: str) -> Timing:
-    """Run ``python ARGS`` (e.g. ``-m privacy_studio --help``) against ``tree``; wall and CPU seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, *args],
-        cwd=tree.path,
-        env=tree_env(tree, **env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timing(wall, cpu, done.returncode, done.stderr, done.stdout)
+    """Run ``python ARGS`` (e.g. ``-m privacy_studio --help``) against ``tree``: wall and CPU seconds and the
+    peak resident memory of that child alone (``os.wait4``), its exit code and output."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, *args], cwd=tree.path, env=tree_env(tree, **env), stdout=out, stderr=err
+        )
+        killer = threading.Timer(timeout, child.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+        finally:
+            killer.cancel()
+        wall = time.perf_counter() - t0
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if wall >= timeout:
+            raise subprocess.TimeoutExpired(child.args, timeout)
+        out.seek(0)
+        err.seek(0)
+        return Timing(
+            wall,
+            usage.ru_utime + usage.ru_stime,
+            child.returncode,
+            err.read().decode(errors="replace"),
+            out.read().decode(errors="replace"),
+            usage.ru_maxrss / 1024,
+        )
 
 
 def alternate(

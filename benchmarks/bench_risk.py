@@ -246,28 +246,17 @@ def end_to_end(tree: baseline.Tree, parquet: Path, args: argparse.Namespace, scr
     fill the tree's columnar cache, once more to compile what reading from that cache needs (memory-mapped,
     read-only arrays), then timed; its peak RSS."""
     spatial, temporal = (["antenna", "district"], ["1h", "1w"]) if args.quick else (SPATIAL, TEMPORAL)
-    command = [sys.executable, "-m", "privacy_studio", "risk", str(parquet / "events.parquet")]
+    command = ["-m", "privacy_studio", "risk", str(parquet / "events.parquet")]
     command += ["--antennas", str(parquet / "antennas.csv"), "--hierarchy", str(parquet / "hierarchy.csv")]
     command += ["--tz", "Europe/Paris", "--spatial", ",".join(spatial), "--temporal", ",".join(temporal)]
     command += ["--p", "1-10", "--samples", str(args.samples), "--measures", "unicity", "--engine", "numba"]
     command += ["--json", str(scratch / "end_to_end.json")]
-    env = baseline.tree_env(tree, PRIVACY_STUDIO_CACHE=str(scratch / f"columnar-{tree.path.name}"))
+    columnar = str(scratch / f"columnar-{tree.path.name}")
     for _ in range(3):
-        t0 = time.perf_counter()
-        child = subprocess.Popen(
-            command, cwd=tree.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        stderr = child.stderr.read().decode() if child.stderr else ""
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - t0
-        if status:
-            raise SystemExit(f"risk failed on {tree.label}:\n{stderr[-3000:]}")
-    return {
-        "tree": tree.label,
-        "wall_s": wall,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_mb": usage.ru_maxrss / 1024,
-    }
+        timing = baseline.run_timed(tree, command, PRIVACY_STUDIO_CACHE=columnar)
+        if timing.returncode:
+            raise SystemExit(f"risk failed on {tree.label}:\n{timing.stderr[-3000:]}")
+    return {"tree": tree.label, "wall_s": timing.wall, "cpu_s": timing.cpu, "peak_mb": timing.peak_mb}
 
 
 def print_report(runs: list[dict], yard: dict) -> None:
