@@ -10,8 +10,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-pytestmark = pytest.mark.gui
-
 
 @pytest.fixture
 def qsettings(tmp_path):
