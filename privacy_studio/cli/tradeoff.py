@@ -207,7 +207,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
-    p.add_argument("--measure", help=f"risk measure (a result field): {', '.join(RISK_FIELDS)}")
+    p.add_argument(
+        "--measure",
+        help=f"risk measure: a result field ({', '.join(RISK_FIELDS)}) or a measure's name as risk --measures "
+        "takes",
+    )
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"
     )

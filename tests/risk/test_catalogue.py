@@ -10,7 +10,7 @@ import pytest
 
 from privacy_studio.cli import main
 from privacy_studio.core.explanations import EXPLANATIONS
-from privacy_studio.core.risk.catalogue import CATALOGUE, MEASURE_NAMES, RISK_FIELDS, canonical
+from privacy_studio.core.risk.catalogue import CATALOGUE, MEASURE_NAMES, RISK_FIELDS, canonical, risk_field
 from privacy_studio.core.risk.results import PResult, ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -97,3 +97,13 @@ def test_risk_command_takes_old_names_and_keeps_its_json_keys(tmp_path, capsys):
     assert row["highest_risk"] == 1.0
     assert row["records_at_risk"] == pytest.approx((0 + 0 + 1 / 2 + 2 / 3) / 4)
     assert row["em"] is None
+
+
+def test_risk_field_takes_every_name_risk_measures_takes():
+    """One vocabulary: a measure's name or alias stands for its first result field, a field for itself."""
+    for m in CATALOGUE:
+        for name in (m.name, *m.aliases):
+            assert risk_field(name) == (m.fields[0].name if m.fields else name)
+    for field_name in RISK_FIELDS:
+        assert risk_field(field_name) == field_name
+    assert risk_field("no_such_measure") == "no_such_measure"

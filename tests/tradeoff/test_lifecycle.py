@@ -84,6 +84,12 @@ def test_bad_ceilings_are_refused_with_one_sentence(gowalla_project, capsys):
     assert "strictly between 0 and 1" in capsys.readouterr().err
 
 
+def test_tradeoff_takes_a_measure_name_as_risk_measures_does(gowalla_project, tmp_path):
+    out = tmp_path / "t.json"
+    assert main(["tradeoff", str(gowalla_project), "--measure", "em_disclosure", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["measure"] == "em"
+
+
 def test_project_new_refuses_bad_input_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "x.psproj"
     assert main(["project", "new", str(tmp_path / "absent.csv"), "--spatial", "raw", "--temporal", "1h",

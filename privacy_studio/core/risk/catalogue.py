@@ -177,6 +177,16 @@ def canonical(name: str) -> str:
     return _ALIASES.get(name, name)
 
 
+def risk_field(name: str) -> str:
+    """The per-p risk field that ``name`` stands for: a field itself (``em``), or a measure's name or alias
+    (``em_disclosure``, ``em``, ``worst``), read as its first field, so every command takes the same words
+    as ``risk --measures``; unknown names unchanged (the caller refuses them with the list)."""
+    if name in RISK_FIELDS:
+        return name
+    measure = BY_NAME.get(canonical(name))
+    return measure.fields[0].name if measure is not None and measure.fields else name
+
+
 def needs(measures: set[str] | list[str], output: str) -> bool:
     """Whether any of ``measures`` needs the kernel output ``output``."""
     return any(output in BY_NAME[m].needs for m in measures if m in BY_NAME)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
+from privacy_studio.core.risk.catalogue import risk_field
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import GridTable, grid_table
@@ -84,7 +85,7 @@ def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> Tradeo
     analysis = analyse(
         grid,
         column,
-        measure=o.measure or choice.risk_measure,
+        measure=risk_field(o.measure or choice.risk_measure),
         p=choice.risk_p if o.p == "saved" else o.p,  # type: ignore[arg-type]
         utility_name=name,
         criteria=criteria,
