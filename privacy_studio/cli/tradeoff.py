@@ -209,8 +209,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--measure",
-        help=f"risk measure: a result field ({', '.join(RISK_FIELDS)}) or a measure's name as risk --measures "
-        "takes",
+        help=f"risk measure: a result field ({', '.join(RISK_FIELDS)}) or a measure's name, as in risk "
+        "--measures",
     )
     p.add_argument(
         "--p", help="points of adversary knowledge (default: saved choice or 4; 'none' if explicit)"
