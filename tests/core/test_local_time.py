@@ -132,3 +132,15 @@ def test_the_reader_turns_wall_clock_times_back_into_the_same_instants(case):
     ]
     local = np.asarray([zoneinfo_local(t, tz) for t in plain], dtype=np.int64)
     assert localize(local, tz).tolist() == plain
+
+
+def test_the_period_reads_in_the_data_zone_across_a_clock_change():
+    """Worked example: 2024-03-31 00:30 UTC is 01:30 in Paris (winter time), 01:30 UTC is 03:30 (summer)."""
+    from privacy_studio.core.io.dataset import period_text
+
+    start = int(datetime(2024, 3, 31, 0, 30, tzinfo=UTC).timestamp())
+    assert (
+        period_text(start, start + 3600, "Europe/Paris")
+        == "2024-03-31 01:30 to 2024-03-31 03:30 Europe/Paris"
+    )
+    assert period_text(start, start, "UTC") == "2024-03-31 00:30 to 2024-03-31 00:30 UTC"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
 
+from privacy_studio.core.io.dataset import period_text
 from privacy_studio.gui.plots.base import NO_RESULTS
 from privacy_studio.gui.plots.heatmap import NOT_RUN, UnicityHeatmap
 from privacy_studio.gui.plots.location_map import LocationEmMap
@@ -119,6 +120,9 @@ def test_data_summary_says_min_median_max_not_quantile_codes(imported_window):
     ]
     per_user = next(t for t in texts if "median" in t)
     assert per_user.startswith("min: ") and "max: " in per_user and "q50" not in per_user
+    events = imported_window.session.dataset.events
+    period = next(t for t in texts if t.endswith(" Europe/Paris"))  # the zone the data was imported in
+    assert period == period_text(*events.period(), "Europe/Paris") and "Z" not in period
 
 
 def test_results_table_shows_shares_as_percentages_and_counts_as_counts(qtbot):

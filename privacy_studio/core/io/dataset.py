@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 
@@ -47,6 +48,14 @@ class Dataset:
             "hierarchy_levels": [] if self.hierarchy is None else list(self.hierarchy.levels),
             "events_per_user": quantiles,
         }
+
+
+def period_text(start: int, end: int, tz: str) -> str:
+    """The period as a person reads it: wall-clock minutes in the data's own time zone, which is named
+    (``2024-03-04 00:00 to 2024-03-31 23:59 Europe/Paris``), since days and weeks are binned in that zone."""
+    zone = ZoneInfo(tz)
+    first, last = (datetime.fromtimestamp(int(t), UTC).astimezone(zone) for t in (start, end))
+    return f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} {tz}"
 
 
 def iso_utc(seconds: int) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
+from privacy_studio.core.io.dataset import period_text
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -57,10 +58,6 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
     )
 
 
-def _utc(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def title_facts(inp: ReportInputs) -> list[tuple[str, str]]:
     """Dataset, period, users, events, input files with hashes, date and versions."""
     project, ds = inp.project, inp.dataset
@@ -72,7 +69,7 @@ def title_facts(inp: ReportInputs) -> list[tuple[str, str]]:
     if ds is not None:
         start, end = ds.events.period()
         facts += [
-            ("Period", f"{_utc(start)} to {_utc(end)}"),
+            ("Period", period_text(start, end, ds.events.tz)),
             ("Users", count(ds.events.n_users)),
             ("Events", count(ds.events.n_events)),
         ]

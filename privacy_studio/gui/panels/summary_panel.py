@@ -8,6 +8,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
+from privacy_studio.core.io.dataset import period_text
+
 BINS = 40
 
 
@@ -75,7 +77,11 @@ class SummaryPanel(QWidget):
             return
         summary = dataset.summary()
         for key, value in summary.items():
+            if key == "period_end":
+                continue  # one "period" row, in the data's zone
             text = _text(value)
+            if key == "period_start" and value is not None:
+                key, text = "period", period_text(*dataset.events.period(), dataset.events.tz)
             if key == "locations" and not value and summary.get("has_coordinates"):
                 text = "none named (each event has its own coordinates)"
             label = QLabel(text)
