@@ -7,7 +7,9 @@ of distinct points with the number of events at each. Point ids are dense intege
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,6 +132,39 @@ class Profile:
         if self.price is not None:
             parts.append(self.price.label)
         return " × ".join(parts)
+
+
+def finest_first(spatial: list[str], temporal: list[str]) -> tuple[list[str], list[str]]:
+    """The grid's levels ordered from fine to coarse where the order is known: time widths by length (the
+    whole period last), grid squares by size in the places they hold; raw and hierarchy levels keep the
+    user's order, since a square and a district do not compare. Unreadable labels keep their place."""
+
+    def seconds(label: str) -> float:
+        try:
+            width = TemporalLevel.parse(label).seconds
+        except ValueError:
+            return math.nan
+        return math.inf if width is None else float(width)
+
+    def km(label: str) -> float:
+        try:
+            level = SpatialLevel.parse(label)
+        except ValueError:
+            return math.nan
+        return level.km if level.kind == "grid" and level.km is not None else math.nan
+
+    return _sorted_in_place(spatial, km), _sorted_in_place(temporal, seconds)
+
+
+def _sorted_in_place(labels: list[str], key: Callable[[str], float]) -> list[str]:
+    """``labels`` with those of a finite or infinite key sorted by it among the slots they occupy."""
+    keys = [key(label) for label in labels]
+    slots = [i for i, k in enumerate(keys) if not math.isnan(k)]
+    ordered = sorted(slots, key=lambda i: keys[i])
+    out = list(labels)
+    for slot, source in zip(slots, ordered, strict=True):
+        out[slot] = labels[source]
+    return out
 
 
 @dataclass

@@ -287,3 +287,33 @@ def test_unique_cells_equal_numpy_unique_rows(points, repeat):
     expected, expected_inverse = np.unique(xy, axis=0, return_inverse=True)
     assert np.array_equal(cells, expected)
     assert np.array_equal(inverse, expected_inverse.ravel())
+
+
+def test_finest_first_worked_example() -> None:
+    from privacy_studio.core.generalize import finest_first
+
+    spatial = ["grid:5", "district", "raw", "grid:1", "zip"]
+    temporal = ["1h", "all", "1w", "1d", "30min"]
+    assert finest_first(spatial, temporal) == (
+        ["grid:1", "district", "raw", "grid:5", "zip"],  # squares sorted in their own slots, the rest kept
+        ["30min", "1h", "1d", "1w", "all"],
+    )
+
+
+WIDTH_LABELS = ["15min", "30min", "1h", "2h", "6h", "12h", "1d", "2d", "1w", "all"]
+
+
+@given(st.permutations(WIDTH_LABELS), st.lists(st.sampled_from(["raw", "zip", "district"]), unique=True))
+def test_finest_first_sorts_widths_by_length_and_keeps_other_places(widths, named) -> None:
+    """Reference: the slow way — widths by their length in seconds (the whole period last); named levels
+    keep their relative order; the result is a permutation of the input."""
+    from privacy_studio.core.generalize import TemporalLevel, finest_first
+
+    grids = [f"grid:{km}" for km in (20, 1, 5)]
+    spatial = named + grids
+    got_spatial, got_temporal = finest_first(spatial, list(widths))
+    expected = sorted(widths, key=lambda w: TemporalLevel.parse(w).seconds or math.inf)
+    assert got_temporal == expected
+    assert sorted(got_spatial) == sorted(spatial)
+    assert [s for s in got_spatial if not s.startswith("grid")] == named
+    assert [s for s in got_spatial if s.startswith("grid")] == ["grid:1", "grid:5", "grid:20"]

@@ -35,6 +35,17 @@ def test_heatmap_marks_cells_without_a_result_as_not_run(qtbot):
     assert [t.toPlainText() for t in heat.texts] == ["25.0%", NOT_RUN, NOT_RUN, NOT_RUN]
 
 
+def test_heatmap_orders_time_widths_from_fine_to_coarse(qtbot):
+    heat = UnicityHeatmap()
+    qtbot.addWidget(heat)
+    heat.set_axes(["zip"], ["1h", "1w", "1d"])  # the order they were added in the Grid
+    heat.set_records([_record("zip", "1w", 0.1), _record("zip", "1h", 0.5), _record("zip", "1d", 0.3)])
+    spatial, temporal, values = heat.matrix()
+    assert spatial == ["zip"]
+    assert temporal == ["1h", "1d", "1w"]
+    assert values.tolist() == [[0.5, 0.3, 0.1]]
+
+
 def _combo_option(combo: QComboBox) -> QStyleOptionComboBox:
     option = QStyleOptionComboBox()
     combo.initStyleOption(option)

@@ -10,6 +10,7 @@ import numpy as np
 
 from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolation
 from privacy_studio.core.explanations import EXPLANATIONS
+from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
 from privacy_studio.core.report.anonymizability import anonymizability_section
@@ -110,8 +111,7 @@ def heatmap(inp: ReportInputs) -> HeatmapFigure:
     """The chosen measure over spatial levels (rows) x temporal levels (columns)."""
     grid = inp.grid
     assert grid is not None
-    rows = list(dict.fromkeys(grid.spatial))
-    cols = list(dict.fromkeys(grid.temporal))
+    rows, cols = finest_first(list(dict.fromkeys(grid.spatial)), list(dict.fromkeys(grid.temporal)))
     risk = inp.risk()
     values: list[list[float | None]] = [[None] * len(cols) for _ in rows]
     for i in range(len(grid.labels)):

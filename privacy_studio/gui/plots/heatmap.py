@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
+from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.naming import spatial_short, temporal_short
 from privacy_studio.core.report.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
@@ -80,8 +81,9 @@ class UnicityHeatmap(PlotTab):
         return {label: all(c.passed for c in row) for label, row in zip(grid.labels, checks, strict=True)}
 
     def set_axes(self, spatial: list[str], temporal: list[str]) -> None:
-        """The grid's levels in the order the user listed them, shown from the next refresh on."""
-        self.spatial, self.temporal = list(spatial), list(temporal)
+        """The grid's levels from fine to coarse (time widths by length, squares by size; other places in the
+        order the user listed them), shown from the next refresh on."""
+        self.spatial, self.temporal = finest_first(list(spatial), list(temporal))
 
     def _axes(self) -> tuple[list[str], list[str]]:
         spatial, temporal = list(self.spatial), list(self.temporal)
@@ -90,7 +92,7 @@ class UnicityHeatmap(PlotTab):
                 spatial.append(rec["spatial"])
             if rec["temporal"] not in temporal:
                 temporal.append(rec["temporal"])
-        return spatial, temporal
+        return finest_first(spatial, temporal)
 
     def matrix(self) -> tuple[list[str], list[str], np.ndarray]:
         """Rows = spatial levels, columns = time widths, NaN where no result (yet) for the chosen p."""
