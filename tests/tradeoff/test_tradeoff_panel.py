@@ -235,3 +235,31 @@ def test_optional_criteria_are_edited_saved_and_decide(panel, thesis_profiles, t
     assert panel.analysis.recommendation.label == "municipality × 6h"  # zip × 1w leaves 40 % out
     assert "✗ share of people excluded" not in panel.evidence.text()
     assert "✓ share of people excluded (fewer than p points): 1 % (limit 30 %)" in panel.evidence.text()
+
+
+def test_a_saved_population_extrapolation_comes_back_on_opening(qtbot, tmp_path):
+    """Issue #27: the extrapolation a project keeps is drawn again after reopening (it showed empty axes),
+    with its model and population, and showing it is no edit."""
+    from privacy_studio.core.analyses import PopulationExtrapolation
+    from privacy_studio.core.project import Project
+    from privacy_studio.gui.panels.tradeoff_panel import TradeoffPanel
+    from privacy_studio.gui.session import Session
+
+    saved = PopulationExtrapolation(
+        "unicity", 4, "district × 1w", [100.0, 200.0, 400.0, 800.0], [0.6, 0.5, 0.42, 0.35], 5000, "log"
+    )
+    project = Project()
+    project.store(saved)
+    path = project.save(tmp_path / "p.psproj")
+    session = Session()
+    panel = TradeoffPanel(session, TaskRunner())
+    qtbot.addWidget(panel)
+    session.replace(Project.load(path))
+    xs, ys = panel.sub_points.getData()
+    assert np.allclose(10**xs, saved.n) and np.allclose(ys, saved.risk)
+    assert panel.model.currentText() == "log" and panel.population.value() == 5000
+    assert panel.extrapolated_label.toPlainText().startswith("extrapolation: ")
+    assert "district × 1w" in panel.population_plot.plotItem.titleLabel.text
+    assert not session.dirty
+    session.replace(Project())  # a project without one clears the drawing
+    assert len(panel.sub_points.getData()[0]) == 0 and panel.extrapolated_label.toPlainText() == ""

@@ -81,7 +81,7 @@ class TradeoffAnalysis:
     @property
     def risk_name(self) -> str:
         """The risk measure as shown to people, e.g. ``unicity at p = 4``."""
-        return _measure_name(self.measure, self.p)
+        return measure_name(self.measure, self.p)
 
     def to_dict(self) -> dict:
         """JSON-ready form (NaN becomes null)."""
@@ -178,7 +178,7 @@ def analyse(
     utility = np.asarray(utility, dtype=np.float64)
     if len(utility) != len(grid.labels):
         raise ValueError(f"{len(utility)} utility scores for {len(grid.labels)} profiles")
-    name = _measure_name(measure, p)
+    name = measure_name(measure, p)
     size = coarseness(grid, unit_areas, period_seconds)
     law = None
     try:
@@ -242,7 +242,7 @@ def evidence_against(
         top = max(higher)
         value = grid.values(measure, top)[i]
         if math.isfinite(value):
-            out.append(f"{_measure_name(measure, top)} reaches {value:.4g} (the highest p measured).")
+            out.append(f"{measure_name(measure, top)} reaches {value:.4g} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
     return out
@@ -277,7 +277,8 @@ def _sum_text(value: float, d: float) -> str:
     return f"{value * d:.4g}" if math.isfinite(value) and math.isfinite(d) else "n/a"
 
 
-def _measure_name(measure: str, p: int | None) -> str:
+def measure_name(measure: str, p: int | None) -> str:
+    """A risk measure at a p as shown to people, e.g. ``unicity at p = 4``."""
     return measure if p is None else f"{measure} at p = {p}"
 
 

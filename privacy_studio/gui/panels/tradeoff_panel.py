@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -41,7 +41,7 @@ from privacy_studio.core.report.numbers import interval, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
-from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, measure_name
 from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA
 from privacy_studio.core.tradeoff.decision import DEFAULT_COMPUTED, DecisionInputs, decide
 from privacy_studio.core.tradeoff.extrapolation import (
@@ -483,15 +483,35 @@ class TradeoffPanel(QWidget):
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
         settings = replace(settings, cells=[cell], **ps)
         estimate = runner_estimator(dataset, settings, a.measure, a.p)
-        self.curve_of = (a.measure, a.p, a.labels[i])
+        self._population_of(a.measure, a.p, a.labels[i])
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
         worker.signals.finished.connect(self.set_subsample_curve)
         worker.signals.failed.connect(lambda message, _trace: self.population_text.setText(message))
         worker.signals.progress.connect(lambda f, m: self.population_text.setText(f"{a.labels[i]}: {m}"))
-        self.population_plot.setTitle(f"{a.risk_name} at {a.labels[i]}")
-        self.population_plot.setLabel("left", a.risk_name)
         self.runner.start(worker, kind="population extrapolation")
         return worker
+
+    def _population_of(self, measure: str, p: int | None, profile: str) -> None:
+        """Name the measure, p and profile the subsample curve is (being) measured for."""
+        self.curve_of = (measure, p, profile)
+        self.population_plot.setTitle(f"{measure_name(measure, p)} at {profile}")
+        self.population_plot.setLabel("left", measure_name(measure, p))
+
+    def _restore_population(self, project: Any) -> None:
+        """Show the population extrapolation the project keeps (curve, model and population) as saved; a
+        project without one clears the previous project's."""
+        saved = project.analysis(PopulationExtrapolation)
+        self.curve = self.curve_of = None
+        for item in (self.sub_points, self.trend_line, self.extrapolated):
+            item.setData([], [])
+        self.extrapolated_label.setText("")
+        if saved is None:
+            return
+        self._population_of(saved.measure, saved.p, saved.profile)
+        with QSignalBlocker(self.model), QSignalBlocker(self.population):
+            self.model.setCurrentText(saved.model)
+            self.population.setValue(saved.population)
+        self.set_subsample_curve(SubsampleCurve(np.asarray(saved.n, float), np.asarray(saved.risk, float)))
 
     # -- the analysis ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -807,6 +827,7 @@ class TradeoffPanel(QWidget):
         self.computed = {} if stored is None else dict(stored.scores)
         self.set_choices(project.tradeoff)
         self.set_results(project.results)
+        self._restore_population(project)
         self.load_project_attributes(project)
 
     def load_project_attributes(self, project: Any) -> Worker | None:
