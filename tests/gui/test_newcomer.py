@@ -174,3 +174,20 @@ def test_a_cdf_where_everyone_shares_one_value_says_so_in_words(qtbot):
     assert plot.titleLabel.maximumHeight() > 0
     _draw(plot, [("temporal", np.array([0.0, 1.0]))])
     assert plot.titleLabel.maximumHeight() == 0, "a spread-out curve needs no sentence: the title is hidden"
+
+
+def test_the_em_histogram_says_whom_it_covers_when_not_everyone():
+    """Issue #27: 'People sampled = 100,000' beside a histogram of 963 people said nothing of the rest."""
+    from privacy_studio.gui.plots.distribution import covered_people
+
+    rec = {"n_users": 2000, "reference_p": 4, "by_p": [{"p": 4, "n_sampled": 1000, "n_excluded": 37}]}
+    assert covered_people(rec, 963) == (
+        "963 of the 2,000 people in the file (1,000 sampled, 37 of them left out with fewer than p points)"
+    )
+    everyone = {"n_users": 963, "reference_p": 4, "by_p": [{"p": 4, "n_sampled": 963, "n_excluded": 0}]}
+    assert covered_people(everyone, 963) == "963 people (everyone in the file)"
+    short = {"n_users": 1000, "reference_p": 4, "by_p": [{"p": 4, "n_sampled": 1000, "n_excluded": 40}]}
+    assert covered_people(short, 960) == (
+        "960 of the 1,000 people in the file (everyone evaluated, 40 of them left out with fewer than p "
+        "points)"
+    )

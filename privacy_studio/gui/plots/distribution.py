@@ -7,11 +7,26 @@ from typing import Any
 import numpy as np
 
 from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.results import Record, by_p
 
 BINS = 30
 #: The bars span up to this quantile of the people's values; the last bar also holds everyone above it, so
 #: a few extreme people do not squeeze everybody else into the first bar.
 TOP_QUANTILE = 0.99
+
+
+def covered_people(rec: Record | None, shown: int) -> str:
+    """Whom the histogram covers when that is not everyone in the file: the people sampled at the reference
+    p with at least p points, and how many the sample and short traces left out."""
+    n_users = int((rec or {}).get("n_users") or 0)
+    if not n_users or shown >= n_users:
+        return f"{shown:,} people (everyone in the file)" if n_users else f"{shown:,} people"
+    entry = by_p(rec, rec.get("reference_p")) or {}
+    sampled, short = int(entry.get("n_sampled") or 0), int(entry.get("n_excluded") or 0)
+    why = f"{sampled:,} sampled" if sampled and sampled < n_users else "everyone evaluated"
+    if short:
+        why += f", {short:,} of them left out with fewer than p points"
+    return f"{shown:,} of the {n_users:,} people in the file ({why})"
 
 
 class UserEmHistogram(PlotTab):
@@ -56,7 +71,7 @@ class UserEmHistogram(PlotTab):
         p = (rec or {}).get("reference_p")
         above = self.above_top()
         self.note.setText(
-            f"{counts.sum():.0f} people"
+            covered_people(rec, int(counts.sum()))
             + (f", attacker knows p = {p} points" if p else "")
             + (f"; the last bar also holds the {above} people above {edges[-1]:.3g}" if above else "")
         )
