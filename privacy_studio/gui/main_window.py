@@ -789,22 +789,31 @@ class MainWindow(QMainWindow):
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.session.set_report_details(*dialog.values())
 
-    def export_report(self) -> None:
+    def export_report(self) -> Worker | None:
+        """File ▸ Export report: the PDF is built and painted in a worker (it took 1–4 s on the GUI thread),
+        with progress and cancel; a cancelled or failed export leaves any earlier file as it was."""
         try:
             from privacy_studio.gui.report_pdf import export_report
         except ImportError:
             self.error("The PDF report is not available in this build.")
-            return
+            return None
         path, _ = QFileDialog.getSaveFileName(
             self, "Export report", f"{self.session.title}.pdf", "PDF (*.pdf)"
         )
-        if path:
-            try:
-                export_report(self.session.project, path, dataset=self.session.dataset)
-            except Exception as exc:
-                self.error(f"Cannot write the report: {exc}")
-                return
-            self.log(f"Report written to {path}")
+        if not path:
+            return None
+        worker = Worker(
+            export_report, self.session.project, path, dataset=self.session.dataset, name="report"
+        )
+        worker.signals.finished.connect(lambda _path: self.log(f"Report written to {path}"))
+        worker.signals.failed.connect(
+            lambda msg, details: self.error(f"Cannot write the report: {msg}", details)
+        )
+        worker.signals.cancelled.connect(
+            lambda _items: self.log("Report export cancelled: nothing was written")
+        )
+        self.runner.start(worker, kind="report")
+        return worker
 
     def export_release(self) -> ReleaseDialog:
         """Open the release dialog on the session's data; a written release is recorded in the project."""

@@ -278,9 +278,20 @@ def test_report_is_exported_from_the_window(imported_window, qtbot, tmp_path, mo
     run_and_wait(qtbot, win, tick_cells(win, CELLS[:1]))
     target = tmp_path / "report.pdf"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    win.export_report()
+    worker = win.export_report()  # in a worker: the window keeps painting while the PDF is made
+    assert worker is not None and worker.name == "report"
+    with qtbot.waitSignal(worker.signals.done, timeout=120_000):
+        pass
     assert warnings_shown == []
     assert target.read_bytes().startswith(b"%PDF")
+    assert any(f"Report written to {target}" in text for _level, text in win.log_panel.lines)
+    before = target.read_bytes()
+    worker = win.export_report()
+    worker.cancel()  # a cancelled export keeps the earlier file as it was
+    with qtbot.waitSignal(worker.signals.done, timeout=120_000):
+        pass
+    assert target.read_bytes() == before
+    assert any("Report export cancelled" in text for _level, text in win.log_panel.lines)
 
 
 def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, tmp_path, qsettings):
