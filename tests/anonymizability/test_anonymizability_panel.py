@@ -82,3 +82,17 @@ def test_start_runs_in_the_task_runner_and_reports_errors(panel, qtbot):
     panel.set_events(None)
     panel.start()
     assert "load a dataset" in panel.status.text()
+
+
+def test_new_results_update_the_lines_in_place(panel):
+    """A result whose curves have the same labels moves the existing lines (no rebuild of plot and legend,
+    which paused the window); new labels rebuild them."""
+    results = list(panel.job()(control=TaskControl()))
+    panel.add_result(results[0])
+    before = panel.plot_k.listDataItems()
+    panel.set_results(results)
+    after = panel.plot_k.listDataItems()
+    assert [id(item) for item in after] == [id(item) for item in before]
+    x, y = after[0].getData()
+    assert y[-1] == pytest.approx(1.0) and np.all(np.diff(x) >= 0)
+    assert [item.name() for item in panel.plot_levels.listDataItems()] == ["raw", "1km/1h"]
