@@ -41,7 +41,7 @@ def curve_count(plot) -> int:
     return len(plot.listDataItems())
 
 
-def test_job_results_fill_every_plot_and_one_user(panel):
+def test_job_results_fill_every_plot_and_one_user(panel, qtbot):
     with pytest.raises(ValueError, match="whole numbers"):
         panel.k_edit.setText("2,x")
         panel.settings()
@@ -52,7 +52,10 @@ def test_job_results_fill_every_plot_and_one_user(panel):
     assert curve_count(panel.plot_k) == 2 and curve_count(panel.plot_levels) == 2
     assert curve_count(panel.plot_gini) == 2 and curve_count(panel.plot_tail) >= 1
     panel.k_choice.setCurrentIndex(1)
-    parts = panel.show_user(3)
+    worker = panel.show_user(3)  # in a worker, then drawn
+    with qtbot.waitSignal(worker.signals.done, timeout=60_000):
+        pass
+    parts = panel.user_parts
     np.testing.assert_allclose(parts["total"], parts["spatial"] + parts["temporal"])
     raw = panel.results[0]
     assert curve_count(panel.plot_user) == 3

@@ -90,8 +90,9 @@ class AnonymizabilityPanel(QWidget):
         self.runner = runner
         self.events: EventTable | None = None
         self.results: list[AnonymizabilityResult] = []
-        self._fingerprints: Fingerprints | None = None
+        self._fingerprints: tuple[EventTable, Fingerprints] | None = None  # of these events
         self._worker: Any = None
+        self.user_parts: dict[str, np.ndarray] = {}  # the last user shown: distances split into parts
 
         self.k_edit = QLineEdit("2,5,10")
         self.targets = QSpinBox()
@@ -325,20 +326,41 @@ class AnonymizabilityPanel(QWidget):
             + (f"; temporal tail index undefined for {undefined}" if undefined else "")
         )
 
-    def show_user(self, index: int | None = None) -> dict[str, np.ndarray] | None:
-        """Plot the chosen user's matched sample distances to the k-1 nearest users, whole and split."""
+    def show_user(self, index: int | None = None) -> Worker | None:
+        """Plot the chosen user's matched sample distances to the k-1 nearest users, whole and split; the
+        fingerprints and distances are computed in a worker (they held the GUI thread for 0.1 s and more)."""
         k = self.chosen_k()
         index = self.user_choice.currentIndex() if index is None else index
         if not self.results or k is None or index < 0 or self.events is None:
             self.status.setText("Run the analysis on loaded data to inspect one user.")
             return None
         raw = self.results[0]
-        if self._fingerprints is None:
-            self._fingerprints = Fingerprints.from_events(self.events)
-        parts = sample_distances(
-            self._fingerprints, int(raw.users[index]), raw.neighbours[index, : k - 1].tolist(), raw.params
+        name = self.user_choice.itemText(index)
+        neighbours = raw.neighbours[index, : k - 1].tolist()
+        worker = Worker(
+            self._user_parts, self.events, int(raw.users[index]), neighbours, raw.params, name="one user"
         )
-        _draw(self.plot_user, [(name, parts[name]) for name in ("total", "spatial", "temporal")])
-        self.plot_user.setTitle(f"person {self.user_choice.itemText(index)}, k = {k}")
+        worker.signals.finished.connect(lambda parts: self._show_user_parts(parts, name, k))
+        worker.signals.failed.connect(lambda message, _trace: self.status.setText(f"Failed: {message}"))
+        self.runner.start(worker, kind="anonymizability user")
+        return worker
+
+    def _user_parts(
+        self,
+        events: EventTable,
+        user: int,
+        neighbours: list[int],
+        params: DistanceParams,
+        control: Any = None,
+    ) -> dict[str, np.ndarray]:
+        """Worker side: the fingerprints (built once per dataset) and the user's split distances."""
+        fingerprints = self._fingerprints
+        if fingerprints is None or fingerprints[0] is not events:
+            fingerprints = self._fingerprints = (events, Fingerprints.from_events(events))
+        return sample_distances(fingerprints[1], user, neighbours, params)
+
+    def _show_user_parts(self, parts: dict[str, np.ndarray], name: str, k: int) -> None:
+        self.user_parts = parts
+        _draw(self.plot_user, [(part, parts[part]) for part in ("total", "spatial", "temporal")])
+        self.plot_user.setTitle(f"person {name}, k = {k}")
         self.tabs.setCurrentIndex(self.tabs.count() - 1)
-        return parts
