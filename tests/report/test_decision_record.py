@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privacy_studio.core.naming import knowledge_name, profile_name, spatial_name, temporal_name
+from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report import KeyFigures, build_report
-from privacy_studio.core.report.numbers import share
 from privacy_studio.core.report_details import DECISIONS, DEFAULT_P_RATIONALE, KEY, ReportDetails
 
 

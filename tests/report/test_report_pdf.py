@@ -13,9 +13,9 @@ import pytest
 from PySide6.QtGui import QImage
 
 from privacy_studio.cli import main
+from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project
 from privacy_studio.core.report import build_report
-from privacy_studio.core.report.numbers import share
 from privacy_studio.core.report.results import RESULT_TITLES
 from privacy_studio.core.tradeoff import grid_table
 

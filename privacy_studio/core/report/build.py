@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
+from privacy_studio.core.numbers import count, interval, number, share
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -22,7 +23,6 @@ from privacy_studio.core.report.inputs import (
     measure_columns,
     resolve_inputs,
 )
-from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.report.record import decision_record_section, details_of
 from privacy_studio.core.report.release import release_section
 from privacy_studio.core.report.results import heatmap, results_section

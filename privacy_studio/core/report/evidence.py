@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
+from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
-from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.core.tradeoff.grid import Population
 
 

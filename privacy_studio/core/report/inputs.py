@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.report.numbers import interval, number, share
+from privacy_studio.core.numbers import interval, number, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis

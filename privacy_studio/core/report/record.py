@@ -10,11 +10,11 @@ from pathlib import Path
 
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.naming import knowledge_name, spatial_name, temporal_name
+from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import ReportInputs, format_measure
-from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.core.report_details import DEFAULT_CEILING_RATIONALE, DEFAULT_P_RATIONALE, ReportDetails
 from privacy_studio.versions import library_versions
 

@@ -12,6 +12,7 @@ from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolatio
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.report.anonymizability import anonymizability_section
 from privacy_studio.core.report.attacks import attacks_section
 from privacy_studio.core.report.content import (
@@ -32,7 +33,6 @@ from privacy_studio.core.report.inputs import (
     measure_cells,
     measure_columns,
 )
-from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group

@@ -37,7 +37,7 @@ from privacy_studio.core.analyses import (
     RiskByGroup,
     TradeoffChoice,
 )
-from privacy_studio.core.report.numbers import interval, share
+from privacy_studio.core.numbers import interval, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.naming import spatial_short, temporal_short
-from privacy_studio.core.report.numbers import share
+from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import grid_table

@@ -1,0 +1,121 @@
+"""How every number a person reads is written, so the window, the command line and the report agree: shares
+as percentages with sensible digits ("3.6%", "0.07%", "< 0.01%"), bounds rounded so they stay bounds, other
+measurements in plain decimals and counts with thousands separators; never e-notation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+#: Written for a value that is unknown (not computed, not a number).
+DASH = "–"
+#: The smallest percentage written as digits; a positive share below it is written "< 0.01%".
+SMALLEST_PERCENT = 0.01
+#: Plain decimals stop at this many places; a non-zero value that rounds to 0 there is "< 0.000000001".
+MAX_DECIMALS = 9
+
+
+def _missing(value: float | None) -> bool:
+    return value is None or not math.isfinite(value)
+
+
+def _fixed(value: float, decimals: int, rounding: str) -> str:
+    """``value`` with ``decimals`` places, rounded to nearest, ``down`` or ``up`` (a bound stays a bound)."""
+    if rounding == "nearest":
+        return f"{value:.{decimals}f}"
+    scale = 10.0**decimals
+    step = math.floor if rounding == "down" else math.ceil
+    # The product can land a hair off a whole number (0.29 * 100 = 28.999…): snap those before flooring.
+    scaled = value * scale
+    near = round(scaled)
+    whole = near if abs(scaled - near) < 1e-9 * max(1.0, abs(scaled)) else step(scaled)
+    return f"{whole / scale:.{decimals}f}"
+
+
+def _percent_digits(p: float, rounding: str = "nearest") -> str:
+    """A percentage ``p`` (0-100) without its sign: one decimal from 1% to 99%, two significant digits below
+    1%, more decimals just under 100% so a value below 100% never reads "100.0"; no e-notation."""
+    if p == 0 or p >= 100 or p < 0:
+        return _fixed(p, 1, rounding)
+    if p < 1:
+        decimals = max(2, 1 - math.floor(math.log10(p)))
+        text = _fixed(p, decimals, rounding)
+        if float(text) >= 1:
+            return _fixed(p, 1, rounding)
+        return text.rstrip("0").rstrip(".") if float(text) > 0 else text
+    text = _fixed(p, 1, rounding)
+    if float(text) >= 100 and float(_fixed(p, 2, rounding)) < 100:
+        text = _fixed(p, 2, rounding)
+    return text
+
+
+def share(value: float | None, rounding: str = "nearest") -> str:
+    """A proportion as a percentage ("12.3%", "0.07%", "< 0.01%", "> 99.99%"); a dash when unknown.
+
+    ``rounding`` is ``down`` for a lower bound and ``up`` for an upper bound, so the written figure is still
+    a bound of the value.
+    """
+    if _missing(value):
+        return DASH
+    p = 100.0 * float(value)  # type: ignore[arg-type]
+    if 0 < p < SMALLEST_PERCENT:
+        return f"< {SMALLEST_PERCENT:g}%"
+    if 100 - SMALLEST_PERCENT < p < 100 and rounding == "nearest":
+        return f"> {100 - SMALLEST_PERCENT:g}%"
+    return f"{_percent_digits(p, rounding)}%"
+
+
+def lower_bound(value: float | None, exact: bool = False) -> str:
+    """A share known only from below, "≥ 3.6%" (rounded down); an exact one, or a bound of 100% (a share
+    cannot exceed it), without the sign."""
+    if _missing(value):
+        return DASH
+    v = float(value)  # type: ignore[arg-type]
+    if exact or v >= 1.0:
+        return share(v)
+    if 0 < 100.0 * v < SMALLEST_PERCENT:
+        return "> 0%"
+    return f"≥ {share(v, 'down')}"
+
+
+def interval(ci: Sequence[float | None] | None) -> str:
+    """A 95 % interval of proportions as "[10.2%, 14.5%]", its ends rounded outwards; empty when unknown."""
+    if not ci or len(ci) != 2 or _missing(ci[0]) or _missing(ci[1]):
+        return ""
+    return f"[{share(ci[0], 'down')}, {share(ci[1], 'up')}]"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    """A measurement with ``digits`` significant digits in plain decimals ("0.00426", "4.99", "11,093");
+    whole digits are never dropped; a dash when unknown."""
+    if _missing(value):
+        return DASH
+    v = float(value)  # type: ignore[arg-type]
+    if v == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(v)))
+    decimals = min(max(0, digits - 1 - magnitude), MAX_DECIMALS)
+    text = f"{v:,.{decimals}f}"
+    if float(text.replace(",", "")) == 0:
+        tiny = f"{10.0**-MAX_DECIMALS:.{MAX_DECIMALS}f}"
+        return f"< {tiny}" if v > 0 else f"> -{tiny}"
+    return text.rstrip("0").rstrip(".") if decimals else text
+
+
+def count(value: float | None) -> str:
+    """A whole count with thousands separators ("12,345"); a dash when unknown."""
+    return DASH if _missing(value) else f"{round(value):,}"  # type: ignore[arg-type]
+
+
+def one_in(rate: float | None) -> str:
+    """A small rate as "1 in 7,630" (three significant digits), a larger one as a percentage: a fill rate
+    of 0.0000000687 reads "1 in 14,600,000"."""
+    if _missing(rate) or float(rate) < 0:  # type: ignore[arg-type]
+        return DASH
+    r = float(rate)  # type: ignore[arg-type]
+    if r == 0:
+        return "none"
+    if r >= 0.01:
+        return share(r)
+    n = 1.0 / r
+    return f"1 in {count(float(f'{n:.3g}'))}"
