@@ -3,6 +3,8 @@ the report and the window so both explain a profile the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 
 #: Hierarchy level names the studio's readers and sample data use, in words; other names are the
@@ -101,6 +103,15 @@ def temporal_short(width: str) -> str:
 def profile_short(spatial: str, temporal: str) -> str:
     """``grid:1 × 1h`` as ``1 km squares × 1 hour``: how every table, legend and axis names a profile."""
     return f"{spatial_short(spatial)} × {temporal_short(temporal)}"
+
+
+def readable(name: Callable[[str], str], code: str) -> str:
+    """A level in words by ``name`` (``spatial_short``, ``temporal_short`` …), or its code when the naming
+    cannot read it (a project made with levels this version does not know)."""
+    try:
+        return name(code)
+    except ValueError:
+        return code
 
 
 #: How a profile's key joins its levels (``district × 1w``), as results and projects store it.

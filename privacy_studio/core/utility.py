@@ -35,6 +35,18 @@ COMPUTED_SCORES: dict[str, str] = {
     ),
 }
 
+#: The computed utility scores' names in words, for every table, axis and sentence a person reads.
+COMPUTED_TITLES: dict[str, str] = {
+    "points_kept": "points kept",
+    "density_map": "density map",
+    "od_matrix": "origin-destination flows",
+}
+
+
+def utility_title(name: str) -> str:
+    """A utility's name as people read it: a computed score in words, an expert domain as named."""
+    return COMPUTED_TITLES.get(name, name)
+
 
 @dataclass
 class UtilityGrid:

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.numbers import interval, number, share
+from privacy_studio.core.numbers import interval, lower_bound, number, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
+from privacy_studio.core.utility import utility_title
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -49,9 +50,10 @@ def measure_cells(entry: dict, measures: list[str]) -> list[str]:
     sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
-        value = format_measure(m, entry.get(m))
-        sampled_worst = m in _WORST and entry.get(m) is not None and not entry.get("worst_exact", False)
-        out.append(f"≥ {value}" if sampled_worst else value)  # a sampled worst case is a lower bound
+        if m in _WORST:  # a sampled worst case is a lower bound
+            out.append(lower_bound(entry.get(m), exact=bool(entry.get("worst_exact", False))))
+        else:
+            out.append(format_measure(m, entry.get(m)))
         if m == "unicity":
             out.append(interval(entry.get("unicity_ci")) or "–")
     return out
@@ -76,6 +78,11 @@ class ReportInputs:
     @property
     def measure_name(self) -> str:
         return MEASURE_NAMES[self.measure]
+
+    @property
+    def utility_title(self) -> str | None:
+        """The chosen utility in words (``points kept``, or the experts' own domain name)."""
+        return None if self.utility_name is None else utility_title(self.utility_name)
 
     @property
     def risk_label(self) -> str:
