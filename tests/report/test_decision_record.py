@@ -142,7 +142,7 @@ def test_details_are_saved_with_the_project_and_printed(make_project, tmp_path) 
 def test_empty_details_say_what_is_missing_and_use_sourced_defaults(make_project) -> None:
     text = build_report(make_project()).text()
     assert "Not stated: fill this in" in text and "report --purpose" in text
-    assert DEFAULT_P_RATIONALE in text and "source 000" in text
+    assert DEFAULT_P_RATIONALE in text and "Noriega-Campero" in text and "source 0" not in text
     assert "studio's defaults" in text
 
 
