@@ -16,6 +16,7 @@ from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Traces, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.flows import count_flows
+from privacy_studio.core.naming import label_words
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0
 
@@ -223,7 +224,8 @@ def nested_unit_map(
     unit_map[fine_units] = coarse_units
     if not np.array_equal(unit_map[fine_units], coarse_units):
         raise ValueError(
-            f"the places of {coarse_label} do not nest within those of {fine_label} (a unit of the finer "
+            f"the places of {label_words(coarse_label)} do not nest within those of {label_words(fine_label)} "
+            "(a unit of the finer "
             "profile falls into several coarser units): information loss needs nested profiles"
         )
     return unit_map
