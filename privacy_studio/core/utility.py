@@ -224,9 +224,9 @@ def nested_unit_map(
     unit_map[fine_units] = coarse_units
     if not np.array_equal(unit_map[fine_units], coarse_units):
         raise ValueError(
-            f"the places of {label_words(coarse_label)} do not nest within those of {label_words(fine_label)} "
-            "(a unit of the finer "
-            "profile falls into several coarser units): information loss needs nested profiles"
+            f"the places of {label_words(coarse_label)} do not nest within those of "
+            f"{label_words(fine_label)} (a unit of the finer profile falls into several coarser units): "
+            "information loss needs nested profiles"
         )
     return unit_map
 
