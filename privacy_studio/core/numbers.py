@@ -79,10 +79,11 @@ def lower_bound(value: float | None, exact: bool = False) -> str:
 
 
 def interval(ci: Sequence[float | None] | None) -> str:
-    """A 95 % interval of proportions as "[10.2%, 14.5%]", its ends rounded outwards; empty when unknown."""
+    """A 95 % interval of proportions as "[10.2%, 14.5%]" (each end written as :func:`share` writes it, so
+    "the upper end of the interval" reads the same everywhere); empty when unknown."""
     if not ci or len(ci) != 2 or _missing(ci[0]) or _missing(ci[1]):
         return ""
-    return f"[{share(ci[0], 'down')}, {share(ci[1], 'up')}]"
+    return f"[{share(ci[0])}, {share(ci[1])}]"
 
 
 def number(value: float | None, digits: int = 3) -> str:
