@@ -95,28 +95,16 @@ def render_pdf(
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buffer)
-    writer.setResolution(DPI)
-    writer.setPageLayout(
-        QPageLayout(
-            QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait, QMarginsF(18, 16, 18, 16)
-        )
-    )
     writer.setTitle(f"{content.title}: {content.subtitle}")
     writer.setCreator("Privacy Studio")
+    doc = laid_out(content, writer, ctl.sub(0.0, 0.5))
     page = writer.pageLayout().paintRectPixels(DPI)
-    footer = DPI * 0.35
-    doc = QTextDocument()
-    doc.documentLayout().setPaintDevice(writer)
-    doc.setDocumentMargin(0)
-    doc.setDefaultStyleSheet(_CSS)
-    doc.setPageSize(QSizeF(page.width(), page.height() - footer))
-    _lay_out(doc, _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)), content)
     pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
         raise ValueError(f"{target}: the PDF could not be started")
     try:
-        _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
+        _paint_pages(painter, doc, writer, content, page.width(), page.height(), FOOTER, ctl.sub(0.5, 1.0))
     finally:
         painter.end()
     try:
@@ -124,6 +112,29 @@ def render_pdf(
     except WriteError as exc:
         raise ValueError(str(exc)) from None
     return target
+
+
+#: Height of the page footer (title and page number), in pixels at :data:`DPI`.
+FOOTER = DPI * 0.35
+
+
+def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | None = None) -> QTextDocument:
+    """The report's text document laid out on A4 pages of ``writer`` (what is painted, and what tests read
+    line by line)."""
+    writer.setResolution(DPI)
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait, QMarginsF(18, 16, 18, 16)
+        )
+    )
+    page = writer.pageLayout().paintRectPixels(DPI)
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    doc.setDocumentMargin(0)
+    doc.setDefaultStyleSheet(_CSS)
+    doc.setPageSize(QSizeF(page.width(), page.height() - FOOTER))
+    _lay_out(doc, _HtmlBuilder(doc, page.width(), as_control(control)), content)
+    return doc
 
 
 #: A forced page break is dropped when the page before it would be filled less than this.
