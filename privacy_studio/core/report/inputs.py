@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.numbers import interval, lower_bound, number, share
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
+from privacy_studio.core.numbers import interval, lower_bound
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS, format_value
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 #: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.
 MEASURE_NAMES: dict[str, str] = {name: f.label for name, f in RISK_FIELDS.items()}
 MEASURE_EXPLANATION: dict[str, str] = {name: m.explanation for name, m in FIELD_MEASURE.items()}
-_WORST = {name for name, m in FIELD_MEASURE.items() if m.name == "worst_case"}
 
 
 def is_proportion(measure: str) -> bool:
@@ -30,9 +29,7 @@ def is_proportion(measure: str) -> bool:
     return measure in RISK_FIELDS and RISK_FIELDS[measure].proportion
 
 
-def format_measure(measure: str, value: float | None) -> str:
-    """A risk value as the report writes it: proportions as percentages, EM and KL as plain numbers."""
-    return share(value) if is_proportion(measure) else number(value)
+format_measure = format_value  # the report's name for the catalogue's formatter of risk values
 
 
 def measure_columns(measures: list[str]) -> list[str]:
@@ -50,7 +47,7 @@ def measure_cells(entry: dict, measures: list[str]) -> list[str]:
     sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
-        if m in _WORST:  # a sampled worst case is a lower bound
+        if m in WORST_FIELDS:  # a sampled worst case is a lower bound
             out.append(lower_bound(entry.get(m), exact=bool(entry.get("worst_exact", False))))
         else:
             out.append(format_measure(m, entry.get(m)))

@@ -14,7 +14,7 @@ from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
@@ -250,7 +250,7 @@ def evidence_against(
         top = max(higher)
         value = grid.values(measure, top)[i]
         if math.isfinite(value):
-            reached = _value(measure, value)
+            reached = format_value(measure, value)
             out.append(f"{_measure_name(measure, top)} reaches {reached} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
@@ -284,12 +284,6 @@ def _share(value: float | None) -> str:
 
 def _sum_text(value: float, d: float) -> str:
     return number(value * d) if math.isfinite(value) and math.isfinite(d) else "n/a"
-
-
-def _value(measure: str, value: float) -> str:
-    """A risk field's value as people read it: shares as percentages, EM and KL as plain numbers."""
-    field = RISK_FIELDS.get(measure)
-    return share(value) if field is not None and field.proportion else number(value)
 
 
 def _measure_name(measure: str, p: int | None) -> str:
