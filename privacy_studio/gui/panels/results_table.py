@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
-from privacy_studio.core.numbers import interval, share
+from privacy_studio.core.numbers import interval, number, one_in, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
@@ -69,8 +69,10 @@ def _text(value: Any, key: str = "") -> str:
         return share(value)
     if key in INTERVAL_KEYS and isinstance(value, list | tuple):
         return interval(value) or NOT_COMPUTED
+    if key == "fill_rate" and isinstance(value, int | float):
+        return one_in(value)
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return number(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_text(v) for v in value) + "]"
     return str(value)
