@@ -124,8 +124,9 @@ class LocationEmMap(PlotTab):
         rec = self.combo.chosen(self.records) or {}
         p = rec.get("reference_p")
         self.note.setText(
-            f"{x.size:,} places with coordinates in squares of {number(cells.cell_km, 2)} km, each coloured by "
-            "the EM-disclosure of its riskiest place (classes of one fifth of the places each; darker = riskier)"
+            f"{x.size:,} places with coordinates in squares of {number(cells.cell_km, 2)} km, each coloured "
+            "by the EM-disclosure of its riskiest place (classes of one fifth of the places each; darker = "
+            "riskier)"
             + (f", attacker knows p = {p} points" if p else "")
             + f". Zoom in to see each place (drawn when at most {MAX_PLACES_SHOWN:,} are in view)."
         )
