@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
-from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import DASH, count, interval, lower_bound, share
 from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, WORST_FIELDS, Field, format_value
 
@@ -99,6 +98,8 @@ def print_table(profiles: list[dict], out=None) -> None:
 
 def profile_words(prof: dict) -> str:
     """A profile of the JSON in words (``1 km squares × 1 hour``), its levels as given when unreadable."""
+    from privacy_studio.core.naming import label_words  # imports numba: not for --help
+
     return label_words(str(prof.get("label") or f"{prof['spatial']} × {prof['temporal']}"))
 
 

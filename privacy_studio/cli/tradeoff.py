@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
-from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 
@@ -141,6 +140,7 @@ def groups_text(doc: dict) -> str:
 
 def summary(analysis, unscored: list[str]) -> str:
     """Human-readable table of the analysis for stdout."""
+    from privacy_studio.core.naming import label_words
     names = [label_words(label) for label in analysis.labels]
     width = max(len(name) for name in names) + 2
     risk = partial(format_value, analysis.measure)

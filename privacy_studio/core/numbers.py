@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 #: Written for a value that is unknown (not computed, not a number).
 DASH = "–"
 #: The smallest percentage written as digits; a positive share below it is written "< 0.01%".
-SMALLEST_PERCENT = 0.01
+SMALLEST_PERCENT = Decimal("0.01")
 #: Plain decimals stop at this many places; a non-zero value that rounds to 0 there is "< 0.000000001".
 MAX_DECIMALS = 9
 
@@ -19,50 +20,43 @@ def _missing(value: float | None) -> bool:
     return value is None or not math.isfinite(value)
 
 
-def _fixed(value: float, decimals: int, rounding: str) -> str:
-    """``value`` with ``decimals`` places, rounded to nearest, ``down`` or ``up`` (a bound stays a bound)."""
-    if rounding == "nearest":
-        return f"{value:.{decimals}f}"
-    scale = 10.0**decimals
-    step = math.floor if rounding == "down" else math.ceil
-    # The product can land a hair off a whole number (0.29 * 100 = 28.999…): snap those before flooring.
-    scaled = value * scale
-    near = round(scaled)
-    whole = near if abs(scaled - near) < 1e-9 * max(1.0, abs(scaled)) else step(scaled)
-    return f"{whole / scale:.{decimals}f}"
+def _fixed(p: Decimal, decimals: int, down: bool) -> str:
+    """``p`` with ``decimals`` places, rounded half up, or down for a lower bound (so it stays a bound)."""
+    step = Decimal(1).scaleb(-decimals)
+    return format(p.quantize(step, rounding=ROUND_FLOOR if down else ROUND_HALF_UP), "f")
 
 
-def _percent_digits(p: float, rounding: str = "nearest") -> str:
+def _percent_digits(p: Decimal, down: bool) -> str:
     """A percentage ``p`` (0-100) without its sign: one decimal from 1% to 99%, two significant digits below
     1%, more decimals just under 100% so a value below 100% never reads "100.0"; no e-notation."""
-    if p == 0 or p >= 100 or p < 0:
-        return _fixed(p, 1, rounding)
+    if p <= 0 or p >= 100:
+        return _fixed(p, 1, down)
     if p < 1:
         decimals = max(2, 1 - math.floor(math.log10(p)))
-        text = _fixed(p, decimals, rounding)
-        if float(text) >= 1:
-            return _fixed(p, 1, rounding)
-        return text.rstrip("0").rstrip(".") if float(text) > 0 else text
-    text = _fixed(p, 1, rounding)
-    if float(text) >= 100 and float(_fixed(p, 2, rounding)) < 100:
-        text = _fixed(p, 2, rounding)
+        text = _fixed(p, decimals, down)
+        if Decimal(text) >= 1:
+            return _fixed(p, 1, down)
+        return text.rstrip("0").rstrip(".") if Decimal(text) > 0 else text
+    text = _fixed(p, 1, down)
+    if Decimal(text) >= 100:
+        text = _fixed(p, 2, down)
     return text
 
 
-def share(value: float | None, rounding: str = "nearest") -> str:
+def share(value: float | None, down: bool = False) -> str:
     """A proportion as a percentage ("12.3%", "0.07%", "< 0.01%", "> 99.99%"); a dash when unknown.
 
-    ``rounding`` is ``down`` for a lower bound and ``up`` for an upper bound, so the written figure is still
-    a bound of the value.
+    With ``down`` the digits are rounded down, so a lower bound written this way is still a lower bound.
+    The value is read as the shortest decimal that is the same float (0.29 is 29%, not 28.999…%).
     """
     if _missing(value):
         return DASH
-    p = 100.0 * float(value)  # type: ignore[arg-type]
+    p = Decimal(repr(float(value))) * 100  # type: ignore[arg-type]
     if 0 < p < SMALLEST_PERCENT:
-        return f"< {SMALLEST_PERCENT:g}%"
-    if 100 - SMALLEST_PERCENT < p < 100 and rounding == "nearest":
-        return f"> {100 - SMALLEST_PERCENT:g}%"
-    return f"{_percent_digits(p, rounding)}%"
+        return f"< {SMALLEST_PERCENT}%"
+    if 100 - SMALLEST_PERCENT < p < 100 and not down:
+        return f"> {100 - SMALLEST_PERCENT}%"
+    return f"{_percent_digits(p, down)}%"
 
 
 def lower_bound(value: float | None, exact: bool = False) -> str:
@@ -73,9 +67,9 @@ def lower_bound(value: float | None, exact: bool = False) -> str:
     v = float(value)  # type: ignore[arg-type]
     if exact or v >= 1.0:
         return share(v)
-    if 0 < 100.0 * v < SMALLEST_PERCENT:
+    if 0 < Decimal(repr(v)) * 100 < SMALLEST_PERCENT:
         return "> 0%"
-    return f"≥ {share(v, 'down')}"
+    return f"≥ {share(v, down=True)}"
 
 
 def interval(ci: Sequence[float | None] | None) -> str:
