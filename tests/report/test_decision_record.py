@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privacy_studio.core.naming import knowledge_name, profile_name, spatial_name, temporal_name
+from privacy_studio.core.naming import knowledge_name, label_words, profile_name, spatial_name, temporal_name
 from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report import KeyFigures, build_report
@@ -255,7 +255,7 @@ def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_resu
     assert analysis.power_law_text in report.text()
     criteria = _section(report, "Release criteria").blocks[0]
     passing = {row[0] for row in criteria.rows if row[-1] == "yes"}
-    assert passing == {p["label"] for p in printed["profiles"] if p["passes_criteria"]}
+    assert passing == {label_words(p["label"]) for p in printed["profiles"] if p["passes_criteria"]}
 
 
 def report_inputs(path):
@@ -308,6 +308,6 @@ def test_seed_stability_shows_every_seed_when_measured(make_project) -> None:
     section = _section(build_report(project), "Seed stability")
     assert (
         section.blocks[0].text
-        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of district × 1d ranges from 0.02 to 0.031."
+        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of districts × 1 day ranges from 2.0% to 3.1%."
     )
     assert section.blocks[1].rows == [["0", "2.0%"], ["1", "3.1%"], ["2", "–"]]
