@@ -141,6 +141,7 @@ def groups_text(doc: dict) -> str:
 def summary(analysis, unscored: list[str]) -> str:
     """Human-readable table of the analysis for stdout."""
     from privacy_studio.core.naming import label_words
+
     names = [label_words(label) for label in analysis.labels]
     width = max(len(name) for name in names) + 2
     risk = partial(format_value, analysis.measure)

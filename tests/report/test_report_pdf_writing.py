@@ -66,7 +66,7 @@ def test_columns_are_never_narrower_than_a_header_word_and_wide_tables_split() -
 
 
 def test_a_table_without_column_titles_has_no_header_row() -> None:
-    from privacy_studio.gui.report_pdf import _HtmlBuilder, _ensure_app
+    from privacy_studio.gui.report_pdf import _ensure_app, _HtmlBuilder
 
     _ensure_app()
     builder = _HtmlBuilder(None, 2000.0, None)  # type: ignore[arg-type]

@@ -53,7 +53,9 @@ def test_cli_on_results_json_and_scores_csv(tmp_path, capsys, thesis_profiles, t
     assert doc["recommendation"]["profile"] == "district × 1w"
     assert main(["tradeoff", str(results), "--scores", str(scores), "--utility", "epidemiology"]) == 0
     out = capsys.readouterr().out
-    assert "No utility score for: postcode areas × 1 hour, postcode areas × 6 hours" in out  # the empty column
+    assert (
+        "No utility score for: postcode areas × 1 hour, postcode areas × 6 hours" in out
+    )  # the empty column
 
 
 def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, thesis_scores):
