@@ -90,7 +90,8 @@ def number(value: float | None, digits: int = 3) -> str:
         return "0"
     magnitude = math.floor(math.log10(abs(v)))
     decimals = min(max(0, digits - 1 - magnitude), MAX_DECIMALS)
-    text = f"{v:,.{decimals}f}"
+    rounded = Decimal(repr(v)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    text = format(rounded, ",f")  # rounded on the shortest decimal of the value, as share() is
     if float(text.replace(",", "")) == 0:
         tiny = f"{10.0**-MAX_DECIMALS:.{MAX_DECIMALS}f}"
         return f"< {tiny}" if v > 0 else f"> -{tiny}"
