@@ -413,11 +413,19 @@ class _ColumnWidths:
             return [list(range(n))]
         parts, current = [], [0]
         for j in range(1, n):
-            if len(current) > 1 and sum(self.least[i] for i in [*current, j]) > self.width:
+            if len(current) > 1 and not self._fits([*current, j]):
                 parts.append(current)
                 current = [0]
             current.append(j)
-        return [*parts, current]
+        parts.append(current)
+        for k in range(len(parts) - 1, 0, -1):  # even out: a last part of one or two columns reads oddly
+            before, after = parts[k - 1], parts[k]
+            while len(before) > len(after) + 1 and self._fits([0, before[-1], *after[1:]]):
+                after.insert(1, before.pop())
+        return parts
+
+    def _fits(self, columns: list[int]) -> bool:
+        return sum(self.least[i] for i in columns) <= self.width
 
     def share(self, j: int, columns: list[int]) -> float:
         """Percentage of the text width for column ``j`` of a part: its least width plus a share of the room
