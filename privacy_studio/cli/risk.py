@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
-from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, Field
+from privacy_studio.core.numbers import DASH, count, interval, lower_bound, share
+from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, WORST_FIELDS, Field, format_value
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -45,12 +46,15 @@ def split_list(text: str, flag: str) -> list[str]:
     return items
 
 
-def _cell(field: Field, value: object) -> str:
-    if field.interval is not None and isinstance(value, list | tuple):
-        return f"[{value[0]:.3f},{value[1]:.3f}]"
-    if value is None:
-        return "-"
-    return f"{value:.3f}" if field.proportion else f"{value:.3g}"
+def _cell(key: str, field: Field, entry: dict) -> str:
+    """One value of a ``by_p`` entry as the report writes it: shares as percentages, a sampled worst case as
+    the lower bound it is, EM and KL in plain decimals."""
+    value = entry.get(key)
+    if key == field.interval:
+        return interval(value) or DASH
+    if key in WORST_FIELDS:
+        return lower_bound(value, exact=bool(entry.get("worst_exact", False)))
+    return format_value(key, value)
 
 
 def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
@@ -59,9 +63,9 @@ def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
     out = []
     for name, field in RISK_FIELDS.items():
         if name in present:
-            out.append((name, field, max(8, len(field.short))))
+            out.append((name, field, max(10, len(field.short))))
             if field.interval is not None:
-                out.append((field.interval, field, 15))
+                out.append((field.interval, field, 16))
     return out
 
 
@@ -69,27 +73,34 @@ def print_table(profiles: list[dict], out=None) -> None:
     """One line per profile and p: the counts, then every measure computed (the catalogue's fields)."""
     out = out or sys.stdout
     measured = table_fields(profiles)
-    cols = [("n", 8), ("d", 10), ("p", 4), ("excl", 7)]
-    cols += [("95% CI" if key == f.interval else f.short, w) for key, f, w in measured]
-    print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
-    for prof in profiles:
-        label = f"{prof['spatial']} x {prof['temporal']}"
+    cols = [("people", 8), ("d", 12), ("p", 3), ("excluded", 9)]
+    cols += [("95% interval" if key == f.interval else f.short, w) for key, f, w in measured]
+    names = [profile_words(prof) for prof in profiles]
+    width = max([len("profile"), *map(len, names)])
+    print(f"{'profile':<{width}} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
+    for prof, label in zip(profiles, names, strict=True):
         for r in prof["by_p"]:
             p = "-" if r["p"] is None else str(r["p"])
-            values = [prof["n_users"], prof["d"], p, r["n_excluded"]]
-            values += [_cell(f, r.get(key)) for key, f, _ in measured]
+            values = [count(prof["n_users"]), count(prof["d"]), p, count(r["n_excluded"])]
+            values += [_cell(key, f, r) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
-            print(f"{label:<22} {cells}", file=out)
+            print(f"{label:<{width}} {cells}", file=out)
             label = ""
         short = [(r["p"], r.get("n_short", 0)) for r in prof["by_p"] if r.get("n_short")]
         if short:
             counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
-            print(f"{'':<22} evaluated on fewer than p points (all-points): {counts}", file=out)
+            print(f"{'':<{width}} evaluated on fewer than p points (all-points): {counts}", file=out)
         if prof.get("kanon"):
             k = prof["kanon"]
-            print(
-                f"{'':<22} full-fingerprint k = {k['k']}, unique share {k['share_below']['2']:.3f}", file=out
-            )
+            unique = share(k["share_below"]["2"])
+            print(f"{'':<{width}} full-fingerprint k = {k['k']}, unique whole traces {unique}", file=out)
+
+
+def profile_words(prof: dict) -> str:
+    """A profile of the JSON in words (``1 km squares × 1 hour``), its levels as given when unreadable."""
+    from privacy_studio.core.naming import label_words  # imports numba: not for --help
+
+    return label_words(str(prof.get("label") or f"{prof['spatial']} × {prof['temporal']}"))
 
 
 def write_json(path: str, payload: dict) -> None:

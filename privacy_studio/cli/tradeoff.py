@@ -7,11 +7,13 @@ import json
 import math
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.numbers import number, share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 
 if TYPE_CHECKING:
     from privacy_studio.core.tradeoff.decision import DecisionInputs
@@ -131,29 +133,39 @@ def groups_text(doc: dict) -> str:
     ]
     for g in report.rows:
         lines.append(
-            f"{g.attribute:<14}{g.group:<16}{g.n_users:>8,}{_num(g.mean_unique):>9}  {report.odds_text(g)}"
+            f"{g.attribute:<14}{g.group:<16}{g.n_users:>8,}{share(g.mean_unique):>9}  {report.odds_text(g)}"
         )
     return "\n".join(lines)
 
 
 def summary(analysis, unscored: list[str]) -> str:
     """Human-readable table of the analysis for stdout."""
-    width = max(len(label) for label in analysis.labels) + 2
+    from privacy_studio.core.naming import label_words
+
+    names = [label_words(label) for label in analysis.labels]
+    width = max(len(name) for name in names) + 2
+    risk = partial(format_value, analysis.measure)
     lines = [f"{'profile':<{width}}{'risk':>10}{'upper':>10}{'utility':>9}  Pareto"]
-    for i, label in enumerate(analysis.labels):
-        upper = "" if analysis.risk_upper is None else _num(analysis.risk_upper[i])
+    for i, (label, name) in enumerate(zip(analysis.labels, names, strict=True)):
+        upper = "" if analysis.risk_upper is None else risk(analysis.risk_upper[i])
         by = analysis.pareto.dominated_by.get(label)
         status = (
-            "front" if label in analysis.pareto.front else ("dominated by " + ", ".join(by) if by else "-")
+            "front"
+            if label in analysis.pareto.front
+            else ("dominated by " + ", ".join(map(label_words, by)) if by else "-")
         )
-        lines.append(
-            f"{label:<{width}}{_num(analysis.risk[i]):>10}{upper:>10}{_num(analysis.utility[i]):>9}  {status}"
-        )
+        utility = number(analysis.utility[i])
+        lines.append(f"{name:<{width}}{risk(analysis.risk[i]):>10}{upper:>10}{utility:>9}  {status}")
     table = analysis.ordinal
-    lines += ["", "Kendall's tau between risk measures:", " " * 18 + "".join(f"{n:>18}" for n in table.names)]
+    measures = [
+        f"({k}) {RISK_FIELDS[n].label if n in RISK_FIELDS else n}" for k, n in enumerate(table.names, 1)
+    ]
+    first = max(len(m) for m in measures) + 2
+    header = " " * first + "".join(f"{f'({k})':>8}" for k in range(1, len(measures) + 1))
+    lines += ["", "Kendall's tau between risk measures (columns numbered as the rows):", header]
     lines += [
-        f"{a:<18}" + "".join(f"{_num(v):>18}" for v in row)
-        for a, row in zip(table.names, table.tau, strict=True)
+        f"{a:<{first}}" + "".join(f"{number(v):>8}" for v in row)
+        for a, row in zip(measures, table.tau, strict=True)
     ]
     lines += [
         table.message(),
@@ -164,12 +176,11 @@ def summary(analysis, unscored: list[str]) -> str:
         analysis.power_law_text,
     ]
     if unscored:
-        lines.append(f"\nNo utility score for: {', '.join(unscored)} (left out of the Pareto analysis).")
+        lines.append(
+            f"\nNo utility score for: {', '.join(map(label_words, unscored))} (left out of the Pareto "
+            "analysis)."
+        )
     return "\n".join(lines)
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None or not math.isfinite(value) else f"{value:.4g}"
 
 
 def _p_value(text: str) -> int | None:

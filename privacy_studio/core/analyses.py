@@ -14,6 +14,9 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import number, share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
@@ -139,12 +142,16 @@ class SeedSpread:
     def sentence(self) -> str:
         """E.g. ``Over 5 seeds, unicity at p = 4 of district × 1w ranges from 2.1 % to 2.6 %.``"""
         known = [v for v in self.values if v is not None]
-        where = self.measure if self.p is None else f"{self.measure} at p = {self.p}"
+        field = RISK_FIELDS.get(self.measure)
+        name = self.measure if field is None else field.label
+        where = name if self.p is None else f"{name} at p = {self.p}"
+        profile = label_words(self.profile)
         if not known:
-            return f"Over {len(self.seeds)} seeds, {where} of {self.profile} was never defined."
+            return f"Over {len(self.seeds)} seeds, {where} of {profile} was never defined."
+        value = share if field is None or field.proportion else number
         return (
-            f"Over {len(self.seeds)} seeds ({', '.join(map(str, self.seeds))}), {where} of {self.profile} "
-            f"ranges from {min(known):.4g} to {max(known):.4g}."
+            f"Over {len(self.seeds)} seeds ({', '.join(map(str, self.seeds))}), {where} of {profile} "
+            f"ranges from {value(min(known))} to {value(max(known))}."
         )
 
     def to_dict(self) -> dict[str, Any]:

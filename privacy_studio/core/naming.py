@@ -3,6 +3,8 @@ the report and the window so both explain a profile the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 
 #: Hierarchy level names the studio's readers and sample data use, in words; other names are the
@@ -25,6 +27,21 @@ _KNOWLEDGE = {
     "uniform": "p points picked at random from the person's trace",
     "activity": "p points picked in proportion to how often the person is there",
     "top": "the person's p most frequent places, times unknown",
+}
+
+#: The same levels in a word or two, for table columns, legends and axes.
+_KNOWN_SHORT = {
+    "antenna": "antennas",
+    "cell": "antennas",
+    "tower": "antennas",
+    "zip": "postcode areas",
+    "postcode": "postcode areas",
+    "district": "districts",
+    "city": "cities",
+    "region": "regions",
+    "country": "countries",
+    "shop": "shops",
+    "venue": "venues",
 }
 
 _UNIT_WORDS = (("w", "week"), ("d", "day"), ("h", "hour"), ("min", "minute"), ("s", "second"))
@@ -59,24 +76,64 @@ def knowledge_name(model: str) -> str:
 
 
 def spatial_short(level: str) -> str:
-    """A level as a plot's legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` -> ``exact
-    places``, a hierarchy level by its own name."""
+    """A level as a table, legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` -> ``exact
+    places``, ``district`` -> ``districts``, a hierarchy level of the user's own by its name."""
     parsed = SpatialLevel.parse(level)
     if parsed.kind == "raw":
         return "exact places"
     if parsed.kind == "grid":
         return f"{parsed.km:g} km squares"
-    return str(parsed.name)
+    name = str(parsed.name)
+    return _KNOWN_SHORT.get(name.lower(), name)
 
 
 def temporal_short(width: str) -> str:
-    """A time width as a plot shows it: ``all`` -> ``whole period``, others as written (``1h``, ``1w``)."""
-    return "whole period" if TemporalLevel.parse(width).seconds is None else width
+    """A time width in words: ``1h`` -> ``1 hour``, ``6h`` -> ``6 hours``, ``all`` -> ``whole period``."""
+    parsed = TemporalLevel.parse(width)
+    if parsed.seconds is None:
+        return "whole period"
+    label = parsed.label
+    for suffix, word in _UNIT_WORDS:
+        amount = label[: -len(suffix)]
+        if label.endswith(suffix) and amount.isdigit():
+            return f"{amount} {word}{'' if amount == '1' else 's'}"
+    return f"{parsed.seconds:,} seconds"
 
 
 def profile_short(spatial: str, temporal: str) -> str:
-    """``grid:5 × all`` as ``5 km squares × whole period``."""
+    """``grid:1 × 1h`` as ``1 km squares × 1 hour``: how every table, legend and axis names a profile."""
     return f"{spatial_short(spatial)} × {temporal_short(temporal)}"
+
+
+def readable(name: Callable[[str], str], code: str) -> str:
+    """A level in words by ``name`` (``spatial_short``, ``temporal_short`` …), or its code when the naming
+    cannot read it (a project made with levels this version does not know)."""
+    try:
+        return name(code)
+    except ValueError:
+        return code
+
+
+#: How a profile's key joins its levels (``district × 1w``), as results and projects store it.
+LABEL_JOIN = " × "
+
+
+def label_words(label: str) -> str:
+    """A profile's key (``grid:1 × 1h``, ``shop × 1d × price/4``) in words (``1 km squares × 1 hour``,
+    ``shops × 1 day × 4 price bins per tenfold``); a key whose levels cannot be read is returned as it is."""
+    parts = label.split(LABEL_JOIN)
+    if len(parts) not in (2, 3):
+        return label
+    try:
+        words = [spatial_short(parts[0]), temporal_short(parts[1])]
+    except ValueError:
+        return label
+    if len(parts) == 3:
+        per_decade = parts[2].removeprefix("price/")
+        if not per_decade.isdigit():
+            return label
+        words.append(f"{per_decade} price bins per tenfold")
+    return LABEL_JOIN.join(words)
 
 
 def profile_name(spatial: str, temporal: str) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from privacy_studio.core.sources import ANONYMIZABILITY, COURSE, THESIS
+
 #: Where the details live in a project's ``analyses`` section.
 KEY = "report_details"
 VERSION = 1
@@ -16,16 +18,16 @@ DECISIONS = ("", "release approved", "release approved with conditions", "releas
 DEFAULT_P_RATIONALE = (
     "An outsider who knows a few places and times of a person (a colleague, a neighbour, a geotagged "
     "photo, a receipt) is the threat these figures model. p = 4 follows the literature the studio is built "
-    "on: the study of phone records reviewed in the disclosure-analysis thesis (source 000, ch. 1 and 5) "
-    "found that four such points single out the large majority of people, and the thesis judges its "
-    "profiles at p = 4. Higher p is shown beside it because a determined outsider may know more."
+    f"on: the study of phone records reviewed in {THESIS.cite()}, chapters 1 and 5, found that four such "
+    "points single out the large majority of people, and the thesis judges its profiles at p = 4. Higher p "
+    "is shown beside it because a determined outsider may know more."
 )
 DEFAULT_CEILING_RATIONALE = (
     "The ceiling is the share of people the organisation accepts could be singled out by p points in the "
-    "released file; it is a policy choice, not a scientific constant. None of the sources (the thesis, "
-    "source 000; the anonymizability study, source 001; the course on big-data anonymization, source 003) "
-    "fixes an acceptable level: they show that behavioural traces stay identifiable under coarse "
-    "generalization, which argues for a low ceiling and for judging it on the upper end of the interval."
+    "released file; it is a policy choice, not a scientific constant. None of the sources (the thesis "
+    f"above; {ANONYMIZABILITY.cite()}; {COURSE.cite()}) fixes an acceptable level: they show that "
+    "behavioural traces stay identifiable under coarse generalization, which argues for a low ceiling and "
+    "for judging it on the upper end of the interval."
 )
 
 

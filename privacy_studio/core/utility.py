@@ -16,6 +16,7 @@ from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Traces, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.flows import count_flows
+from privacy_studio.core.naming import label_words
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0
 
@@ -34,6 +35,18 @@ COMPUTED_SCORES: dict[str, str] = {
         "finest places, match the flows seen at the finest places. 10 = identical."
     ),
 }
+
+#: The computed utility scores' names in words, for every table, axis and sentence a person reads.
+COMPUTED_TITLES: dict[str, str] = {
+    "points_kept": "points kept",
+    "density_map": "density map",
+    "od_matrix": "origin-destination flows",
+}
+
+
+def utility_title(name: str) -> str:
+    """A utility's name as people read it: a computed score in words, an expert domain as named."""
+    return COMPUTED_TITLES.get(name, name)
 
 
 @dataclass
@@ -211,8 +224,9 @@ def nested_unit_map(
     unit_map[fine_units] = coarse_units
     if not np.array_equal(unit_map[fine_units], coarse_units):
         raise ValueError(
-            f"the places of {coarse_label} do not nest within those of {fine_label} (a unit of the finer "
-            "profile falls into several coarser units): information loss needs nested profiles"
+            f"the places of {label_words(coarse_label)} do not nest within those of "
+            f"{label_words(fine_label)} (a unit of the finer profile falls into several coarser units): "
+            "information loss needs nested profiles"
         )
     return unit_map
 

@@ -30,6 +30,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication
 
 from privacy_studio.core.atomic import WriteError, write_bytes
+from privacy_studio.core.numbers import number, share
 from privacy_studio.core.progress import as_control
 from privacy_studio.core.report import (
     HeatmapFigure,
@@ -66,7 +67,6 @@ p.warning { background-color: #fff3d6; }
 p.caption, td.caption { font-size: 8.5pt; color: #333333; font-style: italic; }
 table.data { border-collapse: collapse; font-size: 8pt; margin-bottom: 6pt; }
 table.data th { background-color: #e4e9f0; font-weight: bold; }
-table.wide { font-size: 6.5pt; }
 td.key { font-size: 8.5pt; color: #444444; }
 td.value { font-size: 15pt; font-weight: bold; color: #1f3a5f; }
 """
@@ -95,28 +95,16 @@ def render_pdf(
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buffer)
-    writer.setResolution(DPI)
-    writer.setPageLayout(
-        QPageLayout(
-            QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait, QMarginsF(18, 16, 18, 16)
-        )
-    )
     writer.setTitle(f"{content.title}: {content.subtitle}")
     writer.setCreator("Privacy Studio")
+    doc = laid_out(content, writer, ctl.sub(0.0, 0.5))
     page = writer.pageLayout().paintRectPixels(DPI)
-    footer = DPI * 0.35
-    doc = QTextDocument()
-    doc.documentLayout().setPaintDevice(writer)
-    doc.setDocumentMargin(0)
-    doc.setDefaultStyleSheet(_CSS)
-    doc.setPageSize(QSizeF(page.width(), page.height() - footer))
-    _lay_out(doc, _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5)), content)
     pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
         raise ValueError(f"{target}: the PDF could not be started")
     try:
-        _paint_pages(painter, doc, writer, content, page.width(), page.height(), footer, ctl.sub(0.5, 1.0))
+        _paint_pages(painter, doc, writer, content, page.width(), page.height(), FOOTER, ctl.sub(0.5, 1.0))
     finally:
         painter.end()
     try:
@@ -124,6 +112,29 @@ def render_pdf(
     except WriteError as exc:
         raise ValueError(str(exc)) from None
     return target
+
+
+#: Height of the page footer (title and page number), in pixels at :data:`DPI`.
+FOOTER = DPI * 0.35
+
+
+def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | None = None) -> QTextDocument:
+    """The report's text document laid out on A4 pages of ``writer`` (what is painted, and what tests read
+    line by line)."""
+    writer.setResolution(DPI)
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(QPageSize.PageSizeId.A4), QPageLayout.Orientation.Portrait, QMarginsF(18, 16, 18, 16)
+        )
+    )
+    page = writer.pageLayout().paintRectPixels(DPI)
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    doc.setDocumentMargin(0)
+    doc.setDefaultStyleSheet(_CSS)
+    doc.setPageSize(QSizeF(page.width(), page.height() - FOOTER))
+    _lay_out(doc, _HtmlBuilder(doc, page.width(), as_control(control)), content)
+    return doc
 
 
 #: A forced page break is dropped when the page before it would be filled less than this.
@@ -293,23 +304,47 @@ class _HtmlBuilder:
         return f"<table cellpadding='5' width='100%' style='margin-bottom: 8pt'>{cells}</table>"
 
     def table(self, table: Table) -> str:
+        """The table in as many parts as needed to fit the text width: each part repeats the first column and
+        gives every column at least the width of its longest header word and of its unbreakable cells, so no
+        header breaks inside a word and nothing runs past the page."""
+        widths = _ColumnWidths(table, self.width)
+        parts = widths.parts()
+        out = []
+        for k, columns in enumerate(parts):
+            caption = table.caption if len(parts) == 1 else f"{table.caption} (part {k + 1} of {len(parts)})"
+            part = Table(
+                caption, [table.columns[j] for j in columns], [[r[j] for j in columns] for r in table.rows]
+            )
+            out.append(
+                self._table_html(part, [widths.share(j, columns) for j in columns], widths.nowrap(columns))
+            )
+        note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        return "".join(out) + note
+
+    @staticmethod
+    def _table_html(table: Table, percents: list[float], nowrap: list[list[bool]]) -> str:
         """The caption is the first header row, so it never sits alone at the foot of a page and it repeats
         with the column titles when a table continues on the next page."""
-        head = "".join(f"<th align='left'{_unbroken(c)}>{_e(c)}</th>" for c in table.columns)
+        head = "".join(
+            f"<th align='left' width='{w:.1f}%'>{_e(c)}</th>"
+            for c, w in zip(table.columns, percents, strict=True)
+        )
         header_row = f"<tr>{head}</tr>" if any(table.columns) else ""
-        td = (
-            "<td style='white-space: nowrap'>" if len(table.columns) > 6 else "<td>"
-        )  # wide: keep cells whole
-        body = "".join("<tr>" + "".join(f"{td}{_e(c)}</td>" for c in row) + "</tr>" for row in table.rows)
-        note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td{_NOWRAP if keep else ''}>{_e(c)}</td>" for c, keep in zip(row, keeps, strict=True)
+            )
+            + "</tr>"
+            for row, keeps in zip(table.rows, nowrap, strict=True)
+        )
         caption = (
             f"<tr><td colspan='{len(table.columns)}' class='caption' style='border: "
             f"none'>{_e(table.caption)}</td></tr>"
         )
         return (
-            f"<table class='{'data wide' if len(table.columns) > 6 else 'data'}' border='1' cellspacing='0' "
-            "cellpadding='3' width='100%'>"
-            f"<thead>{caption}{header_row}</thead>{body}</table>{note}"
+            "<table class='data' border='1' cellspacing='0' cellpadding='3' width='100%'>"
+            f"<thead>{caption}{header_row}</thead>{body}</table>"
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
@@ -332,9 +367,90 @@ def _e(text: str) -> str:
     return html.escape(str(text))
 
 
-def _unbroken(title: str) -> str:
-    """A one-word column title must not be split mid-word in a narrow column ("Exclu-ded")."""
-    return " style='white-space: nowrap'" if " " not in title.strip() else ""
+_NOWRAP = " style='white-space: nowrap'"
+#: A cell this short (numbers, intervals, "≥ 99.9%") is kept on one line; longer text wraps between words.
+SHORT_CELL = 18
+#: Table text size in points (``table.data`` in the style sheet) and the room a cell takes beyond its text
+#: (padding, border, Qt's own rounding), in points.
+TABLE_PT, CELL_EXTRA_PT = 8.0, 9.0
+#: The first column (row names) may take up to this share of the width before it wraps.
+ROW_NAME_SHARE = 0.22
+
+
+class _ColumnWidths:
+    """The narrowest each column of a table can be without breaking a word or a short cell, and how the
+    columns are split into parts that fit ``width`` (device pixels at :data:`DPI`)."""
+
+    def __init__(self, table: Table, width: float) -> None:
+        self.table, self.width = table, width
+        font, bold = QFont("DejaVu Sans"), QFont("DejaVu Sans")
+        font.setPointSizeF(TABLE_PT)
+        bold.setPointSizeF(TABLE_PT)
+        bold.setBold(True)
+        body, head = QFontMetricsF(font, _pdf_device()), QFontMetricsF(bold, _pdf_device())
+        extra = CELL_EXTRA_PT * DPI / 72.0
+        n = len(table.columns)
+        self.least = [
+            max((head.horizontalAdvance(w) for w in table.columns[j].split()), default=0.0) for j in range(n)
+        ]
+        self.full = [head.horizontalAdvance(table.columns[j]) for j in range(n)]
+        for row in table.rows:
+            for j, cell in enumerate(row):
+                whole = body.horizontalAdvance(cell)
+                word = max((body.horizontalAdvance(w) for w in cell.split()), default=0.0)
+                self.least[j] = max(self.least[j], whole if _short(cell) else word)
+                self.full[j] = max(self.full[j], whole)
+        self.least = [w + extra for w in self.least]
+        self.full = [w + extra for w in self.full]
+        if n > 1:  # the row names (profiles in words) read better on one line when the page allows it
+            self.least[0] = max(self.least[0], min(self.full[0], ROW_NAME_SHARE * width))
+
+    def parts(self) -> list[list[int]]:
+        """Column indices of each part: all columns when they fit, else the first column and as many of the
+        others as fit, in order."""
+        n = len(self.least)
+        if sum(self.least) <= self.width or n <= 2:
+            return [list(range(n))]
+        parts, current = [], [0]
+        for j in range(1, n):
+            if len(current) > 1 and not self._fits([*current, j]):
+                parts.append(current)
+                current = [0]
+            current.append(j)
+        parts.append(current)
+        for k in range(len(parts) - 1, 0, -1):  # even out: a last part of one or two columns reads oddly
+            before, after = parts[k - 1], parts[k]
+            while len(before) > len(after) + 1 and self._fits([0, before[-1], *after[1:]]):
+                after.insert(1, before.pop())
+        return parts
+
+    def _fits(self, columns: list[int]) -> bool:
+        return sum(self.least[i] for i in columns) <= self.width
+
+    def share(self, j: int, columns: list[int]) -> float:
+        """Percentage of the text width for column ``j`` of a part: its least width plus a share of the room
+        left, in proportion to how much more its unwrapped text would take."""
+        least = sum(self.least[i] for i in columns)
+        spare = max(self.width - least, 0.0)
+        want = sum(self.full[i] - self.least[i] for i in columns)
+        extra = spare * (self.full[j] - self.least[j]) / want if want > 0 else spare / len(columns)
+        return 100.0 * (self.least[j] + extra) / max(self.width, least)
+
+    def nowrap(self, columns: list[int]) -> list[list[bool]]:
+        """Per row, whether each cell of the part is short enough to be kept on one line."""
+        return [[_short(row[j]) for j in columns] for row in self.table.rows]
+
+
+def _short(cell: str) -> bool:
+    return len(cell) <= SHORT_CELL
+
+
+def _pdf_device() -> QImage:
+    """A paint device at the PDF's resolution, so text is measured as the PDF lays it out."""
+    image = QImage(1, 1, QImage.Format.Format_RGB32)
+    image.setDotsPerMeterX(round(DPI / 0.0254))
+    image.setDotsPerMeterY(round(DPI / 0.0254))
+    return image
 
 
 # --- figures --------------------------------------------------------------------------------------------
@@ -386,13 +502,8 @@ def log_ticks(lo: float, hi: float) -> list[float]:
 
 
 def _tick_text(value: float, percent: bool) -> str:
-    if percent:
-        return f"{100 * value:.3g}%"
-    if abs(value) >= 1e4 and value == round(value):
-        return f"{value:,.0f}"
-    if value != 0 and abs(value) < 1e-3:
-        return f"{value:.0e}"
-    return f"{value:.6g}"
+    """An axis tick through the one formatter: a share as a percentage, anything else in plain decimals."""
+    return share(value) if percent else number(value)
 
 
 class _Plot:

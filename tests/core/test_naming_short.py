@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from privacy_studio.core.naming import profile_short, spatial_short, temporal_short
+from privacy_studio.core.naming import label_words, profile_short, spatial_short, temporal_short
 
 
 @pytest.mark.parametrize(
@@ -13,7 +13,9 @@ from privacy_studio.core.naming import profile_short, spatial_short, temporal_sh
         ("grid:5", "5 km squares"),
         ("grid:0.5", "0.5 km squares"),
         ("raw", "exact places"),
-        ("district", "district"),
+        ("district", "districts"),
+        ("zip", "postcode areas"),
+        ("neighbourhood", "neighbourhood"),  # the user's own level: its own name
     ],
 )
 def test_spatial_short(code: str, shown: str) -> None:
@@ -22,8 +24,25 @@ def test_spatial_short(code: str, shown: str) -> None:
 
 def test_temporal_short_and_profile() -> None:
     assert temporal_short("all") == "whole period"
-    assert temporal_short("6h") == "6h"
+    assert temporal_short("6h") == "6 hours" and temporal_short("1w") == "1 week"
+    assert temporal_short("30min") == "30 minutes"
     assert profile_short("grid:1", "all") == "1 km squares × whole period"
+    assert profile_short("grid:1", "1h") == "1 km squares × 1 hour"
+
+
+@pytest.mark.parametrize(
+    ("label", "words"),
+    [
+        ("grid:1 × 1h", "1 km squares × 1 hour"),
+        ("district × 1w", "districts × 1 week"),
+        ("raw × all", "exact places × whole period"),
+        ("shop × 1d × price/4", "shops × 1 day × 4 price bins per tenfold"),
+        ("explicit", "explicit"),  # not a grid profile: kept as it is
+        ("grid:abc × 1h", "grid:abc × 1h"),
+    ],
+)
+def test_profile_keys_in_words(label: str, words: str) -> None:
+    assert label_words(label) == words
 
 
 def test_unreadable_levels_are_refused() -> None:

@@ -187,7 +187,7 @@ def test_profiles_differ_in_marker_as_well_as_colour(window):
     unicity.flush()  # the window shows its start page: the plot draws when asked to
     pairs = {(c.line.opts["symbol"], c.line.opts["symbolBrush"]) for c in unicity.curves.values()}
     assert len(pairs) == 9
-    assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0 %", "50 %"]
+    assert unicity.plot.getAxis("left").tickStrings([0.0, 0.5], 1.0, 0.5) == ["0.0%", "50.0%"]
 
 
 def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
@@ -243,7 +243,7 @@ def test_plots_show_levels_in_words_not_codes(window, qtbot):
     unicity.set_records(records)
     unicity.flush()
     shown = [label.text for _, label in unicity.legend.items]
-    assert shown == ["5 km squares × whole period", "exact places × 1h"]
+    assert shown == ["5 km squares × whole period", "exact places × 1 hour"]
     heat.set_records(records)
     heat.flush()
     ticks = heat.plot.getAxis("left")._tickLevels[0]

@@ -63,7 +63,8 @@ def test_seed_spread_round_trips_and_states_its_range():
     spread = SeedSpread("zip × 1w", "unicity", 4, [0, 1, 2], [0.02, None, 0.03])
     assert SeedSpread.from_dict(spread.to_dict()) == spread
     assert (
-        spread.sentence() == "Over 3 seeds (0, 1, 2), unicity at p = 4 of zip × 1w ranges from 0.02 to 0.03."
+        spread.sentence()
+        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of postcode areas × 1 week ranges from 2.0% to 3.0%."
     )
     with pytest.raises(ValueError, match="same length"):
         SeedSpread.from_dict({**spread.to_dict(), "values": [0.1]})

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privacy_studio.core.naming import knowledge_name, profile_name, spatial_name, temporal_name
+from privacy_studio.core.naming import knowledge_name, label_words, profile_name, spatial_name, temporal_name
+from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report import KeyFigures, build_report
-from privacy_studio.core.report.numbers import share
 from privacy_studio.core.report_details import DECISIONS, DEFAULT_P_RATIONALE, KEY, ReportDetails
 
 
@@ -142,7 +142,7 @@ def test_details_are_saved_with_the_project_and_printed(make_project, tmp_path) 
 def test_empty_details_say_what_is_missing_and_use_sourced_defaults(make_project) -> None:
     text = build_report(make_project()).text()
     assert "Not stated: fill this in" in text and "report --purpose" in text
-    assert DEFAULT_P_RATIONALE in text and "source 000" in text
+    assert DEFAULT_P_RATIONALE in text and "Noriega-Campero" in text and "source 0" not in text
     assert "studio's defaults" in text
 
 
@@ -255,7 +255,7 @@ def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_resu
     assert analysis.power_law_text in report.text()
     criteria = _section(report, "Release criteria").blocks[0]
     passing = {row[0] for row in criteria.rows if row[-1] == "yes"}
-    assert passing == {p["label"] for p in printed["profiles"] if p["passes_criteria"]}
+    assert passing == {label_words(p["label"]) for p in printed["profiles"] if p["passes_criteria"]}
 
 
 def report_inputs(path):
@@ -308,6 +308,6 @@ def test_seed_stability_shows_every_seed_when_measured(make_project) -> None:
     section = _section(build_report(project), "Seed stability")
     assert (
         section.blocks[0].text
-        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of district × 1d ranges from 0.02 to 0.031."
+        == "Over 3 seeds (0, 1, 2), unicity at p = 4 of districts × 1 day ranges from 2.0% to 3.1%."
     )
     assert section.blocks[1].rows == [["0", "2.0%"], ["1", "3.1%"], ["2", "–"]]

@@ -48,14 +48,31 @@ def test_page_count_of_a_hand_written_pdf() -> None:
     assert pdf_page_count(pages) == 2
 
 
-def test_one_word_column_titles_are_never_split(tmp_path: Path) -> None:
-    from privacy_studio.gui.report_pdf import _HtmlBuilder
+def test_columns_are_never_narrower_than_a_header_word_and_wide_tables_split() -> None:
+    from privacy_studio.gui.report_pdf import _ColumnWidths, _ensure_app
 
-    html = _HtmlBuilder.table(None, Table("c", ["Excluded", "In file"], [["1", "2"]]))  # type: ignore[arg-type]
-    assert "<th align='left' style='white-space: nowrap'>Excluded</th>" in html
-    assert "<th align='left'>In file</th>" in html
-    bare = _HtmlBuilder.table(None, Table("Sign-off", ["", ""], [["Name", "x"]]))  # type: ignore[arg-type]
-    assert "</th>" not in bare
+    _ensure_app()
+    narrow = _ColumnWidths(Table("c", ["Excluded", "In file"], [["1", "2"]]), 2000.0)
+    assert narrow.parts() == [[0, 1]]
+    assert narrow.least[0] > narrow.least[1]  # "Excluded" is wider than "file"
+    assert sum(narrow.share(j, [0, 1]) for j in (0, 1)) == pytest.approx(100.0)
+    columns = [f"measure{j}" for j in range(12)]
+    wide = _ColumnWidths(Table("w", ["Profile", *columns], [["a × b", *("12.3%" for _ in columns)]]), 2000.0)
+    parts = wide.parts()
+    assert len(parts) > 1 and all(part[0] == 0 for part in parts)  # every part repeats the row names
+    assert [j for part in parts for j in part[1:]] == list(range(1, 13))  # every column once, in order
+    sizes = [len(part) for part in parts]
+    assert max(sizes) - min(sizes) <= 1  # evened out: no last part of one column
+    for part in parts:
+        assert sum(wide.least[j] for j in part) <= 2000.0
+
+
+def test_a_table_without_column_titles_has_no_header_row() -> None:
+    from privacy_studio.gui.report_pdf import _ensure_app, _HtmlBuilder
+
+    _ensure_app()
+    builder = _HtmlBuilder(None, 2000.0, None)  # type: ignore[arg-type]
+    assert "</th>" not in builder.table(Table("Sign-off", ["", ""], [["Name", "x"]]))
 
 
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils (pdftoppm) not installed")

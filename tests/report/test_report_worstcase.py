@@ -12,9 +12,9 @@ import pytest
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.measures.anonymizability import AnonymizabilityResult
 from privacy_studio.core.measures.attacks.requests import describe
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.project import Project
 from privacy_studio.core.report import Paragraph, PlotFigure, Section, Table, build_report
-from privacy_studio.core.report.numbers import count, number, share
 
 MATCHING = {
     "attack": "matching", "profile": "zip × 6h", "c": 0.5, "n_identified": 30, "n_anonymous": 20,

@@ -12,6 +12,7 @@ import pytest
 
 from privacy_studio.cli import main
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
+from privacy_studio.core.naming import label_words
 from privacy_studio.core.project import Project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,8 @@ def test_project_new_keeps_the_p_list_and_run_saves_results_and_computed_utility
     row = next(r for r in project.results if r["label"] == spread.profile)
     at4 = next(e for e in row["by_p"] if e["p"] == 4)
     assert spread.values[0] == at4["unicity"]  # the first seed is the run's own: the same figure
-    assert f"Over 5 seeds (0, 1, 2, 3, 4), unicity at p = 4 of {spread.profile}" in spread.sentence()
+    words = label_words(spread.profile)
+    assert f"Over 5 seeds (0, 1, 2, 3, 4), unicity at p = 4 of {words}" in spread.sentence()
 
 
 def test_tradeoff_on_computed_utility_gives_a_front_and_a_decision(gowalla_project, tmp_path, capsys):

@@ -18,9 +18,9 @@ def test_ceiling_met_picks_most_useful_under_it():
     assert rec.label == "district × 1w"
     assert rec.meets_ceiling == ["district × 1w", "municipality × 1w"]
     assert rec.warning is None
-    assert (
-        "district × 1w" in rec.reasoning and "upper end" in rec.reasoning and "Pareto front" in rec.reasoning
-    )
+    assert "districts × 1 week" in rec.reasoning and "upper end" in rec.reasoning  # the profile in words
+    assert "Pareto front" in rec.reasoning
+    assert "ε₄ = 0.17% (upper bound 0.3%)" in rec.reasoning  # percentages, not raw fractions
 
 
 def test_upper_bound_decides_not_the_estimate():
@@ -32,7 +32,7 @@ def test_upper_bound_decides_not_the_estimate():
 def test_ceiling_not_met_warns_and_names_the_least_risky():
     rec = recommend(LABELS, RISK, UTILITY, 0.0001, UPPER)
     assert rec.label is None and rec.meets_ceiling == []
-    assert "No profile" in rec.warning and "municipality × 1w" in rec.warning
+    assert "No profile" in rec.warning and "municipality × 1 week" in rec.warning
 
 
 def test_ties_are_broken_by_bound_then_estimate_then_grid_order():

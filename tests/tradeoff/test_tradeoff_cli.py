@@ -52,7 +52,10 @@ def test_cli_on_results_json_and_scores_csv(tmp_path, capsys, thesis_profiles, t
     # Under 1 %, only the week-long profiles of districts and municipalities remain; districts score higher.
     assert doc["recommendation"]["profile"] == "district × 1w"
     assert main(["tradeoff", str(results), "--scores", str(scores), "--utility", "epidemiology"]) == 0
-    assert "No utility score for: zip × 1h, zip × 6h" in capsys.readouterr().out  # the empty column
+    out = capsys.readouterr().out
+    assert (
+        "No utility score for: postcode areas × 1 hour, postcode areas × 6 hours" in out
+    )  # the empty column
 
 
 def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, thesis_scores):
@@ -72,7 +75,7 @@ def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, 
     assert main(["tradeoff", str(path), "--utility", "od_matrix", "--p", "4", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["recommendation"]["profile"] == "district × 1w"
-    assert "No utility score for: zip × 6h" in capsys.readouterr().out
+    assert "No utility score for: postcode areas × 6 hours" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

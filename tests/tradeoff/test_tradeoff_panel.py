@@ -234,7 +234,7 @@ def test_optional_criteria_are_edited_saved_and_decide(panel, thesis_profiles, t
     assert panel.choices()["max_excluded"] == pytest.approx(0.3)
     assert panel.analysis.recommendation.label == "municipality × 6h"  # zip × 1w leaves 40 % out
     assert "✗ share of people excluded" not in panel.evidence.text()
-    assert "✓ share of people excluded (fewer than p points): 1 % (limit 30 %)" in panel.evidence.text()
+    assert "✓ share of people excluded (fewer than p points): 1.0% (limit 30.0%)" in panel.evidence.text()
 
 
 def test_a_saved_population_extrapolation_comes_back_on_opening(qtbot, tmp_path):

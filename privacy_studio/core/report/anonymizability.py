@@ -10,8 +10,8 @@ import numpy as np
 
 from privacy_studio.core.analyses import AnonymizabilityResults, read_analysis
 from privacy_studio.core.explanations import EXPLANATIONS
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.report.content import Paragraph, PlotFigure, Section, Series, Table, absent
-from privacy_studio.core.report.numbers import count, number, share
 
 TITLE = "Anonymizability"
 

@@ -10,8 +10,8 @@ from typing import Any
 from privacy_studio.core.analyses import AttackResults, read_analysis
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
-from privacy_studio.core.report.numbers import count, number, share
 
 TITLE = "Linkage attacks"
 #: The explanation of each attack kind in ``core/explanations.py``.

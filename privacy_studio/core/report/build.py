@@ -4,6 +4,7 @@ makers, method, results, limitations and a per-profile appendix."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,8 @@ import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
 from privacy_studio.core.io.dataset import period_text
+from privacy_studio.core.naming import label_words, readable, spatial_short, temporal_short
+from privacy_studio.core.numbers import count, interval, one_in, share
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -23,10 +26,10 @@ from privacy_studio.core.report.inputs import (
     measure_columns,
     resolve_inputs,
 )
-from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.report.record import decision_record_section, details_of
 from privacy_studio.core.report.release import release_section
 from privacy_studio.core.report.results import heatmap, results_section
+from privacy_studio.core.risk.catalogue import BY_NAME, canonical
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -156,7 +159,9 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         )
         section.add(
             Paragraph(
-                f"Read beside it: what else the results say about {grid.labels[focus]} ({role}).", "note"
+                f"Read beside it: what else the results say about {label_words(grid.labels[focus])} "
+                f"({role}).",
+                "note",
             ),
             KeyFigures(evidence_against(inp, focus)),
         )
@@ -184,7 +189,7 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     entry = inp.grid.by_p[i].get(inp.p, {})
     value = format_measure(inp.measure, entry.get(inp.measure))
     ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
-    profile = inp.grid.labels[i]
+    profile = label_words(inp.grid.labels[i])
     covers = coverage(inp, i, inp.p).sentence()
     if name:
         return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}; {covers}".replace("  ", " "))
@@ -207,11 +212,13 @@ def method_section(inp: ReportInputs) -> Section:
         )
     )
     params = [
-        ["Spatial levels", ", ".join(map(str, s.get("spatial", []))) or "–"],
-        ["Time bins", ", ".join(map(str, s.get("temporal", []))) or "–"],
+        ["Spatial levels", ", ".join(readable(spatial_short, str(c)) for c in s.get("spatial", [])) or "–"],
+        ["Time bins", ", ".join(readable(temporal_short, str(c)) for c in s.get("temporal", [])) or "–"],
         [
             "Grid cells",
-            "all combinations" if not s.get("cells") else "; ".join(" × ".join(c) for c in s["cells"]),
+            "all combinations"
+            if not s.get("cells")
+            else "; ".join(label_words(" × ".join(map(str, c))) for c in s["cells"]),
         ],
         ["p values", ", ".join(map(str, s.get("p_values", []))) or "–"],
         ["Knowledge model", knowledge],
@@ -225,7 +232,7 @@ def method_section(inp: ReportInputs) -> Section:
         ["Draws per user (R)", str(s.get("draws", "–"))],
         ["Random seed", str(s.get("seed", "–"))],
         ["Exact mode", "yes" if s.get("exact") else "no (Monte Carlo estimate, 95% Wilson intervals)"],
-        ["Measures", ", ".join(map(str, s.get("measures", []))) or "–"],
+        ["Measures", ", ".join(measure_words(map(str, s.get("measures", [])))) or "–"],
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
         ["Risk engine", engine_description(inp.project.engine_choice())],
     ]
@@ -247,6 +254,11 @@ def method_section(inp: ReportInputs) -> Section:
     shown += ["pareto_front", "ordinal_equivalence", "power_law", "population_extrapolation", "risk_by_group"]
     section.subsections = [_explained(EXPLANATIONS[key]) for key in shown]
     return section
+
+
+def measure_words(names: Iterable[str]) -> list[str]:
+    """The measures a project computes, by their labels (``k-disclosure``), never their setting names."""
+    return [BY_NAME[canonical(n)].label if canonical(n) in BY_NAME else n for n in names]
 
 
 def _computed(inp: ReportInputs, measure: str) -> bool:
@@ -427,8 +439,10 @@ def appendix_section(inp: ReportInputs) -> Section:
         detail = f"{count(row.get('n_users'))} users, d = {count(row.get('d'))}"
         fill = row.get("fill_rate")
         if isinstance(fill, float) and math.isfinite(fill):
-            detail += f", fill rate {number(fill, 3)}"
-        table = Table(f"{label} ({detail})", ["p", *measure_columns(measures), "Sampled", "Excluded"], rows)
+            detail += f", fill rate {one_in(fill)}"
+        table = Table(
+            f"{label_words(label)} ({detail})", ["p", *measure_columns(measures), "Sampled", "Excluded"], rows
+        )
         section.add(table)
     section.add(Paragraph(f"Shares are written as percentages ({share(0.5)} = one in two).", "note"))
     return section
@@ -437,7 +451,7 @@ def appendix_section(inp: ReportInputs) -> Section:
 def _per_profile_counts(inp: ReportInputs, key: str) -> str:
     """``profile: count; …`` of a count at the report's p, for the profiles where it is not zero."""
     return "; ".join(
-        f"{label}: {count(entry.get(key))}"
+        f"{label_words(label)}: {count(entry.get(key))}"
         for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
         if (entry := d.get(inp.p, {})).get(key)
     )

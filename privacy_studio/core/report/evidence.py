@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
+from privacy_studio.core.numbers import count, interval, lower_bound, share
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
-from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.core.tradeoff.grid import Population
 
 
@@ -37,7 +37,7 @@ def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
     worst = entry.get("worst_share_at_1")
     if worst is not None:
         exact = grid.worst_exact(p)[i]
-        value = share(worst) if exact else f"≥ {share(worst)}"
+        value = lower_bound(worst, exact=exact)
         kind = "exact" if exact else "a lower bound: not every choice of p points was tried"
         out.append(
             KeyFigure(

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.report.numbers import interval, number, share
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
+from privacy_studio.core.numbers import interval, lower_bound
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS, format_value
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
+from privacy_studio.core.utility import utility_title
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 #: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.
 MEASURE_NAMES: dict[str, str] = {name: f.label for name, f in RISK_FIELDS.items()}
 MEASURE_EXPLANATION: dict[str, str] = {name: m.explanation for name, m in FIELD_MEASURE.items()}
-_WORST = {name for name, m in FIELD_MEASURE.items() if m.name == "worst_case"}
 
 
 def is_proportion(measure: str) -> bool:
@@ -29,9 +29,7 @@ def is_proportion(measure: str) -> bool:
     return measure in RISK_FIELDS and RISK_FIELDS[measure].proportion
 
 
-def format_measure(measure: str, value: float | None) -> str:
-    """A risk value as the report writes it: proportions as percentages, EM and KL as plain numbers."""
-    return share(value) if is_proportion(measure) else number(value)
+format_measure = format_value  # the report's name for the catalogue's formatter of risk values
 
 
 def measure_columns(measures: list[str]) -> list[str]:
@@ -49,9 +47,10 @@ def measure_cells(entry: dict, measures: list[str]) -> list[str]:
     sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
-        value = format_measure(m, entry.get(m))
-        sampled_worst = m in _WORST and entry.get(m) is not None and not entry.get("worst_exact", False)
-        out.append(f"≥ {value}" if sampled_worst else value)  # a sampled worst case is a lower bound
+        if m in WORST_FIELDS:  # a sampled worst case is a lower bound
+            out.append(lower_bound(entry.get(m), exact=bool(entry.get("worst_exact", False))))
+        else:
+            out.append(format_measure(m, entry.get(m)))
         if m == "unicity":
             out.append(interval(entry.get("unicity_ci")) or "–")
     return out
@@ -76,6 +75,11 @@ class ReportInputs:
     @property
     def measure_name(self) -> str:
         return MEASURE_NAMES[self.measure]
+
+    @property
+    def utility_title(self) -> str | None:
+        """The chosen utility in words (``points kept``, or the experts' own domain name)."""
+        return None if self.utility_name is None else utility_title(self.utility_name)
 
     @property
     def risk_label(self) -> str:

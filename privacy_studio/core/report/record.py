@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 from privacy_studio.core.analyses import SeedSpread
-from privacy_studio.core.naming import knowledge_name, spatial_name, temporal_name
+from privacy_studio.core.naming import knowledge_name, label_words, spatial_name, temporal_name
+from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
-from privacy_studio.core.report.inputs import ReportInputs, format_measure
-from privacy_studio.core.report.numbers import count, interval, share
+from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
 from privacy_studio.core.report_details import DEFAULT_CEILING_RATIONALE, DEFAULT_P_RATIONALE, ReportDetails
 from privacy_studio.versions import library_versions
 
@@ -164,7 +164,7 @@ def criteria_section(inp: ReportInputs) -> Section:
     names = [c.name for c in analysis.checks[0]] if analysis.checks else []
     rows = [
         [
-            label,
+            label_words(label),
             *(f"{'pass' if c.passed else 'FAIL'}: {_limit_text(c.value)}" for c in checks),
             "yes" if all(c.passed for c in checks) else "no",
         ]
@@ -214,7 +214,7 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
         ci = interval(entry.get("unicity_ci")) if inp.measure == "unicity" else ""
         section.add(
             Paragraph(
-                f"If {rec.label} is released, {inp.risk_label} is {value} {ci}".rstrip()
+                f"If {label_words(rec.label)} is released, {inp.risk_label} is {value} {ci}".rstrip()
                 + f" (an estimate with its 95% interval); it {coverage(inp, i, inp.p).sentence()}. "
                 "The other measures of this profile:"
             ),
@@ -248,12 +248,17 @@ def seed_stability_section(inp: ReportInputs) -> Section:
         [str(seed), format_measure(spread.measure, value)]
         for seed, value in zip(spread.seeds, spread.values, strict=True)
     ]
-    what = spread.measure if spread.p is None else f"{spread.measure} at p = {spread.p}"
+    name = MEASURE_NAMES.get(spread.measure, spread.measure)
+    what = name if spread.p is None else f"{name} at p = {spread.p}"
     return Section(
         "Seed stability",
         [
             Paragraph(spread.sentence()),
-            Table(f"{what.capitalize()} of {spread.profile}, one run per seed.", ["Seed", "Value"], rows),
+            Table(
+                f"{what.capitalize()} of {label_words(spread.profile)}, one run per seed.",
+                ["Seed", "Value"],
+                rows,
+            ),
         ],
     )
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
+from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
-from privacy_studio.core.report.numbers import count, interval, share
 
 TITLE = "Release"
 

@@ -13,6 +13,8 @@ from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
+from privacy_studio.core.naming import label_words, readable, spatial_short, temporal_short
+from privacy_studio.core.numbers import count, number, one_in, share
 from privacy_studio.core.report.anonymizability import anonymizability_section
 from privacy_studio.core.report.attacks import attacks_section
 from privacy_studio.core.report.content import (
@@ -33,11 +35,10 @@ from privacy_studio.core.report.inputs import (
     measure_cells,
     measure_columns,
 )
-from privacy_studio.core.report.numbers import count, number, share
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
-from privacy_studio.core.utility import COMPUTED_SCORES
+from privacy_studio.core.utility import COMPUTED_SCORES, utility_title
 
 
 def results_section(inp: ReportInputs) -> Section:
@@ -87,7 +88,7 @@ def grid_section(inp: ReportInputs) -> Section:
         entry = grid.by_p[i].get(inp.p, {})
         rows.append(
             [
-                label,
+                label_words(label),
                 count(grid.n_users[i]),
                 count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
@@ -121,7 +122,9 @@ def heatmap(inp: ReportInputs) -> HeatmapFigure:
         )
     text = [[format_measure(inp.measure, v) for v in row] for row in values]
     caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier)."
-    return HeatmapFigure(caption, "spatial level", "time bin", rows, cols, values, text)
+    row_words = [readable(spatial_short, r) for r in rows]
+    col_words = [readable(temporal_short, c) for c in cols]
+    return HeatmapFigure(caption, "places", "times", row_words, col_words, values, text)
 
 
 def curves_section(inp: ReportInputs) -> Section:
@@ -137,7 +140,7 @@ def curves_section(inp: ReportInputs) -> Section:
         cis = [e.get("unicity_ci") or [None, None] for _, e in entries]
         series.append(
             Series(
-                label,
+                label_words(label),
                 [float(p) for p, _ in entries],
                 [float(e["unicity"]) for _, e in entries],
                 lo=[_float(c[0]) for c in cis],
@@ -167,7 +170,13 @@ def kanonymity_section(inp: ReportInputs) -> Section:
         kanon = r.get("kanon")
         if kanon:
             below = kanon.get("share_below", {})
-            rows.append([r.get("label", ""), count(kanon.get("k")), *(share(below.get(k)) for k in KANON_K)])
+            rows.append(
+                [
+                    label_words(r.get("label", "")),
+                    count(kanon.get("k")),
+                    *(share(below.get(k)) for k in KANON_K),
+                ]
+            )
     if not rows:
         return absent("Full-fingerprint k-anonymity", "it was not among the measures computed.")
     table = Table(
@@ -190,15 +199,15 @@ def theory_section(inp: ReportInputs) -> Section:
         n, d, q = r.get("n_users"), r.get("d"), r.get("fill_rate")
         if not (n and d and isinstance(q, float) and math.isfinite(q)):
             continue
-        first = first or (int(n), float(q), int(d), r.get("label", ""))
+        first = first or (int(n), float(q), int(d), label_words(r.get("label", "")))
         curve = sparsity_curves(int(n), q, [d])
         unique = (r.get("kanon") or {}).get("share_below", {}).get("2")
         rows.append(
             [
-                r.get("label", ""),
+                label_words(r.get("label", "")),
                 count(n),
                 count(d),
-                number(q, 3),
+                one_in(q),
                 share(float(curve["p_unique"][0])),
                 share(float(curve["p_2anon"][0])),
                 share(unique),
@@ -210,7 +219,7 @@ def theory_section(inp: ReportInputs) -> Section:
     ds = np.unique(np.geomspace(1, max(10.0 * d, 10.0), 80).round())
     curve = sparsity_curves(n, q, ds)
     figure = PlotFigure(
-        f"Figure 3. Sparsity theory for n = {n:,} people and fill rate q = {number(q, 3)} (profile {label}): "
+        f"Figure 3. Sparsity theory for n = {n:,} people and fill rate q = {one_in(q)} (profile {label}): "
         f"chance that a random record is unique, and that the whole dataset is 2-anonymous, against d; the "
         f"profile's own d = {d:,} is marked.",
         "d (spatial units x time bins)",
@@ -263,14 +272,14 @@ def pareto_section(inp: ReportInputs) -> Section:
             "dominated",
             [float(utility[i]) for i in dominated],
             [float(risk[i]) for i in dominated],
-            labels=[grid.labels[i] for i in dominated],
+            labels=[label_words(grid.labels[i]) for i in dominated],
             mode="points",
         ),
         Series(
             "Pareto front",
             [float(utility[i]) for i in front],
             [float(risk[i]) for i in front],
-            labels=[grid.labels[i] for i in front],
+            labels=[label_words(grid.labels[i]) for i in front],
             mode="line",
         ),
     ]
@@ -278,10 +287,10 @@ def pareto_section(inp: ReportInputs) -> Section:
         span = [float(np.nanmin(utility)), float(np.nanmax(utility))]
         series.append(Series("risk ceiling", span, [inp.ceiling, inp.ceiling], mode="dashed"))
     figure = PlotFigure(
-        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_name}) "
+        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_title}) "
         f"across, more useful to the left, and {inp.risk_label} up, so the bottom-left is best; the front is "
         "joined.",
-        f"utility: {inp.utility_name} (reversed: more useful to the left)",
+        f"utility: {inp.utility_title} (reversed: more useful to the left)",
         inp.risk_label,
         series,
         reverse_x=True,
@@ -289,11 +298,11 @@ def pareto_section(inp: ReportInputs) -> Section:
     )
     rows = [
         [
-            grid.labels[i],
+            label_words(grid.labels[i]),
             format_measure(inp.measure, risk[i]),
             number(inp.utility[i], 3),
             "yes" if i in front else "no",
-            ", ".join(result.dominated_by.get(grid.labels[i], [])) or "–",
+            ", ".join(map(label_words, result.dominated_by.get(grid.labels[i], []))) or "–",
         ]
         for i in known
     ]
@@ -301,7 +310,9 @@ def pareto_section(inp: ReportInputs) -> Section:
         "Table 4. Pareto analysis: which profiles dominate which.",
         ["Profile", inp.risk_label, "Utility", "On the front", "Dominated by"],
         rows,
-        f"Left out (risk or utility unknown): {', '.join(result.missing)}." if result.missing else "",
+        f"Left out (risk or utility unknown): {', '.join(map(label_words, result.missing))}."
+        if result.missing
+        else "",
     )
     return Section("Pareto analysis", [figure, table, *information_loss_blocks(inp)])
 
@@ -316,17 +327,23 @@ def information_loss_blocks(inp: ReportInputs) -> list:
     assert grid is not None
     names = list(COMPUTED_SCORES)
     rows = [
-        [label, *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
+        [label_words(label), *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
         for label in grid.labels
     ]
     table = Table(
         "Table 4b. Utility computed from the data for every profile, 0-10 (10 = as useful as the finest "
         "profile of the grid); see the definitions below.",
-        ["Profile", *names],
+        ["Profile", *map(utility_title, names)],
         rows,
     )
-    blocks: list = [table, *(Paragraph(f"{name}: {text}", "note") for name, text in COMPUTED_SCORES.items())]
-    blocks += [Paragraph(f"Not scored: {label} — {why}", "note") for label, why in computed.problems.items()]
+    blocks: list = [
+        table,
+        *(Paragraph(f"{utility_title(name)}: {text}", "note") for name, text in COMPUTED_SCORES.items()),
+    ]
+    blocks += [
+        Paragraph(f"Not scored: {label_words(label)} — {why}", "note")
+        for label, why in computed.problems.items()
+    ]
     return blocks
 
 
@@ -379,7 +396,7 @@ def power_law_section(inp: ReportInputs) -> Section:
                 "profiles",
                 sizes[use].tolist(),
                 risk[use].tolist(),
-                labels=np.array(a.labels)[use].tolist(),
+                labels=[label_words(x) for x in np.array(a.labels)[use].tolist()],
                 mode="points",
             ),
             Series("fit (measured range only)", xs.tolist(), [_float(v) for v in fitted], mode="dashed"),
@@ -392,7 +409,9 @@ def power_law_section(inp: ReportInputs) -> Section:
     if law.fit.left_out:
         blocks.append(
             Paragraph(
-                f"Left out of the fit (risk 0 or 1, or unknown size): {', '.join(law.fit.left_out)}.", "note"
+                "Left out of the fit (risk 0 or 1, or unknown size): "
+                f"{', '.join(map(label_words, law.fit.left_out))}.",
+                "note",
             )
         )
     return Section("Power law", blocks)
@@ -417,8 +436,8 @@ def extrapolation_section(inp: ReportInputs) -> Section:
         return absent("Population extrapolation", str(exc))
     xs = np.geomspace(max(n.min(), 1.0), max(population, n.max()), 40)
     figure = PlotFigure(
-        f"Figure 6. {what.capitalize()} on random subsets of the users ({saved.profile}), and the "
-        f"fitted trend extended to {population:,} people (EXTRAPOLATION).",
+        f"Figure 6. {what.capitalize()} on random subsets of the users ({label_words(saved.profile)}), and "
+        f"the fitted trend extended to {population:,} people (EXTRAPOLATION).",
         "number of people n",
         what,
         [
@@ -445,7 +464,7 @@ def groups_section(inp: ReportInputs) -> Section:
     row = inp.project.results[grid.labels.index(label)]
     per_user = row.get("per_user") or {}
     if not per_user.get("unique_rate"):
-        return absent("Risk by group", f"the results of {label} keep no per-user risk.")
+        return absent("Risk by group", f"the results of {label_words(label)} keep no per-user risk.")
     try:
         report = risk_by_group(
             np.asarray(per_user["user_ids"]),
@@ -468,7 +487,7 @@ def groups_section(inp: ReportInputs) -> Section:
     ]
     at = row.get("reference_p")
     table = Table(
-        f"Table 6. Risk by group for profile {label}"
+        f"Table 6. Risk by group for profile {label_words(label)}"
         + ("" if at is None else f" at p = {at}")
         + ": mean uniqueness rate and odds ratio of being unique against everyone else (95% interval).",
         ["Attribute", "Group", "Users", "Unique (mean)", "EM (mean)", "Odds ratio [95%]"],

@@ -19,6 +19,7 @@ from privacy_studio.core.measures.setsizes import (
     unicity_summary,
     worst_case_summary,
 )
+from privacy_studio.core.numbers import number, share
 
 #: Units of a measure's values.
 SHARE, NATS, COUNT = "share", "nats", "count"
@@ -170,6 +171,15 @@ DEFAULT_MEASURES: tuple[str, ...] = tuple(m.name for m in CATALOGUE if m.default
 RISK_FIELDS: dict[str, Field] = {f.name: f for m in CATALOGUE for f in m.fields}
 #: The measure each risk field belongs to.
 FIELD_MEASURE: dict[str, Measure] = {f.name: m for m in CATALOGUE for f in m.fields}
+#: The worst-case fields: lower bounds unless every choice of p points was tried (``worst_exact``).
+WORST_FIELDS: frozenset[str] = frozenset(f.name for f in BY_NAME["worst_case"].fields)
+
+
+def format_value(name: str, value: float | None) -> str:
+    """A risk field's value as every table and sentence writes it: shares as percentages, EM and KL (and
+    unknown fields) in plain decimals."""
+    field = RISK_FIELDS.get(name)
+    return share(value) if field is not None and field.proportion else number(value)
 
 
 def canonical(name: str) -> str:

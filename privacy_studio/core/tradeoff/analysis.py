@@ -12,6 +12,9 @@ import numpy as np
 
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import number, share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
@@ -23,6 +26,7 @@ from privacy_studio.core.tradeoff.powerlaw import (
     width_hours,
 )
 from privacy_studio.core.tradeoff.recommend import Recommendation, recommend
+from privacy_studio.core.utility import utility_title
 
 
 @dataclass(frozen=True)
@@ -192,8 +196,10 @@ def analyse(
     checks = check_profiles(grid, criteria, measure, p, name)
     others = np.asarray([all(c.passed for c in row[1:]) for row in checks], dtype=bool)
     rec = recommend(
-        grid.labels, risk, utility, criteria.ceiling, upper, measure=name, utility_name=utility_name,
+        grid.labels, risk, utility, criteria.ceiling, upper, measure=name,
+        utility_name=utility_title(utility_name),
         other_criteria=others if criteria.has_optional else None,
+        proportion=measure not in RISK_FIELDS or RISK_FIELDS[measure].proportion,
     )  # fmt: skip
     population = grid.population(p)
     ordinal = ordinal_equivalence(grid.measures(p))
@@ -232,17 +238,20 @@ def evidence_against(
     out = []
     unique = grid.unique_traces()[i]
     if math.isfinite(unique):
-        out.append(f"{100 * unique:.1f} % of people have a unique whole trace at {label} (full fingerprint).")
+        out.append(
+            f"{share(unique)} of people have a unique whole trace at {label_words(label)} (full fingerprint)."
+        )
     worst = grid.values("worst_share_at_1", p)[i]
     if math.isfinite(worst):
         bound = "" if grid.worst_exact(p)[i] else " — a lower bound, the worst case was sampled"
-        out.append(f"{100 * worst:.1f} % of people are at worst-case risk 1 at p = {p}{bound}.")
+        out.append(f"{share(worst)} of people are at worst-case risk 1 at p = {p}{bound}.")
     higher = [q for q in grid.p_values() if q is not None and p is not None and q > p]
     if higher:
         top = max(higher)
         value = grid.values(measure, top)[i]
         if math.isfinite(value):
-            out.append(f"{measure_name(measure, top)} reaches {value:.4g} (the highest p measured).")
+            reached = format_value(measure, value)
+            out.append(f"{measure_name(measure, top)} reaches {reached} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
     return out
@@ -255,9 +264,9 @@ def ranking_note(grid: GridTable, ordinal: OrdinalTable, p: int | None) -> str:
     if ordinal.all_equivalent or not averaged or not np.isfinite(grid.d).any():
         return ""
     known = [(label, d) for label, d in zip(grid.labels, grid.d, strict=True) if math.isfinite(d)]
-    rows = ", ".join(f"{label} d = {int(d):,}" for label, d in known)
+    rows = ", ".join(f"{label_words(label)} d = {int(d):,}" for label, d in known)
     summed = "; ".join(
-        f"{label}: EM summed {_sum_text(grid.values('em', p)[i], grid.d[i])}, KL summed "
+        f"{label_words(label)}: EM summed {_sum_text(grid.values('em', p)[i], grid.d[i])}, KL summed "
         f"{_sum_text(grid.values('kl', p)[i], grid.d[i])}"
         for i, label in enumerate(grid.labels)
     )
@@ -270,16 +279,17 @@ def ranking_note(grid: GridTable, ordinal: OrdinalTable, p: int | None) -> str:
 
 
 def _share(value: float | None) -> str:
-    return "not measured" if value is None else f"{100 * value:.3g} %"
+    return "not measured" if value is None else share(value)
 
 
 def _sum_text(value: float, d: float) -> str:
-    return f"{value * d:.4g}" if math.isfinite(value) and math.isfinite(d) else "n/a"
+    return number(value * d) if math.isfinite(value) and math.isfinite(d) else "n/a"
 
 
 def measure_name(measure: str, p: int | None) -> str:
-    """A risk measure at a p as shown to people, e.g. ``unicity at p = 4``."""
-    return measure if p is None else f"{measure} at p = {p}"
+    """The risk field in words (``share at worst-case risk 1 at p = 4``), never its JSON key."""
+    name = RISK_FIELDS[measure].label if measure in RISK_FIELDS else measure
+    return name if p is None else f"{name} at p = {p}"
 
 
 def _json(value: float) -> float | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privacy_studio.core.numbers import interval, number, share
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.tradeoff.powerlaw import line_fit
 
@@ -55,7 +56,8 @@ class TrendFit:
         value = float(self.predict(population))
         return (
             f"Extrapolation (not a measurement): fitting {MODELS[self.model]} to the subsamples "
-            f"(R² = {self.r2:.3f}) gives {measure} ≈ {value:.4g} for a population of {population:,} people."
+            f"(R² = {number(self.r2)}) gives {measure} ≈ {share(value)} for a population of {population:,} "
+            "people."
         )
 
 
@@ -128,7 +130,7 @@ class Extrapolation:
         """The extrapolation with its interval, labelled as such, and flagged when far beyond the data."""
         text = (
             f"{self.fit.describe(self.population, measure)} Bootstrap 95 % interval over the subsamples: "
-            f"[{self.low:.4g}, {self.high:.4g}]."
+            f"{interval([self.low, self.high])}."
         )
         if self.far:
             text += (

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
 #: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
@@ -55,7 +56,7 @@ class Population:
         )
         return (
             f"covers {self.eligible:,} of {self.evaluated:,} people{sampled}{short}; {self.excluded:,} "
-            f"excluded{fewer} ({100 * self.excluded_share:.1f} %)"
+            f"excluded{fewer} ({share(self.excluded_share)})"
         )
 
     def to_dict(self) -> dict[str, Any]:

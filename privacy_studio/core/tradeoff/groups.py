@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from privacy_studio.core.numbers import number
+
 MISSING = "(missing)"
 USER_COLUMNS = ("user_id", "user", "id")
 
@@ -43,7 +45,7 @@ class GroupReport:
             return self.odds_note
         if not math.isfinite(row.odds_ratio):
             return "n/a"
-        return f"{row.odds_ratio:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]"
+        return f"{number(row.odds_ratio)} [{number(row.ci_low)}, {number(row.ci_high)}]"
 
 
 def read_attributes(path: str | Path) -> pd.DataFrame:

@@ -15,6 +15,8 @@ from scipy.spatial import ConvexHull, QhullError
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import number, share
 from privacy_studio.core.progress import TaskControl
 
 
@@ -134,13 +136,6 @@ def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float(slope), float(intercept), float(r2)
 
 
-def plain_number(value: float) -> str:
-    """A positive size written without a power of ten: thousands separated, small values to 3 digits."""
-    if not math.isfinite(value):
-        return "n/a"
-    return f"{value:,.0f}" if value >= 1000 else f"{value:.3g}"
-
-
 @dataclass(frozen=True)
 class GuardedPowerLaw:
     """A power law fitted only on profiles with risk strictly between 0 and 1, quoted only inside the
@@ -226,27 +221,28 @@ def guarded_text(
     fit = law.fit
     low, high = law.measured_range
     lines = [
-        f"The fit {measure} ≈ {fit.prefactor:.3g} × (km² × h)^{fit.exponent:.3f} (clipped to [0, 1]) has "
-        f"R² = {fit.r2:.3f} over {fit.n_used} profiles with {measure} strictly between 0 and 1, measured "
-        f"from {plain_number(low)} to {plain_number(high)} km²·h."
+        f"The fit {measure} ≈ {number(fit.prefactor)} × (km² × h)^{number(fit.exponent)} (clipped to [0, 1]) "
+        f"has R² = {number(fit.r2)} over {fit.n_used} profiles with {measure} strictly between 0 and 1, "
+        f"measured from {number(low)} to {number(high)} km²·h."
     ]
     target = law.size_for(ceiling)
     if fit.exponent >= 0:
         lines.append("It does not decrease with coarseness, so it predicts no coarsening for the ceiling.")
     elif target is not None:
         lines.append(
-            f"Inside that range it reaches {ceiling:.4g} at about {plain_number(target)} km²·h; this is a "
+            f"Inside that range it reaches {share(ceiling)} at about {number(target)} km²·h; this is a "
             "trend read off the grid, not a measurement."
         )
     elif fit.size_for(ceiling) > high:
         lines.append(
-            f"It stays above {ceiling:.4g} over the measured range: reaching it is beyond the measured range."
+            f"It stays above {share(ceiling)} over the measured range: reaching it is beyond the measured "
+            "range."
         )
     else:
-        lines.append(f"It is at or below {ceiling:.4g} over the whole measured range.")
+        lines.append(f"It is at or below {share(ceiling)} over the whole measured range.")
     for label, measured, fitted in law.contradictions(labels, size, risk, ceiling):
         lines.append(
-            f"At {label} the fit gives {fitted:.3g} but the measurement is {measured:.3g}, on the other side "
-            "of the ceiling: the measured value holds."
+            f"At {label_words(label)} the fit gives {share(fitted)} but the measurement is "
+            f"{share(measured)}, on the other side of the ceiling: the measured value holds."
         )
     return " ".join(lines)

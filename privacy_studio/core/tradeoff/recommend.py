@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import number, share
 from privacy_studio.core.tradeoff.criteria import check_share_limit
 from privacy_studio.core.tradeoff.pareto import pareto
 
@@ -30,6 +32,7 @@ def recommend(
     measure: str = "risk",
     utility_name: str = "utility",
     other_criteria: np.ndarray | None = None,
+    proportion: bool = True,
 ) -> Recommendation:
     """Pick, among profiles whose risk bound is at most ``ceiling``, the one with the highest utility.
 
@@ -38,6 +41,7 @@ def recommend(
     criterion; the others are not eligible (``meets_ceiling`` still lists them if under the ceiling).
     Ties on utility go to the lower bound, then the lower estimate, then the earlier profile in the grid,
     so the choice is deterministic; the chosen profile is Pareto-optimal among those under the ceiling.
+    ``proportion`` says whether the risk is a share (written as a percentage) or a plain number (EM, KL).
     """
     check_share_limit(ceiling, "risk ceiling")
     risk = np.asarray(risk, dtype=np.float64)
@@ -48,8 +52,9 @@ def recommend(
     under = [i for i in range(len(labels)) if known[i] and bound[i] <= ceiling]
     others = np.ones(len(labels), dtype=bool) if other_criteria is None else np.asarray(other_criteria, bool)
     ok = [i for i in under if others[i]]
+    value = share if proportion else number
     criteria = (
-        "every release criterion" if other_criteria is not None else f"{measure} at or below {ceiling:.4g}"
+        "every release criterion" if other_criteria is not None else f"{measure} at or below {value(ceiling)}"
     )
     which = "the upper end of its 95 % interval" if risk_upper is not None else "its estimate"
     if not known.any():
@@ -59,7 +64,7 @@ def recommend(
         return Recommendation(None, [], warning, warning)
     if not ok:
         best = min(np.flatnonzero(known), key=lambda i: (bound[i], i))
-        closest = f" The least risky profile, {labels[best]}, reaches {bound[best]:.4g}."
+        closest = f" The least risky profile, {label_words(labels[best])}, reaches {value(bound[best])}."
         warning = (
             f"No profile of the grid meets the criteria: none keeps {criteria} (judged on {which}).{closest} "
             "What would be needed: coarser spatial or temporal levels than those in the grid, suppressing "
@@ -70,22 +75,24 @@ def recommend(
     chosen = min(ok, key=lambda i: (-utility[i], bound[i], risk[i], i))
     tied = [labels[i] for i in ok if utility[i] == utility[chosen] and i != chosen]
     tie_text = (
-        f" It ties on {utility_name} with {', '.join(tied)} and is preferred for its lower risk."
+        f" It ties on {utility_name} with {', '.join(map(label_words, tied))} and is preferred for its lower "
+        "risk."
         if tied
         else ""
     )
     dominators = dominated_by.get(labels[chosen], [])
     global_text = (
-        f"On the estimates alone it is dominated by {', '.join(dominators)}, which the ceiling rules out or "
+        f"On the estimates alone it is dominated by {', '.join(map(label_words, dominators))}, which the "
+        "ceiling rules out or "
         "whose bound is higher."
         if dominators
         else "It is also on the Pareto front of the whole grid."
     )
     reasoning = (
         f"Of the {int(known.sum())} profiles with both a {measure} value and a {utility_name} score, "
-        f"{len(ok)} {'meets' if len(ok) == 1 else 'meet'} {criteria} (the ceiling of {ceiling:.4g} "
+        f"{len(ok)} {'meets' if len(ok) == 1 else 'meet'} {criteria} (the ceiling of {value(ceiling)} "
         f"judged on {which}). Among them "
-        f"{labels[chosen]} has the highest {utility_name} ({utility[chosen]:.3g}), with {measure} = "
-        f"{risk[chosen]:.4g} (bound {bound[chosen]:.4g}).{tie_text} {global_text}"
+        f"{label_words(labels[chosen])} has the highest {utility_name} ({number(utility[chosen])}), with "
+        f"{measure} = {value(risk[chosen])} (upper bound {value(bound[chosen])}).{tie_text} {global_text}"
     )
     return Recommendation(labels[chosen], [labels[i] for i in under], reasoning, None)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import (
     PreparedRelease,
@@ -44,7 +45,6 @@ from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
-from privacy_studio.core.report.numbers import count, interval, share
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 

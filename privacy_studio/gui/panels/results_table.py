@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
-from privacy_studio.core.report.numbers import interval, share
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
+from privacy_studio.core.numbers import interval, lower_bound, number, one_in, share
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.results import Record
 
@@ -69,8 +69,10 @@ def _text(value: Any, key: str = "") -> str:
         return share(value)
     if key in INTERVAL_KEYS and isinstance(value, list | tuple):
         return interval(value) or NOT_COMPUTED
+    if key == "fill_rate" and isinstance(value, int | float):
+        return one_in(value)
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return number(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_text(v) for v in value) + "]"
     return str(value)
@@ -122,7 +124,10 @@ class ResultsTable(QTableWidget):
         for i, (rec, entry) in enumerate(rows):
             for j, (_, where, key, _) in enumerate(COLUMNS):
                 value = (rec if where == "profile" else entry).get(key)
-                item = _Item(_text(value, key))
+                sampled_worst = (
+                    key in WORST_FIELDS and value is not None and not entry.get("worst_exact", False)
+                )
+                item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
                 if value is None:
                     item.setToolTip("not computed: tick this measure in the Grid tab and run again")
                 elif key in LEVEL_NAMES:

@@ -37,8 +37,9 @@ from privacy_studio.core.analyses import (
     RiskByGroup,
     TradeoffChoice,
 )
-from privacy_studio.core.report.numbers import interval, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import interval, number, share
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, measure_name
@@ -55,7 +56,7 @@ from privacy_studio.core.tradeoff.extrapolation import (
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
-from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_title
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -114,10 +115,6 @@ def _spaced_labels(x: np.ndarray, y: np.ndarray, candidates: list[int]) -> list[
         if all(abs(x[i] - x[j]) >= dx or abs(y[i] - y[j]) >= dy for j in kept):
             kept.append(i)
     return kept
-
-
-def _num(value: float, digits: int = 4) -> str:
-    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}g}"
 
 
 def _page(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
@@ -577,7 +574,9 @@ class TradeoffPanel(QWidget):
             self.point_labels.append(text)
         self.ceiling_line.setPos(a.ceiling)
         self.pareto_plot.setLabel("left", a.risk_name)
-        self.pareto_plot.setLabel("bottom", f"{a.utility_name} (reversed: more useful to the left)")
+        self.pareto_plot.setLabel(
+            "bottom", f"{utility_title(a.utility_name)} (reversed: more useful to the left)"
+        )
         rec = a.recommendation
         chosen = [a.labels.index(rec.label)] if rec.label else []
         self.chosen.setData(a.utility[chosen], a.risk[chosen])
@@ -592,11 +591,11 @@ class TradeoffPanel(QWidget):
             )
             rows.append(
                 [
-                    label,
-                    share(a.risk[i]) if RISK_FIELDS[a.measure].proportion else _num(a.risk[i]),
-                    _num(a.utility[i], 3),
+                    label_words(label),
+                    format_value(a.measure, a.risk[i]),
+                    number(a.utility[i]),
                     status,
-                    ", ".join(a.pareto.dominated_by.get(label, [])),
+                    ", ".join(map(label_words, a.pareto.dominated_by.get(label, []))),
                     "pass"
                     if a.passed(label)
                     else "fail: " + ", ".join(c.name for c in a.checks[i] if not c.passed),
@@ -607,14 +606,16 @@ class TradeoffPanel(QWidget):
 
     def _draw_ordinal(self) -> None:
         table = self.analysis.ordinal if self.analysis else None
-        names = [] if table is None else table.names
+        names = (
+            [] if table is None else [RISK_FIELDS[n].label if n in RISK_FIELDS else n for n in table.names]
+        )
         self.tau_table.setRowCount(len(names))
         self.tau_table.setColumnCount(len(names))
         self.tau_table.setHorizontalHeaderLabels(names)
         self.tau_table.setVerticalHeaderLabels(names)
         for i in range(len(names)):
             for j in range(len(names)):
-                self.tau_table.setItem(i, j, QTableWidgetItem(_num(table.tau[i, j], 3)))
+                self.tau_table.setItem(i, j, QTableWidgetItem(number(table.tau[i, j])))
         self.tau_message.setText("" if table is None else table.message())
 
     def _draw_power_law(self) -> None:
@@ -692,7 +693,7 @@ class TradeoffPanel(QWidget):
         _fill(
             self.group_table,
             [
-                [r.attribute, r.group, f"{r.n_users:,}", _num(r.mean_unique, 3), _num(r.mean_em, 3),
+                [r.attribute, r.group, f"{r.n_users:,}", share(r.mean_unique), number(r.mean_em),
                  report.odds_text(r)]
                 for r in report.rows
             ],
@@ -718,7 +719,7 @@ class TradeoffPanel(QWidget):
         for r, label in enumerate(labels):
             for c, domain in enumerate(self.scores.domains):
                 value = self.scores.scores.get(label, {}).get(domain)
-                self.score_table.setItem(r, c, QTableWidgetItem("" if value is None else f"{value:g}"))
+                self.score_table.setItem(r, c, QTableWidgetItem("" if value is None else number(value)))
         self._filling = False
 
     def _score_edited(self, item: QTableWidgetItem) -> None:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.atomic import write_bytes, write_text
+from privacy_studio.core.numbers import number, share
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.plots.profile_choice import ProfileCombo
 from privacy_studio.gui.results import Record, p_values
@@ -54,11 +55,21 @@ def profile_symbol(index: int) -> str:
 
 
 class PercentAxis(pg.AxisItem):
-    """An axis of shares (0-1) labelled in percent."""
+    """An axis of shares (0-1) labelled in percent, as the report and the command line write them."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        digits = 0 if spacing * scale >= 0.01 else 1
-        return [f"{v * scale * 100:.{digits}f} %" for v in values]
+        return [share(v * scale) for v in values]
+
+
+class PlainAxis(pg.AxisItem):
+    """An axis of small measurements (EM, KL) in plain decimals: no "(x1e-06)" scale beside its title."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [number(v * scale) for v in values]
 
 
 def profile_dash(index: int) -> Qt.PenStyle:

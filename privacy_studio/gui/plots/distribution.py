@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.core.numbers import number
+from privacy_studio.gui.plots.base import PlainAxis, PlotTab
 from privacy_studio.gui.results import Record, by_p
 
 BINS = 30
@@ -37,7 +38,7 @@ class UserEmHistogram(PlotTab):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.combo = self.add_profile_chooser()
-        self.plot = self.graphics.addPlot()
+        self.plot = self.graphics.addPlot(axisItems={"bottom": PlainAxis("bottom")})
         self.plot.setLabel("bottom", "EM-disclosure of a person")
         self.plot.setLabel("left", "people")
         self.curve = self.plot.plot(
@@ -73,7 +74,7 @@ class UserEmHistogram(PlotTab):
         self.note.setText(
             covered_people(rec, int(counts.sum()))
             + (f", attacker knows p = {p} points" if p else "")
-            + (f"; the last bar also holds the {above} people above {edges[-1]:.3g}" if above else "")
+            + (f"; the last bar also holds the {above} people above {number(edges[-1])}" if above else "")
         )
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:

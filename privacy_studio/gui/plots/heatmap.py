@@ -9,22 +9,13 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.generalize import finest_first
-from privacy_studio.core.naming import spatial_short, temporal_short
-from privacy_studio.core.report.numbers import share
+from privacy_studio.core.naming import readable, spatial_short, temporal_short
+from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import grid_table
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import by_p, profile_label
-
-
-def _safe(name: Any, code: str) -> str:
-    """A level's short name, or its code when it cannot be read."""
-    try:
-        return str(name(code))
-    except ValueError:
-        return code
-
 
 #: Text of a cell without a result for the chosen p ("…" read as "still computing").
 NOT_RUN = "not run"
@@ -114,10 +105,10 @@ class UnicityHeatmap(PlotTab):
             return
         self.image.setImage(values, levels=(0, 1), autoLevels=False)
         self.plot.getAxis("bottom").setTicks(
-            [[(j + 0.5, _safe(temporal_short, t)) for j, t in enumerate(temporal)]]
+            [[(j + 0.5, readable(temporal_short, t)) for j, t in enumerate(temporal)]]
         )
         self.plot.getAxis("left").setTicks(
-            [[(i + 0.5, _safe(spatial_short, s)) for i, s in enumerate(spatial)]]
+            [[(i + 0.5, readable(spatial_short, s)) for i, s in enumerate(spatial)]]
         )
         verdicts = self.verdicts()
         labels = {(r["spatial"], r["temporal"]): profile_label(r) for r in self.records}

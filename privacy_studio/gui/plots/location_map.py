@@ -12,6 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QTimer
 
+from privacy_studio.core.numbers import number
 from privacy_studio.core.risk_map import RiskCells, bin_places
 from privacy_studio.gui.plots.base import PlotTab
 
@@ -123,8 +124,9 @@ class LocationEmMap(PlotTab):
         rec = self.combo.chosen(self.records) or {}
         p = rec.get("reference_p")
         self.note.setText(
-            f"{x.size:,} places with coordinates in squares of {cells.cell_km:.2g} km, each coloured by the "
-            "EM-disclosure of its riskiest place (classes of one fifth of the places each; darker = riskier)"
+            f"{x.size:,} places with coordinates in squares of {number(cells.cell_km, 2)} km, each coloured "
+            "by the EM-disclosure of its riskiest place (classes of one fifth of the places each; darker = "
+            "riskier)"
             + (f", attacker knows p = {p} points" if p else "")
             + f". Zoom in to see each place (drawn when at most {MAX_PLACES_SHOWN:,} are in view)."
         )

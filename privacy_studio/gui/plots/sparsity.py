@@ -8,6 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.measures import theory
+from privacy_studio.core.numbers import one_in
 from privacy_studio.gui.plots.base import PercentAxis, PlotTab
 
 CURVE_POINTS = 200
@@ -64,7 +65,7 @@ class SparsityPlot(PlotTab):
         self.marker.setVisible(True)
         self.dot.setData([d], [float(own["p_unique"][0])])
         self.note.setText(
-            f"n = {rec['n_users']:,} people, fill rate q = {rec['fill_rate']:.3g}, "
+            f"n = {rec['n_users']:,} people, fill rate q = {one_in(rec['fill_rate'])}, "
             f"this profile's d = {int(d):,} "
             "(dashed line). The theory assumes independent random cells: real traces are far more regular."
         )

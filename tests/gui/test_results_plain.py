@@ -1,0 +1,24 @@
+"""The window's results table writes numbers as the report does: sampled worst cases as bounds, tiny EM values
+and fill rates without e-notation, nothing above 100%."""
+
+from __future__ import annotations
+
+import re
+
+
+def test_results_table_writes_bounds_and_tiny_values_plainly(qtbot):
+    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+
+    entry = {"p": 4, "unicity": 0.0241, "unicity_ci": [0.016, 0.03621], "em": 2.456e-06, "kl": 9.56e-07}
+    entry |= {"worst_mean": 0.9996, "worst_share_at_1": 0.036, "worst_exact": False}
+    rec = {"spatial": "grid:20", "temporal": "1w", "n_users": 7115, "d": 144452, "fill_rate": 6.87e-08}
+    rec["by_p"] = [entry]
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    table.set_records([rec])
+    assert table.cell_value(0, "share at risk 1") == "≥ 3.6%"
+    assert table.cell_value(0, "worst-case mean") == "≥ 99.9%"  # a bound under 100% never reads "≥ 100.0%"
+    assert table.cell_value(0, "EM") == "0.00000246" and table.cell_value(0, "KL") == "0.000000956"
+    assert table.cell_value(0, "fill rate") == "1 in 14,600,000"
+    cells = [table.cell_value(0, c[0]) for c in COLUMNS]
+    assert not [c for c in cells if re.search(r"\d[eE][-+]\d", c)]
