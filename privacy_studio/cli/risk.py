@@ -45,6 +45,13 @@ def split_list(text: str, flag: str) -> list[str]:
     return items
 
 
+#: Help of ``--price`` (risk and project new).
+PRICE_HELP = (
+    "comma list of price choices for card transactions: none (the amount is not released) or a number of "
+    "amount bins per factor of ten, e.g. none,3,1 (default none; docs/measures.md)"
+)
+
+
 def _cell(field: Field, value: object) -> str:
     if field.interval is not None and isinstance(value, list | tuple):
         return f"[{value[0]:.3f},{value[1]:.3f}]"
@@ -71,25 +78,34 @@ def print_table(profiles: list[dict], out=None) -> None:
     measured = table_fields(profiles)
     cols = [("n", 8), ("d", 10), ("p", 4), ("excl", 7)]
     cols += [("95% CI" if key == f.interval else f.short, w) for key, f, w in measured]
-    print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
+    width = max([22, *(len(profile_row_label(prof)) for prof in profiles)])
+    print(f"{'profile':<{width}} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
     for prof in profiles:
-        label = f"{prof['spatial']} x {prof['temporal']}"
+        label = profile_row_label(prof)
         for r in prof["by_p"]:
             p = "-" if r["p"] is None else str(r["p"])
             values = [prof["n_users"], prof["d"], p, r["n_excluded"]]
             values += [_cell(f, r.get(key)) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
-            print(f"{label:<22} {cells}", file=out)
+            print(f"{label:<{width}} {cells}", file=out)
             label = ""
         short = [(r["p"], r.get("n_short", 0)) for r in prof["by_p"] if r.get("n_short")]
         if short:
             counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
-            print(f"{'':<22} evaluated on fewer than p points (all-points): {counts}", file=out)
+            print(f"{'':<{width}} evaluated on fewer than p points (all-points): {counts}", file=out)
         if prof.get("kanon"):
             k = prof["kanon"]
             print(
-                f"{'':<22} full-fingerprint k = {k['k']}, unique share {k['share_below']['2']:.3f}", file=out
+                f"{'':<{width}} full-fingerprint k = {k['k']}, unique share {k['share_below']['2']:.3f}",
+                file=out,
             )
+
+
+def profile_row_label(prof: dict) -> str:
+    """``district x 1d``, with ``x price/3`` when the amount is released in bins."""
+    label = f"{prof['spatial']} x {prof['temporal']}"
+    price = prof.get("price") or "none"
+    return label if price == "none" else f"{label} x price/{price}"
 
 
 def write_json(path: str, payload: dict) -> None:
@@ -176,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         em_samples=args.em_samples,
         short_traces=args.short_traces,
         records_at_risk_k=args.risk_k,
+        price=split_list(args.price, "--price"),
     )
     bar = ProgressBar()
     control = TaskControl(bar)
@@ -233,6 +250,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--temporal", required=True, metavar="WIDTHS", help="comma list such as 1h,6h,12h,1w or all"
     )
+    p.add_argument("--price", default="none", metavar="CHOICES", help=PRICE_HELP)
     p.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
     p.add_argument(
         "--knowledge",

@@ -150,9 +150,9 @@ class Profile:
     price: PriceLevel | None = None
 
     @classmethod
-    def parse(cls, spatial: str, temporal: str, price: int | str | None = None) -> Profile:
-        """A profile from its levels; ``price`` is ``None``/``none`` or the bins per factor of ten."""
-        level = None if price is None else PriceLevel.parse(price)
+    def parse(cls, spatial: str, temporal: str, price_per_decade: int | str | None = None) -> Profile:
+        """A profile from its levels; the price is ``None``/``none`` or the bins per factor of ten."""
+        level = None if price_per_decade is None else PriceLevel.parse(price_per_decade)
         return cls(SpatialLevel.parse(spatial), TemporalLevel.parse(temporal), level)
 
     @property

@@ -3,7 +3,7 @@ the report and the window so both explain a profile the same way."""
 
 from __future__ import annotations
 
-from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.generalize import PriceLevel, SpatialLevel, TemporalLevel
 
 #: Hierarchy level names the studio's readers and sample data use, in words; other names are the
 #: user's own hierarchy levels and are described as such.
@@ -82,3 +82,27 @@ def profile_short(spatial: str, temporal: str) -> str:
 def profile_name(spatial: str, temporal: str) -> str:
     """``district × 1w`` in words: ``districts, 1-week bins``."""
     return f"{spatial_name(spatial)}, {temporal_name(temporal)}"
+
+
+def price_name(choice: str) -> str:
+    """A price choice in words: ``none`` -> ``amount not released``; ``3`` -> ``amount in 3 bins per factor
+    of ten`` (each bin spans a factor of about 2.15)."""
+    level = PriceLevel.parse(choice)
+    if level is None:
+        return "amount not released"
+    n = level.per_decade
+    bins = "1 bin" if n == 1 else f"{n} bins"
+    return f"amount in {bins} per factor of ten (each bin spans a factor of {10 ** (1 / n):.3g})"
+
+
+def price_short(choice: str) -> str:
+    """A price choice as a plot or a table column shows it: ``no amount``, ``amount 3/decade``."""
+    level = PriceLevel.parse(choice)
+    return "no amount" if level is None else f"amount {level.per_decade}/decade"
+
+
+def priced_profile_name(spatial: str, temporal: str, price: str) -> str:
+    """:func:`profile_name` with the amount's release when there is one: ``districts, 1-day bins, amount in
+    3 bins per factor of ten (…)``."""
+    base = profile_name(spatial, temporal)
+    return base if PriceLevel.parse(price) is None else f"{base}, {price_name(price)}"
