@@ -470,6 +470,13 @@ class PriceLayout:
         n_pos = 0 if self.pos is None else self.pos[1] - self.pos[0] + 1
         return max(1, self.n_negative + int(self.zero) + n_pos)
 
+    def bin_text(self, b: int) -> str:
+        """Bin ``b`` as released: ``16–49`` (4 significant digits), ``0``, refunds ``-49–-16``."""
+        lo, hi = self.bin_range(b)
+        if lo == hi == 0:
+            return "0"
+        return f"{plain_number(lo)}–{plain_number(hi)}"
+
     def bin_range(self, b: int) -> tuple[float, float]:
         """The amounts of bin ``b`` as [low, high) (refunds: (low, high] with low = -upper edge)."""
         if b < self.n_negative:
@@ -482,6 +489,15 @@ class PriceLayout:
             b -= 1
         k = self.pos[0] + b  # type: ignore[index]
         return price_edge(k, self.per_decade), price_edge(k + 1, self.per_decade)
+
+
+def plain_number(x: float, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits without an exponent or thousands separator (``21.54``)."""
+    if x == 0:
+        return "0"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(x)))))
+    text = f"{x:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if decimals else text
 
 
 def price_layout(amount: np.ndarray, per_decade: int) -> tuple[PriceLayout, np.ndarray]:
