@@ -295,6 +295,8 @@ def reproduce_command(inp: ReportInputs) -> str:
             parts.append(f"{flag} {','.join(map(str, value)) if isinstance(value, list) else value}")
     if s.get("exact"):
         parts.append("--exact")
+    if s.get("price", ["none"]) != ["none"]:
+        parts.append(f"--price {','.join(map(str, s['price']))}")
     parts += engine_flags(inp.project.engine_choice())
     return " ".join(parts) + " --json OUT.json"
 
