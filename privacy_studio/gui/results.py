@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from privacy_studio.core.naming import profile_name, profile_short
+from privacy_studio.core.naming import price_short, profile_name, profile_short
 
 Record = dict[str, Any]
 
@@ -27,7 +27,9 @@ def profile_label(rec: Record) -> str:
 def profile_title(rec: Record) -> str:
     """The profile as legends, axes and choosers show it (``5 km squares × 1h``); its key if unreadable."""
     try:
-        return profile_short(str(rec["spatial"]), str(rec["temporal"]))
+        title = profile_short(str(rec["spatial"]), str(rec["temporal"]))
+        price = str(rec.get("price") or "none")
+        return title if price == "none" else f"{title} × {price_short(price)}"
     except (KeyError, ValueError):
         return profile_label(rec)
 
