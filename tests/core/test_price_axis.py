@@ -149,7 +149,7 @@ def reference_traces(users, times, shops, amounts, district, n):
     for u, t, s, a in zip(users, times, shops, amounts, strict=True):
         day = dt.datetime.fromtimestamp(int(t), paris).date()
         price = reference_bin(a, n, keys) if n else None
-        out.setdefault(u, set()).add((district[s], day, price))
+        out.setdefault(u, set()).add((district[f"S{s:02d}"], day, price))
     return [out[u] for u in sorted(out)]
 
 
@@ -166,16 +166,15 @@ def reference_class_sizes(traces: list[set], p: int) -> dict[int, float]:
 
 
 def shop_table(users, times, shops, amounts, n_districts):
-    ids = np.asarray([f"S{s:02d}" for s in range(max(shops) + 1)])
-    district = [f"D{s % n_districts}" for s in range(len(ids))]
+    """Payments at shops ``S00``… with shop s in district ``D{s % n_districts}``, and the hierarchy of the
+    shops the table holds (its location codes)."""
+    ids = np.asarray([f"S{s:02d}" for s in shops])
+    district = {f"S{s:02d}": f"D{s % n_districts}" for s in shops}
     events = build_event_table(
-        np.asarray(users),
-        np.asarray(times),
-        ids[np.asarray(shops)],
-        tz="Europe/Paris",
-        amount=np.asarray(amounts),
+        np.asarray(users), np.asarray(times), ids, tz="Europe/Paris", amount=np.asarray(amounts, dtype=float)
     )
-    return events, Hierarchy.from_mapping(ids, "shop", {"district": np.asarray(district)}), district
+    levels = {"district": np.asarray([district[str(x)] for x in events.location_ids])}
+    return events, Hierarchy.from_mapping(events.location_ids, "shop", levels), district
 
 
 @pytest.mark.slow
