@@ -47,7 +47,8 @@ def amount_section(inp: ReportInputs) -> Section | None:
         ["Places and times", "Amount", "Without amount", "With amount", "Added (points)", "Added (relative)"],
         rows,
         "Added (points): the difference in percentage points. Added (relative): that difference as a share "
-        "of the risk without the amount. Each row compares the same people evaluated under both profiles.",
+        "of the risk without the amount. Both figures of a row come from the same run and the same sampled "
+        "people; those with fewer than p points are left out of each figure separately (see Table 1).",
     )
     rises = [e.relative for e in effects if math.isfinite(e.relative)]
     mean = sum(rises) / len(rises) if rises else math.nan

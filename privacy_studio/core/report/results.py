@@ -331,7 +331,8 @@ def information_loss_blocks(inp: ReportInputs) -> list:
         return []
     grid = inp.grid
     assert grid is not None
-    names = list(COMPUTED_SCORES)
+    scored = {name for row in computed.scores.values() for name in row}
+    names = [name for name in COMPUTED_SCORES if name in scored]  # amount_kept: card grids with a price axis
     rows = [
         [label, *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
         for label in grid.labels
@@ -342,7 +343,7 @@ def information_loss_blocks(inp: ReportInputs) -> list:
         ["Profile", *names],
         rows,
     )
-    blocks: list = [table, *(Paragraph(f"{name}: {text}", "note") for name, text in COMPUTED_SCORES.items())]
+    blocks: list = [table, *(Paragraph(f"{name}: {COMPUTED_SCORES[name]}", "note") for name in names)]
     blocks += [Paragraph(f"Not scored: {label} — {why}", "note") for label, why in computed.problems.items()]
     return blocks
 
