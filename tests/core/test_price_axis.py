@@ -223,3 +223,27 @@ def test_the_amount_only_splits_points_so_classes_never_grow():
     place_time = priced.points // priced.n_price_bins
     for u in range(plain.n_users):
         assert set(place_time[priced.indptr[u] : priced.indptr[u + 1]]) == set(plain.trace(u))
+
+
+def test_explicit_knowledge_of_payments_includes_their_amounts(tmp_path):
+    """Known payments with their amounts: a person is unique when the amount bin tells them apart."""
+    users = ["a", "a", "b", "b"]
+    times = [T0 + 3600, T0 + 90000, T0 + 7200, T0 + 90000]
+    events, hierarchy, _ = shop_table(users, times, [0, 1, 0, 1], [12.5, 30.0, 19.99, 80.0], 1)
+    known = tmp_path / "known.csv"
+    known.write_text("user_id,time,shop,price\na,2024-03-04T01:00:00+01:00,S00,12.50\n")
+    base = {"p_values": [1], "knowledge": f"explicit:{known}", "measures": ["unicity"]}
+    by_price = {
+        price: next(run_grid(events, RiskSettings(["district"], ["1d"], price=[price], **base), hierarchy))
+        for price in ("none", "1", "3")
+    }
+    # the district and day are shared with b; at 1 bin per ×10 both 12.50 and 19.99 are in 10–100, at 3 bins
+    # 12.50 and 19.99 are both in 10–21.54: the known payment fits a and b in every case
+    assert [by_price[p].by_p[0].class_sizes for p in ("none", "1", "3")] == [{2: 1}] * 3
+    known.write_text("user_id,time,shop,price\na,2024-03-05T02:00:00+01:00,S01,30.00\n")
+    a_day2 = {
+        p: next(run_grid(events, RiskSettings(["district"], ["1d"], price=[p], **base), hierarchy))
+        for p in ("none", "3")
+    }
+    assert a_day2["none"].by_p[0].class_sizes == {2: 1}  # b paid in the same district on 5 March too
+    assert a_day2["3"].by_p[0].class_sizes == {1: 1}  # 30.00 (21.54–46.42) is not b's 80.00 (46.42–100)
