@@ -247,3 +247,18 @@ def test_explicit_knowledge_of_payments_includes_their_amounts(tmp_path):
     }
     assert a_day2["none"].by_p[0].class_sizes == {2: 1}  # b paid in the same district on 5 March too
     assert a_day2["3"].by_p[0].class_sizes == {1: 1}  # 30.00 (21.54–46.42) is not b's 80.00 (46.42–100)
+
+
+def test_top_locations_know_places_only_so_the_amount_changes_nothing():
+    rng = np.random.default_rng(8)
+    users = [f"u{k}" for k in rng.integers(0, 40, 400)]
+    times = T0 + rng.integers(0, 6 * 86400, 400)
+    events, hierarchy, _ = shop_table(
+        users, times, rng.integers(0, 9, 400).tolist(), rng.lognormal(3, 1, 400), 3
+    )
+    risk = RiskSettings(["shop"], ["1d"], p_values=[1, 2], knowledge="top", price=["none", "3"], seed=2)
+    plain, priced = run_grid(events, risk, hierarchy)
+    assert [r.class_sizes for r in plain.by_p] == [r.class_sizes for r in priced.by_p]
+    uniform = RiskSettings(["shop"], ["1d"], p_values=[2], price=["none", "3"], seed=2, measures=["unicity"])
+    without, with_amount = run_grid(events, uniform, hierarchy)
+    assert without.by_p[0].class_sizes != with_amount.by_p[0].class_sizes  # uniform draws see the amount
