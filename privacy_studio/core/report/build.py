@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
+from privacy_studio.core.naming import price_name
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -167,8 +168,11 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     if details.decision:
         section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
-    glance = heatmap(inp)
-    glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
+    prices = [] if inp.grid is None else list(dict.fromkeys(inp.grid.price))
+    shown = "none" if "none" in prices or not prices else prices[0]
+    glance = heatmap(inp, shown)
+    which = "profile" if prices in ([], ["none"]) else f"profile with the {price_name(shown)}"
+    glance.caption = f"At a glance: {inp.risk_label} of every {which} (darker = riskier); details in Results."
     return section.add(glance)
 
 
