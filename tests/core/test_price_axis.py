@@ -56,11 +56,21 @@ def reference_bin(a: float, n: int, keys: list[tuple]) -> int:
     return keys.index(("paid", reference_class(a, n)) if a > 0 else ("refund", reference_class(-a, n)))
 
 
+#: The double nearest each edge of 3 and 7 bins per factor of ten, and the doubles just below and above it.
+NEAR_EDGES = [
+    x
+    for n in (3, 7)
+    for k in range(-3, 10)
+    for e in [exact_edge(k, n)]
+    for x in (e, float(np.nextafter(e, 0.0)), float(np.nextafter(e, np.inf)))
+]
+
 amounts_strategy = st.lists(
     st.one_of(
         st.floats(-5000, 5000, allow_nan=False).map(lambda x: round(x, 2)),
         st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0, 100.0, -10.0, 1000.0, 21.54, 46.42, 2.154]),
         st.integers(-3, 4).flatmap(lambda e: st.just(10.0**e)),
+        st.sampled_from(NEAR_EDGES),
     ),
     min_size=1,
     max_size=40,
@@ -68,7 +78,7 @@ amounts_strategy = st.lists(
 
 
 @settings(max_examples=150, deadline=None)
-@given(amounts_strategy, st.integers(1, 12))
+@given(amounts_strategy, st.sampled_from([1, 2, 3, 4, 7, 12]))
 def test_price_bins_equal_the_reference_classes(amounts, n):
     got = price_bins(np.asarray(amounts), PriceLevel(n))
     keys = reference_bin_keys(amounts, n)

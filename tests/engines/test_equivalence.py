@@ -13,7 +13,7 @@ from privacy_studio.core.engines import open_engine, plan
 from privacy_studio.core.engines.ingest import load_source
 from privacy_studio.core.engines.relational import generalize_sql
 from privacy_studio.core.events import build_event_table
-from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.generalize import Profile, generalize, price_edge
 from privacy_studio.core.index import build_index
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
@@ -131,7 +131,10 @@ def test_events_with_coordinates_only_give_the_in_memory_units_and_disclosure():
         assert unit_centres(mine) == pytest.approx(unit_centres(theirs), rel=1e-9, nan_ok=True)
 
 
+#: Amounts on and one double below the edges of 3 and 7 bins per factor of ten, where log10 alone may err.
+EDGES = [price_edge(k, n) for n in (3, 7) for k in range(-2, 8)]
 AMOUNTS = [0.0, 0.01, 1.0, 2.154, 4.33, 10.0, 15.13, 43.78, 100.0, 146.0, -15.13, -100.0, 999.99]
+AMOUNTS += EDGES + [float(np.nextafter(e, 0.0)) for e in EDGES] + [-e for e in EDGES[:5]]
 
 
 @settings(max_examples=25, deadline=None)
