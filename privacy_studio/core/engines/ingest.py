@@ -229,7 +229,7 @@ def refuse_unsupported(files: EventFiles) -> None:
         raise ValueError(f"{path}: folders of per-user files are read by the numba engine only")
     if path.lower().endswith(".zip"):
         raise ValueError(f"{path}: zip archives are read by the numba engine only (unzip it, or use .gz)")
-    if options.format not in ("auto", "events", "cdr"):
+    if options.format not in ("auto", "events", "cdr", "transactions"):
         raise ValueError(f"the {options.format} format is read by the numba engine only")
     if options.dayfirst or options.monthfirst:
         raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
