@@ -71,3 +71,16 @@ def test_a_user_runs_a_priced_grid_and_sees_one_heatmap_per_price_choice(window,
         np.testing.assert_allclose(values[:, 0], want)
     assert len(heat.texts) == 4 and all("%" in t.toPlainText() for t in heat.texts)
     assert window.session.project.settings["price"] == ["none", "3"]
+
+
+def test_the_release_dialog_offers_each_priced_profile():
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.release import parse_profile
+    from privacy_studio.gui.dialogs.release_dialog import profile_choices
+
+    project = Project(
+        name="cards", settings={"spatial": ["shop"], "temporal": ["1d"], "price": ["none", "3"]}
+    )
+    choices, recommended = profile_choices(project)
+    assert choices == ["shop:1d", "shop:1d:price/3"] and recommended is None
+    assert parse_profile(choices[1]).label == "shop × 1d × price/3"
