@@ -19,7 +19,8 @@ def amount_section(inp: ReportInputs) -> Section | None:
     grid = inp.grid
     if grid is None or all(price == "none" for price in grid.price):
         return None
-    effects = amount_effects(grid, inp.measure, inp.p)
+    effects = amount_effects(grid, "unicity", inp.p)  # the source's figure is about unicity
+    what = "unicity" if inp.p is None else f"unicity at p = {inp.p}"
     if not effects:
         return Section(
             TITLE,
@@ -43,7 +44,7 @@ def amount_section(inp: ReportInputs) -> Section | None:
         for e in effects
     ]
     table = Table(
-        f"Table 1b. {inp.risk_label.capitalize()} with and without the amount, per places-and-times profile.",
+        f"Table 1b. {what.capitalize()} with and without the amount, per places-and-times profile.",
         ["Places and times", "Amount", "Without amount", "With amount", "Added (points)", "Added (relative)"],
         rows,
         "Added (points): the difference in percentage points. Added (relative): that difference as a share "
@@ -53,7 +54,7 @@ def amount_section(inp: ReportInputs) -> Section | None:
     rises = [e.relative for e in effects if math.isfinite(e.relative)]
     mean = sum(rises) / len(rises) if rises else math.nan
     text = (
-        f"On average over these {len(rises)} comparisons the amount raises {inp.risk_label} by "
+        f"On average over these {len(rises)} comparisons the amount raises {what} by "
         f"{_percent(mean)} of its value without the amount. For comparison, de Montjoye et al. (Unique in "
         "the shopping mall, Science, 2015) found that knowing the approximate amount raised unicity by "
         f"{SOURCE_RELATIVE_RISE:.0%} on average on 1.1 million card holders over 3 months, with bins about a "
