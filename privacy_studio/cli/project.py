@@ -8,7 +8,7 @@ from pathlib import Path
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
-from privacy_studio.cli.risk import parse_p_values, split_list
+from privacy_studio.cli.risk import PRICE_HELP, parse_p_values, split_list
 
 
 def new(args: argparse.Namespace) -> int:
@@ -29,6 +29,7 @@ def new(args: argparse.Namespace) -> int:
             spatial=split_list(args.spatial, "--spatial"),
             temporal=split_list(args.temporal, "--temporal"),
             p_values=parse_p_values(args.p),
+            price=split_list(args.price, "--price"),
             seed=args.seed,
             reference_p=args.reference_p,
         )
@@ -96,6 +97,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     n.add_argument("data", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
     n.add_argument("--spatial", required=True, metavar="LEVELS", help="comma list: raw, grid:<km>, levels")
     n.add_argument("--temporal", required=True, metavar="WIDTHS", help="comma list such as 1h,6h,1d,1w")
+    n.add_argument("--price", default="none", metavar="CHOICES", help=PRICE_HELP)
     n.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
     n.add_argument("--reference-p", type=int, default=4, help="p of the per-user details (default 4)")
     n.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

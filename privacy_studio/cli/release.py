@@ -26,7 +26,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--profile",
         metavar="SPATIAL:TEMPORAL",
-        help="e.g. district:1w or grid:2:6h (default: the profile the project recommends)",
+        help="e.g. district:1w, grid:2:6h or shop:1d:price/3 (default: the profile the project recommends)",
+    )
+    p.add_argument(
+        "--price",
+        metavar="N",
+        help="card transactions: publish each amount as the range of its bin, N bins per factor of ten "
+        "(e.g. 3: 10–21.54); none = no amount (default: the recommended profile's choice, else none)",
     )
     p.add_argument(
         "--rows",
@@ -63,15 +69,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
+    from privacy_studio.core.generalize import price_label
     from privacy_studio.core.release import ReleaseOptions, parse_profile
-    from privacy_studio.core.release.defaults import recommended_profile
+    from privacy_studio.core.release.defaults import recommended_price, recommended_profile
 
+    price = args.price or "none"
     if args.profile:
         profile = parse_profile(args.profile)
         spatial, temporal = profile.spatial.label, profile.temporal.label
+        price = args.price or price_label(profile.price)
     else:
         spatial, temporal = recommended_profile(project)
-        print(f"profile: {spatial} × {temporal}, the project's recommendation", file=sys.stderr)
+        price = args.price or recommended_price(project)
+        amount = "" if price == "none" else f" × price/{price}"
+        print(f"profile: {spatial} × {temporal}{amount}, the project's recommendation", file=sys.stderr)
     options = ReleaseOptions(
         spatial,
         temporal,
@@ -81,6 +92,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
         min_people_per_point=args.min_people_per_point,
         k_anonymity=args.k_anonymity,
         max_points_per_person=args.max_points_per_person,
+        price=price,
     )
     options.validate()
     return options

@@ -46,6 +46,13 @@ def split_list(text: str, flag: str) -> list[str]:
     return items
 
 
+#: Help of ``--price`` (risk and project new).
+PRICE_HELP = (
+    "comma list of price choices for card transactions: none (the amount is not released) or a number of "
+    "amount bins per factor of ten, e.g. none,3,1 (default none; docs/measures.md)"
+)
+
+
 def _cell(key: str, field: Field, entry: dict) -> str:
     """One value of a ``by_p`` entry as the report writes it: shares as percentages, a sampled worst case as
     the lower bound it is, EM and KL in plain decimals."""
@@ -187,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         em_samples=args.em_samples,
         short_traces=args.short_traces,
         records_at_risk_k=args.risk_k,
+        price=split_list(args.price, "--price"),
     )
     bar = ProgressBar()
     control = TaskControl(bar)
@@ -244,6 +252,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--temporal", required=True, metavar="WIDTHS", help="comma list such as 1h,6h,12h,1w or all"
     )
+    p.add_argument("--price", default="none", metavar="CHOICES", help=PRICE_HELP)
     p.add_argument("--p", default="1-10", help="numbers of known points: 1-10 or 1,2,4 (default 1-10)")
     p.add_argument(
         "--knowledge",

@@ -169,7 +169,8 @@ def _tolerance(arg: str, text: str) -> float:
 
 
 def read_known_events(path: str, events: EventTable) -> EventTable:
-    """Read ``user_id,time,location_id`` rows (CSV/TSV, header) as known events coded like ``events``.
+    """Read ``user_id,time,location_id`` rows (CSV/TSV, header) as known events coded like ``events``; an
+    optional ``price`` / ``amount`` column gives card payments' amounts (for profiles with price bins).
 
     ``time`` is epoch seconds or ISO 8601, parsed by the reader's own parser: naive times are wall-clock
     times in the data's zone, so known events land in the bins of the events they describe. Users or
@@ -186,7 +187,7 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
     for need, names in (
         ("user", ("user_id", "user")),
         ("time", ("time", "timestamp", "datetime")),
-        ("location", ("location_id", "location", "antenna_id")),
+        ("location", ("location_id", "location", "antenna_id", "shop")),
     ):
         found = next((cols[n] for n in names if n in cols), None)
         if found is None:
@@ -215,6 +216,13 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
     xy = {}
     if events.locations is not None and events.has_coordinates():
         xy = {"x_km": events.locations.x_km[location[order]], "y_km": events.locations.y_km[location[order]]}
+    amount_column = next((cols[n] for n in ("price", "amount") if n in cols), None)
+    if amount_column is not None:
+        amount = pd.to_numeric(frame[amount_column].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        if not np.isfinite(amount).all():
+            bad = int(np.flatnonzero(~np.isfinite(amount))[0]) + 2
+            raise ValueError(f"the knowledge file {path} has an unreadable amount on line {bad}")
+        xy["amount"] = amount[order]
     return EventTable(
         user=user[order],
         time=seconds[order],
@@ -246,6 +254,8 @@ def combined_table(events: EventTable, known: EventTable) -> EventTable:
     xy = {}
     if events.has_coordinates() and known.has_coordinates():
         xy = {k: np.concatenate([getattr(events, k), getattr(known, k)]) for k in ("x_km", "y_km")}
+    if events.amount is not None and known.amount is not None:  # card payments: amounts known too
+        xy["amount"] = np.concatenate([events.amount, known.amount])
     return EventTable(
         user=np.concatenate([events.user, known.user + n]).astype(np.int32),
         time=np.concatenate([events.time, known.time]),

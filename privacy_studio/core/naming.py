@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
+from privacy_studio.core.generalize import PriceLevel, SpatialLevel, TemporalLevel
 
 #: Hierarchy level names the studio's readers and sample data use, in words; other names are the
 #: user's own hierarchy levels and are described as such.
@@ -120,7 +120,7 @@ LABEL_JOIN = " × "
 
 def label_words(label: str) -> str:
     """A profile's key (``grid:1 × 1h``, ``shop × 1d × price/4``) in words (``1 km squares × 1 hour``,
-    ``shops × 1 day × 4 price bins per tenfold``); a key whose levels cannot be read is returned as it is."""
+    ``shops × 1 day × amount in 4 bins per tenfold``); a key whose levels cannot be read is returned as it is."""
     parts = label.split(LABEL_JOIN)
     if len(parts) not in (2, 3):
         return label
@@ -132,10 +132,34 @@ def label_words(label: str) -> str:
         per_decade = parts[2].removeprefix("price/")
         if not per_decade.isdigit():
             return label
-        words.append(f"{per_decade} price bins per tenfold")
+        words.append(f"amount in {per_decade} bin{'' if per_decade == '1' else 's'} per tenfold")
     return LABEL_JOIN.join(words)
 
 
 def profile_name(spatial: str, temporal: str) -> str:
     """``district × 1w`` in words: ``districts, 1-week bins``."""
     return f"{spatial_name(spatial)}, {temporal_name(temporal)}"
+
+
+def price_name(choice: str) -> str:
+    """A price choice in words: ``none`` -> ``amount not released``; ``3`` -> ``amount in 3 bins per factor
+    of ten`` (each bin spans a factor of about 2.15)."""
+    level = PriceLevel.parse(choice)
+    if level is None:
+        return "amount not released"
+    n = level.per_decade
+    bins = "1 bin" if n == 1 else f"{n} bins"
+    return f"amount in {bins} per factor of ten (each bin spans a factor of {10 ** (1 / n):.3g})"
+
+
+def price_short(choice: str) -> str:
+    """A price choice as a plot or a table column shows it: ``no amount``, ``amount 3/decade``."""
+    level = PriceLevel.parse(choice)
+    return "no amount" if level is None else f"amount {level.per_decade}/decade"
+
+
+def priced_profile_name(spatial: str, temporal: str, price: str) -> str:
+    """:func:`profile_name` with the amount's release when there is one: ``districts, 1-day bins, amount in
+    3 bins per factor of ten (…)``."""
+    base = profile_name(spatial, temporal)
+    return base if PriceLevel.parse(price) is None else f"{base}, {price_name(price)}"

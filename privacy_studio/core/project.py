@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 A = TypeVar("A")
 FORMAT_TAG = "privacy-studio-project"
 SUFFIX = ".psproj"
@@ -431,8 +431,21 @@ def _migrate_1_to_2(d: dict[str, Any]) -> dict[str, Any]:
     return {**d, "schema_version": 2, "engine": _default_engine()}
 
 
+def _migrate_2_to_3(d: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 adds the price axis of the grid (``settings.price``); older grids never released the amount
+    (``none``). Their results need no change: a result without ``price`` is a profile without price bins."""
+    settings = d.get("settings")
+    if isinstance(settings, dict) and settings:
+        settings = {**settings, "price": settings.get("price", ["none"])}
+    return {**d, "schema_version": 3, "settings": settings}
+
+
 #: ``_MIGRATIONS[v]`` turns a schema-``v`` document into a schema ``v + 1`` one.
-_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_0_to_1, 1: _migrate_1_to_2}
+_MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    0: _migrate_0_to_1,
+    1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
+}
 
 
 def migrate(d: Any, origin: str = "project") -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
-from privacy_studio.core.generalize import generalize
+from privacy_studio.core.generalize import Profile, Traces, generalize
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, jsonable
 from privacy_studio.core.tradeoff.powerlaw import unit_areas
@@ -23,14 +23,20 @@ def computed_utility(
     dataset: Dataset, settings: RiskSettings, control: TaskControl | None = None
 ) -> ComputedUtility:
     """Information loss of every profile of ``settings`` against the finest one, as 0-10 scores; profiles
-    that cannot be scored (not nested in the finest) keep their reason."""
+    that cannot be scored (not nested in the finest) keep their reason. On a grid with a price axis, places
+    and times are compared without the amount, whose precision lost is scored on its own."""
     control = control or TaskControl()
     profiles = settings.profiles()
+    place_time: dict[Profile, Traces] = {}
     traces = {}
     for i, profile in enumerate(profiles):
         control.report(i / len(profiles), f"information loss: generalizing {profile.label}")
-        traces[profile.label] = generalize(dataset.events, profile, dataset.hierarchy)
-    scores, problems = computed_utilities(dataset.events, traces, dataset.hierarchy)
+        plain = Profile(profile.spatial, profile.temporal)
+        if plain not in place_time:
+            place_time[plain] = generalize(dataset.events, plain, dataset.hierarchy)
+        traces[profile.label] = place_time[plain]
+    prices = {p.label: p.price for p in profiles} if settings.priced else None
+    scores, problems = computed_utilities(dataset.events, traces, dataset.hierarchy, prices)
     control.report(1.0, "information loss computed")
     return ComputedUtility(scores, problems)
 
@@ -82,13 +88,14 @@ def seed_spread(
     base = RiskSettings.from_dict(project.settings)
     row = next(r for r in project.results if r.get("label") == label)
     cell = (str(row["spatial"]), str(row["temporal"]))
+    price = [str(row.get("price") or "none")]
     ps = {} if choice.risk_p is None else {"p_values": [choice.risk_p], "reference_p": choice.risk_p}
     seeds = [base.seed + k for k in range(n_seeds)]
     engine = project.engine_choice()
     files = project.events_files() if engine.name != "numba" else None
     values: list[float | None] = []
     for k, seed in enumerate(seeds):
-        settings = replace(base, cells=[cell], seed=seed, **ps)
+        settings = replace(base, cells=[cell], price=price, seed=seed, **ps)
         result = next(
             iter(
                 engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))

@@ -21,6 +21,7 @@ from privacy_studio.core.generalize import (
     Traces,
     coarsen,
     generalize,
+    price_label,
 )
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.index import PointIndex, build_index
@@ -639,6 +640,7 @@ def _run_profile(
         exact=settings.exact,
         reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
+        price=price_label(profile.price),
     )
 
 

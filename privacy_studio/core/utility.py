@@ -8,12 +8,12 @@ the population-density map and the origin-destination matrix (definitions in ``d
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from privacy_studio.core.events import EventTable
-from privacy_studio.core.generalize import Traces, spatial_units
+from privacy_studio.core.generalize import PriceLevel, Traces, price_bins, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.flows import count_flows
 from privacy_studio.core.naming import label_words
@@ -33,6 +33,10 @@ COMPUTED_SCORES: dict[str, str] = {
     "od_matrix": (
         "How well the flows between places (consecutive events of a person), spread evenly back to the "
         "finest places, match the flows seen at the finest places. 10 = identical."
+    ),
+    "amount_kept": (
+        "Card transactions: how close the amounts a reader can take from the release (the middle of each "
+        "amount's bin on a log scale) come to the true amounts. 10 = exact amounts, 0 = amount not released."
     ),
 }
 
@@ -149,6 +153,7 @@ class InformationLoss:
     points_lost: float
     density_error: float
     od_error: float
+    amount_error: float | None = None  # card transactions on a grid with a price axis, else None
 
     def utilities(self) -> dict[str, float]:
         """The computed scores on the experts' 0-10 scale (higher is more useful)."""
@@ -157,6 +162,8 @@ class InformationLoss:
             "density_map": self.density_error,
             "od_matrix": self.od_error,
         }
+        if self.amount_error is not None:
+            losses["amount_kept"] = self.amount_error
         return {name: 10.0 * (1.0 - loss) for name, loss in losses.items()}
 
 
@@ -327,23 +334,53 @@ def _spread_error(
     return float((seen + unseen) / total)
 
 
+def amount_error(amount: np.ndarray, level: PriceLevel | None) -> float:
+    """The amount's precision lost in [0, 1]: Σ|a - m(a)| / Σ(|a| + |m(a)|) over the events, m(a) being what
+    a reader takes from the release: the log-scale middle ±√(lo·hi) of the amount's bin (0 for 0), and
+    nothing (m = 0, a loss of 1) when the amount is not released."""
+    amount = np.asarray(amount, dtype=np.float64)
+    total = np.abs(amount).sum()
+    if total == 0:
+        return 0.0
+    if level is None:
+        return 1.0
+    priced = price_bins(amount, level)
+    ranges = np.asarray([priced.layout.bin_range(b) for b in range(priced.n_bins)])
+    middle = np.sign(ranges[:, 0] + ranges[:, 1]) * np.sqrt(ranges[:, 0] * ranges[:, 1])
+    read = middle[priced.bins]
+    return float(np.abs(amount - read).sum() / (total + np.abs(read).sum()))
+
+
 def computed_utilities(
-    events: EventTable, traces: dict[str, Traces], hierarchy: Hierarchy | None = None
+    events: EventTable,
+    traces: dict[str, Traces],
+    hierarchy: Hierarchy | None = None,
+    prices: dict[str, PriceLevel | None] | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """Computed 0-10 scores of every profile against the finest one (the most distinct points).
 
+    ``traces`` are each profile's places-and-times (without price bins); ``prices`` gives the price level
+    of the profiles of a grid with a price axis, whose amount precision is scored too (``amount_kept``).
     Returns the scores by profile label, and for profiles that could not be scored (not nested in the
     finest) the reason, so none is dropped silently.
     """
     if not traces:
         return {}, {}
+    prices = prices or {}
     finest = max(traces, key=lambda label: traces[label].nnz)
     ref = reference(events, traces[finest], hierarchy)
+    amounts: dict[PriceLevel | None, float] = {}
     scores: dict[str, dict[str, float]] = {}
     problems: dict[str, str] = {}
     for label, coarse in traces.items():
         try:
-            scores[label] = information_loss(events, ref, coarse, hierarchy).utilities()
+            loss = information_loss(events, ref, coarse, hierarchy)
+            if label in prices and events.amount is not None:
+                level = prices[label]
+                if level not in amounts:
+                    amounts[level] = amount_error(events.amount, level)
+                loss = replace(loss, amount_error=amounts[level])
+            scores[label] = loss.utilities()
         except ValueError as exc:
             problems[label] = str(exc)
     return scores, problems

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from privacy_studio.core.naming import profile_name, profile_short
+from privacy_studio.core.naming import price_short, priced_profile_name, profile_short
 
 Record = dict[str, Any]
 
@@ -27,7 +27,9 @@ def profile_label(rec: Record) -> str:
 def profile_title(rec: Record) -> str:
     """The profile as legends, axes and choosers show it (``5 km squares × 1h``); its key if unreadable."""
     try:
-        return profile_short(str(rec["spatial"]), str(rec["temporal"]))
+        title = profile_short(str(rec["spatial"]), str(rec["temporal"]))
+        price = str(rec.get("price") or "none")
+        return title if price == "none" else f"{title} × {price_short(price)}"
     except (KeyError, ValueError):
         return profile_label(rec)
 
@@ -35,7 +37,7 @@ def profile_title(rec: Record) -> str:
 def profile_tooltip(rec: Record) -> str:
     """The profile in words (``districts, 1-week bins``), for tooltips."""
     try:
-        return profile_name(str(rec["spatial"]), str(rec["temporal"]))
+        return priced_profile_name(str(rec["spatial"]), str(rec["temporal"]), str(rec.get("price") or "none"))
     except (KeyError, ValueError):
         return profile_label(rec)
 
@@ -67,8 +69,11 @@ def p_values(records: list[Record]) -> list[int]:
 
 def replace_record(records: list[Record], rec: Record) -> list[Record]:
     """``records`` with ``rec`` in place of the record of the same profile (appended if new)."""
-    key = (rec.get("spatial"), rec.get("temporal"))
+
+    def key(r: Record) -> tuple:
+        return r.get("spatial"), r.get("temporal"), r.get("price") or "none"
+
     for i, old in enumerate(records):
-        if (old.get("spatial"), old.get("temporal")) == key:
+        if key(old) == key(rec):
             return [*records[:i], rec, *records[i + 1 :]]
     return [*records, rec]

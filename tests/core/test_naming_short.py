@@ -36,7 +36,8 @@ def test_temporal_short_and_profile() -> None:
         ("grid:1 × 1h", "1 km squares × 1 hour"),
         ("district × 1w", "districts × 1 week"),
         ("raw × all", "exact places × whole period"),
-        ("shop × 1d × price/4", "shops × 1 day × 4 price bins per tenfold"),
+        ("shop × 1d × price/4", "shops × 1 day × amount in 4 bins per tenfold"),
+        ("shop × 1d × price/1", "shops × 1 day × amount in 1 bin per tenfold"),
         ("explicit", "explicit"),  # not a grid profile: kept as it is
         ("grid:abc × 1h", "grid:abc × 1h"),
     ],

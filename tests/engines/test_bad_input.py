@@ -25,7 +25,7 @@ def run(source, **kw) -> None:
     [
         (EventFiles(EVENTS, ReaderOptions(mapping={"user": "nope"})), {}, "nope"),
         (EventFiles(EVENTS, ReaderOptions(dayfirst=True)), {}, "numba engine only"),
-        (EventFiles(str(SAMPLE / "transactions.csv")), {}, "numba engine only"),
+        (EventFiles(EVENTS, ReaderOptions(format="sessions")), {}, "numba engine only"),
         (EventFiles(str(SAMPLE)), {}, "numba engine only"),
         (EventFiles(str(SAMPLE / "missing.csv")), {}, "not found"),
         (EventFiles(EVENTS), {"knowledge": f"explicit:{SAMPLE / 'events.csv'}"}, "numba engine only"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,7 +13,7 @@ from privacy_studio.core.engines import open_engine, plan
 from privacy_studio.core.engines.ingest import load_source
 from privacy_studio.core.engines.relational import generalize_sql
 from privacy_studio.core.events import build_event_table
-from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.generalize import Profile, generalize, price_edge
 from privacy_studio.core.index import build_index
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.unicity import sample_sizes
@@ -127,3 +129,53 @@ def test_events_with_coordinates_only_give_the_in_memory_units_and_disclosure():
         assert disclosure_labels(mine) == disclosure_labels(theirs)
         assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
         assert unit_centres(mine) == pytest.approx(unit_centres(theirs), rel=1e-9, nan_ok=True)
+
+
+#: Amounts on and one double below the edges of 3 and 7 bins per factor of ten, where log10 alone may err.
+EDGES = [price_edge(k, n) for n in (3, 7) for k in range(-2, 8)]
+AMOUNTS = [0.0, 0.01, 1.0, 2.154, 4.33, 10.0, 15.13, 43.78, 100.0, 146.0, -15.13, -100.0, 999.99]
+AMOUNTS += EDGES + [float(np.nextafter(e, 0.0)) for e in EDGES] + [-e for e in EDGES[:5]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n_users=st.integers(1, 25),
+    n_locations=st.integers(1, 10),
+    knowledge=st.sampled_from(["uniform", "activity", "top"]),
+    price=st.lists(st.sampled_from(["none", "1", "3", "7"]), min_size=1, max_size=3, unique=True),
+    cells=st.lists(st.sampled_from(PROFILES), min_size=1, max_size=2, unique=True),
+    refunds=st.booleans(),
+)
+def test_duckdb_equals_numba_with_price_bins(seed, n_users, n_locations, knowledge, price, cells, refunds):
+    """DuckDB computes the price bin in SQL: same bins, points and class sizes as numba's generalize."""
+    events, hierarchy = random_city(seed, n_users, n_locations, mean_events=4.0)
+    rng = np.random.default_rng(seed)
+    pool = [a for a in AMOUNTS if refunds or a >= 0]
+    mixed = np.where(rng.random(events.n_events) < 0.5, rng.choice(pool, events.n_events), 0.0)
+    lognormal = np.round(rng.lognormal(3.0, 1.2, events.n_events), 2)
+    events = replace(events, amount=np.where(mixed != 0, mixed, lognormal))
+    risk = cell_settings(
+        cells,
+        knowledge=knowledge,
+        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl"],
+        samples=30,
+        seed=seed,
+        em_samples=20,
+        price=price,
+    )
+    expected = list(run_grid(events, risk, hierarchy))
+    with open_engine("duckdb", threads=2) as engine:
+        got = list(engine.run_grid(DatasetOf(events, hierarchy), risk))
+    assert [comparable(r) | {"price": r.price} for r in got] == [
+        comparable(r) | {"price": r.price} for r in expected
+    ]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
+
+
+def test_price_bins_in_sql_need_an_amount_on_every_event():
+    events, hierarchy = random_city(1, 5, 3, mean_events=2.0)
+    risk = cell_settings([("raw", "1h")], price=["3"], measures=["unicity"])
+    with open_engine("duckdb") as engine, pytest.raises(ValueError, match="amount column"):
+        list(engine.run_grid(DatasetOf(events, hierarchy), risk))

@@ -159,3 +159,23 @@ def test_the_files_own_km_win_in_duckdb_as_in_the_reader(tmp_path, columns, side
     )
     expected, got = both(str(tmp_path / "events.csv"), options, risk)
     assert got == expected
+
+
+def test_card_transactions_read_by_duckdb_give_the_price_bins_of_the_reader(tmp_path):
+    """A transactions file (shop, time, price): shops are the places, rows without a valid price are
+    rejected as the reader rejects them, and the price bins computed in SQL match numba's."""
+    lines = (SAMPLE / "transactions.csv").read_text().splitlines()[:3001]
+    lines[5] = lines[5].rsplit(",", 1)[0] + ",not a price"
+    lines[9] = lines[9].rsplit(",", 1)[0] + ","
+    path = tmp_path / "cards.csv"
+    path.write_text("\n".join(lines) + "\n")
+    options = ReaderOptions(hierarchy=str(SAMPLE / "shop_hierarchy.csv"), tz="Europe/Paris", use_cache=False)
+    risk = RiskSettings(
+        ["shop", "district"], ["1d"], p_values=[1, 2, 4], samples=200, price=["none", "3", "1"], seed=5
+    )
+    expected, got = both(str(path), options, risk)
+    assert got == expected and len(got) == 6
+    with open_engine("duckdb") as engine:
+        list(engine.run_grid(EventFiles(str(path), options), risk))
+        rejected = {reason: r.count for reason, r in engine.import_report.rejected.items()}
+    assert rejected == {"missing or invalid price": 2}

@@ -100,6 +100,33 @@ def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
     assert not spark.sparkContext._jsc.sc().isStopped()  # the engine left the session it found running
 
 
+def test_card_transactions_read_by_spark_give_the_in_memory_price_bins(spark, tmp_path):
+    """Spark computes the price bins in SQL (refunds and zero included) as numba's generalize does."""
+    lines = (SAMPLE / "transactions.csv").read_text().splitlines()[:2001]
+    for k, amount in ((3, "-15.13"), (4, "0"), (6, "10.00"), (7, "100")):
+        lines[k] = lines[k].rsplit(",", 1)[0] + "," + amount
+    path = tmp_path / "cards.csv"
+    path.write_text("\n".join(lines) + "\n")
+    options = ReaderOptions(hierarchy=str(SAMPLE / "shop_hierarchy.csv"), tz="Europe/Paris", use_cache=False)
+    risk = RiskSettings(
+        ["shop", "district"],
+        ["1d"],
+        p_values=[1, 2, 4],
+        samples=150,
+        price=["none", "3"],
+        seed=5,
+        em_samples=30,
+    )
+    expected = list(run_grid(load_dataset(str(path), options), risk))
+    with open_engine("spark") as engine:
+        got = list(engine.run_grid(EventFiles(str(path), options), risk))
+    assert [comparable(r) | {"price": r.price} for r in got] == [
+        comparable(r) | {"price": r.price} for r in expected
+    ]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
+
+
 def test_epoch_seconds_in_gzip_csv(spark, tmp_path):
     table = pacsv.read_csv(SAMPLE / "events.csv")
     seconds = pa.compute.cast(pa.compute.cast(table["time"], pa.timestamp("s", tz="UTC")), pa.int64())

@@ -280,3 +280,10 @@ def test_a_grid_with_nothing_ticked_yet_is_saved_and_reopened(tmp_path: Path, gr
     bad = {**settings, "p_values": [0]}
     with pytest.raises(ProjectError, match="≥ 1"):
         Project.load(Project(settings=bad).save(tmp_path / "bad.psproj"))
+
+
+def test_schema_2_gets_no_price_axis_like_the_golden_schema_3(inputs: Path) -> None:
+    """Grids saved before the price axis never released the amount: they read as price ``none``."""
+    old = Project.load(inputs / "v2_project.psproj")
+    assert old == Project.load(inputs / "v3_project.psproj")
+    assert old.settings["price"] == ["none"]

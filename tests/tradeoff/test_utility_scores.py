@@ -140,7 +140,7 @@ def test_information_loss_matches_reference(rows, district, widths, level):
     want = reference_loss(users, times, locs, district, fine_w, coarse_w, level)
     assert (got.points_lost, got.density_error, got.od_error) == pytest.approx(want, abs=1e-12)
     assert all(0 <= v <= 10 for v in got.utilities().values())
-    assert set(got.utilities()) == set(COMPUTED_SCORES)
+    assert set(got.utilities()) == set(COMPUTED_SCORES) - {"amount_kept"}  # no price axis here
 
 
 def test_same_profile_loses_nothing_and_full_merge_is_explained():
@@ -177,7 +177,7 @@ def test_computed_utilities_score_against_the_finest_and_report_the_rest():
         for label in ["district × 1h", "antenna × 1h", "antenna × 90min"]
     }
     scores, problems = computed_utilities(events, traces, hierarchy)
-    assert scores["antenna × 1h"] == {name: 10.0 for name in COMPUTED_SCORES}
+    assert scores["antenna × 1h"] == {name: 10.0 for name in COMPUTED_SCORES if name != "amount_kept"}
     assert (
         scores["district × 1h"]
         == information_loss(events, traces["antenna × 1h"], traces["district × 1h"], hierarchy).utilities()

@@ -55,6 +55,7 @@ class Loaded:
     user_names: object  # callable: user codes -> their ids (str array)
     report: ImportReport | None = None
     place_tolerance_km: float = 0.0  # coordinate-only places: see ``generalize.coordinate_places``
+    amounts: bool = False  # ps_ev.a holds an amount on every event (card transactions)
 
     @property
     def with_tz(self) -> bool:
@@ -104,6 +105,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
                 "loc": events.location.astype(np.int64),
                 "x": _floats(events.x_km, n),
                 "y": _floats(events.y_km, n),
+                "a": _floats(events.amount, n),
             }
         ),
     )
@@ -122,6 +124,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
         local_range=(0, 0),
         user_names=lambda codes: events.user_ids[codes],
         place_tolerance_km=events.place_tolerance_km,
+        amounts=events.amount is not None and bool(np.isfinite(events.amount).all()),
     )
     if n:
         t0, t1 = int(events.time.min()), int(events.time.max())
@@ -226,7 +229,7 @@ def refuse_unsupported(files: EventFiles) -> None:
         raise ValueError(f"{path}: folders of per-user files are read by the numba engine only")
     if path.lower().endswith(".zip"):
         raise ValueError(f"{path}: zip archives are read by the numba engine only (unzip it, or use .gz)")
-    if options.format not in ("auto", "events", "cdr"):
+    if options.format not in ("auto", "events", "cdr", "transactions"):
         raise ValueError(f"the {options.format} format is read by the numba engine only")
     if options.dayfirst or options.monthfirst:
         raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
@@ -244,9 +247,12 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         places = read_places(options.antennas, options.locations, options.hierarchy, report)
     except ReaderError as exc:
         raise ValueError(str(exc)) from None
-    if layout.fmt not in ("events", "cdr") or layout.user_from_name is not None:
+    if layout.fmt not in ("events", "cdr", "transactions") or layout.user_from_name is not None:
         raise ValueError(f"{files.path}: {layout.fmt} files are read by the numba engine only")
-    roles = layout.roles
+    roles = dict(layout.roles)
+    shops = layout.fmt == "transactions" and "location" not in roles and "merchant" in roles
+    if shops:  # as the reader: a card payment's place is its shop
+        roles["location"] = roles["merchant"]
     if "time" not in roles or "user" not in roles:
         raise ValueError(f"{files.path}: the relational engines need a user and a time column")
     kind = "parquet" if layout.sniffed.kind == "parquet" else "csv"
@@ -267,8 +273,10 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         )
     if place_xy is not None:
         register_locations(engine, *place_xy)
+    priced = layout.fmt == "transactions" and "amount" in roles
     engine.create_table(
-        "ps_rows", _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy)
+        "ps_rows",
+        _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced),
     )
     _count_rejections(engine, report, places)
     engine.expect_rows(report.rows_read)
@@ -297,7 +305,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         report.note(projection_note(proj))
     engine.create_table(
         "ps_ev",
-        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, {x} AS x, {y} AS y FROM ps_rows r "
+        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, {x} AS x, {y} AS y, r.a AS a FROM ps_rows r "
         f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
     )
     engine.drop("ps_rows")
@@ -317,6 +325,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         user_names=lambda codes: _user_names(engine, codes),
         report=report,
         place_tolerance_km=options.place_tolerance_m / 1000.0,
+        amounts=priced,
     )
     if n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
@@ -460,8 +469,11 @@ def _rows_sql(
     places: Places | None,
     proj: LocalProjection | None,
     place_xy: tuple | None,
+    shops: bool = False,
+    priced: bool = False,
 ) -> str:
-    """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for."""
+    """Every raw row parsed, with the first reason (in the reader's order) it would be rejected for;
+    ``shops``: the location is a card payment's shop, ``priced``: a transaction needs its amount."""
     uid = _text(schema, roles["user"])
     aware, naive = _time(engine, schema, roles["time"], tz, path)
     wall_join = _wall_clock(engine, naive, tz)
@@ -471,11 +483,18 @@ def _rows_sql(
     x, y, bad_xy = _coordinates(roles, proj, place_xy)
     reasons = [("r.uid IS NULL", "missing user id"), (f"({t}) IS NULL", "unparsable time")]
     if "location" in roles:
-        reasons.append(("r.lid IS NULL", "missing location id"))
+        reasons.append(("r.lid IS NULL", "missing shop id" if shops else "missing location id"))
         if places is not None:
             reasons.append(("pl.loc IS NULL", "unknown location"))
     if bad_xy is not None:
         reasons.append((bad_xy, "missing or invalid coordinate"))
+    amount = "CAST(NULL AS DOUBLE)"
+    if "amount" in roles:
+        raw = f"TRY_CAST(r.{plan.ident(roles['amount'])} AS DOUBLE)"
+        largest = float(np.finfo(np.float64).max)
+        amount = f"CASE WHEN abs({raw}) <= {largest!r} THEN {raw} END"  # NaN and inf become NULL
+        if priced:
+            reasons.append((f"({amount}) IS NULL", "missing or invalid price"))
     case = " ".join(f"WHEN {cond} THEN {plan.quote(reason)}" for cond, reason in reasons)
     join = wall_join or ""
     if places is not None:
@@ -484,7 +503,7 @@ def _rows_sql(
     if place_xy is not None and "location" in roles:
         join += " LEFT JOIN ps_loc pxy ON pxy.loc = pl.loc"
     return (
-        f"SELECT r.uid AS uid, {t} AS t, r.lid AS lid, {loc} AS loc, {x} AS x, {y} AS y, "
+        f"SELECT r.uid AS uid, {t} AS t, r.lid AS lid, {loc} AS loc, {x} AS x, {y} AS y, {amount} AS a, "
         f"CASE {case} ELSE NULL END AS reason FROM "
         f"(SELECT *, {uid} AS uid, {aware} AS ta, {naive or 'CAST(NULL AS BIGINT)'} AS tl, {lid} AS lid "
         f"FROM ps_raw) r{join}"

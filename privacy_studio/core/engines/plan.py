@@ -153,11 +153,76 @@ def raw_cells_sql() -> str:
     )
 
 
-def gen_sql(unit_kind: str, km: float | None, n_bins: int, bin_sql: str, with_tz: bool) -> str:
-    """``ps_gen(u, point, cnt)``: distinct (user, unit * n_bins + bin) with the number of events.
+def magnitude_guess(per_decade: int) -> str:
+    """floor(per_decade · log10 |a|) of a non-zero amount (NULL for 0): its class, or one off at an edge."""
+    return f"CAST(floor({int(per_decade)} * log10(CASE WHEN e.a <> 0 THEN abs(e.a) END)) AS BIGINT)"
+
+
+def price_guess_sql(per_decade: int) -> str:
+    """The range of the guessed classes and the number of missing amounts (``ps_pedge`` is built from it)."""
+    guess = magnitude_guess(per_decade)
+    return (
+        f"SELECT min({guess}) AS lo, max({guess}) AS hi, "
+        "CAST(sum(CASE WHEN e.a IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS missing FROM ps_ev e"
+    )
+
+
+#: ``ps_pedge(k, lo, hi)`` joined on every event's guessed class: its edges settle the class.
+PRICE_JOIN = " LEFT JOIN ps_pedge pe ON pe.k = {guess}"
+
+
+def magnitude_class() -> str:
+    """The exact class k of ``|e.a|`` (``price_edge(k) <= |a| < price_edge(k + 1)``) from the joined edges."""
+    return (
+        "pe.k - CASE WHEN abs(e.a) < pe.lo THEN 1 ELSE 0 END + CASE WHEN abs(e.a) >= pe.hi THEN 1 ELSE 0 END"
+    )
+
+
+def price_layout_sql(per_decade: int) -> str:
+    """Smallest and largest class of the positive amounts and of the refunds, and the number of zeros."""
+    k = magnitude_class()
+    join = PRICE_JOIN.format(guess=magnitude_guess(per_decade))
+    return (
+        f"SELECT min(CASE WHEN e.a > 0 THEN {k} END) AS pos_lo, "
+        f"max(CASE WHEN e.a > 0 THEN {k} END) AS pos_hi, "
+        f"min(CASE WHEN e.a < 0 THEN {k} END) AS neg_lo, max(CASE WHEN e.a < 0 THEN {k} END) AS neg_hi, "
+        f"CAST(sum(CASE WHEN e.a = 0 THEN 1 ELSE 0 END) AS BIGINT) AS zeros FROM ps_ev e{join}"
+    )
+
+
+def price_bin_expr(n_negative: int, zero: bool, pos_lo: int, neg_hi: int) -> str:
+    """The price bin of ``e`` as ``generalize.price_bins`` numbers it: refunds largest first, 0, positives."""
+    k = magnitude_class()
+    first_pos = n_negative + int(zero)
+    return (
+        f"CASE WHEN e.a > 0 THEN {first_pos - pos_lo} + ({k}) WHEN e.a = 0 THEN {n_negative} "
+        f"ELSE {neg_hi} - ({k}) END"
+    )
+
+
+@dataclass(frozen=True)
+class PriceSql:
+    """A profile's price axis in the plan: bins per factor of ten, number of bins, bin of ``e``."""
+
+    per_decade: int
+    n_bins: int
+    expr: str  # :func:`price_bin_expr`
+
+
+def gen_sql(
+    unit_kind: str,
+    km: float | None,
+    n_bins: int,
+    bin_sql: str,
+    with_tz: bool,
+    price: PriceSql | None = None,
+) -> str:
+    """``ps_gen(u, point, cnt)``: distinct (user, (unit * n_bins + bin) * n_price + price bin) with the
+    number of events.
 
     ``unit_kind``: ``loc`` (the location code), ``level`` (``ps_units``), ``grid`` (``ps_cells`` on km
-    squares of side ``km``) or ``xy`` (``ps_cells`` on rounded coordinates).
+    squares of side ``km``) or ``xy`` (``ps_cells`` on rounded coordinates). ``price``: the price axis, or
+    None when the amount is not released.
     """
     joins = local_join(with_tz)
     if unit_kind == "loc":
@@ -170,6 +235,9 @@ def gen_sql(unit_kind: str, km: float | None, n_bins: int, bin_sql: str, with_tz
     else:
         unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = e.x AND c.ry = e.y"
     point = f"{unit} * {int(n_bins)} + {bin_sql}"
+    if price is not None:
+        joins += PRICE_JOIN.format(guess=magnitude_guess(price.per_decade))
+        point = f"({point}) * {int(price.n_bins)} + {price.expr}"
     return (
         f"SELECT u, point, CAST(count(*) AS BIGINT) AS cnt FROM "
         f"(SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}) g GROUP BY u, point"

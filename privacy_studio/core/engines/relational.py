@@ -19,7 +19,7 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import Profile, coordinate_label
+from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges, price_label
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
@@ -182,6 +182,7 @@ class RelationalEngine(SqlBackend):
             timings={k: float(v) for k, v in timings.items()},
             knowledge=model.name,
             reference_p=settings.reference_p,
+            price=price_label(profile.price),
         )
 
     def _class_histogram(self) -> pa.Table:
@@ -430,14 +431,42 @@ class RelationalEngine(SqlBackend):
 def generalize_sql(
     engine: RelationalEngine, loaded: Loaded, profile: Profile
 ) -> tuple[int, int, tuple[str, float | None]]:
-    """Build ``ps_gen`` for ``profile``; return (n_units, n_bins) as ``generalize`` has them and the
-    unit kind and grid size (:func:`unit_labels` names the units from them)."""
+    """Build ``ps_gen`` for ``profile``; return n_units and the points per unit (time bins x price bins)
+    as ``generalize`` has them, and the unit kind and grid size (:func:`unit_labels` names the units)."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     width = profile.temporal.seconds
     origin, n_bins = plan.bins_of_range(*loaded.local_range, width) if loaded.n_events else (0, 1)
     bin_sql = plan.bin_expr(loaded.with_tz, width, origin)
-    engine.create_table("ps_gen", plan.gen_sql(unit_kind, km, n_bins, bin_sql, loaded.with_tz))
-    return n_units, n_bins, (unit_kind, km)
+    price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
+    engine.create_table("ps_gen", plan.gen_sql(unit_kind, km, n_bins, bin_sql, loaded.with_tz, price))
+    engine.drop("ps_pedge")
+    return n_units, n_bins * (1 if price is None else price.n_bins), (unit_kind, km)
+
+
+def price_axis_sql(engine: RelationalEngine, loaded: Loaded, per_decade: int) -> plan.PriceSql:
+    """The price bins of ``ps_ev`` computed in SQL exactly as ``generalize.price_bins`` computes them: the
+    guessed classes' exact edges as ``ps_pedge``, then the layout of the bins; ``ValueError`` as it."""
+    if not loaded.amounts:
+        raise ValueError("price bins need an amount column (card transactions: a price or amount column)")
+    guess = engine.execute(plan.price_guess_sql(per_decade))
+    if int(guess.column("missing")[0].as_py() or 0):
+        raise ValueError("price bins need an amount on every event; some events have none")
+    lo, hi = (guess.column(c)[0].as_py() for c in ("lo", "hi"))
+    ks = np.arange(lo, hi + 1, dtype=np.int64) if lo is not None else np.zeros(0, dtype=np.int64)
+    edges = price_edges(int(ks[0]), int(ks[-1]) + 1, per_decade) if len(ks) else np.zeros(1)
+    engine.register("ps_pedge", pa.table({"k": ks, "lo": edges[:-1], "hi": edges[1:]}))
+    row = engine.execute(plan.price_layout_sql(per_decade))
+    value = {c: row.column(c)[0].as_py() for c in ("pos_lo", "pos_hi", "neg_lo", "neg_hi", "zeros")}
+    layout = PriceLayout(
+        per_decade,
+        None if value["neg_lo"] is None else (int(value["neg_lo"]), int(value["neg_hi"])),
+        bool(value["zeros"]),
+        None if value["pos_lo"] is None else (int(value["pos_lo"]), int(value["pos_hi"])),
+    )
+    pos_lo = 0 if layout.pos is None else layout.pos[0]
+    neg_hi = 0 if layout.neg is None else layout.neg[1]
+    expr = plan.price_bin_expr(layout.n_negative, layout.zero, pos_lo, neg_hi)
+    return plan.PriceSql(per_decade, layout.n_bins, expr)
 
 
 def unit_labels(

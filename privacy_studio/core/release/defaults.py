@@ -30,6 +30,17 @@ def recommended_profile(project: Project) -> tuple[str, str]:
     return inputs.grid.spatial[i], inputs.grid.temporal[i]
 
 
+def recommended_price(project: Project) -> str:
+    """The price choice (``none`` or bins per factor of ten) of the profile the project recommends."""
+    from privacy_studio.core.report.inputs import resolve_inputs
+
+    inputs = resolve_inputs(project)
+    rec = inputs.recommendation
+    if inputs.grid is None or rec is None or rec.label is None:
+        return "none"
+    return inputs.grid.price[inputs.grid.labels.index(rec.label)]
+
+
 def measure_settings(project: Project) -> MeasureSettings:
     """The project's p (of its trade-off), sample size and seed, so release figures compare with its own."""
     p = project.choice().risk_p or project.settings.get("reference_p") or 4

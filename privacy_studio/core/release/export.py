@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -35,6 +36,7 @@ from privacy_studio.core.release.suppression import Removal, suppress
 from privacy_studio.core.release.table import ReleaseRows, release_table
 
 if TYPE_CHECKING:
+    from privacy_studio.core.events import EventTable
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
@@ -174,15 +176,30 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> Re
     expected = prepared.rows.table.num_rows
     if dataset.events.n_events != expected:
         raise ReleaseError(f"the written release read back {dataset.events.n_events} rows of {expected}")
+    events = dataset.events
+    if prepared.options.profile.price is not None:  # the reader has no role for an amount range
+        events = _ranged_events(path, prepared.tz)
     return measure(
-        dataset.events, own_profile(prepared.options.temporal), None, prepared.settings, control.sub(0.3, 1)
+        events, own_profile(prepared.options.temporal), None, prepared.settings, control.sub(0.3, 1)
     )
+
+
+def _ranged_events(path: Path, tz: str) -> EventTable:
+    """A written release whose amount is a range, read as text, its times from their ISO offsets."""
+    if path.suffix.lower() == ".parquet":
+        table = pq.read_table(path)
+    else:
+        text = dict.fromkeys(("user", "time", "location", "amount"), pa.string())
+        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=text))
+    utc = pc.cast(table.column("time"), pa.timestamp("s", tz="UTC")).cast(pa.int64()).to_numpy()
+    return table_events(table, utc, tz)
 
 
 def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
     """The full-fingerprint k-anonymity the project measured at the release's profile, if it did."""
     for result in project.results:
-        if (result.get("spatial"), result.get("temporal")) == (options.spatial, options.temporal):
+        profile = (result.get("spatial"), result.get("temporal"), result.get("price") or "none")
+        if profile == (options.spatial, options.temporal, options.price):
             return result.get("kanon")
     return None
 

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.events import EventTable, build_event_table
-from privacy_studio.core.generalize import Profile, generalize
+from privacy_studio.core.generalize import Profile, generalize, price_label
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
@@ -84,6 +84,7 @@ def measure(
     risk = RiskSettings(
         spatial=[profile.spatial.label],
         temporal=[profile.temporal.label],
+        price=[price_label(profile.price)],
         p_values=[settings.p],
         measures=["unicity"],
         samples=settings.samples,
@@ -111,10 +112,10 @@ def own_profile(temporal: str) -> Profile:
 
 
 def table_events(table: pa.Table, utc_seconds: np.ndarray, tz: str) -> EventTable:
-    """The release held in memory as the reader would see it: one event per row."""
-    return build_event_table(
-        table.column("user").to_numpy(zero_copy_only=False),
-        utc_seconds,
-        table.column("location").to_numpy(zero_copy_only=False),
-        tz=tz,
-    )
+    """The release held in memory as the reader would see it: one event per row. An amount published as
+    its bin's range (text) is part of the point: the place is measured as ``location @ amount range``."""
+    places = table.column("location").to_numpy(zero_copy_only=False)
+    if "amount" in table.column_names and pa.types.is_string(table.schema.field("amount").type):
+        ranges = table.column("amount").to_numpy(zero_copy_only=False)
+        places = np.asarray([f"{p} @ {r}" for p, r in zip(places, ranges, strict=True)], dtype=object)
+    return build_event_table(table.column("user").to_numpy(zero_copy_only=False), utc_seconds, places, tz=tz)

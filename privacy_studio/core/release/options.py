@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from privacy_studio.core.generalize import Profile
+from privacy_studio.core.generalize import PriceLevel, Profile
 
 #: ``points``: a row per (person, spatial unit, time bin) with an event count; ``events``: a row per event.
 ROW_KINDS = ("points", "events")
@@ -18,7 +18,15 @@ class ReleaseError(Exception):
 
 
 def parse_profile(text: str) -> Profile:
-    """``district:1w`` or ``grid:2:6h`` (the time width is after the last colon) as a :class:`Profile`."""
+    """``district:1w`` or ``grid:2:6h`` (the time width is after the last colon), optionally followed by
+    ``:price/3`` (amount bins per factor of ten), as a :class:`Profile`."""
+    rest, sep, last = text.strip().rpartition(":")
+    if sep and last.strip().lower().startswith("price/"):
+        base = parse_profile(rest)
+        try:
+            return Profile(base.spatial, base.temporal, PriceLevel.parse(last.strip()[len("price/") :]))
+        except ValueError as exc:
+            raise ReleaseError(f"profile {text!r}: {exc}") from None
     spatial, sep, temporal = text.strip().rpartition(":")
     if not sep or not spatial.strip() or not temporal.strip():
         raise ReleaseError(f"profile {text!r}: expected SPATIAL:TEMPORAL, e.g. district:1w or grid:2:6h")
@@ -47,10 +55,15 @@ class ReleaseOptions:
     min_people_per_point: int | None = None
     k_anonymity: int | None = None
     max_points_per_person: int | None = None
+    price: str = "none"  # price bins per factor of ten: the amount is published as its bin's range
 
     @property
     def profile(self) -> Profile:
-        return parse_profile(f"{self.spatial}:{self.temporal}")
+        profile = parse_profile(f"{self.spatial}:{self.temporal}")
+        try:
+            return Profile(profile.spatial, profile.temporal, PriceLevel.parse(self.price))
+        except ValueError as exc:
+            raise ReleaseError(str(exc)) from None
 
     @property
     def suppresses(self) -> bool:
@@ -73,9 +86,11 @@ class ReleaseOptions:
         _positive_or_none("the minimum number of people per point", self.min_people_per_point, 1)
         _positive_or_none("k (k-anonymity)", self.k_anonymity, 1)
         _positive_or_none("the maximum number of points per person", self.max_points_per_person, 1)
-        profile = self.profile
-        if profile.price is not None:
-            raise ReleaseError("price bins cannot be released yet; choose a spatial and a temporal level")
+        if self.profile.price is not None and "amount" in self.columns:
+            raise ReleaseError(
+                "with price bins the amount is released as its bin's range (the amount column): the exact "
+                "amount cannot be added as well"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

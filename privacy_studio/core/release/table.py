@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.events import EventTable
-from privacy_studio.core.generalize import Traces, spatial_units, time_bins
+from privacy_studio.core.generalize import PriceLayout, Traces, price_bins, spatial_units, time_bins
 from privacy_studio.core.geo import EARTH_RADIUS_KM, LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
@@ -37,16 +37,33 @@ def bin_starts(origin: int, seconds: int | None, bins: np.ndarray, tz: str) -> t
     return np.asarray(texts, dtype=object)[inverse], np.asarray(utc, dtype=np.int64)[inverse]
 
 
-def event_points(
-    events: EventTable, options: ReleaseOptions, hierarchy: Hierarchy | None
-) -> tuple[np.ndarray, np.ndarray, int, int]:
+@dataclass
+class ReleasePoints:
+    """Point id of every event under the release's profile (as ``generalize`` numbers them) and the grid."""
+
+    points: np.ndarray
+    unit_ids: np.ndarray
+    n_bins: int
+    origin: int  # bin 0's local start
+    price: PriceLayout | None = None  # the price bins, when the amount is released as a range
+
+    @property
+    def n_price(self) -> int:
+        return 1 if self.price is None else self.price.n_bins
+
+
+def event_points(events: EventTable, options: ReleaseOptions, hierarchy: Hierarchy | None) -> ReleasePoints:
     """Point id of every event under the release's profile, the unit ids, the bin count and bin 0's start."""
     profile = options.profile
     units = spatial_units(events, profile.spatial, hierarchy)
     bins, n_bins, origin = time_bins(events, profile.temporal)
     if profile.temporal.seconds is None and events.n_events:
         origin = int(events.local_time().min()) // 86400 * 86400  # the period's first local midnight
-    return units.of_event * n_bins + bins, units.ids, n_bins, origin
+    points = units.of_event * n_bins + bins
+    if profile.price is None:
+        return ReleasePoints(points, units.ids, n_bins, origin)
+    priced = price_bins(events.amount, profile.price)
+    return ReleasePoints(points * priced.n_bins + priced.bins, units.ids, n_bins, origin, priced.layout)
 
 
 def unit_centres(events: EventTable, options: ReleaseOptions, hierarchy: Hierarchy | None) -> np.ndarray:
@@ -115,22 +132,26 @@ def release_table(
     pseudonym_of_user: np.ndarray,
 ) -> ReleaseRows:
     """The rows as they will be written, ordered by pseudonym, time and place (never by input order)."""
-    points, unit_ids, n_bins, origin = event_points(events, options, hierarchy)
+    grid = event_points(events, options, hierarchy)
     if options.rows == "points":
         users, released_points = row_users(traces), traces.points
         rows = None
     else:
-        rows = kept_events(traces, events, points)
-        users, released_points = events.user[rows].astype(np.int64), points[rows]
-    unit, time_bin = released_points // n_bins, released_points % n_bins
+        rows = kept_events(traces, events, grid.points)
+        users, released_points = events.user[rows].astype(np.int64), grid.points[rows]
+    place_time, price_bin = np.divmod(np.asarray(released_points, dtype=np.int64), grid.n_price)
+    unit, time_bin = place_time // grid.n_bins, place_time % grid.n_bins
     people = pseudonym_of_user[users]
-    order = np.lexsort((unit, time_bin, people))
-    texts, utc = bin_starts(origin, options.profile.temporal.seconds, time_bin[order], events.tz)
+    order = np.lexsort((price_bin, unit, time_bin, people))
+    texts, utc = bin_starts(grid.origin, options.profile.temporal.seconds, time_bin[order], events.tz)
     columns: dict[str, pa.Array] = {
         "user": pa.array(people[order].astype(object)),
         "time": pa.array(texts, type=pa.string()),
-        "location": pa.array(np.asarray(unit_ids, dtype=object)[unit[order]], type=pa.string()),
+        "location": pa.array(np.asarray(grid.unit_ids, dtype=object)[unit[order]], type=pa.string()),
     }
+    if grid.price is not None:
+        ranges = np.asarray([grid.price.bin_text(b) for b in range(grid.n_price)], dtype=object)
+        columns["amount"] = pa.array(ranges[price_bin[order]], type=pa.string())
     if options.centres:
         centres = unit_centres(events, options, hierarchy)[unit[order]]
         columns["lat"], columns["lon"] = pa.array(centres[:, 0]), pa.array(centres[:, 1])

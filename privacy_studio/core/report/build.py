@@ -13,7 +13,7 @@ import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
 from privacy_studio.core.io.dataset import period_text
-from privacy_studio.core.naming import label_words, readable, spatial_short, temporal_short
+from privacy_studio.core.naming import label_words, price_name, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import count, interval, one_in, share
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
@@ -169,8 +169,11 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     if details.decision:
         section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
-    glance = heatmap(inp)
-    glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
+    prices = [] if inp.grid is None else list(dict.fromkeys(inp.grid.price))
+    shown = "none" if "none" in prices or not prices else prices[0]
+    glance = heatmap(inp, shown)
+    which = "profile" if prices in ([], ["none"]) else f"profile with the {price_name(shown)}"
+    glance.caption = f"At a glance: {inp.risk_label} of every {which} (darker = riskier); details in Results."
     return section.add(glance)
 
 
@@ -304,6 +307,8 @@ def reproduce_command(inp: ReportInputs) -> str:
             parts.append(f"{flag} {','.join(map(str, value)) if isinstance(value, list) else value}")
     if s.get("exact"):
         parts.append("--exact")
+    if s.get("price", ["none"]) != ["none"]:
+        parts.append(f"--price {','.join(map(str, s['price']))}")
     parts += engine_flags(inp.project.engine_choice())
     return " ".join(parts) + " --json OUT.json"
 

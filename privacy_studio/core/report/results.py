@@ -13,8 +13,9 @@ from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.measures.theory import sparsity_curves
-from privacy_studio.core.naming import label_words, readable, spatial_short, temporal_short
+from privacy_studio.core.naming import label_words, price_name, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import count, number, one_in, share
+from privacy_studio.core.report.amount import amount_section
 from privacy_studio.core.report.anonymizability import anonymizability_section
 from privacy_studio.core.report.attacks import attacks_section
 from privacy_studio.core.report.content import (
@@ -47,8 +48,10 @@ def results_section(inp: ReportInputs) -> Section:
         section.add(Paragraph("Not available: the project has no risk results yet.", "warning"))
         section.subsections = [absent(t, "no risk results") for t in RESULT_TITLES]
     else:
+        amount = amount_section(inp)
         section.subsections = [
             grid_section(inp),
+            *([amount] if amount is not None else []),
             curves_section(inp),
             kanonymity_section(inp),
             theory_section(inp),
@@ -105,23 +108,36 @@ def grid_section(inp: ReportInputs) -> Section:
         "who cannot be drawn from (counted, not hidden). Values marked ≥ are lower bounds. Each profile's d "
         "is in the appendix.",
     )
-    return Section("Risk across the grid", [table, heatmap(inp)])
+    return Section("Risk across the grid", [table, *heatmaps(inp)])
 
 
-def heatmap(inp: ReportInputs) -> HeatmapFigure:
-    """The chosen measure over spatial levels (rows) x temporal levels (columns)."""
+def heatmaps(inp: ReportInputs) -> list[HeatmapFigure]:
+    """The chosen measure over spatial levels (rows) x temporal levels (columns), one per price choice."""
+    grid = inp.grid
+    assert grid is not None
+    prices = list(dict.fromkeys(grid.price))
+    if len(prices) == 1:
+        return [heatmap(inp, prices[0])]
+    return [heatmap(inp, price, f"{chr(ord('a') + k)}") for k, price in enumerate(prices)]
+
+
+def heatmap(inp: ReportInputs, price: str = "none", suffix: str = "") -> HeatmapFigure:
+    """The chosen measure over spatial levels (rows) x temporal levels (columns) at one price choice."""
     grid = inp.grid
     assert grid is not None
     rows, cols = finest_first(list(dict.fromkeys(grid.spatial)), list(dict.fromkeys(grid.temporal)))
     risk = inp.risk()
     values: list[list[float | None]] = [[None] * len(cols) for _ in rows]
     for i in range(len(grid.labels)):
+        if grid.price[i] != price:
+            continue
         value = float(risk[i])
         values[rows.index(grid.spatial[i])][cols.index(grid.temporal[i])] = (
             value if math.isfinite(value) else None
         )
     text = [[format_measure(inp.measure, v) for v in row] for row in values]
-    caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier)."
+    amount = "" if not suffix else f", {price_name(price)}"
+    caption = f"Figure 1{suffix}. {inp.risk_label.capitalize()} over the grid{amount} (darker = riskier)."
     row_words = [readable(spatial_short, r) for r in rows]
     col_words = [readable(temporal_short, c) for c in cols]
     return HeatmapFigure(caption, "places", "times", row_words, col_words, values, text)
@@ -325,7 +341,8 @@ def information_loss_blocks(inp: ReportInputs) -> list:
         return []
     grid = inp.grid
     assert grid is not None
-    names = list(COMPUTED_SCORES)
+    scored = {name for row in computed.scores.values() for name in row}
+    names = [name for name in COMPUTED_SCORES if name in scored]  # amount_kept: card grids with a price axis
     rows = [
         [label_words(label), *(number(computed.scores.get(label, {}).get(name), 3) for name in names)]
         for label in grid.labels
@@ -338,7 +355,7 @@ def information_loss_blocks(inp: ReportInputs) -> list:
     )
     blocks: list = [
         table,
-        *(Paragraph(f"{utility_title(name)}: {text}", "note") for name, text in COMPUTED_SCORES.items()),
+        *(Paragraph(f"{utility_title(name)}: {COMPUTED_SCORES[name]}", "note") for name in names),
     ]
     blocks += [
         Paragraph(f"Not scored: {label_words(label)} — {why}", "note")

@@ -86,6 +86,7 @@ class ProfileResult:
     exact: bool = False
     reference_p: int | None = None
     derived_from: str | None = None  # profile whose traces this one was coarsened from
+    price: str = "none"  # price bins per factor of ten, or "none" (amount not released; older results)
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
-from privacy_studio.core.generalize import Profile
+from privacy_studio.core.generalize import PriceLevel, Profile, price_label
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
 
@@ -16,7 +16,8 @@ SHORT_TRACES = ("exclude", "all-points")
 
 @dataclass
 class RiskSettings:
-    """What to compute: the grid (spatial x temporal, or checked cells), p values, knowledge and measures."""
+    """What to compute: the grid (spatial x temporal, or checked cells, x price), p values, knowledge and
+    measures."""
 
     spatial: list[str]
     temporal: list[str]
@@ -32,11 +33,14 @@ class RiskSettings:
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
     short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
     records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
+    # the third axis: "none" (amount not released) or price bins per factor of ten, e.g. ["none", "3", "1"]
+    price: list[str] = field(default_factory=lambda: ["none"])
 
     def __post_init__(self) -> None:
         """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
         p: the largest requested p up to 4 (else the smallest), never an unasked one."""
         self.measures = [canonical(m) if isinstance(m, str) else m for m in self.measures]
+        self.price = [_price_choice(x) for x in self.price]
         if self.reference_p is None:
             ps = [p for p in self.p_values if isinstance(p, int | np.integer) and not isinstance(p, bool)]
             self.reference_p = max((p for p in ps if p <= 4), default=min(ps, default=4))
@@ -77,8 +81,11 @@ class RiskSettings:
             raise ValueError(
                 "exact mode averages over all p-subsets, which is the uniform knowledge model only"
             )
+        if not self.price:
+            raise ValueError("no price choice: give none (amount not released) or bins per factor of ten")
         for spatial, temporal in self.cell_labels():
-            Profile.parse(spatial, temporal)
+            for price in self.price:
+                Profile.parse(spatial, temporal, price)
 
     def cell_labels(self) -> list[tuple[str, str]]:
         if self.cells is not None:
@@ -86,9 +93,15 @@ class RiskSettings:
         return [(s, t) for s in self.spatial for t in self.temporal]
 
     def profiles(self) -> list[Profile]:
-        """The profiles to evaluate, in grid order (checked cells, or spatial-major cartesian product); a
-        profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
-        return list(dict.fromkeys(Profile.parse(s, t) for s, t in self.cell_labels()))
+        """The profiles to evaluate, in grid order (per price choice, the checked cells or the spatial-major
+        cartesian product); a profile given twice (``grid:1`` and ``grid:1.0``) is evaluated once."""
+        cells = self.cell_labels()
+        return list(dict.fromkeys(Profile.parse(s, t, price) for price in self.price for s, t in cells))
+
+    @property
+    def priced(self) -> bool:
+        """Whether some profile releases the amount (price bins)."""
+        return any(PriceLevel.parse(x) is not None for x in self.price)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -108,6 +121,17 @@ class RiskSettings:
         kwargs = dict(d)
         if kwargs.get("cells") is not None:
             kwargs["cells"] = [tuple(c) for c in kwargs["cells"]]
+        if "price" in kwargs and not isinstance(kwargs["price"], list):
+            raise ValueError(f"price must be a list (e.g. ['none', '3']), not {kwargs['price']!r}")
         settings = cls(**kwargs)
         settings.validate(empty_grid_ok)
         return settings
+
+
+def _price_choice(value: object) -> str:
+    """A price choice in its canonical spelling (``none`` or bins per factor of ten); unreadable values are
+    kept as given for :meth:`RiskSettings.validate` to name."""
+    try:
+        return price_label(PriceLevel.parse(value))
+    except ValueError:
+        return str(value)

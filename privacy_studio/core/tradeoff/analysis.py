@@ -44,7 +44,7 @@ class TradeoffAnalysis:
     pareto: ParetoResult
     ordinal: OrdinalTable
     recommendation: Recommendation
-    coarseness: np.ndarray  # km² x h per profile, NaN where the unit area is unknown
+    coarseness: np.ndarray  # km² x h per profile, NaN where the unit area is unknown or the amount released
     power_law: GuardedPowerLaw | None
     power_law_text: str
     criteria: ReleaseCriteria
@@ -184,6 +184,7 @@ def analyse(
         raise ValueError(f"{len(utility)} utility scores for {len(grid.labels)} profiles")
     name = measure_name(measure, p)
     size = coarseness(grid, unit_areas, period_seconds)
+    size[np.asarray(grid.price) != "none"] = np.nan  # the power law is of places and times, amount unknown
     law = None
     try:
         law = guarded_power_law(grid.labels, size, risk)

@@ -177,7 +177,7 @@ def runner_estimator(
 
     events = getattr(data, "events", data)
     levels = hierarchy if hierarchy is not None else getattr(data, "hierarchy", None)
-    one = replace(settings, cells=[settings.cell_labels()[0]])
+    one = replace(settings, cells=[settings.cell_labels()[0]], price=settings.price[:1])
 
     def estimate(keep: np.ndarray) -> float:
         result = next(iter(run_grid(events.subset_users(keep), one, levels)))

@@ -83,6 +83,24 @@ class GridTable:
     by_p: list[dict]  # per profile: {p: by_p entry}
     kanon: list[dict | None] = field(default_factory=list)  # per profile: full-fingerprint k-anonymity
     d: np.ndarray = field(default_factory=lambda: np.zeros(0))  # distinct points per profile (NaN: unknown)
+    price: list[str] = field(default_factory=list)  # per profile: "none" or price bins per factor of ten
+
+    def __post_init__(self) -> None:
+        if not self.price:
+            self.price = ["none"] * len(self.labels)
+
+    def without_amount(self, i: int) -> int | None:
+        """The profile of the same places and times as profile ``i`` with the amount not released (None
+        when the grid has no such profile): the baseline of what the amount adds."""
+        cell = (self.spatial[i], self.temporal[i])
+        return next(
+            (
+                j
+                for j in range(len(self.labels))
+                if (self.spatial[j], self.temporal[j]) == cell and self.price[j] == "none"
+            ),
+            None,
+        )
 
     def unique_traces(self) -> np.ndarray:
         """Share of people whose whole trace is unique (class size 1) per profile; NaN where not computed."""
@@ -143,7 +161,7 @@ class GridTable:
 def grid_table(profiles: Iterable) -> GridTable:
     """Build from ``ProfileResult`` objects or their ``to_dict()`` (the ``profiles`` list of the JSON)."""
     rows = [p.to_dict() if hasattr(p, "to_dict") else p for p in profiles]
-    labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
+    labels, spatial, temporal, n_users, by_p, kanon, d, price = [], [], [], [], [], [], [], []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "spatial" not in row or "temporal" not in row:
             raise ValueError(f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result")
@@ -154,11 +172,12 @@ def grid_table(profiles: Iterable) -> GridTable:
         by_p.append({entry.get("p"): entry for entry in row.get("by_p", [])})
         kanon.append(row.get("kanon") if isinstance(row.get("kanon"), dict) else None)
         d.append(_number(row.get("d")))
+        price.append(str(row.get("price") or "none"))
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
     as_array = np.asarray
     return GridTable(
-        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64)
+        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64), price
     )
 
 

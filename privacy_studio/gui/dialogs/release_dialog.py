@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.generalize import price_label
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import (
@@ -40,7 +41,7 @@ from privacy_studio.core.release import (
     prepare_release,
     write_release,
 )
-from privacy_studio.core.release.defaults import measure_settings, recommended_profile
+from privacy_studio.core.release.defaults import measure_settings, recommended_price, recommended_profile
 from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
@@ -67,12 +68,14 @@ def profile_choices(project: Project) -> tuple[list[str], str | None]:
     cells = settings.get("cells") or [
         (s, t) for s in settings.get("spatial", []) for t in settings.get("temporal", [])
     ]
-    choices = [f"{s}:{t}" for s, t in cells]
+    prices = [f":price/{p}" if p != "none" else "" for p in settings.get("price", ["none"])]
+    choices = [f"{s}:{t}{price}" for price in prices for s, t in cells]
     try:
         spatial, temporal = recommended_profile(project)
     except ReleaseError:
         return choices, None
-    return choices, f"{spatial}:{temporal}"
+    price = recommended_price(project)
+    return choices, f"{spatial}:{temporal}" + ("" if price == "none" else f":price/{price}")
 
 
 EFFECT_COLUMNS = ["", "people", "events", "points", "unique whole traces", "unicity (95% interval)"]
@@ -245,6 +248,7 @@ class ReleaseDialog(QDialog):
             rows=self.rows.currentData(),
             columns=[name for name, box in self.columns.items() if box.isChecked()],
             centres=self.centres.isChecked(),
+            price=price_label(profile.price),
             **chosen,
         )
         options.validate()

@@ -27,6 +27,7 @@ from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.panels.engine_box import EngineBox
+from privacy_studio.gui.panels.price_row import PriceRow
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
 KNOWLEDGE = (
@@ -161,6 +162,10 @@ class GridPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Granularity grid (rows: spatial levels, columns: time widths)"))
         layout.addWidget(self.table, 2)
+        self.prices = PriceRow()
+        self.prices.edited.connect(self._emit_edited)
+        self.prices.add_button.clicked.connect(lambda: self.message.setText(self.prices.message))
+        layout.addWidget(self.prices)
         layout.addLayout(edits)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
@@ -303,6 +308,7 @@ class GridPanel(QWidget):
             "exact": self.exact.isChecked(),
             "reference_p": self.reference_p.value(),
             "records_at_risk_k": self.risk_k.value(),
+            "price": self.prices.chosen(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -314,6 +320,8 @@ class GridPanel(QWidget):
                 self.set_all(True)
             for spatial, temporal in settings.get("cells") or []:
                 self.set_checked(spatial, temporal)
+        if "price" in settings:
+            self.prices.set_chosen(list(settings["price"]))
         ps = settings.get("p_values") or []
         if ps:
             self.saved_p = [int(p) for p in ps]
@@ -367,6 +375,9 @@ class GridPanel(QWidget):
             return
         if not settings["measures"]:
             self.message.setText("Choose at least one measure to compute.")
+            return
+        if not settings["price"]:
+            self.message.setText("Tick at least one amount choice (no amount, or bins per factor of ten).")
             return
         self.message.setText("")
         self.run_requested.emit(settings)

@@ -478,7 +478,7 @@ class TradeoffPanel(QWidget):
             return None
         cell = (self.grid.spatial[i], self.grid.temporal[i])
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
-        settings = replace(settings, cells=[cell], **ps)
+        settings = replace(settings, cells=[cell], price=[self.grid.price[i]], **ps)
         estimate = runner_estimator(dataset, settings, a.measure, a.p)
         self._population_of(a.measure, a.p, a.labels[i])
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
@@ -632,7 +632,8 @@ class TradeoffPanel(QWidget):
             self.power_line.setData(np.log10(xs), np.log10(ys))
         else:
             self.power_line.setData([], [])
-        missing = sorted({s for s, area in zip(self.grid.spatial, a.coarseness, strict=True) if not area > 0})
+        rows = zip(self.grid.spatial, self.grid.price, a.coarseness, strict=True)
+        missing = sorted({s for s, price, area in rows if price == "none" and not area > 0})
         extra = f" Unknown unit area for: {', '.join(missing)}." if missing else ""
         self.power_text.setText(a.power_law_text + extra)
 

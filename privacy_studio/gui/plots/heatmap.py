@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.generalize import finest_first
-from privacy_studio.core.naming import readable, spatial_short, temporal_short
+from privacy_studio.core.naming import price_short, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
@@ -27,6 +28,16 @@ def _field_label(key: Any) -> str:
     return field.label if field is not None else str(key)
 
 
+@dataclass
+class _Panel:
+    """One small heat-map: the places x times grid at one price choice."""
+
+    price: str
+    plot: Any
+    image: Any
+    texts: list = field(default_factory=list)
+
+
 class UnicityHeatmap(PlotTab):
     title = "Unicity heat-map"
     tab_title = "Heat-map"
@@ -35,22 +46,53 @@ class UnicityHeatmap(PlotTab):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.p_box = self.add_p_chooser()
-        self.plot = self.graphics.addPlot()
-        self.plot.setLabel("bottom", "time width")
-        self.plot.setLabel("left", "spatial level")
-        self.plot.invertY(True)
-        self.plot.getAxis("left").setWidth(100)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setColorMap(pg.colormap.get("viridis"))
-        self.plot.addItem(self.image)
-        self.colorbar = self.plot.addColorBar(
-            self.image, colorMap="viridis", values=(0, 1), interactive=False, label="unicity ε_p"
-        )
-        self.texts: list[pg.TextItem] = []
+        self.panels: list[_Panel] = []
+        self.colorbar = None
         self.spatial: list[str] = []
         self.temporal: list[str] = []
         self.criteria: dict[str, Any] = {}
+        self._build_panels(["none"])
+
+    @property
+    def plot(self) -> Any:
+        """The first (or only) heat-map's plot."""
+        return self.panels[0].plot
+
+    @property
+    def image(self) -> Any:
+        return self.panels[0].image
+
+    @property
+    def texts(self) -> list[pg.TextItem]:
+        """Every cell's text, heat-map after heat-map (price choices in the grid's order)."""
+        return [text for panel in self.panels for text in panel.texts]
+
+    def _build_panels(self, prices: list[str]) -> None:
+        """One small heat-map per price choice, side by side, sharing one colour bar."""
+        for panel in self.panels:
+            self.graphics.removeItem(panel.plot)
+        if self.colorbar is not None:
+            self.graphics.removeItem(self.colorbar)
+        self.panels = []
+        for k, price in enumerate(prices):
+            plot = self.graphics.addPlot(row=0, col=k)
+            plot.setLabel("bottom", "time width")
+            if k == 0:
+                plot.setLabel("left", "spatial level")
+                plot.getAxis("left").setWidth(100)
+            if len(prices) > 1:
+                plot.setTitle(readable(price_short, price), size="9pt")
+            plot.invertY(True)
+            plot.setMouseEnabled(x=False, y=False)
+            image = pg.ImageItem(axisOrder="row-major")
+            image.setColorMap(pg.colormap.get("viridis"))
+            plot.addItem(image)
+            self.panels.append(_Panel(price, plot, image))
+        self.colorbar = pg.ColorBarItem(
+            colorMap="viridis", values=(0, 1), interactive=False, label="unicity ε_p"
+        )
+        self.colorbar.setImageItem([panel.image for panel in self.panels])
+        self.graphics.addItem(self.colorbar, row=0, col=len(prices))
 
     def set_criteria(self, choices: dict[str, Any]) -> None:
         """The project's release criteria (its trade-off choices): each cell is then marked as meeting
@@ -85,38 +127,29 @@ class UnicityHeatmap(PlotTab):
                 temporal.append(rec["temporal"])
         return finest_first(spatial, temporal)
 
-    def matrix(self) -> tuple[list[str], list[str], np.ndarray]:
-        """Rows = spatial levels, columns = time widths, NaN where no result (yet) for the chosen p."""
+    def prices(self) -> list[str]:
+        """The price choices of the results in grid order (``none`` alone without results)."""
+        return list(dict.fromkeys(_price(rec) for rec in self.records)) or ["none"]
+
+    def matrix(self, price: str = "none") -> tuple[list[str], list[str], np.ndarray]:
+        """Rows = spatial levels, columns = time widths, NaN where no result (yet) for the chosen p, at one
+        price choice."""
         spatial, temporal = self._axes()
         values = np.full((len(spatial), len(temporal)), np.nan)
         p = self.p_box.value()
         for rec in self.records:
             entry = by_p(rec, p)
-            if entry is not None and entry.get("unicity") is not None:
+            if _price(rec) == price and entry is not None and entry.get("unicity") is not None:
                 values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry["unicity"]
         return spatial, temporal, values
 
     def refresh(self) -> None:
-        spatial, temporal, values = self.matrix()
-        if len(self.texts) != values.size:
-            self._rebuild_texts(values.shape)
-        if not values.size:
-            self.image.clear()
-            return
-        self.image.setImage(values, levels=(0, 1), autoLevels=False)
-        self.plot.getAxis("bottom").setTicks(
-            [[(j + 0.5, readable(temporal_short, t)) for j, t in enumerate(temporal)]]
-        )
-        self.plot.getAxis("left").setTicks(
-            [[(i + 0.5, readable(spatial_short, s)) for i, s in enumerate(spatial)]]
-        )
+        prices = self.prices()
+        if [panel.price for panel in self.panels] != prices:
+            self._build_panels(prices)
         verdicts = self.verdicts()
-        labels = {(r["spatial"], r["temporal"]): profile_label(r) for r in self.records}
-        for (i, j), text, v in zip(np.ndindex(values.shape), self.texts, values.ravel(), strict=True):
-            verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
-            mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
-            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{mark}")
-            text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
+        for panel in self.panels:
+            self._fill(panel, verdicts)
         if verdicts:
             ceiling = float(self.criteria.get("ceiling") or 0.05)
             self.note.setText(
@@ -126,25 +159,62 @@ class UnicityHeatmap(PlotTab):
                 f"its 95 % interval where it has one, at most {ceiling:.1%}, and any other limit set there), "
                 "whatever p the colours show."
             )
-        self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 
-    def _rebuild_texts(self, shape: tuple[int, int]) -> None:
+    def _fill(self, panel: _Panel, verdicts: dict[str, bool]) -> None:
+        """Draw one price choice's values, texts and verdicts."""
+        spatial, temporal, values = self.matrix(panel.price)
+        if len(panel.texts) != values.size:
+            self._rebuild_texts(panel, values.shape)
+        if not values.size:
+            panel.image.clear()
+            return
+        panel.image.setImage(values, levels=(0, 1), autoLevels=False)
+        panel.plot.getAxis("bottom").setTicks(
+            [[(j + 0.5, readable(temporal_short, t)) for j, t in enumerate(temporal)]]
+        )
+        panel.plot.getAxis("left").setTicks(
+            [
+                [
+                    (i + 0.5, readable(spatial_short, s) if panel is self.panels[0] else "")
+                    for i, s in enumerate(spatial)
+                ]
+            ]
+        )
+        labels = {
+            (r["spatial"], r["temporal"]): profile_label(r) for r in self.records if _price(r) == panel.price
+        }
+        for (i, j), text, v in zip(np.ndindex(values.shape), panel.texts, values.ravel(), strict=True):
+            verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
+            mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
+            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{mark}")
+            text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
+        panel.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
+
+    @staticmethod
+    def _rebuild_texts(panel: _Panel, shape: tuple[int, int]) -> None:
         """One text item per cell, made again only when the grid's shape changes."""
-        for text in self.texts:
-            self.plot.removeItem(text)
-        self.texts = []
+        for text in panel.texts:
+            panel.plot.removeItem(text)
+        panel.texts = []
         for i, j in np.ndindex(shape):
             text = pg.TextItem("", anchor=(0.5, 0.5))
             text.setPos(j + 0.5, i + 0.5)
-            self.plot.addItem(text)
-            self.texts.append(text)
+            panel.plot.addItem(text)
+            panel.texts.append(text)
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:
-        spatial, temporal, values = self.matrix()
-        rows = [
-            [s, t, self.p_box.value(), values[i, j]]
-            for i, s in enumerate(spatial)
-            for j, t in enumerate(temporal)
-            if not math.isnan(values[i, j])
-        ]
-        return ["spatial", "temporal", "p", "unicity"], rows
+        rows = []
+        for price in self.prices():
+            spatial, temporal, values = self.matrix(price)
+            rows += [
+                [s, t, price, self.p_box.value(), values[i, j]]
+                for i, s in enumerate(spatial)
+                for j, t in enumerate(temporal)
+                if not math.isnan(values[i, j])
+            ]
+        return ["spatial", "temporal", "price", "p", "unicity"], rows
+
+
+def _price(rec: dict) -> str:
+    """A result's price choice (``none`` for results of grids without a price axis)."""
+    return str(rec.get("price") or "none")
