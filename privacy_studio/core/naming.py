@@ -120,7 +120,7 @@ LABEL_JOIN = " × "
 
 def label_words(label: str) -> str:
     """A profile's key (``grid:1 × 1h``, ``shop × 1d × price/4``) in words (``1 km squares × 1 hour``,
-    ``shops × 1 day × amount in 4 bins per tenfold``); a key whose levels cannot be read is returned as it is."""
+    ``shops × 1 day × amount in 4 bins per tenfold``); unreadable levels leave the key as it is."""
     parts = label.split(LABEL_JOIN)
     if len(parts) not in (2, 3):
         return label
