@@ -56,6 +56,25 @@ def check_readable(path: str, folder_allowed: bool = True) -> None:
         raise ReaderError("no permission to read it", path)
 
 
+#: Largest side file (attributes, scores, knowledge, links, antennas, hierarchy, locations) read: these are
+#: tables of a few columns per person or place, so a larger one is a wrong file, read whole into memory.
+MAX_SIDE_FILE_BYTES = 1 << 30
+
+
+def check_input(path: str, side: bool = False, folder_allowed: bool = True) -> None:
+    """The one check every input goes through before it is opened: a readable regular file (or a folder of
+    data files), never a FIFO or device; a side file (``side``) also no larger than MAX_SIDE_FILE_BYTES."""
+    check_readable(path, folder_allowed=folder_allowed and not side)
+    if side:
+        size = os.stat(path).st_size
+        if size > MAX_SIDE_FILE_BYTES:
+            raise ReaderError(
+                f"is {size / 2**30:.1f} GiB, larger than any side table the studio reads "
+                f"(at most {MAX_SIDE_FILE_BYTES / 2**30:.0f} GiB): check that this is the right file",
+                path,
+            )
+
+
 _SPECIAL_KINDS = {
     stat.S_IFIFO: "a named pipe (FIFO)",
     stat.S_IFCHR: "a character device",
