@@ -112,19 +112,20 @@ def check_files(args: argparse.Namespace, refuse: Callable[[str], Exception]) ->
     from privacy_studio.core.io.errors import ReaderError
     from privacy_studio.core.io.sniff import check_input
 
+    folders = set(getattr(args, "folder_outputs", ()))
+    outputs = [o for o in command_outputs(args) if _is_plain(o.path)]
+    for out in outputs:
+        if out.flag.lstrip("-").replace("-", "_") not in folders:
+            _check_folder(out, refuse)
     inputs = command_inputs(args)
     for item in inputs:
-        if item.flag == "project" and item.kind != "project" and not os.path.lexists(item.path):
-            continue  # a project's missing file is reported by the command, with how to relocate it
+        if not os.path.lexists(item.path):
+            continue  # each command says which input is missing (and, for a project, how to relocate it)
         try:
             check_input(item.path, side=item.kind == "side", folder_allowed=item.kind == "data")
         except ReaderError as exc:
             raise refuse(str(exc) if item.kind != "side" else f"{item.flag} {exc}") from None
-    folders = set(getattr(args, "folder_outputs", ()))
-    outputs = [o for o in command_outputs(args) if _is_plain(o.path)]
     for i, out in enumerate(outputs):
-        if out.flag.lstrip("-").replace("-", "_") not in folders:
-            _check_folder(out, refuse)
         for other in outputs[:i]:
             if _same_file(out.path, other.path):
                 raise refuse(

@@ -50,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: Largest population the unicity curve is extrapolated to: over a hundred times the world's people.
+MAX_POPULATION = 10**12
+
 #: Command-line flag -> (ReportDetails field, help).
 DETAIL_FLAGS = {
     "description": ("description", "what the project is about"),
@@ -92,8 +95,10 @@ def run(args: argparse.Namespace) -> int:
     pdf = Path(args.pdf)
     if pdf.suffix.lower() != ".pdf":
         raise UserError(f"--pdf {pdf}: the report file name must end in .pdf")
-    if args.population is not None and args.population < 1:
-        raise UserError(f"--population must be a positive number of people, got {args.population}")
+    if args.population is not None and not 1 <= args.population <= MAX_POPULATION:
+        raise UserError(
+            f"--population must be a number of people from 1 to {MAX_POPULATION:,}, got {args.population:,}"
+        )
     try:
         project = Project.load(args.project)
     except ProjectError as exc:

@@ -450,8 +450,11 @@ def parse_document(raw: bytes, origin: str) -> Any:
         raise ProjectError(
             f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}"
         ) from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise ProjectError(f"{origin}: not a Privacy Studio project ({exc})") from None
+    except ValueError:  # an integer with more digits than Python converts
+        raise ProjectError(
+            f"{origin}: holds a number of thousands of digits, which no project field takes; "
+            "this is not a Privacy Studio project or it is damaged"
+        ) from None
 
 
 def _version_of(d: dict[str, Any], origin: str) -> int:
