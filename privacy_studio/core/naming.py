@@ -59,11 +59,11 @@ def knowledge_name(model: str) -> str:
 
 
 def spatial_short(level: str) -> str:
-    """A level as a plot's legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` -> ``exact
-    places``, a hierarchy level by its own name."""
+    """A level as a plot's legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` as ``raw`` (the
+    word every table, command and report uses), a hierarchy level by its own name."""
     parsed = SpatialLevel.parse(level)
     if parsed.kind == "raw":
-        return "exact places"
+        return "raw"
     if parsed.kind == "grid":
         return f"{parsed.km:g} km squares"
     return str(parsed.name)

@@ -12,7 +12,7 @@ from privacy_studio.core.naming import profile_short, spatial_short, temporal_sh
     [
         ("grid:5", "5 km squares"),
         ("grid:0.5", "0.5 km squares"),
-        ("raw", "exact places"),
+        ("raw", "raw"),
         ("district", "district"),
     ],
 )

@@ -243,11 +243,11 @@ def test_plots_show_levels_in_words_not_codes(window, qtbot):
     unicity.set_records(records)
     unicity.flush()
     shown = [label.text for _, label in unicity.legend.items]
-    assert shown == ["5 km squares × whole period", "exact places × 1h"]
+    assert shown == ["5 km squares × whole period", "raw × 1h"]
     heat.set_records(records)
     heat.flush()
     ticks = heat.plot.getAxis("left")._tickLevels[0]
-    assert [text for _, text in ticks] == ["5 km squares", "exact places"]
+    assert [text for _, text in ticks] == ["5 km squares", "raw"]
     combo = window.plots[-1].combo
     window.plots[-1].set_records(records)
     assert combo.itemText(0) == "5 km squares × whole period"
