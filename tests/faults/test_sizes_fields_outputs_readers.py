@@ -382,3 +382,50 @@ def test_project_written_elsewhere_finds_its_data(where: str, tmp_path: Path, re
     record(
         judge_result(run, lambda r: pdf.is_file() and "not found" not in r.err), run.err + (run.raised or "")
     )
+
+
+@pytest.mark.parametrize("engine", ["numba", "duckdb"])
+@pytest.mark.parametrize("far", FAR_TIMES)
+def test_far_out_time_is_rejected_by_every_engine(
+    far: str, engine: str, tmp_path: Path, record: Callable
+) -> None:
+    """The out-of-core engine parses times in SQL: a far-out time is rejected there too, not kept."""
+    rows = [f"u{i % 5},2024-03-0{1 + i % 9}T10:00:00Z,L{i % 3}" for i in range(40)] + [f"u9,{far},L1"]
+    path = tmp_path / "far.csv"
+    path.write_text("user,time,location\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "o.json"
+    argv = ["risk", path, *SETTINGS, "--p", "1", "--engine", engine, "--json", out, "--no-cache"]
+    run = run_cli(argv, seconds=300)
+
+    def rejected(r) -> bool:
+        document = json.loads(out.read_text())
+        counts = document["import"]["rejected"].get("time outside the supported years 1679-2261", {})
+        return counts.get("count") == 1 and document["profiles"][0]["n_users"] == 5
+
+    record(judge_result(run, rejected), run.err + (run.raised or ""))
+
+
+@pytest.mark.parametrize("far", FAR_TIMES)
+def test_far_out_time_in_a_knowledge_file_is_refused(far: str, tmp_path: Path, record: Callable) -> None:
+    w = make_world(tmp_path)
+    known = tmp_path / "known.csv"
+    known.write_text(f"user,time,location\nu1,{far},L1\n")
+    out = tmp_path / "o.json"
+    prepare_outputs(out)
+    argv = [
+        "risk",
+        w.data,
+        "--spatial",
+        "raw",
+        "--temporal",
+        "all",
+        "--knowledge",
+        f"explicit:{known}",
+        "--json",
+        out,
+    ]
+    run = run_cli(argv, seconds=120)
+    outcome = judge_error(run, (out,))
+    if outcome == "clear error" and "line 2" not in run.message:
+        outcome = "crash"
+    record(outcome, run.err + (run.raised or ""))
