@@ -177,6 +177,9 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
     """
     import pandas as pd
 
+    from privacy_studio.core.io.sniff import check_side_table
+
+    check_side_table(path)  # a FIFO or /dev/zero would block or grow without end
     try:
         frame = pd.read_csv(path, sep=None, engine="python", dtype=str)
     except (OSError, ValueError, pd.errors.ParserError) as exc:

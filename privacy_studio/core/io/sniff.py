@@ -75,6 +75,15 @@ def check_input(path: str, side: bool = False, folder_allowed: bool = True) -> N
             )
 
 
+def check_side_table(path: str) -> None:
+    """:func:`check_input` for a side table read by code that reports problems as ValueError (attributes,
+    knowledge, links), so the window's readers refuse what the command line refuses."""
+    try:
+        check_input(path, side=True)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+
+
 _SPECIAL_KINDS = {
     stat.S_IFIFO: "a named pipe (FIFO)",
     stat.S_IFCHR: "a character device",
