@@ -67,7 +67,8 @@ def command_inputs(args: argparse.Namespace) -> list[NamedFile]:
         found.append(NamedFile("--knowledge", path, "the --knowledge file this command reads", "side"))
     if isinstance(project, str) and project:
         found.append(NamedFile("project", project, "the project file this command reads", "project"))
-        found += _project_files(project)
+        if project.endswith(".psproj"):  # ``gui FILE`` may name a data file: it is not parsed here
+            found += _project_files(project)
     return found
 
 
@@ -122,7 +123,7 @@ def check_files(args: argparse.Namespace, refuse: Callable[[str], Exception]) ->
         if not os.path.lexists(item.path):
             continue  # each command says which input is missing (and, for a project, how to relocate it)
         try:
-            check_input(item.path, side=item.kind == "side", folder_allowed=item.kind == "data")
+            check_input(item.path, side=item.kind == "side", folder_allowed=item.kind != "side")
         except ReaderError as exc:
             raise refuse(str(exc) if item.kind != "side" else f"{item.flag} {exc}") from None
     for i, out in enumerate(outputs):
