@@ -1,10 +1,9 @@
 """The files a command reads and writes, checked before any work, and writing a command's output file.
 
 Every command goes through :func:`check_files` (called by ``cli.main``): its inputs are named by the
-arguments in :data:`INPUT_ARGUMENTS` (plus the files of a project it is given and an ``explicit:FILE``
-knowledge), its outputs by :data:`OUTPUT_ARGUMENTS` (plus ``derived_outputs`` a command sets as a parser
-default). A new command that uses these argument names is checked without further code.
-"""
+arguments in :data:`DATA_ARGUMENTS` and :data:`SIDE_ARGUMENTS` (plus the files of a project it is given and
+an ``explicit:FILE`` knowledge), its outputs by :data:`OUTPUT_ARGUMENTS` (plus ``derived_outputs`` a command
+sets as a parser default). A new command that uses these argument names is checked without further code."""
 
 from __future__ import annotations
 
