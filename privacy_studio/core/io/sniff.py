@@ -77,7 +77,10 @@ def check_input(path: str, side: bool = False, folder_allowed: bool = True) -> N
 
 def check_side_table(path: str) -> None:
     """:func:`check_input` for a side table read by code that reports problems as ValueError (attributes,
-    knowledge, links), so the window's readers refuse what the command line refuses."""
+    knowledge, links), so the window's readers refuse what the command line refuses; a missing file is left
+    to the reader, which names the table it expected."""
+    if not os.path.lexists(path):
+        return
     try:
         check_input(path, side=True)
     except ReaderError as exc:
