@@ -16,7 +16,7 @@ import sys
 import threading
 
 from privacy_studio import __version__
-from privacy_studio.core.atomic import WriteError, remove_stale_temp_files
+from privacy_studio.core.atomic import WriteError
 
 
 class UserError(Exception):
@@ -49,31 +49,11 @@ def _command_names(parser: argparse.ArgumentParser) -> set[str]:
     }
 
 
-#: Arguments that name a file a command writes (checked before any work, so a long run never ends in a
-#: folder that does not exist).
-OUTPUT_ARGUMENTS = ("json", "pdf", "text")
-
-
 def check_seed(args: argparse.Namespace) -> None:
     """``UserError`` for a ``--seed`` the random generators cannot take (negative or beyond 64 bits)."""
     seed = getattr(args, "seed", None)
     if isinstance(seed, int) and not 0 <= seed < 2**63:
         raise UserError(f"--seed must be a whole number from 0 to {2**63 - 1}, got {seed}")
-
-
-def check_outputs(args: argparse.Namespace) -> None:
-    """``UserError`` when an output file's folder is missing or not writable ("-" is standard output); the
-    studio's temporary files left there by a killed run are removed."""
-    for name in OUTPUT_ARGUMENTS:
-        path = getattr(args, name, None)
-        if not isinstance(path, str) or path in ("", "-"):
-            continue
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            raise UserError(f"cannot write {path}: the folder {folder} does not exist")
-        if not os.access(folder, os.W_OK):
-            raise UserError(f"cannot write {path}: no permission to write in {folder}")
-        remove_stale_temp_files(folder)
 
 
 def _window_file(argv: list[str], bare: bool) -> str | None:
@@ -185,7 +165,9 @@ def _run(argv: list[str] | None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         check_seed(args)
-        check_outputs(args)
+        from privacy_studio.cli._output import check_files
+
+        check_files(args, UserError)
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"privacy-studio {args.command}: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli.mask import column_names
 
 SIDES = (("identified", "the identified dataset (attacker's side)"), ("anonymous", "the anonymous dataset"))
 
@@ -40,7 +41,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
         "attack": args.attack,
         "original": args.original,
         "masked": args.masked,
-        "columns": args.columns,
+        "columns": column_names(args.columns),
     }
     if args.attack == "linkage":
         return {**request, "distances": args.distance, "seed": args.seed}
@@ -116,7 +117,12 @@ def _two_datasets(p: argparse.ArgumentParser) -> None:
 def _two_tables(p: argparse.ArgumentParser) -> None:
     p.add_argument("--original", required=True, metavar="O.csv", help="original numeric file")
     p.add_argument("--masked", required=True, metavar="M.csv", help="masked file (row i masks row i of O)")
-    p.add_argument("--columns", nargs="+", metavar="NAME", help="attributes to use (default: every column)")
+    p.add_argument(
+        "--columns",
+        nargs="+",
+        metavar="NAME",
+        help="attributes to use, space- or comma-separated (default: every column but user_id)",
+    )
     _common(p)
 
 

@@ -58,4 +58,5 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--periods", type=int, choices=(1, 2), default=2, help="consecutive periods to write (default 2)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(folder_outputs=("out",))
     p.set_defaults(func=run)

@@ -12,7 +12,7 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.measures.attacks.features import read_numeric_table
 
     try:
-        frame, cols = read_numeric_table(args.input, args.columns)
+        frame, cols = read_numeric_table(args.input, column_names(args.columns))
         x = frame[cols].to_numpy(dtype=float)
         masked = mask(x, args.method, k=args.k, p=args.p, seed=args.seed)
         loss = information_loss(x, masked)
@@ -24,9 +24,20 @@ def run(args: argparse.Namespace) -> int:
 
     with atomic_write(args.out) as fh:
         out.to_csv(fh, index=False)
-    print(f"masked {len(out)} records x {len(cols)} attributes with {args.method}; wrote {args.out}")
+    kept = [str(c) for c in frame.columns if c not in cols]
+    unchanged = f" ({', '.join(kept)} copied unchanged)" if kept else ""
+    print(
+        f"masked {len(out)} records x {len(cols)} attributes with {args.method}{unchanged}; wrote {args.out}"
+    )
     print("information loss: " + ", ".join(f"{k} {v:.4g}" for k, v in loss.items()))
     return 0
+
+
+def column_names(values: list[str] | None) -> list[str] | None:
+    """``--columns a b``, ``--columns a,b`` or both mixed: the names, in order (None when not given)."""
+    if values is None:
+        return None
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", choices=MASKING_METHODS, required=True, help="masking method")
     p.add_argument("--in", dest="input", required=True, metavar="X.csv", help="input CSV with a header")
     p.add_argument("--out", required=True, metavar="M.csv", help="masked CSV to write")
-    p.add_argument("--columns", nargs="+", metavar="NAME", help="attributes to mask (default: every column)")
+    p.add_argument(
+        "--columns",
+        nargs="+",
+        metavar="NAME",
+        help="attributes to mask, space- or comma-separated (default: every column but user_id)",
+    )
     p.add_argument(
         "--k",
         type=float,

@@ -74,6 +74,7 @@ def analyse_project(project) -> int:
     bar = ProgressBar(sys.stderr)
     control = TaskControl(bar)
     try:
+        note_changed(project.rehash_changed())
         dataset = project.load_dataset(control.sub(0.0, 0.1))
         run_analysis(project, dataset, control.sub(0.1, 1.0))
     except (ReaderError, ProjectError, ValueError) as exc:
@@ -83,6 +84,16 @@ def analyse_project(project) -> int:
     finally:
         bar.close()
     return 0
+
+
+def note_changed(sources: list) -> None:
+    """Say which inputs changed since the project last measured them (the new run measures them as is)."""
+    for source in sources:
+        print(
+            f"note: {source.path} changed since the project last measured it: the analysis runs on its "
+            "current content and the project records its new SHA-256",
+            file=sys.stderr,
+        )
 
 
 def register(sub: argparse._SubParsersAction) -> None:

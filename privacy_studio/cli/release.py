@@ -65,7 +65,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-points-per-person", type=int, metavar="N", help="keep each person's N most visited points"
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, derived_outputs=_manifest_output)
+
+
+def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The manifest written beside the release (checked with the other outputs before any work)."""
+    from privacy_studio.core.release.manifest import manifest_path
+
+    return [("the manifest", str(manifest_path(args.out)))]
 
 
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:

@@ -50,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: Largest population the unicity curve is extrapolated to: over a hundred times the world's people.
+MAX_POPULATION = 10**12
+
 #: Command-line flag -> (ReportDetails field, help).
 DETAIL_FLAGS = {
     "description": ("description", "what the project is about"),
@@ -92,8 +95,10 @@ def run(args: argparse.Namespace) -> int:
     pdf = Path(args.pdf)
     if pdf.suffix.lower() != ".pdf":
         raise UserError(f"--pdf {pdf}: the report file name must end in .pdf")
-    if args.population is not None and args.population < 1:
-        raise UserError(f"--population must be a positive number of people, got {args.population}")
+    if args.population is not None and not 1 <= args.population <= MAX_POPULATION:
+        raise UserError(
+            f"--population must be a number of people from 1 to {MAX_POPULATION:,}, got {args.population:,}"
+        )
     try:
         project = Project.load(args.project)
     except ProjectError as exc:
@@ -101,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr)
     control = TaskControl(bar)
     try:
-        dataset = _load(project, control.sub(0.0, 0.1))
+        dataset = _load(project, control.sub(0.0, 0.1), args.rerun)
         computed = _compute(project, dataset, args, control.sub(0.1, 0.85))
         computed = apply_details(project, args) or computed
         if computed and args.save:
@@ -127,17 +132,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(project: Project, control: TaskControl) -> Dataset | None:
-    """The project's dataset, or None (with a warning) when its input files are missing."""
+def _load(project: Project, control: TaskControl, rerun: bool) -> Dataset | None:
+    """The project's dataset, or None (with a warning) when its input files are missing; data changed since
+    the project measured it is refused unless the analysis runs again (``rerun`` or no results yet)."""
+    from privacy_studio.cli.project import note_changed
     from privacy_studio.core.io import ReaderError
 
     missing = project.missing_sources()
     for source in missing:
         print(f"warning: input file not found: {source.path}", file=sys.stderr)
-    for source in project.changed_sources():
-        print(f"warning: {source.path} changed since the project was saved (hash differs)", file=sys.stderr)
     if project.events_source() in missing:
         return None
+    if rerun or not project.results:
+        note_changed(project.rehash_changed())
     try:
         return project.load_dataset(control)
     except ReaderError as exc:

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 def parse_p_values(text: str) -> list[int]:
     """``1-10``, ``1,2,4`` or a mix such as ``1-3,6``; raise ``UserError`` on anything else."""
+    from privacy_studio.core.risk.settings import MAX_P
+
     values: list[int] = []
     for part in text.split(","):
         part = part.strip()
@@ -29,6 +31,8 @@ def parse_p_values(text: str) -> list[int]:
                 a, b = int(lo), int(hi)
                 if b < a:
                     raise ValueError
+                if b > MAX_P:
+                    raise UserError(f"--p {text!r}: at most {MAX_P:,} known points, got {b:,}")
                 values.extend(range(a, b + 1))
             else:
                 values.append(int(part))

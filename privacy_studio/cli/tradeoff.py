@@ -41,8 +41,12 @@ def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
             raise UserError(str(exc)) from exc
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"cannot read results file {path}: {exc}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise UserError(f"cannot read results file {path}: {exc}") from None
+    except ValueError:  # an integer of thousands of digits
+        raise UserError(
+            f"{path}: holds a number of thousands of digits, not results of 'privacy-studio risk'"
+        ) from None
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise UserError(f"{path} is not the JSON of 'privacy-studio risk' (no 'profiles' list)")
     return DecisionInputs(document["profiles"])

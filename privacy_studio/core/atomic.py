@@ -46,8 +46,9 @@ def atomic_write(
     if not folder.is_dir():
         raise WriteError(f"{target}: the folder {folder} does not exist")
     binary = "b" in mode
+    remove_stale_temp_files(folder)  # what a process killed while writing here left behind
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.", dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-{target.name}.", dir=folder)
     except OSError as exc:
         raise WriteError(f"{target}: cannot be written ({exc.strerror or exc})") from None
     tmp = Path(tmp_name)
@@ -102,15 +103,33 @@ def write_bytes(
 
 
 def remove_stale_temp_files(folder: str | os.PathLike[str]) -> int:
-    """Delete the studio's temporary files left in ``folder`` by a killed process; return how many."""
+    """Delete the studio's temporary files left in ``folder`` by a process that no longer runs (a kill -9
+    while writing); files of a running writer are kept. Return how many were deleted."""
     removed = 0
     with contextlib.suppress(OSError):
         for entry in Path(folder).iterdir():
-            if entry.name.startswith(TEMP_PREFIX) and entry.is_file():
+            if entry.name.startswith(TEMP_PREFIX) and entry.is_file() and not _writer_alive(entry.name):
                 with contextlib.suppress(OSError):
                     entry.unlink()
                     removed += 1
     return removed
+
+
+def _writer_alive(name: str) -> bool:
+    """True when the temporary file ``name`` belongs to a process still running (its id follows the prefix;
+    names without one predate the id and are stale)."""
+    pid, dash, _ = name[len(TEMP_PREFIX) :].partition("-")
+    if not dash or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's live process
+        return True
+    return True
 
 
 def _copy_mode(target: Path, tmp: Path) -> None:

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.io.errors import ReaderError
-from privacy_studio.core.io.timeparse import TimeParser
+from privacy_studio.core.io.timeparse import OUT_OF_RANGE, TimeParser, outside_supported_range
 
 UNIFORM, ACTIVITY, TOP, RAREST, GIVEN = 0, 1, 2, 3, 4
 
@@ -178,6 +178,9 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
     """
     import pandas as pd
 
+    from privacy_studio.core.io.sniff import check_side_table
+
+    check_side_table(path)  # a FIFO or /dev/zero would block or grow without end
     try:
         frame = pd.read_csv(path, sep=None, engine="python", dtype=str)
     except (OSError, ValueError, pd.errors.ParserError) as exc:
@@ -245,6 +248,10 @@ def _known_times(texts: object, path: str, tz: str) -> np.ndarray:
     if not ok.all():
         bad = int(np.flatnonzero(~ok)[0]) + 2
         raise ValueError(f"the knowledge file {path} has an unreadable time on line {bad}")
+    far = outside_supported_range(seconds, ok)
+    if far.any():
+        line = int(np.flatnonzero(far)[0]) + 2
+        raise ValueError(f"the knowledge file {path} has a {OUT_OF_RANGE} on line {line}")
     return np.asarray(seconds, dtype=np.int64)
 
 

@@ -80,7 +80,7 @@ def spatial_short(level: str) -> str:
     places``, ``district`` -> ``districts``, a hierarchy level of the user's own by its name."""
     parsed = SpatialLevel.parse(level)
     if parsed.kind == "raw":
-        return "exact places"
+        return "raw"
     if parsed.kind == "grid":
         return f"{parsed.km:g} km squares"
     name = str(parsed.name)

@@ -61,6 +61,15 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
+def file_signature(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """(bytes, newest modification time in ns) of a file, or of a folder's files: a cheap first look at
+    whether the content may have changed, before hashing it."""
+    p = Path(path)
+    files = [f for f in p.rglob("*") if f.is_file()] if p.is_dir() else [p]
+    stats = [f.stat() for f in files]
+    return sum(st.st_size for st in stats), max((st.st_mtime_ns for st in stats), default=0)
+
+
 def jsonable(value: Any) -> Any:
     """``value`` as plain JSON types: numpy scalars/arrays to Python, tuples to lists, NaN/inf to None."""
     if isinstance(value, dict):
@@ -98,15 +107,38 @@ def _resolve(path: str, folder: Path) -> str:
 
 @dataclass
 class DataSource:
-    """One input file (or folder of per-user files) with the reader options used to read it."""
+    """One input file (or folder of per-user files) with the reader options used to read it; ``size`` and
+    ``mtime_ns`` are those of the content the SHA-256 was taken of."""
 
     path: str
     sha256: str | None = None
     reader: dict[str, Any] = field(default_factory=dict)
     role: str = "events"
+    size: int | None = None
+    mtime_ns: int | None = None
 
     def exists(self) -> bool:
         return Path(self.path).exists()
+
+    def rehash(self) -> None:
+        """Take the SHA-256, size and modification time of the file as it is now."""
+        from privacy_studio.core.io.sniff import check_readable
+
+        check_readable(self.path)  # a FIFO or device would block the hash forever
+        self.size, self.mtime_ns = file_signature(self.path)
+        self.sha256 = sha256_of(self.path)
+
+    def changed(self) -> bool:
+        """True when the file's content no longer has the saved SHA-256; when its size and modification time
+        are those saved with the hash, it is not read again."""
+        if not self.sha256 or not self.exists():
+            return False
+        size, mtime = file_signature(self.path)
+        if self.size is not None and size != self.size:
+            return True
+        if (self.size, self.mtime_ns) == (size, mtime):
+            return False
+        return sha256_of(self.path) != self.sha256
 
     def aux_paths(self) -> dict[str, str]:
         """The auxiliary files named in the reader options (antennas, hierarchy, locations) that are set."""
@@ -119,12 +151,26 @@ class DataSource:
         if folder is not None:
             path = _relative(path, folder)
             reader.update({k: _relative(v, folder) for k, v in self.aux_paths().items()})
-        return {"path": path, "sha256": self.sha256, "reader": reader, "role": self.role}
+        return {
+            "path": path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "reader": reader,
+            "role": self.role,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], folder: Path | None = None) -> DataSource:
         """Inverse of :meth:`to_dict`; with ``folder``, relative paths are resolved against it."""
-        src = cls(path=d["path"], sha256=d.get("sha256"), reader=dict(d.get("reader") or {}), role=d["role"])
+        src = cls(
+            path=d["path"],
+            sha256=d.get("sha256"),
+            reader=dict(d.get("reader") or {}),
+            role=d["role"],
+            size=d.get("size") if d.get("sha256") else None,
+            mtime_ns=d.get("mtime_ns") if d.get("sha256") else None,
+        )
         if folder is not None:
             src.path = _resolve(src.path, folder)
             src.reader.update({k: _resolve(v, folder) for k, v in src.aux_paths().items()})
@@ -230,6 +276,12 @@ class Project:
             raise ProjectError(f"{p}: cannot be read ({exc.strerror or exc})") from None
         doc = parse_document(raw, str(p))
         project = cls.from_dict(doc, p.resolve().parent, origin=str(p))
+        for i, source in enumerate(project.sources):
+            if os.path.realpath(source.path) == os.path.realpath(p):
+                raise ProjectError(
+                    f"{p}: sources[{i}] names the project file itself as its {source.role} data; "
+                    "point it at the data file"
+                )
         project.path = p
         return project
 
@@ -259,9 +311,15 @@ class Project:
     def add_source(
         self, path: str | os.PathLike[str], reader: dict[str, Any], role: str = "events"
     ) -> DataSource:
-        """Add an input file with its reader options, hashing its content now."""
-        source = DataSource(path=os.fspath(path), sha256=sha256_of(path), reader=dict(reader), role=role)
+        """Add an input file with its reader options, hashing its content now; paths are made absolute, so the
+        project file stores them relative to its own folder wherever it is saved."""
         _check_role(role, "new source")
+        reader = dict(reader)
+        for key in READER_PATH_KEYS:
+            if reader.get(key):
+                reader[key] = os.path.abspath(reader[key])
+        source = DataSource(path=os.path.abspath(path), reader=reader, role=role)
+        source.rehash()
         self.sources.append(source)
         return source
 
@@ -282,7 +340,26 @@ class Project:
 
     def changed_sources(self) -> list[DataSource]:
         """Present sources whose content no longer matches the hash saved with the project."""
-        return [s for s in self.sources if s.sha256 and s.exists() and sha256_of(s.path) != s.sha256]
+        return [s for s in self.sources if s.changed()]
+
+    def check_unchanged(self) -> None:
+        """ProjectError when a data source changed since the project measured it: figures and releases made
+        now would mix the saved results with other people's data."""
+        changed = self.changed_sources()
+        if changed:
+            where = self.path if self.path is not None else self.name
+            raise ProjectError(
+                f"{changed[0].path} changed since the project measured it (its SHA-256 differs from the one "
+                f"saved in {where}): run 'privacy-studio project run {where}' to measure the new content"
+            )
+
+    def rehash_changed(self) -> list[DataSource]:
+        """Record the current SHA-256 of every source that changed (before a new run measures it); return
+        those sources."""
+        changed = self.changed_sources()
+        for source in changed:
+            source.rehash()
+        return changed
 
     def relocate(self, source: DataSource, new_path: str | os.PathLike[str]) -> None:
         """Point ``source`` at a moved file; auxiliary files that moved along with it follow."""
@@ -302,11 +379,14 @@ class Project:
                 source.reader[key] = str(moved)
         source.path = str(new)
 
-    def load_dataset(self, control: TaskControl | None = None) -> Dataset:
-        """Read the events source with its saved reader options (a clear error if files are missing)."""
+    def load_dataset(self, control: TaskControl | None = None, changed_ok: bool = False) -> Dataset:
+        """Read the events source with its saved reader options (a clear error if files are missing or, unless
+        ``changed_ok``, if a source changed since the project measured it)."""
         from privacy_studio.core.io import load_dataset
 
         files = self.events_files()
+        if not changed_ok:
+            self.check_unchanged()
         return load_dataset(files.path, files.options, control)
 
     def events_files(self) -> EventFiles:
@@ -370,8 +450,11 @@ def parse_document(raw: bytes, origin: str) -> Any:
         raise ProjectError(
             f"{origin}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}){hint}"
         ) from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise ProjectError(f"{origin}: not a Privacy Studio project ({exc})") from None
+    except ValueError:  # an integer with more digits than Python converts
+        raise ProjectError(
+            f"{origin}: holds a number of thousands of digits, which no project field takes; "
+            "this is not a Privacy Studio project or it is damaged"
+        ) from None
 
 
 def _version_of(d: dict[str, Any], origin: str) -> int:
@@ -511,6 +594,11 @@ def _validate(d: dict[str, Any], origin: str) -> None:
             raise ProjectError(f"{where}.path is missing or not a text")
         if s.get("sha256") is not None and not (isinstance(s["sha256"], str) and len(s["sha256"]) == 64):
             raise ProjectError(f"{where}.sha256 must be a 64-character hex text or null")
+        for key in ("size", "mtime_ns"):
+            if s.get(key) is not None and (
+                not isinstance(s[key], int) or isinstance(s[key], bool) or s[key] < 0
+            ):
+                raise ProjectError(f"{where}.{key} must be a non-negative whole number or null")
         if not isinstance(s.get("reader", {}), dict):
             raise ProjectError(f"{where}.reader is {_kind(s['reader'])}, expected an object")
         _check_role(s.get("role"), where)

@@ -83,7 +83,7 @@ def _report_text(report: dict[str, Any] | None) -> str:
 
 def _read_project_data(project: Project, control: TaskControl | None = None) -> tuple[Any, list[str]]:
     """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
-    dataset = project.load_dataset(control)
+    dataset = project.load_dataset(control, changed_ok=True)  # the window shows which changed
     return dataset, [source.path for source in project.changed_sources()]
 
 

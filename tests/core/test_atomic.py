@@ -68,3 +68,29 @@ def test_stale_temp_files_are_removed(tmp_path: Path) -> None:
     (tmp_path / "keep.json").write_text("{}")
     assert remove_stale_temp_files(tmp_path) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json"]
+
+
+def test_temporary_files_of_live_writers_are_kept(tmp_path: Path) -> None:
+    """Only files whose writer is gone are stale: this process's own, and its parent's, stay."""
+    import os
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    dead = tmp_path / f"{TEMP_PREFIX}{child.pid}-a.json.x"
+    mine = tmp_path / f"{TEMP_PREFIX}{os.getpid()}-a.json.y"
+    parent = tmp_path / f"{TEMP_PREFIX}{os.getppid()}-a.json.z"
+    for path in (dead, mine, parent):
+        path.write_text("half")
+    assert remove_stale_temp_files(tmp_path) == 1
+    assert sorted(_temp_files(tmp_path)) == sorted([mine.name, parent.name])
+
+
+def test_a_write_cleans_the_folder_of_a_killed_writer(tmp_path: Path) -> None:
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    (tmp_path / f"{TEMP_PREFIX}{child.pid}-p.psproj.q").write_text("half")
+    write_text(tmp_path / "other.json", "{}")
+    assert _temp_files(tmp_path) == []

@@ -20,6 +20,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_sep("-", "fault injection")
     for name, count in TALLY.table().items():
         terminalreporter.write_line(f"{name:<20} {count}")
+    for fault_class, table in TALLY.by_class().items():
+        shown = ", ".join(f"{k} {v}" for k, v in table.items() if v)
+        terminalreporter.write_line(f"  {fault_class}: {shown}")
     terminalreporter.write_line(f"(every case in {path})")
 
 
@@ -28,7 +31,8 @@ def record(request: pytest.FixtureRequest):
     """Record the outcome of this case under its test id and fail unless it is a clear error or worked."""
 
     def check(outcome: str, detail: str = "") -> None:
-        TALLY.record(request.node.nodeid.split("::", 1)[1], outcome)
+        fault_class = request.node.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+        TALLY.record(request.node.nodeid.split("::", 1)[1], outcome, fault_class)
         assert outcome in GOOD_OUTCOMES, f"{outcome}: {detail}"
 
     return check

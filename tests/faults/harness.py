@@ -45,20 +45,30 @@ class Tally:
     """Outcome of every case, written to ``artifacts/faults.json`` and printed at the end of the run."""
 
     cases: dict[str, str] = field(default_factory=dict)
+    #: case -> the fault class it belongs to (the generator module that made it).
+    classes: dict[str, str] = field(default_factory=dict)
 
-    def record(self, case: str, outcome: str) -> str:
+    def record(self, case: str, outcome: str, fault_class: str = "") -> str:
         assert outcome in OUTCOMES
         self.cases[case] = outcome
+        self.classes[case] = fault_class
         return outcome
 
-    def table(self) -> dict[str, int]:
-        counts = Counter(self.cases.values())
-        return {"tried": len(self.cases), **{name: counts.get(name, 0) for name in OUTCOMES}}
+    def table(self, cases: list[str] | None = None) -> dict[str, int]:
+        chosen = list(self.cases) if cases is None else cases
+        counts = Counter(self.cases[c] for c in chosen)
+        return {"tried": len(chosen), **{name: counts.get(name, 0) for name in OUTCOMES}}
+
+    def by_class(self) -> dict[str, dict[str, int]]:
+        """The table of each fault class."""
+        names = sorted(set(self.classes.values()))
+        return {n: self.table([c for c, k in self.classes.items() if k == n]) for n in names}
 
     def write(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "faults.json"
-        path.write_text(json.dumps({"table": self.table(), "cases": self.cases}, indent=1) + "\n")
+        document = {"table": self.table(), "by_class": self.by_class(), "cases": self.cases}
+        path.write_text(json.dumps(document, indent=1) + "\n")
         return path
 
 

@@ -247,7 +247,7 @@ def test_plots_show_levels_in_words_not_codes(window, qtbot):
     heat.set_records(records)
     heat.flush()
     ticks = heat.plot.getAxis("left")._tickLevels[0]
-    assert [text for _, text in ticks] == ["5 km squares", "exact places"]
+    assert [text for _, text in ticks] == ["5 km squares", "raw"]
     combo = window.plots[-1].combo
     window.plots[-1].set_records(records)
     assert combo.itemText(0) == "5 km squares × whole period"

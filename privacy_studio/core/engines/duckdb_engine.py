@@ -51,9 +51,15 @@ class DuckDBEngine(RelationalEngine):
             raise ValueError(f"memory limit {memory_limit!r} not understood (use e.g. 4GB, 512MB)")
         if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
             raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}")
-        if temp_dir is not None:
-            os.makedirs(temp_dir, exist_ok=True)
-        self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
+        try:
+            if temp_dir is not None:
+                os.makedirs(temp_dir, exist_ok=True)
+            self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
+        except OSError as exc:
+            raise ValueError(
+                f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
+                "folder the studio can create and write"
+            ) from None
         self._duckdb = duckdb
         self.con = duckdb.connect(":memory:")
         self.con.execute(f"SET temp_directory = {plan.quote(os.path.join(self._folder.name, 'spill'))}")

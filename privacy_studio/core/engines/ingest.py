@@ -481,7 +481,12 @@ def _rows_sql(
     t = "r.ta" if naive is None else f"COALESCE(r.ta, {local})"
     lid = _text(schema, roles["location"]) if "location" in roles else "CAST(NULL AS STRING)"
     x, y, bad_xy = _coordinates(roles, proj, place_xy)
-    reasons = [("r.uid IS NULL", "missing user id"), (f"({t}) IS NULL", "unparsable time")]
+    lo, hi = timeparse.TIME_RANGE
+    reasons = [
+        ("r.uid IS NULL", "missing user id"),
+        (f"({t}) IS NULL", "unparsable time"),
+        (f"({t}) < {lo} OR ({t}) >= {hi}", timeparse.OUT_OF_RANGE),  # as the reader: never wrapped
+    ]
     if "location" in roles:
         reasons.append(("r.lid IS NULL", "missing shop id" if shops else "missing location id"))
         if places is not None:

@@ -31,7 +31,7 @@ from privacy_studio.core.io.report import ImportReport, SourceFile
 from privacy_studio.core.kernels.rows import is_sorted
 
 #: Bump when the stored layout or the reading rules change, so old entries are not reused.
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 _BLOCK = 1 << 16
 #: Bytes read at a time when checking a stored column against its digest.
 _READ_BLOCK = 1 << 22

@@ -79,9 +79,11 @@ def load_dataset(
     places = read_places(options.antennas, options.locations, options.hierarchy, report)
     columns = Columns()
     reading = control.sub(0.0, 0.85)
+    named_by_file = 0
     for i, file in enumerate(files):
         stem = os.path.basename(file).split(".")[0] if folder else None
         layout = inspect_file(file, options, user_from_name=stem)
+        named_by_file += layout.user_from_name is not None
         if i == 0:
             describe_layout(layout, report, folder, len(files))
         part = read_file(
@@ -96,6 +98,8 @@ def load_dataset(
             columns = part
         else:
             merge_columns(columns, part)
+    if folder:
+        report.note(user_rule(len(files), named_by_file))
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     control.report(0.85, "sorting and indexing events")
@@ -112,10 +116,23 @@ def load_dataset(
     return dataset
 
 
+def user_rule(n_files: int, named_by_file: int) -> str:
+    """Which rule gave the users of a folder's files: their own user column, or the file name."""
+    own = n_files - named_by_file
+    if own == 0:
+        return f"user id = file name: each of the {n_files} files holds one person's events (no user column)"
+    if named_by_file == 0:
+        return f"user id = the files' own user column ({n_files} files; file names are not used)"
+    return (
+        f"user id = the file's own user column in {own} files, the file name in {named_by_file} files "
+        "without one"
+    )
+
+
 def describe_layout(layout: FileLayout, report: ImportReport, folder: bool, n_files: int) -> None:
     """Notes on how the input was understood: format, mapping, unused columns."""
     mapping = ", ".join(f"{role}={col}" for role, col in layout.roles.items())
-    what = f"{n_files} files, one per user (user id = file name)" if folder else layout.sniffed.kind
+    what = f"a folder of {n_files} files" if folder else layout.sniffed.kind
     report.note(f"read as {layout.fmt} ({what}); columns: {mapping}")
     if layout.user_from_name is not None and not folder:
         report.note(f"no user column: every row belongs to user {layout.user_from_name!r} (the file name)")

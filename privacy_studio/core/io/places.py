@@ -29,8 +29,11 @@ def read_small_table(path: str) -> pa.Table:
     if sniffed.kind == "parquet":
         import pyarrow.parquet as pq
 
-        table = pq.read_table(path)
-        return table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names]))
+        try:
+            table = pq.read_table(path)
+            return table.cast(pa.schema([pa.field(n, pa.string()) for n in table.column_names]))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+            raise ReaderError(f"damaged or unreadable Parquet table ({exc})", path) from None
     lines = sample_lines(sniffed.sample)
     delimiter = detect_delimiter(lines, path)
     names = lines[0].split(delimiter)

@@ -56,6 +56,37 @@ def check_readable(path: str, folder_allowed: bool = True) -> None:
         raise ReaderError("no permission to read it", path)
 
 
+#: Largest side file (attributes, scores, knowledge, links, antennas, hierarchy, locations) read: these are
+#: tables of a few columns per person or place, so a larger one is a wrong file, read whole into memory.
+MAX_SIDE_FILE_BYTES = 1 << 30
+
+
+def check_input(path: str, side: bool = False, folder_allowed: bool = True) -> None:
+    """The one check every input goes through before it is opened: a readable regular file (or a folder of
+    data files), never a FIFO or device; a side file (``side``) also no larger than MAX_SIDE_FILE_BYTES."""
+    check_readable(path, folder_allowed=folder_allowed and not side)
+    if side:
+        size = os.stat(path).st_size
+        if size > MAX_SIDE_FILE_BYTES:
+            raise ReaderError(
+                f"is {size / 2**30:.1f} GiB, larger than any side table the studio reads "
+                f"(at most {MAX_SIDE_FILE_BYTES / 2**30:.0f} GiB): check that this is the right file",
+                path,
+            )
+
+
+def check_side_table(path: str) -> None:
+    """:func:`check_input` for a side table read by code that reports problems as ValueError (attributes,
+    knowledge, links), so the window's readers refuse what the command line refuses; a missing file is left
+    to the reader, which names the table it expected."""
+    if not os.path.lexists(path):
+        return
+    try:
+        check_input(path, side=True)
+    except ReaderError as exc:
+        raise ValueError(str(exc)) from None
+
+
 _SPECIAL_KINDS = {
     stat.S_IFIFO: "a named pipe (FIFO)",
     stat.S_IFCHR: "a character device",
@@ -75,6 +106,8 @@ def sniff(path: str) -> Sniffed:
         raise ReaderError("the file is empty", path)
     if head.startswith(b"PAR1"):
         return Sniffed("parquet", None, "")
+    if head.startswith(b"PK\x05\x06"):
+        raise ReaderError("this zip archive is empty: it holds no data file", path)
     compression, member = None, None
     if head.startswith(b"\x1f\x8b"):
         compression = "gzip"
@@ -88,8 +121,7 @@ def sniff(path: str) -> Sniffed:
             raise ReaderError(f"the {compression} data is damaged ({exc})", path) from None
     if not raw.strip():
         raise ReaderError("the file is empty", path)
-    if b"\x00" in raw:
-        raise ReaderError("this is not a text (CSV/TSV) file: it contains binary data", path)
+    refuse_unreadable_text(raw, compression, member, path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -99,6 +131,25 @@ def sniff(path: str) -> Sniffed:
             ) from None
         text = raw[: exc.start].decode("utf-8")
     return Sniffed("csv", compression, text.lstrip("\ufeff"), member)
+
+
+def refuse_unreadable_text(raw: bytes, compression: str | None, member: str | None, path: str) -> None:
+    """ReaderError naming what the first bytes are when they are not UTF-8 text: an archive inside the
+    archive, UTF-16/32 text, or binary data."""
+    inside = f"the {compression} archive's file {member or ''}".replace(" ''", "")
+    if compression and raw.startswith((b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"PAR1")):
+        raise ReaderError(f"{inside} is itself an archive or Parquet file: unpack it and read that", path)
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_utf16(raw):
+        raise ReaderError("this is UTF-16 (or UTF-32) text: save it as UTF-8 CSV", path)
+    if b"\x00" in raw:
+        raise ReaderError("this is not a text (CSV/TSV) file: it contains binary data", path)
+
+
+def _looks_utf16(raw: bytes) -> bool:
+    """Text of two bytes per character without a byte-order mark: every other byte is zero."""
+    sample = raw[:4096]
+    half = len(sample) // 2
+    return half > 8 and max(sample[0::2].count(0), sample[1::2].count(0)) > 0.8 * half
 
 
 def _zip_member(path: str) -> str:
@@ -150,4 +201,6 @@ def to_stream(path: str, sniffed: Sniffed) -> pa.NativeFile | BinaryIO:
         return pa.input_stream(path, compression="gzip")
     if sniffed.compression == "zip":
         return open_binary(path, "zip", sniffed.zip_member)
-    return pa.input_stream(path)  # buffered reads: a memory map would count the whole file as resident
+    # Buffered reads (a memory map would count the whole file as resident), and no guess from the name:
+    # a plain file called x.csv.gz was found to be plain by its first bytes.
+    return pa.input_stream(path, compression=None)

@@ -112,7 +112,9 @@ def inspect_file(path: str, options: ReaderOptions, user_from_name: str | None =
         roles = {n: n for n in names if not n.startswith("_skip")}
         roles.update(resolve_roles(names, options, path) if options.mapping else {})
     fmt = detect_format(roles, options.format)
-    if user_from_name is None and "user" not in roles and fmt == "cdr":
+    if "user" in roles:
+        user_from_name = None  # a file's own user column wins over its name, in a folder too
+    elif user_from_name is None and fmt == "cdr":
         user_from_name = _stem(path)
     check_roles(fmt, roles, names, path, user_from_name is not None)
     if sniffed.kind == "parquet":

@@ -87,9 +87,27 @@ class TimeParser:
             )
         if style == "iso":
             self.aware = (pc.sum(_matches(sample, _OFFSET_RE)).as_py() or 0) * 2 > len(sample)
+        if style == "epoch":
+            self._refuse_sub_second_epochs(sample)
         if style == "slashed" and not (self.dayfirst or self.monthfirst):
             self._refuse_ambiguous(present.slice(0, 200_000))
         return style
+
+    def _refuse_sub_second_epochs(self, sample: pa.Array) -> None:
+        """ReaderError when most epoch values are too large for seconds but fit milli-, micro- or
+        nanoseconds: read as seconds every row would be rejected as unparsable."""
+        raw = pc.cast(pc.if_else(_matches(sample, _EPOCH_RE), sample, None), pa.float64())
+        values = raw.to_numpy(zero_copy_only=False)
+        values = values[np.isfinite(values)]
+        for unit, factor in (("milliseconds", 1e3), ("microseconds", 1e6), ("nanoseconds", 1e9)):
+            fits = (values >= EPOCH_RANGE[0] * factor) & (values < EPOCH_RANGE[1] * factor)
+            if len(values) and fits.sum() * 2 > len(values) and not _epoch(raw)[1].any():
+                raise ReaderError(
+                    f"values such as {sample[0].as_py()!r} look like epoch {unit}, but the studio reads "
+                    f"epoch seconds: divide the column by {factor:,.0f} or write ISO 8601 times",
+                    self.path,
+                    column=self.column,
+                )
 
     def _refuse_ambiguous(self, values: pa.Array) -> None:
         parts = pc.extract_regex(pc.filter(values, _matches(values, _SLASHED_RE)), _SLASHED_RE)
@@ -150,8 +168,9 @@ class TimeParser:
                 continue
             parsed = pd.to_datetime(text[rows], format="ISO8601", errors="coerce", utc=aware)
             good = parsed.notna().to_numpy()
-            ns = parsed.to_numpy(dtype="datetime64[ns]").astype(np.int64)
-            secs = np.floor_divide(ns, 1_000_000_000)
+            # pandas keeps far-out times in a coarser unit: going to seconds cannot wrap, nanoseconds could
+            naive = parsed.dt.tz_localize(None) if aware else parsed
+            secs = naive.to_numpy().astype("datetime64[s]").astype(np.int64)
             if not aware:
                 secs = self._localize(secs, good)
             out[rows] = np.where(good, secs, 0)

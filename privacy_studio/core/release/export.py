@@ -148,6 +148,10 @@ def check_target(path: str | os.PathLike[str], overwrite: bool, what: str = "rel
         raise ReleaseError(f"cannot write the {what} {target}: no permission to write in {folder}")
     if target.is_dir():
         raise ReleaseError(f"cannot write the {what} {target}: it is a folder")
+    if target.exists() and not target.is_file():
+        raise ReleaseError(
+            f"cannot write the {what} {target}: a device or pipe, and the {what} is read back from a file"
+        )
     if target.exists() and not overwrite:
         raise ReleaseError(f"{target} already exists: choose another name or allow overwriting (--overwrite)")
     return target

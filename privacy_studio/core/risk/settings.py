@@ -14,6 +14,11 @@ from privacy_studio.core.risk.catalogue import MEASURE_NAMES, canonical
 SHORT_TRACES = ("exclude", "all-points")
 
 
+#: Largest number of known points: a trace long enough for more is far beyond any real attacker's
+#: knowledge, and the kernels allocate per point.
+MAX_P = 10_000
+
+
 @dataclass
 class RiskSettings:
     """What to compute: the grid (spatial x temporal, or checked cells, x price), p values, knowledge and
@@ -55,13 +60,28 @@ class RiskSettings:
         if not self.p_values:
             raise ValueError("no p value given: choose at least one number of known points (e.g. 1-10)")
         for p in self.p_values:
-            if isinstance(p, bool) or not isinstance(p, int | np.integer) or not 1 <= p < 2**31:
+            if isinstance(p, bool) or not isinstance(p, int | np.integer) or p < 1:
                 raise ValueError(f"p values must be whole numbers of known points ≥ 1, got {p!r}")
+            if p > MAX_P:
+                raise ValueError(
+                    f"p = {p:,} known points is beyond what the studio computes (at most {MAX_P:,})"
+                )
+        for name in ("spatial", "temporal"):
+            levels = getattr(self, name)
+            if not isinstance(levels, list | tuple) or not all(isinstance(x, str) for x in levels):
+                raise ValueError(
+                    f"{name} levels must be a list of texts such as 'grid:1' or '1w', got {levels!r}"
+                )
         unknown = [str(m) for m in self.measures if m not in MEASURE_NAMES]
         if unknown or not self.measures:
             raise ValueError(
                 f"unknown measure(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(MEASURE_NAMES)}"
             )
+        if self.cells is not None and not all(
+            isinstance(c, list | tuple) and len(c) == 2 and all(isinstance(x, str) for x in c)
+            for c in self.cells
+        ):
+            raise ValueError(f"cells must be pairs of texts (spatial level, time width), got {self.cells!r}")
         for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:

@@ -50,6 +50,9 @@ class GroupReport:
 
 def read_attributes(path: str | Path) -> pd.DataFrame:
     """Read a CSV of user attributes: a user id column (user_id, user, id, else the first) and attributes."""
+    from privacy_studio.core.io.sniff import check_side_table
+
+    check_side_table(str(path))
     try:
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:

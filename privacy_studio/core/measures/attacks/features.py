@@ -57,8 +57,19 @@ def _most_frequent_row(user: np.ndarray, key: np.ndarray) -> np.ndarray:
     return order[run_start[best[first_of_user]]]
 
 
+#: Names of a column that identifies the person (``attack features`` writes ``user_id``): never an attribute.
+ID_COLUMNS = ("user_id", "user", "uid")
+
+
+def default_columns(frame: pd.DataFrame) -> list[str]:
+    """Every column but a person identifier (``user_id`` …), which is copied unchanged: what is masked or
+    compared when no columns are named, so the table ``attack features`` writes is ready as it is."""
+    return [c for c in frame.columns if str(c).strip().lower() not in ID_COLUMNS]
+
+
 def read_numeric_table(path: str, columns: list[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """A CSV file and the names of the numeric attributes to use (all columns unless ``columns`` is given).
+    """A CSV file and the names of the numeric attributes to use (every column but a person identifier,
+    unless ``columns`` is given).
 
     Raise ``ValueError`` naming the file and column when a chosen column is missing, not numeric or empty.
     """
@@ -66,7 +77,7 @@ def read_numeric_table(path: str, columns: list[str] | None = None) -> tuple[pd.
         frame = pd.read_csv(path)
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from None
-    chosen = list(frame.columns) if columns is None else columns
+    chosen = default_columns(frame) if columns is None else columns
     missing = [c for c in chosen if c not in frame.columns]
     if missing:
         raise ValueError(

@@ -19,6 +19,9 @@ def read_links(path: str | None) -> list[tuple[str, str]] | None:
     """Ground-truth pairs from a CSV with a header and two columns (identified id, anonymous id)."""
     if not path:
         return None
+    from privacy_studio.core.io.sniff import check_side_table
+
+    check_side_table(path)
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.reader(fh))
