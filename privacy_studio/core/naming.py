@@ -76,8 +76,8 @@ def knowledge_name(model: str) -> str:
 
 
 def spatial_short(level: str) -> str:
-    """A level as a table, legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` -> ``exact
-    places``, ``district`` -> ``districts``, a hierarchy level of the user's own by its name."""
+    """A level as a table, legend or axis shows it: ``grid:5`` -> ``5 km squares``, ``raw`` as ``raw`` (the
+    word every command and table uses), ``district`` -> ``districts``, a user's own level by its name."""
     parsed = SpatialLevel.parse(level)
     if parsed.kind == "raw":
         return "raw"

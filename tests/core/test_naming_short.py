@@ -12,7 +12,7 @@ from privacy_studio.core.naming import label_words, profile_short, spatial_short
     [
         ("grid:5", "5 km squares"),
         ("grid:0.5", "0.5 km squares"),
-        ("raw", "exact places"),
+        ("raw", "raw"),  # the word every command, table and report uses (issue #32)
         ("district", "districts"),
         ("zip", "postcode areas"),
         ("neighbourhood", "neighbourhood"),  # the user's own level: its own name
@@ -35,7 +35,7 @@ def test_temporal_short_and_profile() -> None:
     [
         ("grid:1 × 1h", "1 km squares × 1 hour"),
         ("district × 1w", "districts × 1 week"),
-        ("raw × all", "exact places × whole period"),
+        ("raw × all", "raw × whole period"),
         ("shop × 1d × price/4", "shops × 1 day × amount in 4 bins per tenfold"),
         ("shop × 1d × price/1", "shops × 1 day × amount in 1 bin per tenfold"),
         ("explicit", "explicit"),  # not a grid profile: kept as it is

@@ -243,7 +243,7 @@ def test_plots_show_levels_in_words_not_codes(window, qtbot):
     unicity.set_records(records)
     unicity.flush()
     shown = [label.text for _, label in unicity.legend.items]
-    assert shown == ["5 km squares × whole period", "exact places × 1 hour"]
+    assert shown == ["5 km squares × whole period", "raw × 1 hour"]
     heat.set_records(records)
     heat.flush()
     ticks = heat.plot.getAxis("left")._tickLevels[0]
