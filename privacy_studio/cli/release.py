@@ -32,8 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--rows",
         choices=("points", "events"),
         default="points",
-        help="points: one row per person, unit and time bin with an event count (default); "
-        "events: one row per event",
+        help="points: one row per person, unit and time bin (default); events: one row per event",
+    )
+    p.add_argument(
+        "--counts",
+        action="store_true",
+        help="add each point's event count to per-point rows (k-anonymity then compares (point, count) "
+        "pairs; the figures are measured with the column)",
     )
     p.add_argument(
         "--columns",
@@ -58,6 +63,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-points-per-person", type=int, metavar="N", help="keep each person's N most visited points"
     )
+    p.add_argument(
+        "--accept-risk",
+        metavar="REASON",
+        help="write a release that fails the project's release criteria; the reason is recorded in the "
+        "manifest and the report",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
     p.set_defaults(func=run)
 
@@ -78,6 +89,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
         rows=args.rows,
         columns=[c.strip() for c in args.columns.split(",") if c.strip()],
         centres=args.centres,
+        counts=args.counts,
         min_people_per_point=args.min_people_per_point,
         k_anonymity=args.k_anonymity,
         max_points_per_person=args.max_points_per_person,
@@ -91,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError, prepare_release, write_release
-    from privacy_studio.core.release.defaults import measure_settings
-    from privacy_studio.core.release.export import check_release_name, check_target
+    from privacy_studio.core.release.defaults import measure_settings, policy
+    from privacy_studio.core.release.export import FailsCriteria, check_release_name, check_target, refusal
     from privacy_studio.core.release.manifest import manifest_path
 
     bar = ProgressBar(sys.stderr)
@@ -106,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args, project)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
-        prepared = prepare_release(dataset, options, measure_settings(project), control.sub(0.2, 0.7))
+        prepared = prepare_release(
+            dataset, options, measure_settings(project), control.sub(0.2, 0.7), policy(project)
+        )
         manifest = write_release(
             prepared,
             args.out,
@@ -114,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
             mapping_out=args.mapping_out,
             overwrite=args.overwrite,
             control=control.sub(0.7, 1.0),
+            accept_risk=args.accept_risk,
+        )
+    except FailsCriteria:
+        raise UserError(
+            refusal(prepared, 'write it anyway with --accept-risk "REASON"') + "; nothing was written"
         )
     except (ReleaseError, ProjectError, ReaderError) as exc:
         raise UserError(str(exc)) from None
@@ -149,13 +168,21 @@ def summary(manifest: ReleaseManifest) -> str:
     unicity = "-" if fig.unicity is None else f"{fig.unicity:.4f}"
     ci = "" if fig.unicity_ci is None else f" [{fig.unicity_ci[0]:.4f}, {fig.unicity_ci[1]:.4f}]"
     lines.append(
-        f"measured on the file read back: k = {fig.k}, unique whole traces {fig.share_unique:.4f} of "
-        f"{fig.people} people; unicity at p = {fig.p}: {unicity}{ci} (estimate on {fig.n_sampled} sampled, "
-        f"{fig.n_excluded} with fewer than {fig.p} points left out)"
+        f"measured on the rows as written (columns {', '.join(manifest.columns)}): k = {fig.k}, unique "
+        f"whole traces {fig.share_unique:.4f} of {fig.people} people; unicity at p = {fig.p}: "
+        f"{unicity}{ci} (estimate on {fig.n_sampled} sampled, {fig.n_excluded} with fewer than {fig.p} "
+        "points left out)"
     )
+    for c in manifest.criteria:
+        value = "not measured" if c.value is None else f"{c.value:.4f}"
+        lines.append(f"  {'pass' if c.passed else 'FAIL'}: {c.name}: {value} (limit {c.limit:.4f})")
+    if manifest.accepted_risk:
+        lines.append(
+            f"written although it fails the release criteria; reason given: {manifest.accepted_risk}"
+        )
     if manifest.project_kanon:
         k, unique = manifest.project_kanon.get("k"), manifest.project_kanon.get("share_below", {}).get("2")
         lines.append(f"the project's own run at this profile: k = {k}, unique whole traces {unique:.4f}")
-    if manifest.mapping_file:
-        lines.append(f"pseudonym mapping written to {manifest.mapping_file} (keep it apart from the release)")
+    if manifest.mapping_written:
+        lines.append("pseudonym mapping written apart (keep it away from the release)")
     return "\n".join(lines)

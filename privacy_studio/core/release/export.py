@@ -1,8 +1,10 @@
 """Prepare a release (select, suppress, pseudonymize, measure in memory) and write it with its closed loop.
 
-``write_release`` writes the rows to a temporary file beside the target, reads that file back with the
-studio's reader and measures it; only when the figures equal those of the prepared release does the file
-get its final name, and the manifest is written beside it.
+Every figure is measured on the rows as they are written, every published column included
+(``written.row_events``). ``write_release`` writes the rows to a temporary file beside the target, reads
+that file back with the studio's reader (it must read every row) and measures its text; only when the
+figures equal those of the prepared release does the file get its final name, and the manifest is written
+beside it. A release that fails the project's release criteria is written only with a stated reason.
 """
 
 from __future__ import annotations
@@ -15,24 +17,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.generalize import generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
+from privacy_studio.core.release.judge import Policy, describe_failures, failing, judge
 from privacy_studio.core.release.manifest import Counts, InputFile, ReleaseManifest, manifest_path
-from privacy_studio.core.release.measure import (
-    MeasureSettings,
-    ReleaseFigures,
-    measure,
-    own_profile,
-    table_events,
-)
+from privacy_studio.core.release.measure import MeasureSettings, ReleaseFigures, measure, own_profile
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.pseudonyms import draw_pseudonyms
 from privacy_studio.core.release.suppression import Removal, suppress
 from privacy_studio.core.release.table import ReleaseRows, release_table
+from privacy_studio.core.release.written import as_text, read_as_text, row_events, write_table
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -52,10 +51,18 @@ class PreparedRelease:
     released: Counts
     rows: ReleaseRows
     mapping: pa.Table  # original id -> pseudonym; written only on request, never into the release
-    measured_before: ReleaseFigures  # the data at the profile, before suppression
+    measured_before: ReleaseFigures  # the data at the profile, before suppression, as it would be written
     measured_after_step: list[ReleaseFigures]  # after each suppression step, aligned with ``removed``
-    measured: ReleaseFigures  # the release as held in memory, at its own granularity
+    measured: ReleaseFigures  # the release as it will be written, every published column included
     settings: MeasureSettings
+    result: ProfileResult | None  # the risk engine's result on the release as written
+    policy: Policy
+    checks: list[CriterionCheck]  # the project's release criteria applied to ``result``
+
+    @property
+    def passes(self) -> bool:
+        """Whether the release as written meets every release criterion of the project."""
+        return bool(self.checks) and not failing(self.checks)
 
     def preview(self, n_rows: int = 20) -> tuple[list[str], list[list[str]]]:
         """Column names and the first ``n_rows`` rows as text, exactly as they will be written."""
@@ -68,16 +75,18 @@ def _counts(traces_lengths: np.ndarray, counts: np.ndarray) -> Counts:
     return Counts(int((traces_lengths > 0).sum()), int(counts.sum()), len(counts))
 
 
+def measure_written(
+    text: pa.Table, tz: str, temporal: str, settings: MeasureSettings, control: TaskControl
+) -> tuple[ReleaseFigures, ProfileResult | None]:
+    """A release in its written text form, measured with every column but the pseudonym and time as place."""
+    return measure(row_events(text, tz), own_profile(temporal), None, settings, control)
+
+
 def _measure_rows(
-    rows: ReleaseRows,
-    dataset: Dataset,
-    options: ReleaseOptions,
-    settings: MeasureSettings,
-    control: TaskControl,
-) -> ReleaseFigures:
-    """Rows held in memory measured at their own granularity, as the written file will be read back."""
-    events = table_events(rows.table, rows.utc, dataset.events.tz)
-    return measure(events, own_profile(options.temporal), None, settings, control)
+    rows: ReleaseRows, tz: str, options: ReleaseOptions, settings: MeasureSettings, control: TaskControl
+) -> tuple[ReleaseFigures, ProfileResult | None]:
+    """Rows held in memory measured exactly as the written file will be."""
+    return measure_written(as_text(rows.table), tz, options.temporal, settings, control)
 
 
 def prepare_release(
@@ -85,8 +94,10 @@ def prepare_release(
     options: ReleaseOptions,
     settings: MeasureSettings,
     control: TaskControl | None = None,
+    policy: Policy | None = None,
 ) -> PreparedRelease:
-    """Select the data at the profile, suppress, draw pseudonyms and measure; nothing is written."""
+    """Select the data at the profile, suppress, draw pseudonyms, measure the rows as they will be written
+    and judge them by ``policy`` (default: unicity at p = 4 under 5 %); nothing is written."""
     control = as_control(control)
     options.validate()
     events, hierarchy, profile = dataset.events, dataset.hierarchy, options.profile
@@ -103,21 +114,23 @@ def prepare_release(
     pseudonym_of_user[released_users] = pseudonyms
     control.report(0.15, "building the released rows")
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
-    measured_before = measure(events, profile, hierarchy, settings, control.sub(0.2, 0.4, "before"))
-    # After each step, its traces as a release of one row per point (input ids: never written).
-    as_points = replace(options, rows="points", columns=[], centres=False)
-    n_steps = len(suppressed.after_step)
-    after_step = [
+    # Before and after each step: the rows that would be written then (input ids: never written, and
+    # only unicity and class sizes are kept for these).
+    figures_only = replace(settings, measures=("unicity",))
+    stages = [traces, *suppressed.after_step]
+    share = 0.6 / len(stages)
+    staged = [
         _measure_rows(
-            release_table(events, hierarchy, step_traces, as_points, events.user_ids),
-            dataset,
+            release_table(events, hierarchy, stage, options, events.user_ids),
+            events.tz,
             options,
-            settings,
-            control.sub(0.4 + 0.4 * i / n_steps, 0.4 + 0.4 * (i + 1) / n_steps, "after suppression"),
-        )
-        for i, step_traces in enumerate(suppressed.after_step)
+            figures_only,
+            control.sub(0.2 + share * i, 0.2 + share * (i + 1), "before" if i == 0 else "after suppression"),
+        )[0]
+        for i, stage in enumerate(stages)
     ]
-    measured = _measure_rows(rows, dataset, options, settings, control.sub(0.8, 1.0, "release"))
+    measured, result = _measure_rows(rows, events.tz, options, settings, control.sub(0.8, 1.0, "release"))
+    policy = policy or Policy()
     mapping = pa.table(
         {"original": events.user_ids[released_users].astype(object), "pseudonym": pseudonyms.astype(object)}
     )
@@ -129,10 +142,13 @@ def prepare_release(
         _counts(kept.lengths(), kept.counts),
         rows,
         mapping,
-        measured_before,
-        after_step,
+        staged[0],
+        staged[1:],
         measured,
         settings,
+        result,
+        policy,
+        judge(result, policy),
     )
 
 
@@ -156,15 +172,9 @@ def check_release_name(path: str | os.PathLike[str]) -> None:
         raise ReleaseError(f"{path}: the release file name must end in .csv or .parquet")
 
 
-def _write_table(table: pa.Table, fh, parquet: bool) -> None:
-    if parquet:
-        pq.write_table(table, fh)
-    else:
-        pacsv.write_csv(table, fh, pacsv.WriteOptions(quoting_style="needed"))
-
-
 def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> ReleaseFigures:
-    """Read a written release with the studio's reader and measure it at its own granularity."""
+    """Read a written release with the studio's reader (it must read every row and person), then measure
+    its text with every published column."""
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
 
     try:
@@ -174,9 +184,14 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> Re
     expected = prepared.rows.table.num_rows
     if dataset.events.n_events != expected:
         raise ReleaseError(f"the written release read back {dataset.events.n_events} rows of {expected}")
-    return measure(
-        dataset.events, own_profile(prepared.options.temporal), None, prepared.settings, control.sub(0.3, 1)
+    if dataset.events.n_users != prepared.released.people:
+        raise ReleaseError(
+            f"the written release read back {dataset.events.n_users} people of {prepared.released.people}"
+        )
+    figures, _ = measure_written(
+        read_as_text(path), prepared.tz, prepared.options.temporal, prepared.settings, control.sub(0.3, 1)
     )
+    return figures
 
 
 def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
@@ -187,6 +202,25 @@ def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
     return None
 
 
+class FailsCriteria(ReleaseError):
+    """A release that fails the project's release criteria, asked for without a reason to accept the risk."""
+
+
+def refusal(prepared: PreparedRelease, how: str = "state a reason for accepting the risk") -> str:
+    """The one sentence saying which criteria the release fails as written, and the way out."""
+    failures = describe_failures(prepared.checks) or "no criterion could be checked"
+    return (
+        f"the release at {prepared.options.profile.label} fails the project's release criteria as written "
+        f"({failures}); choose a coarser profile or more suppression, or {how}"
+    )
+
+
+def input_files(project: Project) -> list[InputFile]:
+    """Every file the project reads (events, attributes, antennas, hierarchy, locations) with its SHA-256."""
+    paths = [p for s in project.sources for p in (s.path, *s.aux_paths().values())]
+    return [InputFile(Path(p).name, sha256_of(p)) for p in dict.fromkeys(paths)]
+
+
 def write_release(
     prepared: PreparedRelease,
     out: str | os.PathLike[str],
@@ -195,11 +229,17 @@ def write_release(
     mapping_out: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     control: TaskControl | None = None,
+    accept_risk: str | None = None,
 ) -> ReleaseManifest:
-    """Write the release, prove it by reading it back, then the mapping (if asked) and the manifest."""
+    """Write the release, prove it by reading it back, then the mapping (if asked) and the manifest. A
+    release that fails the release criteria is refused (:class:`FailsCriteria`) unless ``accept_risk``
+    gives the reason it is written anyway; the reason goes into the manifest."""
     control = as_control(control)
     if prepared.released.people == 0:
         raise ReleaseError("the chosen suppression removes everybody: there is nothing to release")
+    reason = (accept_risk or "").strip() or None
+    if not prepared.passes and reason is None:
+        raise FailsCriteria(refusal(prepared))
     check_release_name(out)
     target = check_target(out, overwrite)
     manifest_file = check_target(manifest_path(target), overwrite, "manifest")
@@ -220,7 +260,7 @@ def write_release(
     try:
         control.report(0.0, f"writing {target.name}")
         with atomic_write(target, "wb", check=closed_loop) as fh:
-            _write_table(prepared.rows.table, fh, target.suffix.lower() == ".parquet")
+            write_table(prepared.rows.table, fh, target.suffix.lower() == ".parquet")
             control.report(0.2, "written; reading it back")
         if mapping_out is not None:
             with atomic_write(mapping_out, "wb") as fh:
@@ -240,11 +280,13 @@ def write_release(
         released=prepared.released,
         measured_on_release=measured_on_release,
         measured_before_suppression=prepared.measured_before,
+        criteria=list(prepared.checks),
+        accepted_risk=None if prepared.passes else reason,
         project_kanon=None if project is None else project_kanon(project, prepared.options),
-        project_file=None if project is None or project.path is None else str(project.path),
+        project_file=None if project is None or project.path is None else project.path.name,
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
-        inputs=[] if project is None else [InputFile(s.path, sha256_of(s.path)) for s in project.sources],
-        mapping_file=None if mapping_out is None else str(mapping_out),
+        inputs=[] if project is None else input_files(project),
+        mapping_written=mapping_out is not None,
     )
     try:
         manifest.write(manifest_file)
