@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     except FailsCriteria:
         raise UserError(
             refusal(prepared, 'write it anyway with --accept-risk "REASON"') + "; nothing was written"
-        )
+        ) from None
     except (ReleaseError, ProjectError, ReaderError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:

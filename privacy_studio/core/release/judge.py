@@ -7,7 +7,7 @@ report and the release cannot judge differently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
@@ -20,7 +20,7 @@ class Policy:
 
     measure: str = "unicity"
     p: int | None = 4
-    criteria: ReleaseCriteria = ReleaseCriteria()
+    criteria: ReleaseCriteria = field(default_factory=ReleaseCriteria)
 
     @property
     def risk_name(self) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from privacy_studio.core.generalize import Profile
 
-#: ``points``: a row per (person, spatial unit, time bin), with its event count only when ``counts`` is chosen;
+#: ``points``: a row per (person, spatial unit, time bin), with its event count only when ``counts`` is set;
 #: ``events``: a row per event (the number of rows of a point is then its event count).
 ROW_KINDS = ("points", "events")
 #: Event columns that may be released with per-event rows (the reader's role names, so they read back).
