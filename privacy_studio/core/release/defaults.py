@@ -84,7 +84,7 @@ def recommended_profile(project: Project) -> tuple[str, str]:
                 "--min-people-per-point), and the file will be judged as written"
             )
         else:
-            what = "no profile has a risk result to judge"
+            what = "run its risk analysis first, or name a profile with --profile SPATIAL:TEMPORAL"
         raise ReleaseError(f"the project recommends no profile ({c.why_none}); {what}")
     spatial, _, temporal = c.recommended.rpartition(":")
     return spatial, temporal

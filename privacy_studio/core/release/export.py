@@ -172,7 +172,7 @@ def check_release_name(path: str | os.PathLike[str]) -> None:
         raise ReleaseError(f"{path}: the release file name must end in .csv or .parquet")
 
 
-def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> ReleaseFigures:
+def read_back(path: Path, prepared: PreparedRelease, control: TaskControl, parquet: bool) -> ReleaseFigures:
     """Read a written release with the studio's reader (it must read every row and person), then measure
     its text with every published column."""
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
@@ -189,7 +189,11 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> Re
             f"the written release read back {dataset.events.n_users} people of {prepared.released.people}"
         )
     figures, _ = measure_written(
-        read_as_text(path), prepared.tz, prepared.options.temporal, prepared.settings, control.sub(0.3, 1)
+        read_as_text(path, parquet),
+        prepared.tz,
+        prepared.options.temporal,
+        prepared.settings,
+        control.sub(0.3, 1),
     )
     return figures
 
@@ -248,9 +252,10 @@ def write_release(
         if Path(mapping_out).resolve() in (target.resolve(), manifest_file.resolve()):
             raise ReleaseError("the pseudonym mapping must go to a file of its own, not the release")
     proof: list[tuple[ReleaseFigures, str]] = []
+    parquet = target.suffix.lower() == ".parquet"
 
     def closed_loop(written: Path) -> None:
-        figures = read_back(written, prepared, control.sub(0.2, 1.0, "reading back"))
+        figures = read_back(written, prepared, control.sub(0.2, 1.0, "reading back"), parquet)
         if figures != prepared.measured:
             raise ReleaseError(
                 "the written release does not measure as prepared; nothing was written (please report this)"
@@ -260,7 +265,7 @@ def write_release(
     try:
         control.report(0.0, f"writing {target.name}")
         with atomic_write(target, "wb", check=closed_loop) as fh:
-            write_table(prepared.rows.table, fh, target.suffix.lower() == ".parquet")
+            write_table(prepared.rows.table, fh, parquet)
             control.report(0.2, "written; reading it back")
         if mapping_out is not None:
             with atomic_write(mapping_out, "wb") as fh:

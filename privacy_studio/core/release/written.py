@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -57,9 +56,9 @@ def as_text(table: pa.Table) -> pa.Table:
     return _csv_as_text(pa.BufferReader(serialized(table, parquet=False)))
 
 
-def read_as_text(path: str | os.PathLike[str]) -> pa.Table:
-    """A written release (``.csv`` or ``.parquet``) read back in the text form of :func:`as_text`."""
-    if Path(path).suffix.lower() == ".parquet":
+def read_as_text(path: str | os.PathLike[str], parquet: bool) -> pa.Table:
+    """A written release (CSV, or Parquet) read back in the text form of :func:`as_text`."""
+    if parquet:
         return as_text(pq.read_table(str(path)))
     return _csv_as_text(str(path))
 

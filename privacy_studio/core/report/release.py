@@ -8,6 +8,7 @@ from typing import Any
 from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
 from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import ReleaseFigures
+from privacy_studio.core.release.options import ReleaseOptions
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.numbers import count, interval, share
 
@@ -26,18 +27,14 @@ def release_section(analyses: dict[str, Any]) -> Section:
             "no release was written from this project (privacy-studio release …, or File › Export release).",
         )
     o = manifest.options
-    rows = (
-        "one row per person, spatial unit and time bin with an event count"
-        if o.rows == "points"
-        else ("one row per event")
-    )
+    rows = layout_text(o)
     section = Section(
         TITLE,
         [
             Paragraph(
                 f"{manifest.release_file} was written on {manifest.created} at {manifest.profile_label}: "
                 f"{rows}; columns {', '.join(manifest.columns)}; new random pseudonyms"
-                + ("; the pseudonym mapping was saved apart" if manifest.mapping_file else "")
+                + ("; the pseudonym mapping was saved apart" if manifest.mapping_written else "")
                 + f". SHA-256 {manifest.release_sha256}."
             ),
             _removals(manifest),
@@ -52,6 +49,14 @@ def release_section(analyses: dict[str, Any]) -> Section:
         ],
     )
     return section
+
+
+def layout_text(o: ReleaseOptions) -> str:
+    """The row layout in words."""
+    if o.rows == "events":
+        return "one row per event"
+    count = " with its event count" if o.counts else " (no event count)"
+    return f"one row per person, spatial unit and time bin{count}"
 
 
 def _removals(m: ReleaseManifest) -> Table:
