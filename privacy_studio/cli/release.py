@@ -99,6 +99,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.analyses import record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
-    project.store(manifest)
+    record_release(project.analyses, "rows", manifest)
     try:
         project.save()
     except ProjectError as exc:

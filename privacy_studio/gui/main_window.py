@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio import __version__
-from privacy_studio.core.analyses import AnonymizabilityResults
+from privacy_studio.core.analyses import AnonymizabilityResults, record_release
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
 from privacy_studio.core.report_details import ReportDetails
@@ -816,7 +816,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _released(self, manifest: ReleaseManifest) -> None:
-        self.session.project.store(manifest)
+        record_release(self.session.project.analyses, "rows", manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")

@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from privacy_studio.core.project import DataSource, Project
+from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.results import Record, replace_record
 
@@ -104,6 +105,7 @@ class Session(QObject):
 
     def set_report_details(self, name: str, details: ReportDetails) -> None:
         """The project's name and the decision-record texts (``analyses["report_details"]``)."""
+        details = sign_details(self.project, details)
         if name != self.project.name or details != ReportDetails.of(self.project.analyses):
             self.project.name = name
             details.store(self.project.analyses)

@@ -23,8 +23,8 @@ from privacy_studio.core.report.inputs import (
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
-from privacy_studio.core.report.record import decision_record_section, details_of
-from privacy_studio.core.report.release import release_section
+from privacy_studio.core.report.record import decision_record_section, decision_sentence, details_of
+from privacy_studio.core.report.release import last_release, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
 
@@ -163,9 +163,12 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
             ),
             KeyFigures(evidence_against(inp, focus)),
         )
+    released = last_release(inp.project.analyses)
+    if released is not None:
+        section.add(release_summary(released))
     details = details_of(inp)
     if details.decision:
-        section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
+        section.add(Paragraph(decision_sentence(inp, details)))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     glance = heatmap(inp)
     glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."

@@ -51,6 +51,60 @@ def release_section(analyses: dict[str, Any]) -> Section:
     return section
 
 
+def last_release(analyses: dict[str, Any]) -> ReleaseManifest | None:
+    """The latest release of the data at a profile, or None (also when its record cannot be read: the
+    Release section says why)."""
+    try:
+        return read_analysis(analyses, ReleaseRecord)
+    except AnalysisError:
+        return None
+
+
+def suppression_text(m: ReleaseManifest) -> str:
+    """The suppression chosen, in words (``none``)."""
+    options = m.options.to_dict()
+    steps = [r.describe(options[r.step]) for r in m.removed if not r.again]
+    return "; ".join(steps) or "none"
+
+
+def guarantee_text(m: ReleaseManifest) -> str:
+    """The figures measured on the rows as written, every published column included."""
+    f = m.measured_on_release
+    unicity = f"{share(f.unicity)} {interval(f.unicity_ci)}".strip()
+    return (
+        f"measured on the rows as written (columns {', '.join(m.columns)}): smallest class k = {f.k}, "
+        f"{share(f.share_unique)} of the {count(f.people)} people released have a unique set of rows, "
+        f"unicity at p = {f.p} is {unicity} (an estimate on {count(f.n_sampled - f.n_excluded)} of them; "
+        f"{count(f.n_excluded)} with fewer than {f.p} rows left out)"
+    )
+
+
+def verdict_text(m: ReleaseManifest) -> str:
+    """Whether the file met the project's release criteria, and the reason given when it did not."""
+    if m.passes:
+        return "The file meets every release criterion of the project."
+    failed = "; ".join(
+        f"{c.name} {share(c.value) if c.value is not None else 'not measured'} (limit {share(c.limit)})"
+        for c in m.criteria
+        if not c.passed
+    )
+    if not m.criteria:
+        failed = "it was not judged against them (released by an older studio)"
+    reason = f' The risk was accepted with the reason: "{m.accepted_risk}".' if m.accepted_risk else ""
+    return f"The file FAILS the project's release criteria: {failed}.{reason}"
+
+
+def release_summary(m: ReleaseManifest) -> Paragraph:
+    """One paragraph on the latest release, for the summary and the residual risk."""
+    return Paragraph(
+        f"Latest release: {m.release_file} ({m.created}) at {m.profile_label}, {layout_text(m.options)}; "
+        f"suppression: {suppression_text(m)}. It holds {count(m.released.people)} of "
+        f"{count(m.before.people)} people. {guarantee_text(m)[0].upper()}{guarantee_text(m)[1:]}. "
+        f"{verdict_text(m)}",
+        "body" if m.passes else "warning",
+    )
+
+
 def layout_text(o: ReleaseOptions) -> str:
     """The row layout in words."""
     if o.rows == "events":
