@@ -23,7 +23,12 @@ from privacy_studio.core.report.inputs import (
     resolve_inputs,
 )
 from privacy_studio.core.report.numbers import count, interval, number, share
-from privacy_studio.core.report.record import decision_record_section, decision_sentence, details_of
+from privacy_studio.core.report.record import (
+    decision_record_section,
+    decision_sentence,
+    details_of,
+    project_digest,
+)
 from privacy_studio.core.report.release import last_release, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.versions import library_versions
@@ -100,6 +105,13 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     """One page for decision makers: the recommendation and the headline figures with their intervals."""
     section = Section("Summary for decision makers", new_page=True)
     section.add(*(Paragraph(n, "note") for n in inp.notes))
+    released = last_release(inp.project.analyses)
+    if released is not None:
+        section.add(release_summary(released))
+    details = details_of(inp)
+    if details.decision:
+        stale = details.signed_for_earlier(project_digest(inp.project))
+        section.add(Paragraph(decision_sentence(inp, details), "warning" if stale else "body"))
     if inp.grid is None:
         return section.add(
             Paragraph("No risk results: run the analysis before reading this report.", "warning")
@@ -163,12 +175,6 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
             ),
             KeyFigures(evidence_against(inp, focus)),
         )
-    released = last_release(inp.project.analyses)
-    if released is not None:
-        section.add(release_summary(released))
-    details = details_of(inp)
-    if details.decision:
-        section.add(Paragraph(decision_sentence(inp, details)))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     glance = heatmap(inp)
     glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
