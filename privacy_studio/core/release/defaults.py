@@ -12,6 +12,7 @@ from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE
+from privacy_studio.core.tradeoff.criteria import check_profiles
 
 if TYPE_CHECKING:
     from privacy_studio.core.project import Project
@@ -42,7 +43,8 @@ def _key(spatial: str, temporal: str) -> str:
 
 
 def candidates(project: Project) -> Candidates:
-    """The project's release candidates from the same decision the report and the trade-off derive."""
+    """The project's release candidates: each profile of its results checked by the release criteria (as
+    the trade-off checks them), and the recommendation of the decision the report and trade-off derive."""
     from privacy_studio.core.report.inputs import resolve_inputs
 
     settings = project.settings
@@ -51,22 +53,24 @@ def candidates(project: Project) -> Candidates:
     ]
     profiles = [_key(s, t) for s, t in cells]
     inputs = resolve_inputs(project)
-    grid, analysis = inputs.grid, inputs.analysis
+    grid = inputs.grid
     if grid is None:
         return Candidates(profiles, None, None, [], "it has no risk results yet")
     keys = [_key(s, t) for s, t in zip(grid.spatial, grid.temporal, strict=True)]
-    if analysis is None:
-        return Candidates(
-            profiles, None, None, [], " ".join(inputs.notes) or "its trade-off cannot be derived"
-        )
-    bound = analysis.risk if analysis.risk_upper is None else analysis.risk_upper
-    bound = np.where(np.isfinite(bound), bound, analysis.risk)
+    judged = policy(project)
+    checks = check_profiles(grid, judged.criteria, judged.measure, judged.p, judged.risk_name)
+    bound = np.asarray([c[0].value if c[0].value is not None else np.nan for c in checks], np.float64)
     known = np.flatnonzero(np.isfinite(bound))
     least = keys[int(min(known, key=lambda i: (bound[i], i)))] if len(known) else None
-    passing = [keys[i] for i, checks in enumerate(analysis.checks) if all(c.passed for c in checks)]
-    rec = analysis.recommendation
-    recommended = keys[grid.labels.index(rec.label)] if rec.label is not None else None
-    why = "" if recommended else (rec.warning or "no profile meets its criteria and utility").rstrip(".")
+    passing = [keys[i] for i, row in enumerate(checks) if all(c.passed for c in row)]
+    rec = inputs.recommendation
+    recommended = keys[grid.labels.index(rec.label)] if rec is not None and rec.label is not None else None
+    if recommended:
+        why = ""
+    elif rec is not None:
+        why = (rec.warning or "no profile meets its criteria and utility").rstrip(".")
+    else:
+        why = " ".join(inputs.notes).rstrip(".") or "it has no utility to weigh the risk against"
     return Candidates(profiles, recommended, least, passing, why)
 
 
