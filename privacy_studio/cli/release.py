@@ -99,7 +99,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.core.analyses import record_release
+    from privacy_studio.core.analyses import ReleaseHistory, record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
@@ -119,8 +119,9 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args, project)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
+        earlier = ReleaseHistory.of(project.analyses).of_kind("rows")
         prepared = prepare_release(
-            dataset, options, measure_settings(project), control.sub(0.2, 0.7), policy(project)
+            dataset, options, measure_settings(project), control.sub(0.2, 0.7), policy(project), earlier
         )
         manifest = write_release(
             prepared,
@@ -177,6 +178,11 @@ def summary(manifest: ReleaseManifest) -> str:
     for c in manifest.criteria:
         value = "not measured" if c.value is None else f"{c.value:.4f}"
         lines.append(f"  {'pass' if c.passed else 'FAIL'}: {c.name}: {value} (limit {c.limit:.4f})")
+    for x in manifest.linkage_to_earlier:
+        lines.append(
+            f"  linkage to the earlier release {x.release_file} (matching attack at {x.profile}): "
+            f"{x.relinked} of the {x.in_both} people in both re-linked ({x.share:.4f})"
+        )
     if manifest.accepted_risk:
         lines.append(
             f"written although it fails the release criteria; reason given: {manifest.accepted_risk}"

@@ -179,3 +179,32 @@ def test_a_worked_example_of_counts():
             row_events(as_text(table), "Europe/Paris"), own_profile("1w"), None, MeasureSettings(1, 10, 0)
         )
         assert figures.share_unique == unique and figures.rows == 4 and figures.people == 2
+
+
+def test_a_second_release_is_linked_to_the_first(sample_project: Path, capsys):
+    """Fresh pseudonyms do not stop the matching attack: the second file is judged against the first."""
+    from privacy_studio.core.analyses import ReleaseHistory
+
+    first = sample_project.parent / "first.csv"
+    _release(sample_project, first, "--profile", "district:1w", "--k-anonymity", "2")
+    capsys.readouterr()
+    second = sample_project.parent / "second.csv"
+    args = ["release", str(sample_project), "--out", str(second), "--profile", "zip:1w", "--k-anonymity", "2"]
+    code = cli.main(args)
+    err = capsys.readouterr().err
+    if code == 2:  # refused: it names the linkage when that is what fails
+        assert not second.exists() and "fails the project's release criteria" in err
+        manifest = _release(sample_project, second, *args[4:], "--accept-risk", "testing linkage")
+    else:
+        manifest = json.loads(second.with_name("second.csv.manifest.json").read_text())
+    links = {x["release_file"]: x for x in manifest["linkage_to_earlier"]}
+    assert "first.csv" in links
+    x = links["first.csv"]
+    assert x["profile"] == "district × 1w"  # the coarser of the two profiles
+    assert 0 < x["in_both"] <= manifest["released"]["people"] and x["share"] == x["relinked"] / x["in_both"]
+    if x["share"] > 0.05:
+        assert "re-linked to it by the matching attack" in err and manifest["accepted_risk"]
+    history = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("rows")
+    assert [m.release_file for m in history][-2:] == ["first.csv", "second.csv"]
+    report = build_report(Project.load(sample_project)).text()
+    assert "also in the earlier release first.csv" in report

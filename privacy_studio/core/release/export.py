@@ -23,6 +23,7 @@ from privacy_studio.core.generalize import generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
 from privacy_studio.core.release.judge import Policy, describe_failures, failing, judge
+from privacy_studio.core.release.linkage import Linkage, link
 from privacy_studio.core.release.manifest import Counts, InputFile, ReleaseManifest, manifest_path
 from privacy_studio.core.release.measure import MeasureSettings, ReleaseFigures, measure, own_profile
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
@@ -58,11 +59,18 @@ class PreparedRelease:
     result: ProfileResult | None  # the risk engine's result on the release as written
     policy: Policy
     checks: list[CriterionCheck]  # the project's release criteria applied to ``result``
+    linkage: list[Linkage]  # the matching attack to each earlier release of the project
+
+    @property
+    def linked_too_far(self) -> list[Linkage]:
+        """The earlier releases this one re-links more people to than the ceiling allows."""
+        return [x for x in self.linkage if x.share > self.policy.criteria.ceiling]
 
     @property
     def passes(self) -> bool:
-        """Whether the release as written meets every release criterion of the project."""
-        return bool(self.checks) and not failing(self.checks)
+        """Whether the release as written meets every release criterion of the project, and links to no
+        earlier release beyond the ceiling."""
+        return bool(self.checks) and not failing(self.checks) and not self.linked_too_far
 
     def preview(self, n_rows: int = 20) -> tuple[list[str], list[list[str]]]:
         """Column names and the first ``n_rows`` rows as text, exactly as they will be written."""
@@ -95,9 +103,11 @@ def prepare_release(
     settings: MeasureSettings,
     control: TaskControl | None = None,
     policy: Policy | None = None,
+    earlier: list[ReleaseManifest] | None = None,
 ) -> PreparedRelease:
-    """Select the data at the profile, suppress, draw pseudonyms, measure the rows as they will be written
-    and judge them by ``policy`` (default: unicity at p = 4 under 5 %); nothing is written."""
+    """Select the data at the profile, suppress, draw pseudonyms, measure the rows as they will be written,
+    judge them by ``policy`` (default: unicity at p = 4 under 5 %) and run the matching attack to each
+    ``earlier`` release of the same data; nothing is written."""
     control = as_control(control)
     options.validate()
     events, hierarchy, profile = dataset.events, dataset.hierarchy, options.profile
@@ -129,8 +139,20 @@ def prepare_release(
         )[0]
         for i, stage in enumerate(stages)
     ]
-    measured, result = _measure_rows(rows, events.tz, options, settings, control.sub(0.8, 1.0, "release"))
+    measured, result = _measure_rows(rows, events.tz, options, settings, control.sub(0.8, 0.9, "release"))
     policy = policy or Policy()
+    earlier = earlier or []
+    linkage = [
+        link(
+            events,
+            hierarchy,
+            options,
+            m.options,
+            (m.release_file, m.release_sha256),
+            control.sub(0.9 + 0.1 * i / len(earlier), 0.9 + 0.1 * (i + 1) / len(earlier), "earlier releases"),
+        )
+        for i, m in enumerate(earlier)
+    ]
     mapping = pa.table(
         {"original": events.user_ids[released_users].astype(object), "pseudonym": pseudonyms.astype(object)}
     )
@@ -149,6 +171,7 @@ def prepare_release(
         result,
         policy,
         judge(result, policy),
+        linkage,
     )
 
 
@@ -212,7 +235,14 @@ class FailsCriteria(ReleaseError):
 
 def refusal(prepared: PreparedRelease, how: str = "state a reason for accepting the risk") -> str:
     """The one sentence saying which criteria the release fails as written, and the way out."""
-    failures = describe_failures(prepared.checks) or "no criterion could be checked"
+    failures = describe_failures(prepared.checks) if prepared.checks else "no criterion could be checked"
+    ceiling = 100 * prepared.policy.criteria.ceiling
+    linked = [
+        f"{x.relinked:,} of the {x.in_both:,} people also in {x.release_file} ({100 * x.share:.1f} %) are "
+        f"re-linked to it by the matching attack, over the ceiling of {ceiling:.1f} %"
+        for x in prepared.linked_too_far
+    ]
+    failures = "; ".join(p for p in [describe_failures(prepared.checks), *linked] if p) or failures
     return (
         f"the release at {prepared.options.profile.label} fails the project's release criteria as written "
         f"({failures}); choose a coarser profile or more suppression, or {how}"
@@ -286,6 +316,7 @@ def write_release(
         measured_on_release=measured_on_release,
         measured_before_suppression=prepared.measured_before,
         criteria=list(prepared.checks),
+        linkage_to_earlier=list(prepared.linkage),
         accepted_risk=None if prepared.passes else reason,
         project_kanon=None if project is None else project_kanon(project, prepared.options),
         project_file=None if project is None or project.path is None else project.path.name,

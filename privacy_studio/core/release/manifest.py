@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import write_text
+from privacy_studio.core.release.linkage import Linkage
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.suppression import Removal
@@ -77,6 +78,7 @@ class ReleaseManifest:
     measured_before_suppression: ReleaseFigures
     criteria: list[CriterionCheck] = field(default_factory=list)  # the project's criteria on the file
     accepted_risk: str | None = None  # why a release failing the criteria was written anyway
+    linkage_to_earlier: list[Linkage] = field(default_factory=list)  # matching attack to earlier releases
     project_kanon: dict[str, Any] | None = None  # k and shares the project's own run found at this profile
     project_file: str | None = None  # the project's file name (never its folder)
     project_sha256: str | None = None
@@ -92,8 +94,9 @@ class ReleaseManifest:
 
     @property
     def passes(self) -> bool:
-        """Whether the file met every release criterion of the project."""
-        return bool(self.criteria) and all(c.passed for c in self.criteria)
+        """Whether the file met every release criterion of the project and was not written on an accepted
+        risk (a linkage to an earlier release beyond the ceiling is one)."""
+        return bool(self.criteria) and all(c.passed for c in self.criteria) and not self.accepted_risk
 
     def guarantee(self) -> dict[str, Any]:
         """The figures a reader of the file can rely on, measured on its rows with every published column."""
@@ -142,6 +145,7 @@ class ReleaseManifest:
                     "measured_before_suppression": ReleaseFigures.from_dict(d["measured_before_suppression"]),
                     "inputs": [InputFile(**i) for i in d.get("inputs", [])],
                     "criteria": [CriterionCheck(**c) for c in d.get("criteria", [])],
+                    "linkage_to_earlier": [Linkage(**x) for x in d.get("linkage_to_earlier", [])],
                     "version": MANIFEST_VERSION,
                 }
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
+from privacy_studio.core.release.linkage import Linkage
 from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import ReleaseOptions
@@ -37,6 +38,7 @@ def release_section(analyses: dict[str, Any]) -> Section:
                 + ("; the pseudonym mapping was saved apart" if manifest.mapping_written else "")
                 + f". SHA-256 {manifest.release_sha256}."
             ),
+            Paragraph(verdict_text(manifest), "body" if manifest.passes else "warning"),
             _removals(manifest),
             _figures(manifest),
             *_project_figures(manifest),
@@ -82,7 +84,8 @@ def guarantee_text(m: ReleaseManifest) -> str:
 def verdict_text(m: ReleaseManifest) -> str:
     """Whether the file met the project's release criteria, and the reason given when it did not."""
     if m.passes:
-        return "The file meets every release criterion of the project."
+        linked = "".join(f" Against earlier releases: {linkage_text(x)}." for x in m.linkage_to_earlier)
+        return "The file meets every release criterion of the project." + linked
     failed = "; ".join(
         f"{c.name} {share(c.value) if c.value is not None else 'not measured'} (limit {share(c.limit)})"
         for c in m.criteria
@@ -90,8 +93,18 @@ def verdict_text(m: ReleaseManifest) -> str:
     )
     if not m.criteria:
         failed = "it was not judged against them (released by an older studio)"
+    failed += "".join(f"; {linkage_text(x)}" for x in m.linkage_to_earlier)
     reason = f' The risk was accepted with the reason: "{m.accepted_risk}".' if m.accepted_risk else ""
     return f"The file FAILS the project's release criteria: {failed}.{reason}"
+
+
+def linkage_text(x: Linkage) -> str:
+    """The matching attack to one earlier release in words."""
+    return (
+        f"the matching attack re-links {count(x.relinked)} of the {count(x.in_both)} people also in the "
+        f"earlier release {x.release_file} ({share(x.share)}, at {x.profile}; an upper bound for files "
+        "without counts)"
+    )
 
 
 def release_summary(m: ReleaseManifest) -> Paragraph:

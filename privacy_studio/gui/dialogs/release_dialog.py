@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import (
     PreparedRelease,
@@ -330,6 +331,7 @@ class ReleaseDialog(QDialog):
             options,
             measure_settings(self.project),
             policy=policy(self.project),
+            earlier=ReleaseHistory.of(self.project.analyses).of_kind("rows"),
             name="release preview",
         )
         return self._start(worker, self._show_prepared)
