@@ -31,6 +31,7 @@ from privacy_studio import __version__
 from privacy_studio.core.analyses import AnonymizabilityResults, record_release
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.report.record import project_digest
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
 from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
@@ -785,9 +786,11 @@ class MainWindow(QMainWindow):
     def edit_report_details(self) -> None:
         """Project ▸ Report details: name, description and decision-record texts, kept in the project."""
         project = self.session.project
-        dialog = ReportDetailsDialog(project.name, ReportDetails.of(project.analyses), self)
+        details = ReportDetails.of(project.analyses)
+        stale = details.signed_for_earlier(project_digest(project))
+        dialog = ReportDetailsDialog(project.name, details, self, stale=stale)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.session.set_report_details(*dialog.values())
+            self.session.set_report_details(*dialog.values(), sign_again=dialog.signs_again())
 
     def export_report(self) -> None:
         try:

@@ -103,9 +103,10 @@ class Session(QObject):
             self.project.tradeoff = dict(choices)
             self._edited()
 
-    def set_report_details(self, name: str, details: ReportDetails) -> None:
-        """The project's name and the decision-record texts (``analyses["report_details"]``)."""
-        details = sign_details(self.project, details)
+    def set_report_details(self, name: str, details: ReportDetails, sign_again: bool = False) -> None:
+        """The project's name and the decision-record texts (``analyses["report_details"]``); a new
+        signature (or ``sign_again``) records the figures it is for."""
+        details = sign_details(self.project, details, sign_again)
         if name != self.project.name or details != ReportDetails.of(self.project.analyses):
             self.project.name = name
             details.store(self.project.analyses)

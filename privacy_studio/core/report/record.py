@@ -55,9 +55,10 @@ def project_digest(project: Project) -> str:
     )
 
 
-def sign_details(project: Project, details: ReportDetails) -> ReportDetails:
-    """``details`` as they are saved: a new signature records the figures it is for."""
-    return details.signed(ReportDetails.of(project.analyses), project_digest(project))
+def sign_details(project: Project, details: ReportDetails, again: bool = False) -> ReportDetails:
+    """``details`` as they are saved: a new signature (or signing ``again``) records the figures it is for."""
+    previous = ReportDetails() if again else ReportDetails.of(project.analyses)
+    return details.signed(previous, project_digest(project))
 
 
 def decision_text(inp: ReportInputs, details: ReportDetails) -> str:
