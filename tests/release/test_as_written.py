@@ -38,9 +38,9 @@ def _release(project: Path, out: Path, *extra: str) -> dict:
     return json.loads(out.with_name(out.name + ".manifest.json").read_text())
 
 
-def test_sample_k2_has_no_unique_person_over_all_columns(sample_project: Path):
-    out = sample_project.parent / "k2_points.csv"
-    manifest = _release(sample_project, out, "--profile", "district:1w", "--k-anonymity", "2")
+def test_sample_k2_has_no_unique_person_over_all_columns(fresh_project: Path):
+    out = fresh_project.parent / "k2_points.csv"
+    manifest = _release(fresh_project, out, "--profile", "district:1w", "--k-anonymity", "2")
     sizes = pandas_class_sizes(out)
     assert manifest["guarantee"]["k_anonymity"] >= 2 and sizes.min() >= 2
     assert manifest["guarantee"]["unique_whole_traces"] == 0.0 == float((sizes == 1).mean())
@@ -48,11 +48,11 @@ def test_sample_k2_has_no_unique_person_over_all_columns(sample_project: Path):
     assert "count" not in pd.read_csv(out, nrows=1).columns  # counts are not published by default
 
 
-def test_published_counts_are_part_of_the_guarantee(sample_project: Path):
+def test_published_counts_are_part_of_the_guarantee(fresh_project: Path):
     """The issue's finding: with a count column, 407 of 415 had a unique set of (place, week, count)."""
-    out = sample_project.parent / "k2_counts.csv"
+    out = fresh_project.parent / "k2_counts.csv"
     args = ["--profile", "district:1w", "--k-anonymity", "2", "--counts", "--accept-risk", "test of counts"]
-    manifest = _release(sample_project, out, *args)
+    manifest = _release(fresh_project, out, *args)
     sizes = pandas_class_sizes(out)
     assert "count" in pd.read_csv(out, nrows=1).columns
     assert sizes.min() >= 2 and manifest["measured_on_release"]["k"] == sizes.min()
@@ -61,10 +61,10 @@ def test_published_counts_are_part_of_the_guarantee(sample_project: Path):
     }
 
 
-def test_without_suppression_the_printed_share_is_the_pandas_share(sample_project: Path):
-    out = sample_project.parent / "counts_only.csv"
+def test_without_suppression_the_printed_share_is_the_pandas_share(fresh_project: Path):
+    out = fresh_project.parent / "counts_only.csv"
     args = ["--profile", "zip:1w", "--counts", "--accept-risk", "measuring what counts add"]
-    manifest = _release(sample_project, out, *args)
+    manifest = _release(fresh_project, out, *args)
     sizes = pandas_class_sizes(out)
     assert manifest["guarantee"]["unique_whole_traces"] == pytest.approx(float((sizes == 1).mean()))
     assert manifest["accepted_risk"] == "measuring what counts add" and not all(
@@ -72,19 +72,19 @@ def test_without_suppression_the_printed_share_is_the_pandas_share(sample_projec
     )
 
 
-def test_a_failing_release_is_refused_naming_the_criterion(sample_project: Path, capsys):
-    out = sample_project.parent / "refused.csv"
-    args = ["release", str(sample_project), "--out", str(out), "--profile", "antenna:1h"]
+def test_a_failing_release_is_refused_naming_the_criterion(fresh_project: Path, capsys):
+    out = fresh_project.parent / "refused.csv"
+    args = ["release", str(fresh_project), "--out", str(out), "--profile", "antenna:1h"]
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert "fails the project's release criteria" in err and "unicity at p = 4" in err
     assert "--accept-risk" in err and not out.exists()
 
 
-def test_the_report_describes_the_latest_release(sample_project: Path):
-    out = sample_project.parent / "latest.csv"
-    manifest = _release(sample_project, out, "--profile", "district:1w", "--k-anonymity", "2")
-    report = build_report(Project.load(sample_project)).text()
+def test_the_report_describes_the_latest_release(fresh_project: Path):
+    out = fresh_project.parent / "latest.csv"
+    manifest = _release(fresh_project, out, "--profile", "district:1w", "--k-anonymity", "2")
+    report = build_report(Project.load(fresh_project)).text()
     summary = report.split("# Decision record")[0]
     people = manifest["released"]["people"]
     assert "Latest release: latest.csv" in summary and f"It holds {people:,} of" in summary
@@ -94,22 +94,22 @@ def test_the_report_describes_the_latest_release(sample_project: Path):
     assert "Latest release: latest.csv" in residual
 
 
-def test_every_release_is_kept_in_the_project(sample_project: Path):
+def test_every_release_is_kept_in_the_project(fresh_project: Path):
     from privacy_studio.core.analyses import ReleaseHistory
 
-    before = len(ReleaseHistory.of(Project.load(sample_project).analyses).entries)
-    out = sample_project.parent / "another.csv"
-    _release(sample_project, out, "--profile", "district:1w", "--k-anonymity", "3")
-    history = ReleaseHistory.of(Project.load(sample_project).analyses)
+    before = len(ReleaseHistory.of(Project.load(fresh_project).analyses).entries)
+    out = fresh_project.parent / "another.csv"
+    _release(fresh_project, out, "--profile", "district:1w", "--k-anonymity", "3")
+    history = ReleaseHistory.of(Project.load(fresh_project).analyses)
     assert len(history.entries) == before + 1
     assert history.of_kind("rows")[-1].release_file == "another.csv"
 
 
-def test_a_signature_does_not_outlive_its_figures(sample_project: Path, tmp_path: Path):
+def test_a_signature_does_not_outlive_its_figures(fresh_project: Path, tmp_path: Path):
     from privacy_studio.core.report.record import sign_details
     from privacy_studio.core.report_details import ReportDetails
 
-    project = Project.load(sample_project)
+    project = Project.load(fresh_project)
     details = ReportDetails(signer_name="A. Officer", decision="release approved")
     sign_details(project, details).store(project.analyses)
     assert "Decision recorded: release approved" in build_report(project).text()
@@ -181,20 +181,20 @@ def test_a_worked_example_of_counts():
         assert figures.share_unique == unique and figures.rows == 4 and figures.people == 2
 
 
-def test_a_second_release_is_linked_to_the_first(sample_project: Path, capsys):
+def test_a_second_release_is_linked_to_the_first(fresh_project: Path, capsys):
     """Fresh pseudonyms do not stop the matching attack: the second file is judged against the first."""
     from privacy_studio.core.analyses import ReleaseHistory
 
-    first = sample_project.parent / "first.csv"
-    _release(sample_project, first, "--profile", "district:1w", "--k-anonymity", "2")
+    first = fresh_project.parent / "first.csv"
+    _release(fresh_project, first, "--profile", "district:1w", "--k-anonymity", "2")
     capsys.readouterr()
-    second = sample_project.parent / "second.csv"
-    args = ["release", str(sample_project), "--out", str(second), "--profile", "zip:1w", "--k-anonymity", "2"]
+    second = fresh_project.parent / "second.csv"
+    args = ["release", str(fresh_project), "--out", str(second), "--profile", "zip:1w", "--k-anonymity", "2"]
     code = cli.main(args)
     err = capsys.readouterr().err
     if code == 2:  # refused: it names the linkage when that is what fails
         assert not second.exists() and "fails the project's release criteria" in err
-        manifest = _release(sample_project, second, *args[4:], "--accept-risk", "testing linkage")
+        manifest = _release(fresh_project, second, *args[4:], "--accept-risk", "testing linkage")
     else:
         manifest = json.loads(second.with_name("second.csv.manifest.json").read_text())
     links = {x["release_file"]: x for x in manifest["linkage_to_earlier"]}
@@ -204,7 +204,7 @@ def test_a_second_release_is_linked_to_the_first(sample_project: Path, capsys):
     assert 0 < x["in_both"] <= manifest["released"]["people"] and x["share"] == x["relinked"] / x["in_both"]
     if x["share"] > 0.05:
         assert "re-linked to it by the matching attack" in err and manifest["accepted_risk"]
-    history = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("rows")
+    history = ReleaseHistory.of(Project.load(fresh_project).analyses).of_kind("rows")
     assert [m.release_file for m in history][-2:] == ["first.csv", "second.csv"]
-    report = build_report(Project.load(sample_project)).text()
+    report = build_report(Project.load(fresh_project)).text()
     assert "also in the earlier release first.csv" in report
