@@ -118,6 +118,7 @@ def test_a_signature_does_not_outlive_its_figures(fresh_project: Path, tmp_path:
     assert "Decision recorded: release approved" not in text
     assert "signed for earlier results" in text.split("# Decision record")[0]
     assert "Decision | signed for earlier results" in text
+    assert "release approved" not in text.split("# Decision record")[1].split("Sign-off")[-1]
 
 
 @pytest.mark.skipif(not GOWALLA.exists(), reason="the Gowalla NYC data is not on this machine")

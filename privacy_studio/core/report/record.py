@@ -65,8 +65,8 @@ def decision_text(inp: ReportInputs, details: ReportDetails) -> str:
     """The recorded decision, or that it was signed over other figures (never an approval of these)."""
     if details.signed_for_earlier(project_digest(inp.project)):
         return (
-            f"{EARLIER}: '{details.decision}' was recorded before the settings, results or release changed; "
-            "it does not apply to the figures of this report until it is signed again"
+            f"{EARLIER}: the decision was recorded before the settings, results or release changed, so it "
+            "does not apply to the figures of this report until it is signed again"
         )
     return details.decision
 
