@@ -61,6 +61,20 @@ def test_published_counts_are_part_of_the_guarantee(fresh_project: Path):
     }
 
 
+def test_per_event_rows_are_measured_as_multisets(fresh_project: Path):
+    """One row per event repeats a point's row once per event: the count is in the file, and k holds on it."""
+    out = fresh_project.parent / "events_rows.csv"
+    args = ["--profile", "district:1w", "--rows", "events", "--centres", "--k-anonymity", "2"]
+    manifest = _release(fresh_project, out, *args, "--accept-risk", "test of per-event rows")
+    sizes = pandas_class_sizes(out)
+    assert list(pd.read_csv(out, nrows=1).columns) == ["user", "time", "location", "lat", "lon"]
+    assert sizes.min() >= 2 and manifest["guarantee"]["k_anonymity"] == sizes.min()
+    assert manifest["guarantee"]["unique_whole_traces"] == 0.0
+    assert (
+        manifest["release_rows"] == manifest["released"]["events"] == manifest["measured_on_release"]["rows"]
+    )
+
+
 def test_without_suppression_the_printed_share_is_the_pandas_share(fresh_project: Path):
     out = fresh_project.parent / "counts_only.csv"
     args = ["--profile", "zip:1w", "--counts", "--accept-risk", "measuring what counts add"]
