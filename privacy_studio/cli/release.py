@@ -74,14 +74,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
-    from privacy_studio.core.release import ReleaseOptions, parse_profile
+    from privacy_studio.core.release import ReleaseError, ReleaseOptions, parse_profile
     from privacy_studio.core.release.defaults import recommended_profile
 
     if args.profile:
         profile = parse_profile(args.profile)
         spatial, temporal = profile.spatial.label, profile.temporal.label
     else:
-        spatial, temporal = recommended_profile(project)
+        try:
+            spatial, temporal = recommended_profile(project)
+        except ReleaseError as exc:
+            raise ReleaseError(f"{exc}{_suggested(project)}") from None
         print(f"profile: {spatial} × {temporal}, the project's recommendation", file=sys.stderr)
     options = ReleaseOptions(
         spatial,
@@ -96,6 +99,19 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     )
     options.validate()
     return options
+
+
+def _suggested(project: Project) -> str:
+    """What would pass with suppression, tried on the data (empty when the project has no results)."""
+    from privacy_studio.core.release.defaults import candidates, suggestions
+
+    if not candidates(project).by_risk:
+        return ""
+    print("no recommendation: trying the least risky profiles with suppression", file=sys.stderr)
+    found = suggestions(project, project.load_dataset())
+    if not found:
+        return "; none of the least risky profiles passes with --k-anonymity 2 either"
+    return "; these pass the criteria as written: " + "; ".join(s.text() for s in found)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -223,3 +223,23 @@ def test_a_second_release_is_linked_to_the_first(fresh_project: Path, capsys):
     assert [m.release_file for m in history][-2:] == ["first.csv", "second.csv"]
     report = build_report(Project.load(fresh_project)).text()
     assert "also in the earlier release first.csv" in report
+
+
+def test_without_a_recommendation_it_lists_what_passes_with_suppression(fresh_project: Path, capsys):
+    """No fixed example: the least risky profiles are tried with k-anonymity 2 on the data."""
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
+
+    project = Project.load(fresh_project)
+    dataset = project.load_dataset()
+    settings = RiskSettings(["district", "zip"], ["1w"], p_values=[4], measures=["unicity"], samples=1000)
+    project.results = [r.to_dict() for r in run_grid(dataset, settings, dataset.hierarchy)]
+    project.settings.update(spatial=["district", "zip"], temporal=["1w"], cells=None, p_values=[4])
+    project.tradeoff["ceiling"] = 0.02  # district × 1w's bound (3.6 %) fails it; with k = 2 the file passes
+    project.save()
+    out = fresh_project.parent / "none.csv"
+    assert cli.main(["release", str(fresh_project), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "recommends no profile" in err and "least risky is district:1w" in err
+    assert "these pass the criteria as written: --profile district:1w --k-anonymity 2 (415 of 1,992" in err
+    assert not out.exists()

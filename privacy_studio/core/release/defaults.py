@@ -3,11 +3,12 @@ release is judged by, and the settings of its figures."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.options import ReleaseError
@@ -15,6 +16,7 @@ from privacy_studio.core.risk.catalogue import FIELD_MEASURE
 from privacy_studio.core.tradeoff.criteria import check_profiles
 
 if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
 #: Catalogue measures whose results the release criteria read (the risk measure's own is added to them).
@@ -31,6 +33,7 @@ class Candidates:
     least_risky: str | None
     passing: list[str]
     why_none: str  # why nothing is recommended ("" when something is)
+    by_risk: list[str] = field(default_factory=list)  # profiles with a risk bound, least risky first
 
     @property
     def default(self) -> str | None:
@@ -61,7 +64,8 @@ def candidates(project: Project) -> Candidates:
     checks = check_profiles(grid, judged.criteria, judged.measure, judged.p, judged.risk_name)
     bound = np.asarray([c[0].value if c[0].value is not None else np.nan for c in checks], np.float64)
     known = np.flatnonzero(np.isfinite(bound))
-    least = keys[int(min(known, key=lambda i: (bound[i], i)))] if len(known) else None
+    order = [keys[i] for i in sorted(known, key=lambda i: (bound[i], i))]
+    least = order[0] if order else None
     passing = [keys[i] for i, row in enumerate(checks) if all(c.passed for c in row)]
     rec = inputs.recommendation
     recommended = keys[grid.labels.index(rec.label)] if rec is not None and rec.label is not None else None
@@ -71,7 +75,44 @@ def candidates(project: Project) -> Candidates:
         why = (rec.warning or "no profile meets its criteria and utility").rstrip(".")
     else:
         why = " ".join(inputs.notes).rstrip(".") or "it has no utility to weigh the risk against"
-    return Candidates(profiles, recommended, least, passing, why)
+    return Candidates(profiles, recommended, least, passing, why, order)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A profile that passes the release criteria as written with a given suppression."""
+
+    profile: str
+    k_anonymity: int
+    people: int  # released
+    of: int  # at the profile before suppression
+
+    def text(self) -> str:
+        return (
+            f"--profile {self.profile} --k-anonymity {self.k_anonymity} "
+            f"({self.people:,} of {self.of:,} people released)"
+        )
+
+
+def suggestions(
+    project: Project, dataset: Dataset, tries: int = 3, k: int = 2, control: TaskControl | None = None
+) -> list[Suggestion]:
+    """Of the ``tries`` least risky profiles, those whose release with k-anonymity ``k`` passes the release
+    criteria as written (linkage to earlier releases is judged when the release is made)."""
+    from privacy_studio.core.release.export import prepare_release
+    from privacy_studio.core.release.options import ReleaseOptions
+
+    control = as_control(control)
+    tried = candidates(project).by_risk[:tries]
+    found = []
+    for i, profile in enumerate(tried):
+        spatial, _, temporal = profile.rpartition(":")
+        options = ReleaseOptions(spatial, temporal, k_anonymity=k)
+        step = control.sub(i / len(tried), (i + 1) / len(tried), f"trying {profile} with k = {k}")
+        prepared = prepare_release(dataset, options, measure_settings(project), step, policy(project))
+        if prepared.passes:
+            found.append(Suggestion(profile, k, prepared.released.people, prepared.before.people))
+    return found
 
 
 def recommended_profile(project: Project) -> tuple[str, str]:
