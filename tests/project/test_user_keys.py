@@ -82,3 +82,17 @@ def test_keys_by_hand():
     assert user_keys([42], salt) == user_keys(["42"], salt)
     keyed = keyed_results([{"per_user": {"user_ids": ["u42"], "unique_rate": [1.0]}}], salt)
     assert keyed == [{"per_user": {"unique_rate": [1.0], "user_keys": [expected]}}]
+
+
+def test_a_signature_survives_saving_keyed_results(sample_with_results):
+    """Signing over results that still name users by id, then saving (which keys them), keeps it valid."""
+    from privacy_studio.core.report.record import project_digest, sign_details
+    from privacy_studio.core.report_details import ReportDetails
+
+    path, results = sample_with_results
+    project = Project.load(path)
+    project.results = [dict(r) for r in results]
+    sign_details(project, ReportDetails(decision="release approved")).store(project.analyses)
+    project.save()
+    reopened = Project.load(path)
+    assert not ReportDetails.of(reopened.analyses).signed_for_earlier(project_digest(reopened))

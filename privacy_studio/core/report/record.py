@@ -29,6 +29,7 @@ from privacy_studio.core.report_details import (
     ReportDetails,
     figures_digest,
 )
+from privacy_studio.core.user_keys import keyed_project_parts
 from privacy_studio.versions import library_versions
 
 #: Written where the officer has not filled in a text the record needs.
@@ -49,7 +50,7 @@ def project_digest(project: Project) -> str:
         jsonable(project.settings),
         jsonable(project.tradeoff),
         jsonable(project.engine),
-        jsonable(project.results),
+        jsonable(keyed_project_parts(project.results, project.analyses)),  # as saved
         [s.sha256 for s in project.sources],
         None if release is None else release.release_sha256,
     )
