@@ -197,7 +197,11 @@ def summary(manifest: ReleaseManifest) -> str:
     for x in manifest.linkage_to_earlier:
         lines.append(
             f"  linkage to the earlier release {x.release_file} (matching attack at {x.profile}): "
-            f"{x.relinked} of the {x.in_both} people in both re-linked ({x.share:.4f})"
+            + (
+                f"not measured ({x.note})"
+                if x.share is None
+                else f"{x.relinked} of the {x.in_both} people in both re-linked ({x.share:.4f})"
+            )
         )
     if manifest.accepted_risk:
         lines.append(

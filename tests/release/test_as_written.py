@@ -243,3 +243,29 @@ def test_without_a_recommendation_it_lists_what_passes_with_suppression(fresh_pr
     assert "recommends no profile" in err and "least risky is district:1w" in err
     assert "these pass the criteria as written: --profile district:1w --k-anonymity 2 (415 of 1,992" in err
     assert not out.exists()
+
+
+def test_a_linkage_that_cannot_be_measured_needs_a_reason(fresh_project: Path, monkeypatch, capsys):
+    """Too many people for the matching attack's score matrix: not a crash, a failing criterion."""
+    from privacy_studio.core.measures.attacks import sparse_users
+
+    _release(
+        fresh_project, fresh_project.parent / "one.csv", "--profile", "district:1w", "--k-anonymity", "2"
+    )
+    monkeypatch.setattr(sparse_users, "MAX_PAIRS", 10)
+    out = fresh_project.parent / "two.csv"
+    args = [
+        "release",
+        str(fresh_project),
+        "--out",
+        str(out),
+        "--profile",
+        "district:1w",
+        "--k-anonymity",
+        "3",
+    ]
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    assert "the linkage to one.csv could not be measured" in capsys.readouterr().err and not out.exists()
+    manifest = _release(fresh_project, out, *args[4:], "--accept-risk", "the earlier file was withdrawn")
+    assert manifest["linkage_to_earlier"][0]["share"] is None and manifest["accepted_risk"]

@@ -64,7 +64,7 @@ class PreparedRelease:
     @property
     def linked_too_far(self) -> list[Linkage]:
         """The earlier releases this one re-links more people to than the ceiling allows."""
-        return [x for x in self.linkage if x.share > self.policy.criteria.ceiling]
+        return [x for x in self.linkage if x.share is None or x.share > self.policy.criteria.ceiling]
 
     @property
     def passes(self) -> bool:
@@ -238,8 +238,10 @@ def refusal(prepared: PreparedRelease, how: str = "state a reason for accepting 
     failures = describe_failures(prepared.checks) if prepared.checks else "no criterion could be checked"
     ceiling = 100 * prepared.policy.criteria.ceiling
     linked = [
-        f"{x.relinked:,} of the {x.in_both:,} people also in {x.release_file} ({100 * x.share:.1f} %) are "
-        f"re-linked to it by the matching attack, over the ceiling of {ceiling:.1f} %"
+        f"the linkage to {x.release_file} could not be measured ({x.note})"
+        if x.share is None
+        else f"{x.relinked:,} of the {x.in_both:,} people also in {x.release_file} ({100 * x.share:.1f} %) "
+        f"are re-linked to it by the matching attack, over the ceiling of {ceiling:.1f} %"
         for x in prepared.linked_too_far
     ]
     failures = "; ".join(p for p in [describe_failures(prepared.checks), *linked] if p) or failures

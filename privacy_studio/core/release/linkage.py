@@ -6,7 +6,8 @@ match each person of the new file to the most similar trace of the old one. The 
 behind each earlier one (re-made from the data and the earlier release's recorded options; its pseudonyms
 are not needed since the studio knows who is who), both generalized to the coarser of the two profiles.
 The share re-linked is the share of the people in both files assigned to their own trace. Event counts
-are used even when a file carries none, so the figure is an upper bound for such files.
+are used even when a file carries none, so the figure is an upper bound for such files. A linkage the
+attack cannot measure (too many people for its score matrix) counts as one over the ceiling.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from privacy_studio.core.generalize import Profile, TemporalLevel, generalize, s
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.measures.attacks.matching import run_matching
 from privacy_studio.core.progress import TaskControl, as_control
-from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
+from privacy_studio.core.release.options import ReleaseOptions
 from privacy_studio.core.release.suppression import suppress
 from privacy_studio.core.release.table import event_points, kept_events
 
@@ -34,7 +35,8 @@ class Linkage:
     profile: str  # the common profile both were generalized to
     in_both: int  # people released in both files
     relinked: int  # of them, assigned to their own trace in the earlier file
-    share: float  # relinked / in_both (0 when nobody is in both)
+    share: float | None  # relinked / in_both (0 when nobody is in both); None when it could not be measured
+    note: str = ""  # why it could not be measured
 
 
 def released_events(
@@ -96,10 +98,8 @@ def link(
             hierarchy_anonymous=hierarchy,
             control=control,
         )
-    except ValueError as exc:
-        raise ReleaseError(
-            f"the linkage to the earlier release {name} could not be measured ({exc})"
-        ) from None
+    except ValueError as exc:  # e.g. too many people for the attack's score matrix: judged as failing
+        return Linkage(name, sha, profile.label, 0, 0, None, str(exc))
     in_both = result.n_true_pairs
     relinked = int(((result.assignment >= 0) & (result.assignment == result.truth)).sum())
     return Linkage(name, sha, profile.label, in_both, relinked, relinked / in_both if in_both else 0.0)

@@ -100,6 +100,8 @@ def verdict_text(m: ReleaseManifest) -> str:
 
 def linkage_text(x: Linkage) -> str:
     """The matching attack to one earlier release in words."""
+    if x.share is None:
+        return f"the linkage to the earlier release {x.release_file} could not be measured ({x.note})"
     return (
         f"the matching attack re-links {count(x.relinked)} of the {count(x.in_both)} people also in the "
         f"earlier release {x.release_file} ({share(x.share)}, at {x.profile}; an upper bound for files "
