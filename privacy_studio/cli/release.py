@@ -38,8 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--rows",
         choices=("points", "events"),
         default="points",
-        help="points: one row per person, unit and time bin with an event count (default); "
-        "events: one row per event",
+        help="points: one row per person, unit and time bin (default); events: one row per event",
+    )
+    p.add_argument(
+        "--counts",
+        action="store_true",
+        help="add each point's event count to per-point rows (k-anonymity then compares (point, count) "
+        "pairs; the figures are measured with the column)",
     )
     p.add_argument(
         "--columns",
@@ -64,6 +69,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-points-per-person", type=int, metavar="N", help="keep each person's N most visited points"
     )
+    p.add_argument(
+        "--accept-risk",
+        metavar="REASON",
+        help="write a release that fails the project's release criteria; the reason is recorded in the "
+        "manifest and the report",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
     p.set_defaults(func=run, derived_outputs=_manifest_output)
 
@@ -77,7 +88,7 @@ def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     from privacy_studio.core.generalize import price_label
-    from privacy_studio.core.release import ReleaseOptions, parse_profile
+    from privacy_studio.core.release import ReleaseError, ReleaseOptions, parse_profile
     from privacy_studio.core.release.defaults import recommended_price, recommended_profile
 
     price = args.price or "none"
@@ -86,7 +97,10 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
         spatial, temporal = profile.spatial.label, profile.temporal.label
         price = args.price or price_label(profile.price)
     else:
-        spatial, temporal = recommended_profile(project)
+        try:
+            spatial, temporal = recommended_profile(project)
+        except ReleaseError as exc:
+            raise ReleaseError(f"{exc}{_suggested(project)}") from None
         price = args.price or recommended_price(project)
         amount = "" if price == "none" else f" × price/{price}"
         print(f"profile: {spatial} × {temporal}{amount}, the project's recommendation", file=sys.stderr)
@@ -96,6 +110,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
         rows=args.rows,
         columns=[c.strip() for c in args.columns.split(",") if c.strip()],
         centres=args.centres,
+        counts=args.counts,
         min_people_per_point=args.min_people_per_point,
         k_anonymity=args.k_anonymity,
         max_points_per_person=args.max_points_per_person,
@@ -105,13 +120,27 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     return options
 
 
+def _suggested(project: Project) -> str:
+    """What would pass with suppression, tried on the data (empty when the project has no results)."""
+    from privacy_studio.core.release.defaults import candidates, suggestions
+
+    if not candidates(project).by_risk:
+        return ""
+    print("no recommendation: trying the least risky profiles with suppression", file=sys.stderr)
+    found = suggestions(project, project.load_dataset())
+    if not found:
+        return "; none of the least risky profiles passes with --k-anonymity 2 either"
+    return "; these pass the criteria as written: " + "; ".join(s.text() for s in found)
+
+
 def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.analyses import ReleaseHistory, record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError, prepare_release, write_release
-    from privacy_studio.core.release.defaults import measure_settings
-    from privacy_studio.core.release.export import check_release_name, check_target
+    from privacy_studio.core.release.defaults import measure_settings, policy
+    from privacy_studio.core.release.export import FailsCriteria, check_release_name, check_target, refusal
     from privacy_studio.core.release.manifest import manifest_path
 
     bar = ProgressBar(sys.stderr)
@@ -125,7 +154,10 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args, project)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
-        prepared = prepare_release(dataset, options, measure_settings(project), control.sub(0.2, 0.7))
+        earlier = ReleaseHistory.of(project.analyses).of_kind("rows")
+        prepared = prepare_release(
+            dataset, options, measure_settings(project), control.sub(0.2, 0.7), policy(project), earlier
+        )
         manifest = write_release(
             prepared,
             args.out,
@@ -133,7 +165,12 @@ def run(args: argparse.Namespace) -> int:
             mapping_out=args.mapping_out,
             overwrite=args.overwrite,
             control=control.sub(0.7, 1.0),
+            accept_risk=args.accept_risk,
         )
+    except FailsCriteria:
+        raise UserError(
+            refusal(prepared, 'write it anyway with --accept-risk "REASON"') + "; nothing was written"
+        ) from None
     except (ReleaseError, ProjectError, ReaderError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
@@ -142,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
-    project.store(manifest)
+    record_release(project.analyses, "rows", manifest)
     try:
         project.save()
     except ProjectError as exc:
@@ -168,13 +205,30 @@ def summary(manifest: ReleaseManifest) -> str:
     unicity = "-" if fig.unicity is None else f"{fig.unicity:.4f}"
     ci = "" if fig.unicity_ci is None else f" [{fig.unicity_ci[0]:.4f}, {fig.unicity_ci[1]:.4f}]"
     lines.append(
-        f"measured on the file read back: k = {fig.k}, unique whole traces {fig.share_unique:.4f} of "
-        f"{fig.people} people; unicity at p = {fig.p}: {unicity}{ci} (estimate on {fig.n_sampled} sampled, "
-        f"{fig.n_excluded} with fewer than {fig.p} points left out)"
+        f"measured on the rows as written (columns {', '.join(manifest.columns)}): k = {fig.k}, unique "
+        f"whole traces {fig.share_unique:.4f} of {fig.people} people; unicity at p = {fig.p}: "
+        f"{unicity}{ci} (estimate on {fig.n_sampled} sampled, {fig.n_excluded} with fewer than {fig.p} "
+        "points left out)"
     )
+    for c in manifest.criteria:
+        value = "not measured" if c.value is None else f"{c.value:.4f}"
+        lines.append(f"  {'pass' if c.passed else 'FAIL'}: {c.name}: {value} (limit {c.limit:.4f})")
+    for x in manifest.linkage_to_earlier:
+        lines.append(
+            f"  linkage to the earlier release {x.release_file} (matching attack at {x.profile}): "
+            + (
+                f"not measured ({x.note})"
+                if x.share is None
+                else f"{x.relinked} of the {x.in_both} people in both re-linked ({x.share:.4f})"
+            )
+        )
+    if manifest.accepted_risk:
+        lines.append(
+            f"written although it fails the release criteria; reason given: {manifest.accepted_risk}"
+        )
     if manifest.project_kanon:
         k, unique = manifest.project_kanon.get("k"), manifest.project_kanon.get("share_below", {}).get("2")
         lines.append(f"the project's own run at this profile: k = {k}, unique whole traces {unique:.4f}")
-    if manifest.mapping_file:
-        lines.append(f"pseudonym mapping written to {manifest.mapping_file} (keep it apart from the release)")
+    if manifest.mapping_written:
+        lines.append("pseudonym mapping written apart (keep it away from the release)")
     return "\n".join(lines)

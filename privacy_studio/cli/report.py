@@ -73,6 +73,7 @@ def apply_details(project: Project, args: argparse.Namespace) -> bool:
     """Put the decision-record texts given on the command line into the project; True if any was given."""
     from dataclasses import replace
 
+    from privacy_studio.core.report.record import sign_details
     from privacy_studio.core.report_details import ReportDetails
 
     given = {
@@ -83,7 +84,8 @@ def apply_details(project: Project, args: argparse.Namespace) -> bool:
     if args.decision is not None:
         given["decision"] = args.decision
     if given:
-        replace(ReportDetails.of(project.analyses), **given).store(project.analyses)
+        details = replace(ReportDetails.of(project.analyses), **given)
+        sign_details(project, details).store(project.analyses)
     return bool(given)
 
 

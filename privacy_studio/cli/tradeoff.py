@@ -120,7 +120,13 @@ def groups(args: argparse.Namespace, labels: list[str], results: list, recommend
     label = args.group_profile or recommended or labels[0]
     if label not in labels:
         raise ValueError(f"--group-profile {label!r} is not a profile of the results; they have {labels}")
-    report = risk_by_group_of(results[labels.index(label)], read_attributes(args.attributes))
+    salt = None
+    if Path(args.input).suffix == ".psproj":  # a project names its users by salted keys
+        from privacy_studio.core.project import Project
+        from privacy_studio.core.user_keys import project_salt
+
+        salt = project_salt(Project.load(args.input).analyses)
+    report = risk_by_group_of(results[labels.index(label)], read_attributes(args.attributes), salt)
     return RiskByGroup(label, report).to_dict()
 
 

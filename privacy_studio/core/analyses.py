@@ -312,6 +312,91 @@ class ReleaseRecord:
             raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
 
 
+#: Kinds of release a project records -> (module, class) of their typed record, read lazily (the release
+#: package builds on this module). Another kind (e.g. an aggregate release) adds its own entry; records of a
+#: kind this studio does not know are kept as they are.
+RELEASE_KINDS: dict[str, tuple[str, str]] = {
+    "rows": ("privacy_studio.core.release.manifest", "ReleaseManifest")
+}
+
+
+@dataclass(frozen=True)
+class UnknownRelease:
+    """A release record of a kind this studio does not read, kept unchanged."""
+
+    kind: str
+    content: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.content
+
+
+def release_kind(kind: str) -> type | None:
+    """The record class of a release kind, None when unknown."""
+    import importlib
+
+    where = RELEASE_KINDS.get(kind)
+    return None if where is None else getattr(importlib.import_module(where[0]), where[1])
+
+
+@dataclass
+class ReleaseHistory:
+    """Every release made from the project, oldest first, each under its kind (``rows``: the data at a
+    profile, ``ReleaseManifest``). Projects that kept only their last release start from that one."""
+
+    KEY: ClassVar[str] = "releases"
+    VERSION: ClassVar[int] = 1
+    entries: list[tuple[str, Any]] = field(default_factory=list)  # (kind, typed record)
+
+    def of_kind(self, kind: str) -> list[Any]:
+        return [record for k, record in self.entries if k == kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.VERSION,
+            "releases": [{"kind": kind, "record": record.to_dict()} for kind, record in self.entries],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = KEY) -> ReleaseHistory:
+        d = _object(d, where)
+        _version(d, cls, where)
+        entries = []
+        for i, entry in enumerate(d.get("releases") or []):
+            entry = _object(entry, f"{where}.releases[{i}]")
+            kind, record = str(entry.get("kind", "")), _object(entry.get("record"), f"{where}.releases[{i}]")
+            reader = release_kind(kind)
+            if reader is None:
+                entries.append((kind, UnknownRelease(kind, record)))
+                continue
+            from privacy_studio.core.release.options import ReleaseError
+
+            try:
+                entries.append((kind, reader.from_dict(record)))
+            except (ReleaseError, ValueError, KeyError, TypeError) as exc:
+                raise AnalysisError(f"{where}.releases[{i}]: not a {kind} release record ({exc})") from None
+        return cls(entries)
+
+    @classmethod
+    def of(cls, analyses: dict[str, Any]) -> ReleaseHistory:
+        """The project's releases; an older project's single last release becomes its history."""
+        saved = read_analysis(analyses, cls)
+        if saved is not None:
+            return saved
+        last = read_analysis(analyses, ReleaseRecord)
+        return cls([] if last is None else [("rows", last)])
+
+
+def record_release(analyses: dict[str, Any], kind: str, record: Any) -> None:
+    """Add a release to the project's history; a ``rows`` release also becomes the last one the report
+    describes (``analyses["release"]``)."""
+    history = ReleaseHistory.of(analyses)
+    history.entries.append((kind, record))
+    store_analysis(analyses, history)
+    if kind == "rows":
+        store_analysis(analyses, record)
+
+
 ANALYSES: dict[str, type] = {
     cls.KEY: cls
     for cls in (
@@ -324,6 +409,7 @@ ANALYSES: dict[str, type] = {
         AttackInputs,
         AnonymizabilityResults,
         ReleaseRecord,
+        ReleaseHistory,
     )
 }
 

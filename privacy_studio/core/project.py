@@ -22,6 +22,8 @@ import numpy as np
 from privacy_studio import __version__
 from privacy_studio.core.atomic import WriteError, write_text
 from privacy_studio.core.saved_figures import check_saved_result
+from privacy_studio.core.user_keys import KEY as USER_KEYS
+from privacy_studio.core.user_keys import check_salt, keyed_project_parts
 
 if TYPE_CHECKING:
     from privacy_studio.core.analyses import TradeoffChoice
@@ -224,7 +226,12 @@ class Project:
     # --- serialization -------------------------------------------------------------------------------
 
     def to_dict(self, folder: Path | None = None) -> dict[str, Any]:
-        """The JSON document (current schema); with ``folder``, source paths are relative to it."""
+        """The JSON document (current schema); with ``folder``, source paths are relative to it. Per-user
+        results are keyed by a salted hash, never by the original ids (``core.user_keys``)."""
+        analyses = dict(self.analyses)
+        results = keyed_project_parts(self.results, analyses)
+        if USER_KEYS in analyses:  # the salt stays the project's own from now on
+            self.analyses[USER_KEYS] = analyses[USER_KEYS]
         return {
             "format": FORMAT_TAG,
             "schema_version": SCHEMA_VERSION,
@@ -234,11 +241,11 @@ class Project:
             "modified": self.modified,
             "sources": [s.to_dict(folder) for s in self.sources],
             "settings": jsonable(self.settings),
-            "results": jsonable(self.results),
+            "results": jsonable(results),
             "import_report": jsonable(self.import_report),
             "utility": jsonable(self.utility),
             "tradeoff": jsonable(self.tradeoff),
-            "analyses": jsonable(self.analyses),
+            "analyses": jsonable(analyses),
             "engine": jsonable(self.engine),
         }
 
@@ -247,6 +254,7 @@ class Project:
         """Validate and migrate a parsed document, then build the project; ``origin`` names it in errors."""
         d = migrate(d, origin)
         _validate(d, origin)
+        d["results"] = keyed_project_parts(d["results"], d["analyses"])  # older files named users by id
         return cls(
             name=d["name"],
             sources=[DataSource.from_dict(s, folder) for s in d["sources"]],
@@ -640,5 +648,7 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
         raise ProjectError(f"{origin}: {exc}") from None
     try:
         ReportDetails.of(d["analyses"])
+        if d["analyses"].get(USER_KEYS) is not None:
+            check_salt(d["analyses"][USER_KEYS], f"analyses.{USER_KEYS}")
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: analyses: {exc}") from None

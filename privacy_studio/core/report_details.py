@@ -3,7 +3,9 @@ reasons for p and the ceiling, and the sign-off. Saved in the project (``analyse
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import hashlib
+import json
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from privacy_studio.core.sources import ANONYMIZABILITY, COURSE, THESIS
@@ -11,6 +13,9 @@ from privacy_studio.core.sources import ANONYMIZABILITY, COURSE, THESIS
 #: Where the details live in a project's ``analyses`` section.
 KEY = "report_details"
 VERSION = 1
+
+#: Fields whose change is a (new) signature: it then records which results it is for.
+SIGNATURE_FIELDS = ("signer_name", "signer_role", "sign_date", "decision")
 
 #: The decisions a signer can record; an empty decision means "not signed yet".
 DECISIONS = ("", "release approved", "release approved with conditions", "release refused")
@@ -47,6 +52,7 @@ class ReportDetails:
     signer_role: str = ""
     sign_date: str = ""
     decision: str = ""
+    signed_for: str = ""  # digest of the settings, results and release the decision was signed over
     version: int = VERSION
 
     def __post_init__(self) -> None:
@@ -65,6 +71,18 @@ class ReportDetails:
     @property
     def ceiling_reason(self) -> str:
         return self.ceiling_rationale or DEFAULT_CEILING_RATIONALE
+
+    def signed(self, previous: ReportDetails, digest: str) -> ReportDetails:
+        """These details as saved: a changed decision, signer or date signs ``digest`` (the current
+        figures); other edits keep what the earlier signature was for."""
+        if not self.decision:
+            return replace(self, signed_for="")
+        changed = any(getattr(self, f) != getattr(previous, f) for f in SIGNATURE_FIELDS)
+        return replace(self, signed_for=digest if changed else previous.signed_for)
+
+    def signed_for_earlier(self, digest: str) -> bool:
+        """Whether a decision is recorded but was signed over other figures than ``digest``."""
+        return bool(self.decision) and self.signed_for != digest
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,3 +109,19 @@ class ReportDetails:
     def store(self, analyses: dict[str, Any]) -> None:
         """Save into a project's analyses."""
         analyses[KEY] = self.to_dict()
+
+
+def figures_digest(
+    settings: Any, tradeoff: Any, engine: Any, results: Any, inputs: list[str | None], release: str | None
+) -> str:
+    """SHA-256 of what a signature covers: settings, choices, engine, results, input hashes, last release."""
+    chosen = {
+        "settings": settings,
+        "tradeoff": tradeoff,
+        "engine": engine,
+        "results": results,
+        "inputs": inputs,
+        "release": release,
+    }
+    text = json.dumps(chosen, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio import __version__
-from privacy_studio.core.analyses import AnonymizabilityResults
+from privacy_studio.core.analyses import AnonymizabilityResults, record_release
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.report.record import project_digest
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
 from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
@@ -785,9 +786,11 @@ class MainWindow(QMainWindow):
     def edit_report_details(self) -> None:
         """Project ▸ Report details: name, description and decision-record texts, kept in the project."""
         project = self.session.project
-        dialog = ReportDetailsDialog(project.name, ReportDetails.of(project.analyses), self)
+        details = ReportDetails.of(project.analyses)
+        stale = details.signed_for_earlier(project_digest(project))
+        dialog = ReportDetailsDialog(project.name, details, self, stale=stale)
         if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.session.set_report_details(*dialog.values())
+            self.session.set_report_details(*dialog.values(), sign_again=dialog.signs_again())
 
     def export_report(self) -> Worker | None:
         """File ▸ Export report: the PDF is built and painted in a worker (it took 1–4 s on the GUI thread),
@@ -825,7 +828,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _released(self, manifest: ReleaseManifest) -> None:
-        self.session.project.store(manifest)
+        record_release(self.session.project.analyses, "rows", manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")

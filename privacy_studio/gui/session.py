@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from privacy_studio.core.project import DataSource, Project
+from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.results import Record, replace_record
 
@@ -102,8 +103,10 @@ class Session(QObject):
             self.project.tradeoff = dict(choices)
             self._edited()
 
-    def set_report_details(self, name: str, details: ReportDetails) -> None:
-        """The project's name and the decision-record texts (``analyses["report_details"]``)."""
+    def set_report_details(self, name: str, details: ReportDetails, sign_again: bool = False) -> None:
+        """The project's name and the decision-record texts (``analyses["report_details"]``); a new
+        signature (or ``sign_again``) records the figures it is for."""
+        details = sign_details(self.project, details, sign_again)
         if name != self.project.name or details != ReportDetails.of(self.project.analyses):
             self.project.name = name
             details.store(self.project.analyses)

@@ -15,6 +15,7 @@ from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.project import jsonable, sha256_of
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
+from privacy_studio.core.user_keys import keyed_results
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, series
 
@@ -132,7 +133,9 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     qtbot.addWidget(other)
     assert other.open_project(path)
     qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
-    assert other.session.project.results == jsonable(records)
+    # Saved per-user results name users by salted keys, never by their ids (issue #24).
+    salt = other.session.project.analyses["user_keys"]["salt"]
+    assert other.session.project.results == keyed_results(jsonable(records), salt)
     assert other.grid.settings() == settings
     assert plotted_state(other) == shown
     assert not other.session.dirty

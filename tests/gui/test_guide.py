@@ -55,8 +55,11 @@ def test_importing_with_a_project_open_starts_a_new_one(imported_window, qtbot, 
     assert project.results == [] and win.windowTitle().startswith("events")
     assert any("new project" in text for _, text in win.log_panel.lines)
     from privacy_studio.core.project import Project
+    from privacy_studio.core.user_keys import keyed_results
 
-    assert Project.load(saved).results == first_results, "the earlier project is untouched"
+    earlier = Project.load(saved)  # saved per-user results name users by salted keys (issue #24)
+    expected = keyed_results(first_results, earlier.analyses["user_keys"]["salt"])
+    assert earlier.results == expected, "the earlier project is untouched"
 
 
 def test_import_is_not_started_when_the_user_keeps_unsaved_work(imported_window, monkeypatch):

@@ -76,11 +76,13 @@ def test_a_user_runs_a_priced_grid_and_sees_one_heatmap_per_price_choice(window,
 def test_the_release_dialog_offers_each_priced_profile():
     from privacy_studio.core.project import Project
     from privacy_studio.core.release import parse_profile
-    from privacy_studio.gui.dialogs.release_dialog import profile_choices
+    from privacy_studio.core.release.defaults import candidates, split_key
 
     project = Project(
         name="cards", settings={"spatial": ["shop"], "temporal": ["1d"], "price": ["none", "3"]}
     )
-    choices, recommended = profile_choices(project)
-    assert choices == ["shop:1d", "shop:1d:price/3"] and recommended is None
-    assert parse_profile(choices[1]).label == "shop × 1d × price/3"
+    offered = candidates(project)  # what the release dialog lists
+    assert offered.profiles == ["shop:1d", "shop:1d:price/3"] and offered.recommended is None
+    assert parse_profile(offered.profiles[1]).label == "shop × 1d × price/3"
+    assert split_key("grid:5:1w:price/3") == ("grid:5", "1w", "3")
+    assert split_key("grid:5:1w") == ("grid:5", "1w", "none")

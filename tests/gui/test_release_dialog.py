@@ -23,8 +23,8 @@ def test_preview_shows_rows_counts_and_effect_then_writes(imported_window, qtbot
     assert not dialog.write_button.isEnabled()  # nothing to write before a preview
     prepared = _preview(dialog, qtbot)
     # The first rows exactly as released: new 16-hex-digit pseudonyms, district ids, week starts.
-    header = [dialog.preview_table.horizontalHeaderItem(j).text() for j in range(4)]
-    assert header == ["user", "time", "location", "count"]
+    header = [dialog.preview_table.horizontalHeaderItem(j).text() for j in range(3)]
+    assert header == ["user", "time", "location"] and dialog.preview_table.columnCount() == 3
     assert dialog.preview_table.rowCount() == min(20, prepared.rows.table.num_rows) > 0
     assert re.fullmatch(r"[0-9a-f]{16}", dialog.preview_table.item(0, 0).text())
     assert dialog.preview_table.item(0, 1).text().endswith("T00:00:00+01:00")
@@ -44,6 +44,8 @@ def test_preview_shows_rows_counts_and_effect_then_writes(imported_window, qtbot
     # Writing is the previewed release, read back and measured; the project keeps the record.
     out = tmp_path / "release.csv"
     dialog.out.setText(str(out))
+    if not prepared.passes:  # the subset may fail the criteria: the reason is then typed in
+        dialog.reason.setText("a test of the preview")
     with qtbot.waitSignal(dialog.released, timeout=120_000) as written:
         dialog.start_write()
     manifest = written.args[0]
@@ -71,6 +73,7 @@ def test_bad_choices_and_an_existing_file_are_one_sentence(imported_window, qtbo
     existing = tmp_path / "r.csv"
     existing.write_text("keep\n")
     dialog.out.setText(str(existing))
+    dialog.reason.setText("a test of the refusal")  # zip × 1d fails the criteria on this subset
     dialog.start_write()
     qtbot.waitUntil(lambda: dialog.worker is None, timeout=120_000)
     assert "already exists" in dialog.problems.text() and existing.read_text() == "keep\n"
@@ -84,7 +87,48 @@ def test_cancelled_write_leaves_nothing(imported_window, qtbot, tmp_path):
     dialog.profile.setCurrentText("district:1w")
     _preview(dialog, qtbot)
     dialog.out.setText(str(tmp_path / "r.parquet"))
+    dialog.reason.setText("a test of cancelling")
     dialog.start_write().cancel()
     qtbot.waitUntil(lambda: dialog.worker is None, timeout=120_000)
     assert "Cancelled" in dialog.problems.text()
     assert list(tmp_path.iterdir()) == []
+
+
+def _with_results_and_no_passing_profile(window) -> None:
+    """Risk results for two profiles and a ceiling nothing meets, so nothing is recommended."""
+    from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.runner import run_grid
+
+    session = window.session
+    settings = RiskSettings(["district", "zip"], ["1w"], p_values=[4], measures=["unicity"], samples=200)
+    dataset = session.dataset
+    session.project.results = [r.to_dict() for r in run_grid(dataset, settings, dataset.hierarchy)]
+    session.project.settings.update(spatial=["district", "zip"], temporal=["1w"], cells=None)
+    session.project.tradeoff["ceiling"] = 0.0001
+
+
+def test_without_a_passing_profile_it_starts_on_the_least_risky_and_needs_a_reason(
+    imported_window, qtbot, tmp_path
+):
+    _with_results_and_no_passing_profile(imported_window)
+    dialog = imported_window.export_release()
+    c = dialog.candidates
+    assert c.recommended is None and c.least_risky in ("district:1w", "zip:1w")
+    assert dialog.profile.currentText() == c.least_risky
+    assert "least risky" in dialog.start_note.text() and "#a33" in dialog.start_note.styleSheet()
+    tick, value = dialog.thresholds["k_anonymity"]
+    tick.setChecked(True)
+    value.setValue(2)
+    prepared = _preview(dialog, qtbot)
+    assert not prepared.passes and "fails the project's release criteria" in dialog.verdict.text()
+    assert "#a33" in dialog.verdict.styleSheet()
+    dialog.out.setText(str(tmp_path / "r.csv"))
+    assert not dialog.write_button.isEnabled() and dialog.start_write() is None
+    assert not (tmp_path / "r.csv").exists()
+    dialog.reason.setText("shared under a data use agreement")
+    assert dialog.write_button.isEnabled()
+    with qtbot.waitSignal(dialog.released, timeout=120_000) as written:
+        dialog.start_write()
+    assert written.args[0].accepted_risk == "shared under a data use agreement"
+    stored = json.loads((tmp_path / "r.csv.manifest.json").read_text())
+    assert stored["accepted_risk"] == "shared under a data use agreement"

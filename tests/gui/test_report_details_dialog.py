@@ -84,3 +84,32 @@ def test_results_table_explains_level_codes_in_words(qtbot) -> None:
     headers = [c[0] for c in COLUMNS]
     assert table.item(0, headers.index("spatial")).toolTip() == "1 km squares"
     assert table.item(0, headers.index("temporal")).toolTip() == "6-hour bins"
+
+
+def test_a_signature_made_over_other_figures_is_marked_and_can_be_renewed(window, monkeypatch) -> None:
+    """Issue #24: sign, change the seed, and the window shows 'signed for earlier results' until re-signed."""
+    from privacy_studio.core.report.record import project_digest
+    from privacy_studio.gui.dialogs import report_details_dialog
+
+    def sign(dialog) -> QDialog.DialogCode:
+        dialog.lines["signer_name"].setText("A. Officer")
+        dialog.decision.setCurrentText("release approved")
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(report_details_dialog.ReportDetailsDialog, "exec", sign)
+    window.edit_report_details()
+    project = window.session.project
+    assert not ReportDetails.of(project.analyses).signed_for_earlier(project_digest(project))
+    project.settings["seed"] = int(project.settings.get("seed", 0)) + 1  # a change after signing
+    assert ReportDetails.of(project.analyses).signed_for_earlier(project_digest(project))
+    seen = {}
+
+    def renew(dialog) -> QDialog.DialogCode:
+        seen["marked"] = not dialog.stale.isHidden() and "earlier results" in dialog.stale.text()
+        dialog.resign.setChecked(True)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(report_details_dialog.ReportDetailsDialog, "exec", renew)
+    window.edit_report_details()
+    assert seen["marked"]
+    assert not ReportDetails.of(project.analyses).signed_for_earlier(project_digest(project))

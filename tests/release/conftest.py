@@ -10,11 +10,20 @@ import pytest
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 
 
-@pytest.fixture(scope="module")
-def sample_project(tmp_path_factory) -> Path:
+def _copy_sample(folder: Path) -> Path:
     if not (SAMPLE / "events.csv").exists():
         pytest.skip("sample_data/events.csv is missing")
-    folder = tmp_path_factory.mktemp("sample")
     for name in ("sample.psproj", "events.csv", "antennas.csv", "hierarchy.csv", "attributes.csv"):
         shutil.copy(SAMPLE / name, folder / name)
     return folder / "sample.psproj"
+
+
+@pytest.fixture(scope="module")
+def sample_project(tmp_path_factory) -> Path:
+    return _copy_sample(tmp_path_factory.mktemp("sample"))
+
+
+@pytest.fixture
+def fresh_project(tmp_path) -> Path:
+    """A copy of its own, with no earlier release (each release is linked to the project's earlier ones)."""
+    return _copy_sample(tmp_path)

@@ -18,19 +18,24 @@ def rare(traces: Traces, m: int) -> Traces:
     return {u: {p: c for p, c in t.items() if people[p] >= m} for u, t in traces.items()}
 
 
-def k_anonymous(traces: Traces, k: int) -> Traces:
-    """People whose whole (non-empty) trace is shared by fewer than k people emptied."""
-    classes = Counter(frozenset(t) for t in traces.values())
-    return {u: (t if classes[frozenset(t)] >= k else {}) for u, t in traces.items()}
+def k_anonymous(traces: Traces, k: int, counts: bool = False) -> Traces:
+    """People whose whole (non-empty) trace is shared by fewer than k people emptied; with ``counts`` a trace
+    is its set of (point, events) pairs, as a file that publishes counts shows it."""
+
+    def seen(t: dict[int, int]) -> frozenset:
+        return frozenset(t.items()) if counts else frozenset(t)
+
+    classes = Counter(seen(t) for t in traces.values())
+    return {u: (t if classes[seen(t)] >= k else {}) for u, t in traces.items()}
 
 
-def suppress(traces: Traces, m: int | None, k: int | None, n: int | None) -> Traces:
+def suppress(traces: Traces, m: int | None, k: int | None, n: int | None, counts: bool = False) -> Traces:
     if n is not None:
         traces = cap(traces, n)
     if m is not None:
         traces = rare(traces, m)
     if k is not None:
-        traces = k_anonymous(traces, k)
+        traces = k_anonymous(traces, k, counts)
         if m is not None:
             traces = rare(traces, m)
     return traces

@@ -80,10 +80,22 @@ def test_the_manifest_states_what_was_written(released: Path):
     assert manifest["released"]["people"] == len(_whole_traces(released)) == 1992
     with released.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert manifest["released"]["events"] == sum(int(r["count"]) for r in rows)
     assert manifest["release_rows"] == len(rows) == manifest["released"]["points"]
-    assert list(rows[0]) == ["user", "time", "location", "count"]
+    assert list(rows[0]) == ["user", "time", "location"]  # no count column unless asked for
     on_file, before = manifest["measured_on_release"], manifest["measured_before_suppression"]
+    assert on_file["rows"] == len(rows) and on_file["people"] == manifest["released"]["people"]
+    guarantee = manifest["guarantee"]
+    assert guarantee["measured_on"] == "rows as written"
+    assert (
+        guarantee["k_anonymity"] == on_file["k"]
+        and guarantee["unique_whole_traces"] == on_file["share_unique"]
+    )
+    assert guarantee["columns"] == ["user", "time", "location"]
+    hashed = {i["path"]: i["sha256"] for i in manifest["inputs"]}
+    for name in ("events.csv", "antennas.csv", "hierarchy.csv", "attributes.csv"):
+        assert hashed[name] == sha256_of(folder / name)  # every input the project reads
+    assert "mapping_file" not in manifest and manifest["mapping_written"] is True
+    assert str(folder) not in json.dumps(manifest)  # no folder of the project, inputs or mapping
     assert on_file["class_sizes"] == before["class_sizes"]
     # Pseudonyms differ, so a different sample of people is drawn: the two estimates agree within intervals.
     assert (
@@ -97,13 +109,13 @@ def test_the_manifest_states_what_was_written(released: Path):
 def test_k_anonymity_2_leaves_no_unique_whole_trace(sample_project: Path, capsys):
     out = sample_project.parent / "k2.parquet"
     args = ["release", str(sample_project), "--profile", "district:1w", "--out", str(out)]
-    assert cli.main([*args, "--k-anonymity", "2"]) == 0
+    assert cli.main([*args, "--k-anonymity", "2", "--counts", "--accept-risk", "testing counts"]) == 0
     import pyarrow.parquet as pq
 
     table = pq.read_table(out).to_pylist()
     traces: dict[str, set] = defaultdict(set)
     for row in table:
-        traces[row["user"]].add((row["time"], row["location"]))
+        traces[row["user"]].add((row["time"], row["location"], row["count"]))
     classes = Counter(frozenset(t) for t in traces.values())
     assert traces and min(classes[frozenset(t)] for t in traces.values()) >= 2
     manifest = json.loads(out.with_name("k2.parquet.manifest.json").read_text())

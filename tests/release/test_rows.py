@@ -44,10 +44,10 @@ def test_per_event_rows_with_centres_and_columns_read_back(sample_project: Path,
     dataset = Project.load(sample_project).load_dataset()
     options = ReleaseOptions("zip", "1d", rows="events", centres=True, min_people_per_point=5)
     prepared = prepare_release(dataset, options, MeasureSettings(2, 300, 1))
-    manifest = write_release(prepared, tmp_path / "events.csv")
+    manifest = write_release(prepared, tmp_path / "events.csv", accept_risk="a test of the layout")
     table = pacsv.read_csv(tmp_path / "events.csv")
     assert table.column_names == ["user", "time", "location", "lat", "lon"]
-    assert table.num_rows == manifest.released.events == manifest.measured_on_release.events
+    assert table.num_rows == manifest.released.events == manifest.measured_on_release.rows
     removed = manifest.removed[0]
     assert manifest.before.events - removed.events == manifest.released.events
     # Centres are those of the zip codes: one position per unit, inside the sample city.

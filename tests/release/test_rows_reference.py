@@ -42,11 +42,19 @@ def _local_day(utc: int) -> str:
     return datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(TZ)).isoformat()
 
 
-@given(events_strategy, threshold, threshold, threshold, st.sampled_from(["points", "events"]))
+@given(events_strategy, threshold, threshold, threshold, st.sampled_from(["points", "counts", "events"]))
 def test_released_rows_equal_the_reference(rows, m, k, n, layout):
     dataset = _dataset(rows)
+    counts = layout == "counts"
+    layout = "points" if counts else layout
     options = ReleaseOptions(
-        "raw", "1d", rows=layout, min_people_per_point=m, k_anonymity=k, max_points_per_person=n
+        "raw",
+        "1d",
+        rows=layout,
+        counts=counts,
+        min_people_per_point=m,
+        k_anonymity=k,
+        max_points_per_person=n,
     )
     prepared = prepare_release(dataset, options, MeasureSettings(1, 50, 0))
     # Reference: person -> {(place, local day start): events}, then the dictionary suppression.
@@ -56,17 +64,18 @@ def test_released_rows_equal_the_reference(rows, m, k, n, layout):
     ids = {point: i for i, point in enumerate(sorted({p for t in traces.values() for p in t}))}
     numbered = {u: {ids[p]: c for p, c in t.items()} for u, t in traces.items()}
     by_id = {i: p for p, i in ids.items()}
-    kept = reference.suppress(numbered, m, k, n)
+    kept = reference.suppress(numbered, m, k, n, counts or layout == "events")
     expected = Counter()
     for user, trace in kept.items():
         for point, c in trace.items():
             place, day = by_id[point]
-            expected[(user, day, place, c if layout == "points" else 1)] += 1 if layout == "points" else c
+            expected[(user, day, place, c if counts else 1)] += 1 if layout == "points" else c
     mapping = dict(
         zip(*(prepared.mapping.column(c).to_pylist() for c in ("pseudonym", "original")), strict=True)
     )
     table = prepared.rows.table.to_pydict()
-    count = table["count"] if layout == "points" else [1] * len(table["user"])
+    assert ("count" in table) == counts  # a count column only when asked for
+    count = table["count"] if counts else [1] * len(table["user"])
     released = Counter(
         zip([mapping[p] for p in table["user"]], table["time"], table["location"], count, strict=True)
     )

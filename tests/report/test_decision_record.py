@@ -14,6 +14,7 @@ from privacy_studio.core.naming import knowledge_name, label_words, profile_name
 from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report import KeyFigures, build_report
+from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import DECISIONS, DEFAULT_P_RATIONALE, KEY, ReportDetails
 
 
@@ -112,7 +113,7 @@ def test_bad_details_are_refused_on_load(tmp_path, saved, says: str) -> None:
 
 def test_details_are_saved_with_the_project_and_printed(make_project, tmp_path) -> None:
     project = make_project()
-    ReportDetails(
+    details = ReportDetails(
         purpose="Plan night buses",
         recipient="City transport office",
         release_format="district, week, count of calls",
@@ -121,7 +122,8 @@ def test_details_are_saved_with_the_project_and_printed(make_project, tmp_path) 
         sign_date="2026-11-23",
         decision="release approved with conditions",
         p_rationale="Bus drivers see four stops.",
-    ).store(project.analyses)
+    )
+    sign_details(project, details).store(project.analyses)  # as the window and the command sign
     project.save(tmp_path / "p.psproj")
     text = build_report(Project.load(tmp_path / "p.psproj")).text()
     for words in (

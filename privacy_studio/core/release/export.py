@@ -1,8 +1,10 @@
 """Prepare a release (select, suppress, pseudonymize, measure in memory) and write it with its closed loop.
 
-``write_release`` writes the rows to a temporary file beside the target, reads that file back with the
-studio's reader and measures it; only when the figures equal those of the prepared release does the file
-get its final name, and the manifest is written beside it.
+Every figure is measured on the rows as they are written, every published column included
+(``written.row_events``). ``write_release`` writes the rows to a temporary file beside the target, reads
+that file back with the studio's reader (it must read every row) and measures its text; only when the
+figures equal those of the prepared release does the file get its final name, and the manifest is written
+beside it. A release that fails the project's release criteria is written only with a stated reason.
 """
 
 from __future__ import annotations
@@ -14,29 +16,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
-import pyarrow.parquet as pq
 
 from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.generalize import generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
+from privacy_studio.core.release.judge import Policy, describe_failures, failing, judge
+from privacy_studio.core.release.linkage import Linkage, link
 from privacy_studio.core.release.manifest import Counts, InputFile, ReleaseManifest, manifest_path
-from privacy_studio.core.release.measure import (
-    MeasureSettings,
-    ReleaseFigures,
-    measure,
-    own_profile,
-    table_events,
-)
+from privacy_studio.core.release.measure import MeasureSettings, ReleaseFigures, measure, own_profile
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.pseudonyms import draw_pseudonyms
 from privacy_studio.core.release.suppression import Removal, suppress
 from privacy_studio.core.release.table import ReleaseRows, release_table
+from privacy_studio.core.release.written import as_text, read_as_text, row_events, write_table
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 if TYPE_CHECKING:
-    from privacy_studio.core.events import EventTable
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
@@ -54,10 +52,25 @@ class PreparedRelease:
     released: Counts
     rows: ReleaseRows
     mapping: pa.Table  # original id -> pseudonym; written only on request, never into the release
-    measured_before: ReleaseFigures  # the data at the profile, before suppression
+    measured_before: ReleaseFigures  # the data at the profile, before suppression, as it would be written
     measured_after_step: list[ReleaseFigures]  # after each suppression step, aligned with ``removed``
-    measured: ReleaseFigures  # the release as held in memory, at its own granularity
+    measured: ReleaseFigures  # the release as it will be written, every published column included
     settings: MeasureSettings
+    result: ProfileResult | None  # the risk engine's result on the release as written
+    policy: Policy
+    checks: list[CriterionCheck]  # the project's release criteria applied to ``result``
+    linkage: list[Linkage]  # the matching attack to each earlier release of the project
+
+    @property
+    def linked_too_far(self) -> list[Linkage]:
+        """The earlier releases this one re-links more people to than the ceiling allows."""
+        return [x for x in self.linkage if x.share is None or x.share > self.policy.criteria.ceiling]
+
+    @property
+    def passes(self) -> bool:
+        """Whether the release as written meets every release criterion of the project, and links to no
+        earlier release beyond the ceiling."""
+        return bool(self.checks) and not failing(self.checks) and not self.linked_too_far
 
     def preview(self, n_rows: int = 20) -> tuple[list[str], list[list[str]]]:
         """Column names and the first ``n_rows`` rows as text, exactly as they will be written."""
@@ -70,16 +83,18 @@ def _counts(traces_lengths: np.ndarray, counts: np.ndarray) -> Counts:
     return Counts(int((traces_lengths > 0).sum()), int(counts.sum()), len(counts))
 
 
+def measure_written(
+    text: pa.Table, tz: str, temporal: str, settings: MeasureSettings, control: TaskControl
+) -> tuple[ReleaseFigures, ProfileResult | None]:
+    """A release in its written text form, measured with every column but the pseudonym and time as place."""
+    return measure(row_events(text, tz), own_profile(temporal), None, settings, control)
+
+
 def _measure_rows(
-    rows: ReleaseRows,
-    dataset: Dataset,
-    options: ReleaseOptions,
-    settings: MeasureSettings,
-    control: TaskControl,
-) -> ReleaseFigures:
-    """Rows held in memory measured at their own granularity, as the written file will be read back."""
-    events = table_events(rows.table, rows.utc, dataset.events.tz)
-    return measure(events, own_profile(options.temporal), None, settings, control)
+    rows: ReleaseRows, tz: str, options: ReleaseOptions, settings: MeasureSettings, control: TaskControl
+) -> tuple[ReleaseFigures, ProfileResult | None]:
+    """Rows held in memory measured exactly as the written file will be."""
+    return measure_written(as_text(rows.table), tz, options.temporal, settings, control)
 
 
 def prepare_release(
@@ -87,8 +102,12 @@ def prepare_release(
     options: ReleaseOptions,
     settings: MeasureSettings,
     control: TaskControl | None = None,
+    policy: Policy | None = None,
+    earlier: list[ReleaseManifest] | None = None,
 ) -> PreparedRelease:
-    """Select the data at the profile, suppress, draw pseudonyms and measure; nothing is written."""
+    """Select the data at the profile, suppress, draw pseudonyms, measure the rows as they will be written,
+    judge them by ``policy`` (default: unicity at p = 4 under 5 %) and run the matching attack to each
+    ``earlier`` release of the same data; nothing is written."""
     control = as_control(control)
     options.validate()
     events, hierarchy, profile = dataset.events, dataset.hierarchy, options.profile
@@ -105,21 +124,35 @@ def prepare_release(
     pseudonym_of_user[released_users] = pseudonyms
     control.report(0.15, "building the released rows")
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
-    measured_before = measure(events, profile, hierarchy, settings, control.sub(0.2, 0.4, "before"))
-    # After each step, its traces as a release of one row per point (input ids: never written).
-    as_points = replace(options, rows="points", columns=[], centres=False)
-    n_steps = len(suppressed.after_step)
-    after_step = [
+    # Before and after each step: the rows that would be written then (input ids: never written, and
+    # only unicity and class sizes are kept for these).
+    figures_only = replace(settings, measures=("unicity",))
+    stages = [traces, *suppressed.after_step]
+    share = 0.6 / len(stages)
+    staged = [
         _measure_rows(
-            release_table(events, hierarchy, step_traces, as_points, events.user_ids),
-            dataset,
+            release_table(events, hierarchy, stage, options, events.user_ids),
+            events.tz,
             options,
-            settings,
-            control.sub(0.4 + 0.4 * i / n_steps, 0.4 + 0.4 * (i + 1) / n_steps, "after suppression"),
-        )
-        for i, step_traces in enumerate(suppressed.after_step)
+            figures_only,
+            control.sub(0.2 + share * i, 0.2 + share * (i + 1), "before" if i == 0 else "after suppression"),
+        )[0]
+        for i, stage in enumerate(stages)
     ]
-    measured = _measure_rows(rows, dataset, options, settings, control.sub(0.8, 1.0, "release"))
+    measured, result = _measure_rows(rows, events.tz, options, settings, control.sub(0.8, 0.9, "release"))
+    policy = policy or Policy()
+    earlier = earlier or []
+    linkage = [
+        link(
+            events,
+            hierarchy,
+            options,
+            m.options,
+            (m.release_file, m.release_sha256),
+            control.sub(0.9 + 0.1 * i / len(earlier), 0.9 + 0.1 * (i + 1) / len(earlier), "earlier releases"),
+        )
+        for i, m in enumerate(earlier)
+    ]
     mapping = pa.table(
         {"original": events.user_ids[released_users].astype(object), "pseudonym": pseudonyms.astype(object)}
     )
@@ -131,10 +164,14 @@ def prepare_release(
         _counts(kept.lengths(), kept.counts),
         rows,
         mapping,
-        measured_before,
-        after_step,
+        staged[0],
+        staged[1:],
         measured,
         settings,
+        result,
+        policy,
+        judge(result, policy),
+        linkage,
     )
 
 
@@ -162,15 +199,9 @@ def check_release_name(path: str | os.PathLike[str]) -> None:
         raise ReleaseError(f"{path}: the release file name must end in .csv or .parquet")
 
 
-def _write_table(table: pa.Table, fh, parquet: bool) -> None:
-    if parquet:
-        pq.write_table(table, fh)
-    else:
-        pacsv.write_csv(table, fh, pacsv.WriteOptions(quoting_style="needed"))
-
-
-def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> ReleaseFigures:
-    """Read a written release with the studio's reader and measure it at its own granularity."""
+def read_back(path: Path, prepared: PreparedRelease, control: TaskControl, parquet: bool) -> ReleaseFigures:
+    """Read a written release with the studio's reader (it must read every row and person), then measure
+    its text with every published column."""
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
 
     try:
@@ -180,23 +211,18 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl) -> Re
     expected = prepared.rows.table.num_rows
     if dataset.events.n_events != expected:
         raise ReleaseError(f"the written release read back {dataset.events.n_events} rows of {expected}")
-    events = dataset.events
-    if prepared.options.profile.price is not None:  # the reader has no role for an amount range
-        events = _ranged_events(path, prepared.tz)
-    return measure(
-        events, own_profile(prepared.options.temporal), None, prepared.settings, control.sub(0.3, 1)
+    if dataset.events.n_users != prepared.released.people:
+        raise ReleaseError(
+            f"the written release read back {dataset.events.n_users} people of {prepared.released.people}"
+        )
+    figures, _ = measure_written(
+        read_as_text(path, parquet),
+        prepared.tz,
+        prepared.options.temporal,
+        prepared.settings,
+        control.sub(0.3, 1),
     )
-
-
-def _ranged_events(path: Path, tz: str) -> EventTable:
-    """A written release whose amount is a range, read as text, its times from their ISO offsets."""
-    if path.suffix.lower() == ".parquet":
-        table = pq.read_table(path)
-    else:
-        text = dict.fromkeys(("user", "time", "location", "amount"), pa.string())
-        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=text))
-    utc = pc.cast(table.column("time"), pa.timestamp("s", tz="UTC")).cast(pa.int64()).to_numpy()
-    return table_events(table, utc, tz)
+    return figures
 
 
 def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
@@ -208,6 +234,34 @@ def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
     return None
 
 
+class FailsCriteria(ReleaseError):
+    """A release that fails the project's release criteria, asked for without a reason to accept the risk."""
+
+
+def refusal(prepared: PreparedRelease, how: str = "state a reason for accepting the risk") -> str:
+    """The one sentence saying which criteria the release fails as written, and the way out."""
+    failures = describe_failures(prepared.checks) if prepared.checks else "no criterion could be checked"
+    ceiling = 100 * prepared.policy.criteria.ceiling
+    linked = [
+        f"the linkage to {x.release_file} could not be measured ({x.note})"
+        if x.share is None
+        else f"{x.relinked:,} of the {x.in_both:,} people also in {x.release_file} ({100 * x.share:.1f} %) "
+        f"are re-linked to it by the matching attack, over the ceiling of {ceiling:.1f} %"
+        for x in prepared.linked_too_far
+    ]
+    failures = "; ".join(p for p in [describe_failures(prepared.checks), *linked] if p) or failures
+    return (
+        f"the release at {prepared.options.profile.label} fails the project's release criteria as written "
+        f"({failures}); choose a coarser profile or more suppression, or {how}"
+    )
+
+
+def input_files(project: Project) -> list[InputFile]:
+    """Every file the project reads (events, attributes, antennas, hierarchy, locations) with its SHA-256."""
+    paths = [p for s in project.sources for p in (s.path, *s.aux_paths().values())]
+    return [InputFile(Path(p).name, sha256_of(p)) for p in dict.fromkeys(paths)]
+
+
 def write_release(
     prepared: PreparedRelease,
     out: str | os.PathLike[str],
@@ -216,11 +270,17 @@ def write_release(
     mapping_out: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     control: TaskControl | None = None,
+    accept_risk: str | None = None,
 ) -> ReleaseManifest:
-    """Write the release, prove it by reading it back, then the mapping (if asked) and the manifest."""
+    """Write the release, prove it by reading it back, then the mapping (if asked) and the manifest. A
+    release that fails the release criteria is refused (:class:`FailsCriteria`) unless ``accept_risk``
+    gives the reason it is written anyway; the reason goes into the manifest."""
     control = as_control(control)
     if prepared.released.people == 0:
         raise ReleaseError("the chosen suppression removes everybody: there is nothing to release")
+    reason = (accept_risk or "").strip() or None
+    if not prepared.passes and reason is None:
+        raise FailsCriteria(refusal(prepared))
     check_release_name(out)
     target = check_target(out, overwrite)
     manifest_file = check_target(manifest_path(target), overwrite, "manifest")
@@ -229,9 +289,10 @@ def write_release(
         if Path(mapping_out).resolve() in (target.resolve(), manifest_file.resolve()):
             raise ReleaseError("the pseudonym mapping must go to a file of its own, not the release")
     proof: list[tuple[ReleaseFigures, str]] = []
+    parquet = target.suffix.lower() == ".parquet"
 
     def closed_loop(written: Path) -> None:
-        figures = read_back(written, prepared, control.sub(0.2, 1.0, "reading back"))
+        figures = read_back(written, prepared, control.sub(0.2, 1.0, "reading back"), parquet)
         if figures != prepared.measured:
             raise ReleaseError(
                 "the written release does not measure as prepared; nothing was written (please report this)"
@@ -241,7 +302,7 @@ def write_release(
     try:
         control.report(0.0, f"writing {target.name}")
         with atomic_write(target, "wb", check=closed_loop) as fh:
-            _write_table(prepared.rows.table, fh, target.suffix.lower() == ".parquet")
+            write_table(prepared.rows.table, fh, parquet)
             control.report(0.2, "written; reading it back")
         if mapping_out is not None:
             with atomic_write(mapping_out, "wb") as fh:
@@ -261,11 +322,14 @@ def write_release(
         released=prepared.released,
         measured_on_release=measured_on_release,
         measured_before_suppression=prepared.measured_before,
+        criteria=list(prepared.checks),
+        linkage_to_earlier=list(prepared.linkage),
+        accepted_risk=None if prepared.passes else reason,
         project_kanon=None if project is None else project_kanon(project, prepared.options),
-        project_file=None if project is None or project.path is None else str(project.path),
+        project_file=None if project is None or project.path is None else project.path.name,
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
-        inputs=[] if project is None else [InputFile(s.path, sha256_of(s.path)) for s in project.sources],
-        mapping_file=None if mapping_out is None else str(mapping_out),
+        inputs=[] if project is None else input_files(project),
+        mapping_written=mapping_out is not None,
     )
     try:
         manifest.write(manifest_file)

@@ -1,7 +1,8 @@
-"""The figures of a release measured at its own granularity: its spatial units as places, its time bins.
+"""The figures of a release measured at its own granularity: every published column but the pseudonym and
+the time as the place (``written.row_events``), its time bins.
 
-The same function measures the release held in memory (the window's preview) and the file read back with
-the studio's reader (the closed loop), so the two can be compared exactly.
+The same function measures the release held in memory (the window's preview) and the file read back (the
+closed loop), so the two can be compared exactly.
 """
 
 from __future__ import annotations
@@ -10,24 +11,26 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
-from privacy_studio.core.events import EventTable, build_event_table
+from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, generalize, price_label
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 
 
 @dataclass(frozen=True)
 class MeasureSettings:
-    """How unicity is estimated: the project's p, sample size and seed (so figures are comparable)."""
+    """How a release is measured: the project's p, sample size and seed (so figures are comparable), and
+    the measures its release criteria read (``measures``)."""
 
     p: int = 4
     samples: int = 10000
     seed: int = 0
+    measures: tuple[str, ...] = ("unicity",)
 
 
 @dataclass
@@ -35,7 +38,7 @@ class ReleaseFigures:
     """People and events covered, full-fingerprint class sizes (exact) and sampled unicity at ``p``."""
 
     people: int
-    events: int  # as the reader counts them: one per row of a release with one row per point
+    rows: int  # rows of the file (with one row per point, fewer than the events they stand for)
     k: int  # smallest full-fingerprint class (0 when nobody is released)
     share_unique: float  # share of the people whose whole trace is unique
     class_sizes: dict[int, int]  # class size -> number of people in classes of that size
@@ -53,7 +56,9 @@ class ReleaseFigures:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReleaseFigures:
+        """Inverse of :meth:`to_dict`; older records called the rows ``events``."""
         ci = d.get("unicity_ci")
+        d = {("rows" if k == "events" else k): v for k, v in d.items()}
         return cls(
             **{
                 **d,
@@ -75,26 +80,28 @@ def measure(
     hierarchy: Hierarchy | None,
     settings: MeasureSettings,
     control: TaskControl | None = None,
-) -> ReleaseFigures:
-    """Class sizes of every person's whole trace and unicity at ``settings.p`` under ``profile``."""
+) -> tuple[ReleaseFigures, ProfileResult | None]:
+    """Class sizes of every person's whole trace and unicity at ``settings.p`` under ``profile``, and the
+    risk engine's result with ``settings.measures`` (None when nobody is left)."""
     control = as_control(control)
     if events.n_users == 0:
-        return ReleaseFigures(0, 0, 0, 0.0, {}, settings.p, None, None, 0, 0)
+        return ReleaseFigures(0, 0, 0, 0.0, {}, settings.p, None, None, 0, 0), None
     sizes = class_sizes(generalize(events, profile, hierarchy))
     risk = RiskSettings(
         spatial=[profile.spatial.label],
         temporal=[profile.temporal.label],
         price=[price_label(profile.price)],
         p_values=[settings.p],
-        measures=["unicity"],
+        measures=list(dict.fromkeys(["unicity", *settings.measures])),
         samples=settings.samples,
         seed=settings.seed,
         reference_p=settings.p,
     )
-    result = next(run_grid(events, risk, hierarchy, control)).by_p[0]
-    return ReleaseFigures(
+    profile_result = next(run_grid(events, risk, hierarchy, control))
+    result = profile_result.by_p[0]
+    figures = ReleaseFigures(
         people=events.n_users,
-        events=events.n_events,
+        rows=events.n_events,
         k=int(sizes.min()),
         share_unique=float(np.mean(sizes == 1)),
         class_sizes=class_size_counts(sizes),
@@ -104,18 +111,9 @@ def measure(
         n_sampled=result.n_sampled,
         n_excluded=result.n_excluded,
     )
+    return figures, profile_result
 
 
 def own_profile(temporal: str) -> Profile:
     """A release's own granularity: its unit ids are the places (``raw``), its bins the time width."""
     return Profile.parse("raw", temporal)
-
-
-def table_events(table: pa.Table, utc_seconds: np.ndarray, tz: str) -> EventTable:
-    """The release held in memory as the reader would see it: one event per row. An amount published as
-    its bin's range (text) is part of the point: the place is measured as ``location @ amount range``."""
-    places = table.column("location").to_numpy(zero_copy_only=False)
-    if "amount" in table.column_names and pa.types.is_string(table.schema.field("amount").type):
-        ranges = table.column("amount").to_numpy(zero_copy_only=False)
-        places = np.asarray([f"{p} @ {r}" for p, r in zip(places, ranges, strict=True)], dtype=object)
-    return build_event_table(table.column("user").to_numpy(zero_copy_only=False), utc_seconds, places, tz=tz)

@@ -7,7 +7,8 @@ from typing import Any
 
 from privacy_studio.core.generalize import PriceLevel, Profile
 
-#: ``points``: a row per (person, spatial unit, time bin) with an event count; ``events``: a row per event.
+#: ``points``: a row per (person, spatial unit, time bin), with its event count only when ``counts`` is set;
+#: ``events``: a row per event (the number of rows of a point is then its event count).
 ROW_KINDS = ("points", "events")
 #: Event columns that may be released with per-event rows (the reader's role names, so they read back).
 EXTRA_COLUMNS = ("interaction", "direction", "amount", "duration", "merchant")
@@ -52,6 +53,7 @@ class ReleaseOptions:
     rows: str = "points"
     columns: list[str] = field(default_factory=list)
     centres: bool = False
+    counts: bool = False  # a ``count`` column on per-point rows (suppression then works on (point, count))
     min_people_per_point: int | None = None
     k_anonymity: int | None = None
     max_points_per_person: int | None = None
@@ -64,6 +66,11 @@ class ReleaseOptions:
             return Profile(profile.spatial, profile.temporal, PriceLevel.parse(self.price))
         except ValueError as exc:
             raise ReleaseError(str(exc)) from None
+
+    @property
+    def publishes_counts(self) -> bool:
+        """Whether the file tells each point's event count (a column, or the number of per-event rows)."""
+        return self.counts or self.rows == "events"
 
     @property
     def suppresses(self) -> bool:
@@ -83,6 +90,8 @@ class ReleaseOptions:
             )
         if self.columns and self.rows != "events":
             raise ReleaseError("extra columns describe single events: choose one row per event to add them")
+        if self.counts and self.rows != "points":
+            raise ReleaseError("a count column goes with one row per point (per-event rows already count)")
         _positive_or_none("the minimum number of people per point", self.min_people_per_point, 1)
         _positive_or_none("k (k-anonymity)", self.k_anonymity, 1)
         _positive_or_none("the maximum number of points per person", self.max_points_per_person, 1)
@@ -97,9 +106,11 @@ class ReleaseOptions:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReleaseOptions:
-        """Inverse of :meth:`to_dict`; unknown keys are refused so a damaged record surfaces."""
+        """Inverse of :meth:`to_dict`; unknown keys are refused so a damaged record surfaces. Records made
+        before ``counts`` existed wrote a count column with every per-point row."""
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - names)
         if unknown:
             raise ReleaseError(f"unknown release option(s): {', '.join(unknown)}")
-        return cls(**{**d, "columns": list(d.get("columns") or [])})
+        counts = d.get("counts", d.get("rows", "points") == "points")
+        return cls(**{**d, "columns": list(d.get("columns") or []), "counts": bool(counts)})

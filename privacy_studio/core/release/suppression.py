@@ -4,7 +4,8 @@ Each step keeps the users (codes stay aligned with the events) and removes point
 person whose trace becomes empty is not released. The order is fixed so every guarantee holds on the
 result: cap points per person, drop rare points, keep k-anonymous people, then drop points that became
 rare because people left (that last pass can only merge classes, never split them); each step is
-reported on its own.
+reported on its own. When the file publishes event counts, k-anonymity compares (point, count) pairs,
+since that is what a reader of the file sees.
 """
 
 from __future__ import annotations
@@ -85,9 +86,18 @@ def drop_rare_points(traces: Traces, m: int) -> Traces:
     return keep_rows(traces, people_per_point(traces)[traces.points] >= m)
 
 
-def keep_k_anonymous(traces: Traces, k: int) -> Traces:
-    """Keep only the people whose whole trace is shared by at least ``k`` released people."""
-    sizes = class_sizes(traces)  # people with empty traces form their own class: they never join others
+def with_counts(traces: Traces) -> Traces:
+    """The traces with each point made a (point, event count) pair, still ascending within each person."""
+    width = int(traces.counts.max()) + 1 if traces.nnz else 1
+    pairs = traces.points.astype(np.int64) * width + traces.counts
+    return replace(traces, points=pairs)
+
+
+def keep_k_anonymous(traces: Traces, k: int, counts: bool = False) -> Traces:
+    """Keep only the people whose whole trace (with ``counts``: set of (point, event count) pairs, as a file
+    that publishes counts shows it) is shared by at least ``k`` released people."""
+    # people with empty traces form their own class: they never join others
+    sizes = class_sizes(with_counts(traces) if counts else traces)
     keep_user = sizes >= k
     return keep_rows(traces, keep_user[row_users(traces)])
 
@@ -120,7 +130,10 @@ def suppress(traces: Traces, options: ReleaseOptions, control: TaskControl | Non
     result = Suppressed(traces, [], [])
     for i, (name, step, value) in enumerate(chosen):
         control.report(i / len(chosen), name.replace("_", " "))
-        kept = step(result.traces, value)
+        if step is keep_k_anonymous:
+            kept = keep_k_anonymous(result.traces, value, options.publishes_counts)
+        else:
+            kept = step(result.traces, value)
         again = any(r.step == name for r in result.removals)
         result.removals.append(_removal(name, result.traces, kept, again))
         result.after_step.append(kept)

@@ -1,5 +1,5 @@
-"""The released rows: pseudonym, spatial unit id (optionally its centre), the time bin's local start, and an
-event count (one row per point) or the chosen event columns (one row per event)."""
+"""The released rows: pseudonym, spatial unit id (optionally its centre), the time bin's local start, and
+optionally an event count (one row per point) or the chosen event columns (one row per event)."""
 
 from __future__ import annotations
 
@@ -118,10 +118,9 @@ def extra_column(events: EventTable, name: str, rows: np.ndarray) -> pa.Array:
 
 @dataclass
 class ReleaseRows:
-    """The table as it will be written, and the UTC instant of each row's time (for measuring it)."""
+    """The table as it will be written."""
 
     table: pa.Table
-    utc: np.ndarray
 
 
 def release_table(
@@ -143,7 +142,7 @@ def release_table(
     unit, time_bin = place_time // grid.n_bins, place_time % grid.n_bins
     people = pseudonym_of_user[users]
     order = np.lexsort((price_bin, unit, time_bin, people))
-    texts, utc = bin_starts(grid.origin, options.profile.temporal.seconds, time_bin[order], events.tz)
+    texts, _ = bin_starts(grid.origin, options.profile.temporal.seconds, time_bin[order], events.tz)
     columns: dict[str, pa.Array] = {
         "user": pa.array(people[order].astype(object)),
         "time": pa.array(texts, type=pa.string()),
@@ -156,8 +155,9 @@ def release_table(
         centres = unit_centres(events, options, hierarchy)[unit[order]]
         columns["lat"], columns["lon"] = pa.array(centres[:, 0]), pa.array(centres[:, 1])
     if rows is None:
-        columns["count"] = pa.array(traces.counts[order])
+        if options.counts:
+            columns["count"] = pa.array(traces.counts[order])
     else:
         for name in options.columns:
             columns[name] = extra_column(events, name, rows[order])
-    return ReleaseRows(pa.table(columns), utc)
+    return ReleaseRows(pa.table(columns))

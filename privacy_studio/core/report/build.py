@@ -26,8 +26,13 @@ from privacy_studio.core.report.inputs import (
     measure_columns,
     resolve_inputs,
 )
-from privacy_studio.core.report.record import decision_record_section, details_of
-from privacy_studio.core.report.release import release_section
+from privacy_studio.core.report.record import (
+    decision_record_section,
+    decision_sentence,
+    details_of,
+    project_digest,
+)
+from privacy_studio.core.report.release import last_release, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, results_section
 from privacy_studio.core.risk.catalogue import BY_NAME, canonical
 from privacy_studio.versions import library_versions
@@ -100,6 +105,13 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     """One page for decision makers: the recommendation and the headline figures with their intervals."""
     section = Section("Summary for decision makers", new_page=True)
     section.add(*(Paragraph(n, "note") for n in inp.notes))
+    released = last_release(inp.project.analyses)
+    if released is not None:
+        section.add(release_summary(released))
+    details = details_of(inp)
+    if details.decision:
+        stale = details.signed_for_earlier(project_digest(inp.project))
+        section.add(Paragraph(decision_sentence(inp, details), "warning" if stale else "body"))
     if inp.grid is None:
         return section.add(
             Paragraph("No risk results: run the analysis before reading this report.", "warning")
@@ -165,9 +177,6 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
             ),
             KeyFigures(evidence_against(inp, focus)),
         )
-    details = details_of(inp)
-    if details.decision:
-        section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     prices = [] if inp.grid is None else list(dict.fromkeys(inp.grid.price))
     shown = "none" if "none" in prices or not prices else prices[0]

@@ -11,11 +11,25 @@ from pathlib import Path
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.naming import knowledge_name, label_words, spatial_name, temporal_name
 from privacy_studio.core.numbers import count, interval, share
-from privacy_studio.core.project import jsonable, sha256_of
+from privacy_studio.core.project import Project, jsonable, sha256_of
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
-from privacy_studio.core.report_details import DEFAULT_CEILING_RATIONALE, DEFAULT_P_RATIONALE, ReportDetails
+from privacy_studio.core.report.release import (
+    guarantee_text,
+    last_release,
+    layout_text,
+    release_summary,
+    suppression_text,
+    verdict_text,
+)
+from privacy_studio.core.report_details import (
+    DEFAULT_CEILING_RATIONALE,
+    DEFAULT_P_RATIONALE,
+    ReportDetails,
+    figures_digest,
+)
+from privacy_studio.core.user_keys import keyed_project_parts
 from privacy_studio.versions import library_versions
 
 #: Written where the officer has not filled in a text the record needs.
@@ -25,12 +39,50 @@ NOT_STATED = (
 )
 
 
+#: What the report says instead of a decision signed over other figures than these.
+EARLIER = "signed for earlier results"
+
+
+def project_digest(project: Project) -> str:
+    """The digest a signature covers for ``project`` as it is now (see ``report_details.figures_digest``)."""
+    release = last_release(project.analyses)
+    return figures_digest(
+        jsonable(project.settings),
+        jsonable(project.tradeoff),
+        jsonable(project.engine),
+        jsonable(keyed_project_parts(project.results, project.analyses)),  # as saved
+        [s.sha256 for s in project.sources],
+        None if release is None else release.release_sha256,
+    )
+
+
+def sign_details(project: Project, details: ReportDetails, again: bool = False) -> ReportDetails:
+    """``details`` as they are saved: a new signature (or signing ``again``) records the figures it is for."""
+    previous = ReportDetails() if again else ReportDetails.of(project.analyses)
+    return details.signed(previous, project_digest(project))
+
+
+def decision_text(inp: ReportInputs, details: ReportDetails) -> str:
+    """The recorded decision, or that it was signed over other figures (never an approval of these)."""
+    if details.signed_for_earlier(project_digest(inp.project)):
+        return (
+            f"{EARLIER}: the decision was recorded before the settings, results or release changed, so it "
+            "does not apply to the figures of this report until it is signed again"
+        )
+    return details.decision
+
+
+def decision_sentence(inp: ReportInputs, details: ReportDetails) -> str:
+    """The summary's line on the decision."""
+    return f"Decision recorded: {decision_text(inp, details)} (see the sign-off)."
+
+
 def decision_record_section(inp: ReportInputs) -> Section:
     """The whole record, in the order a reviewer reads it."""
     details = details_of(inp)
     section = Section("Decision record", new_page=True)
     section.subsections = [
-        purpose_section(details),
+        purpose_section(inp, details),
         data_section(inp, details),
         attacker_section(inp),
         rationale_section(inp, details),
@@ -38,7 +90,7 @@ def decision_record_section(inp: ReportInputs) -> Section:
         residual_risk_section(inp, details),
         seed_stability_section(inp),
         fingerprints_section(inp),
-        signoff_section(details),
+        signoff_section(inp, details),
     ]
     return section
 
@@ -52,19 +104,34 @@ def _stated(text: str, flag: str) -> Paragraph:
     return Paragraph(text) if text.strip() else Paragraph(NOT_STATED.format(flag=flag), "warning")
 
 
-def purpose_section(details: ReportDetails) -> Section:
-    """Purpose, recipient and the columns that will be published."""
+def purpose_section(inp: ReportInputs, details: ReportDetails) -> Section:
+    """Purpose, recipient and the columns published: the latest release's own record when there is one."""
+    m = last_release(inp.project.analyses)
     rows = [
         ["Purpose", details.purpose or "not stated"],
         ["Recipient", details.recipient or "not stated"],
-        ["Release format (published columns)", details.release_format or "not stated"],
     ]
+    if m is None:
+        rows.append(["Release format (published columns)", details.release_format or "not stated"])
+    else:
+        rows += [
+            ["Release file", f"{m.release_file} (SHA-256 {m.release_sha256})"],
+            ["Profile", m.profile_label],
+            [
+                "Release format (published columns)",
+                f"{layout_text(m.options)}; columns {', '.join(m.columns)}",
+            ],
+            ["Suppression", suppression_text(m)],
+            ["Guarantee", guarantee_text(m)],
+            ["Release criteria", verdict_text(m)],
+            ["Accepted risk", m.accepted_risk or "none"],
+        ]
+        if details.release_format:
+            rows.append(["Release format as stated by the officer", details.release_format])
     blocks: list = [Table("Table R1. The release this record is about.", ["", "As stated"], rows)]
-    stated = {
-        "purpose": details.purpose,
-        "recipient": details.recipient,
-        "release-format": details.release_format,
-    }
+    stated = {"purpose": details.purpose, "recipient": details.recipient}
+    if m is None:
+        stated["release-format"] = details.release_format
     missing = [flag for flag, text in stated.items() if not text.strip()]
     if missing:
         blocks.append(_stated("", missing[0]))
@@ -191,6 +258,12 @@ def _limit_text(value: float | None) -> str:
 def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
     """The risk that remains if the recommended profile is released, with what speaks against it."""
     section = Section("Residual risk after release")
+    released = last_release(inp.project.analyses)
+    if released is not None:
+        section.add(release_summary(released))
+        if details.protections.strip():
+            section.add(Paragraph(f"Further protections stated by the officer: {details.protections}"))
+        return section
     rec, grid = inp.recommendation, inp.grid
     if grid is None or rec is None:
         return section.add(
@@ -292,14 +365,18 @@ def fingerprints_section(inp: ReportInputs) -> Section:
     )
 
 
-def signoff_section(details: ReportDetails) -> Section:
-    """Name, role, date and decision of the person who signs; blanks to fill in by hand when not given."""
+def signoff_section(inp: ReportInputs, details: ReportDetails) -> Section:
+    """Name, role, date and decision of the person who signs; blanks to fill in by hand when not given. A
+    decision signed over other figures is shown as such, never as an approval of these."""
     blank = "_" * 28
     rows = [
         ["Name", details.signer_name or blank],
         ["Role", details.signer_role or blank],
         ["Date", details.sign_date or blank],
-        ["Decision", details.decision or "release approved / approved with conditions / refused"],
+        ["Decision", decision_text(inp, details) or "release approved / approved with conditions / refused"],
         ["Signature", blank],
     ]
-    return Section("Sign-off", [Table("Table R5. Sign-off.", ["", ""], rows)])
+    blocks: list = [Table("Table R5. Sign-off.", ["", ""], rows)]
+    if details.signed_for_earlier(project_digest(inp.project)):
+        blocks.append(Paragraph(f"The decision was {EARLIER}: sign again over these figures.", "warning"))
+    return Section("Sign-off", blocks)

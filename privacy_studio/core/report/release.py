@@ -7,8 +7,10 @@ from typing import Any
 
 from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
 from privacy_studio.core.numbers import count, interval, share
+from privacy_studio.core.release.linkage import Linkage
 from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import ReleaseFigures
+from privacy_studio.core.release.options import ReleaseOptions
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 
 TITLE = "Release"
@@ -26,20 +28,17 @@ def release_section(analyses: dict[str, Any]) -> Section:
             "no release was written from this project (privacy-studio release …, or File › Export release).",
         )
     o = manifest.options
-    rows = (
-        "one row per person, spatial unit and time bin with an event count"
-        if o.rows == "points"
-        else ("one row per event")
-    )
+    rows = layout_text(o)
     section = Section(
         TITLE,
         [
             Paragraph(
                 f"{manifest.release_file} was written on {manifest.created} at {manifest.profile_label}: "
                 f"{rows}; columns {', '.join(manifest.columns)}; new random pseudonyms"
-                + ("; the pseudonym mapping was saved apart" if manifest.mapping_file else "")
+                + ("; the pseudonym mapping was saved apart" if manifest.mapping_written else "")
                 + f". SHA-256 {manifest.release_sha256}."
             ),
+            Paragraph(verdict_text(manifest), "body" if manifest.passes else "warning"),
             _removals(manifest),
             _figures(manifest),
             *_project_figures(manifest),
@@ -52,6 +51,81 @@ def release_section(analyses: dict[str, Any]) -> Section:
         ],
     )
     return section
+
+
+def last_release(analyses: dict[str, Any]) -> ReleaseManifest | None:
+    """The latest release of the data at a profile, or None (also when its record cannot be read: the
+    Release section says why)."""
+    try:
+        return read_analysis(analyses, ReleaseRecord)
+    except AnalysisError:
+        return None
+
+
+def suppression_text(m: ReleaseManifest) -> str:
+    """The suppression chosen, in words (``none``)."""
+    options = m.options.to_dict()
+    steps = [r.describe(options[r.step]) for r in m.removed if not r.again]
+    return "; ".join(steps) or "none"
+
+
+def guarantee_text(m: ReleaseManifest) -> str:
+    """The figures measured on the rows as written, every published column included."""
+    f = m.measured_on_release
+    unicity = f"{share(f.unicity)} {interval(f.unicity_ci)}".strip()
+    return (
+        f"measured on the rows as written (columns {', '.join(m.columns)}): smallest class k = {f.k}, "
+        f"{share(f.share_unique)} of the {count(f.people)} people released have a unique set of rows, "
+        f"unicity at p = {f.p} is {unicity} (an estimate on {count(f.n_sampled - f.n_excluded)} of them; "
+        f"{count(f.n_excluded)} with fewer than {f.p} rows left out)"
+    )
+
+
+def verdict_text(m: ReleaseManifest) -> str:
+    """Whether the file met the project's release criteria, and the reason given when it did not."""
+    if m.passes:
+        linked = "".join(f" Against earlier releases: {linkage_text(x)}." for x in m.linkage_to_earlier)
+        return "The file meets every release criterion of the project." + linked
+    failed = "; ".join(
+        f"{c.name} {share(c.value) if c.value is not None else 'not measured'} (limit {share(c.limit)})"
+        for c in m.criteria
+        if not c.passed
+    )
+    if not m.criteria:
+        failed = "it was not judged against them (released by an older studio)"
+    failed += "".join(f"; {linkage_text(x)}" for x in m.linkage_to_earlier)
+    reason = f' The risk was accepted with the reason: "{m.accepted_risk}".' if m.accepted_risk else ""
+    return f"The file FAILS the project's release criteria: {failed}.{reason}"
+
+
+def linkage_text(x: Linkage) -> str:
+    """The matching attack to one earlier release in words."""
+    if x.share is None:
+        return f"the linkage to the earlier release {x.release_file} could not be measured ({x.note})"
+    return (
+        f"the matching attack re-links {count(x.relinked)} of the {count(x.in_both)} people also in the "
+        f"earlier release {x.release_file} ({share(x.share)}, at {x.profile}; an upper bound for files "
+        "without counts)"
+    )
+
+
+def release_summary(m: ReleaseManifest) -> Paragraph:
+    """One paragraph on the latest release, for the summary and the residual risk."""
+    return Paragraph(
+        f"Latest release: {m.release_file} ({m.created}) at {m.profile_label}, {layout_text(m.options)}; "
+        f"suppression: {suppression_text(m)}. It holds {count(m.released.people)} of "
+        f"{count(m.before.people)} people. {guarantee_text(m)[0].upper()}{guarantee_text(m)[1:]}. "
+        f"{verdict_text(m)}",
+        "body" if m.passes else "warning",
+    )
+
+
+def layout_text(o: ReleaseOptions) -> str:
+    """The row layout in words."""
+    if o.rows == "events":
+        return "one row per event"
+    count = " with its event count" if o.counts else " (no event count)"
+    return f"one row per person, spatial unit and time bin{count}"
 
 
 def _removals(m: ReleaseManifest) -> Table:

@@ -38,7 +38,8 @@ from privacy_studio.core.report.inputs import (
 )
 from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
-from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group
+from privacy_studio.core.tradeoff.groups import per_user_ids, read_attributes, risk_by_group
+from privacy_studio.core.user_keys import project_salt
 from privacy_studio.core.utility import COMPUTED_SCORES, utility_title
 
 
@@ -483,11 +484,15 @@ def groups_section(inp: ReportInputs) -> Section:
     if not per_user.get("unique_rate"):
         return absent("Risk by group", f"the results of {label_words(label)} keep no per-user risk.")
     try:
+        salt = project_salt(inp.project.analyses) if per_user.get("user_keys") else None
+        ids, attributes = per_user_ids(per_user, read_attributes(source.path), salt)
+        if ids is None:
+            return absent("Risk by group", f"the results of {label} keep no per-user risk.")
         report = risk_by_group(
-            np.asarray(per_user["user_ids"]),
+            ids,
             np.asarray([np.nan if v is None else v for v in per_user["unique_rate"]], dtype=np.float64),
             None if per_user.get("em") is None else np.asarray(per_user["em"], dtype=np.float64),
-            read_attributes(source.path),
+            attributes,
         )
     except ValueError as exc:
         return absent("Risk by group", str(exc))

@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from privacy_studio.core.numbers import number
+from privacy_studio.core.user_keys import user_keys
 
 MISSING = "(missing)"
 USER_COLUMNS = ("user_id", "user", "id")
@@ -132,15 +133,33 @@ def risk_by_group(
     )
 
 
-def risk_by_group_of(result: object, attributes: pd.DataFrame) -> GroupReport:
-    """:func:`risk_by_group` on the per-user risks of one ``ProfileResult`` (or its ``to_dict()``)."""
+def risk_by_group_of(result: object, attributes: pd.DataFrame, salt: str | None = None) -> GroupReport:
+    """:func:`risk_by_group` on the per-user risks of one ``ProfileResult`` (or its ``to_dict()``); results
+    saved in a project name users by salted keys, and the attributes' ids are keyed with the same ``salt``."""
     record = result.to_dict() if hasattr(result, "to_dict") else result
     per_user = record.get("per_user") or {} if isinstance(record, dict) else {}
-    if not per_user.get("user_ids"):
+    ids, attributes = per_user_ids(per_user, attributes, salt)
+    if ids is None:
         raise ValueError("this result has no per-user risks: run the analysis again to get them")
     rate = [np.nan if v is None else v for v in per_user["unique_rate"]]
     em = per_user.get("em")
     em_values = None if em is None else np.asarray([np.nan if v is None else v for v in em], dtype=np.float64)
-    return risk_by_group(
-        np.asarray(per_user["user_ids"]), np.asarray(rate, dtype=np.float64), em_values, attributes
-    )
+    return risk_by_group(ids, np.asarray(rate, dtype=np.float64), em_values, attributes)
+
+
+def per_user_ids(
+    per_user: dict, attributes: pd.DataFrame, salt: str | None
+) -> tuple[np.ndarray | None, pd.DataFrame]:
+    """The users of per-user results and the attributes indexed the same way (by salted key when the
+    results were saved in a project); None when the results have no per-user part."""
+    if per_user.get("user_ids"):
+        return np.asarray(per_user["user_ids"]), attributes
+    if per_user.get("user_keys"):
+        if salt is None:
+            raise ValueError(
+                "these per-user risks are keyed by the project's salt: open them from the project"
+            )
+        keyed = attributes.copy()
+        keyed.index = user_keys(attributes.index, salt)
+        return np.asarray(per_user["user_keys"]), keyed
+    return None, attributes

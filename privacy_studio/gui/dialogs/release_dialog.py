@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.generalize import price_label
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project
@@ -41,7 +42,8 @@ from privacy_studio.core.release import (
     prepare_release,
     write_release,
 )
-from privacy_studio.core.release.defaults import measure_settings, recommended_price, recommended_profile
+from privacy_studio.core.release.defaults import Candidates, candidates, measure_settings, policy
+from privacy_studio.core.release.export import refusal
 from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
@@ -50,9 +52,11 @@ from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 ROW_CHOICES = (
-    ("one row per person, place and time bin, with an event count", "points"),
+    ("one row per person, place and time bin", "points"),
     ("one row per event", "events"),
 )
+#: The colour of what must not be missed (a release that fails the criteria).
+RED = "color: #a33;"
 #: Suppression choices: option name, label, smallest value, default value.
 SUPPRESSION = (
     ("min_people_per_point", "Drop place-time points of fewer than M people", 2, 5),
@@ -62,20 +66,17 @@ SUPPRESSION = (
 PREVIEW_ROWS = 20
 
 
-def profile_choices(project: Project) -> tuple[list[str], str | None]:
-    """The grid's profiles as ``spatial:temporal`` and the recommended one (None if there is none)."""
-    settings = project.settings
-    cells = settings.get("cells") or [
-        (s, t) for s in settings.get("spatial", []) for t in settings.get("temporal", [])
-    ]
-    prices = [f":price/{p}" if p != "none" else "" for p in settings.get("price", ["none"])]
-    choices = [f"{s}:{t}{price}" for price in prices for s, t in cells]
-    try:
-        spatial, temporal = recommended_profile(project)
-    except ReleaseError:
-        return choices, None
-    price = recommended_price(project)
-    return choices, f"{spatial}:{temporal}" + ("" if price == "none" else f":price/{price}")
+def start_text(c: Candidates) -> str:
+    """Why the dialog opens on its profile: the recommendation, or the least risky one with a warning."""
+    if c.recommended:
+        return f"The project recommends {c.recommended}."
+    if c.least_risky:
+        return (
+            f"No profile meets the project's release criteria ({c.why_none}). The dialog starts on the least "
+            f"risky one, {c.least_risky}: add suppression and preview; a file that fails the criteria is "
+            "written only with a reason for accepting the risk."
+        )
+    return f"The project recommends no profile ({c.why_none})."
 
 
 EFFECT_COLUMNS = ["", "people", "events", "points", "unique whole traces", "unicity (95% interval)"]
@@ -125,28 +126,33 @@ class ReleaseDialog(QDialog):
         self.runner, self.project, self.dataset = runner, project, dataset
         self.prepared: PreparedRelease | None = None
         self.worker: Worker | None = None
-        choices, recommended = profile_choices(project)
+        self.candidates = candidates(project)
         self.profile = QComboBox()
         self.profile.setEditable(True)
-        self.profile.addItems(choices)
-        self.profile.setCurrentText(recommended or (choices[0] if choices else "district:1w"))
-        self.profile.setToolTip("spatial level : time width, e.g. district:1w (default: the recommendation)")
+        self.profile.addItems(self.candidates.profiles)
+        self.profile.setCurrentText(self.candidates.default or next(iter(self.candidates.profiles), ""))
+        self.profile.setToolTip("spatial level : time width (default: the recommendation)")
         self.rows = QComboBox()
         for text, value in ROW_CHOICES:
             self.rows.addItem(text, value)
         self.columns = {name: QCheckBox(name) for name in EXTRA_COLUMNS}
         self.centres = QCheckBox("add each unit's centre (lat, lon)")
+        self.counts = QCheckBox("add each point's event count (k-anonymity then compares counts too)")
         self.thresholds: dict[str, tuple[QCheckBox, QSpinBox]] = {}
         form = QFormLayout()
         form.addRow("Profile", self.profile)
-        if recommended:
-            form.addRow("", QLabel(f"The project recommends {recommended}."))
+        self.start_note = QLabel(start_text(self.candidates))
+        self.start_note.setWordWrap(True)
+        if not self.candidates.recommended:
+            self.start_note.setStyleSheet(RED)
+        form.addRow("", self.start_note)
         form.addRow("Rows", self.rows)
         column_row = QHBoxLayout()
         for box in self.columns.values():
             column_row.addWidget(box)
         form.addRow("Event columns", column_row)
         form.addRow("", self.centres)
+        form.addRow("", self.counts)
         suppression = QGroupBox("Suppression (optional)")
         sup_form = QFormLayout(suppression)
         for name, label, smallest, default in SUPPRESSION:
@@ -176,7 +182,12 @@ class ReleaseDialog(QDialog):
         self.preview_table = QTableWidget(0, 0)
         self.problems = QLabel("")
         self.problems.setWordWrap(True)
-        self.problems.setStyleSheet("color: #a33;")
+        self.problems.setStyleSheet(RED)
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("required to write a release that fails the release criteria")
+        self.reason.textChanged.connect(self._update_write)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setVisible(False)
@@ -200,6 +211,11 @@ class ReleaseDialog(QDialog):
         layout.addWidget(QLabel("What each choice removes (before writing):"))
         layout.addWidget(self.removed_table)
         layout.addWidget(self.figures)
+        layout.addWidget(self.verdict)
+        reason_row = QHBoxLayout()
+        reason_row.addWidget(QLabel("Reason for accepting the risk"))
+        reason_row.addWidget(self.reason, 1)
+        layout.addLayout(reason_row)
         layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written:"))
         layout.addWidget(self.preview_table, 1)
         layout.addWidget(self.problems)
@@ -213,6 +229,7 @@ class ReleaseDialog(QDialog):
         self.profile.currentTextChanged.connect(self._invalidate)
         self.rows.currentIndexChanged.connect(self._rows_changed)
         self.centres.toggled.connect(self._invalidate)
+        self.counts.toggled.connect(self._invalidate)
         for box in self.columns.values():
             box.toggled.connect(self._invalidate)
         for tick, value in self.thresholds.values():
@@ -221,6 +238,9 @@ class ReleaseDialog(QDialog):
 
     def _rows_changed(self) -> None:
         per_event = self.rows.currentData() == "events"
+        self.counts.setEnabled(not per_event)
+        if per_event:
+            self.counts.setChecked(False)
         for name, box in self.columns.items():
             present = self.dataset is not None and getattr(self.dataset.events, name, None) is not None
             box.setEnabled(per_event and present)
@@ -233,7 +253,16 @@ class ReleaseDialog(QDialog):
         if self.prepared is not None:
             self.prepared = None
             self.prepared_changed.emit(None)
+        self.verdict.setText("")
         self.write_button.setEnabled(False)
+
+    def _needs_reason(self) -> bool:
+        return self.prepared is not None and not self.prepared.passes
+
+    def _update_write(self, *_: Any) -> None:
+        """Writing needs a preview, and a typed reason when the preview fails the release criteria."""
+        ready = self.prepared is not None and self.worker is None
+        self.write_button.setEnabled(ready and (not self._needs_reason() or bool(self.reason.text().strip())))
 
     def options(self) -> ReleaseOptions:
         """The choices as release options; :class:`ReleaseError` for an impossible one."""
@@ -249,6 +278,7 @@ class ReleaseDialog(QDialog):
             columns=[name for name, box in self.columns.items() if box.isChecked()],
             centres=self.centres.isChecked(),
             price=price_label(profile.price),
+            counts=self.counts.isChecked(),
             **chosen,
         )
         options.validate()
@@ -283,7 +313,7 @@ class ReleaseDialog(QDialog):
         self.progress.setVisible(False)
         self.cancel_button.setEnabled(False)
         self.preview_button.setEnabled(True)
-        self.write_button.setEnabled(self.prepared is not None)
+        self._update_write()
         self.problems.setText(problem)
 
     def start_preview(self) -> Worker | None:
@@ -298,7 +328,13 @@ class ReleaseDialog(QDialog):
             return None
         self._invalidate()
         worker = Worker(
-            prepare_release, self.dataset, options, measure_settings(self.project), name="release preview"
+            prepare_release,
+            self.dataset,
+            options,
+            measure_settings(self.project),
+            policy=policy(self.project),
+            earlier=ReleaseHistory.of(self.project.analyses).of_kind("rows"),
+            name="release preview",
         )
         return self._start(worker, self._show_prepared)
 
@@ -312,6 +348,10 @@ class ReleaseDialog(QDialog):
             self.problems.setText("Choose the release file (.csv or .parquet).")
             return None
         mapping = self.mapping.text().strip() or None
+        reason = self.reason.text().strip() or None
+        if self._needs_reason() and reason is None:
+            self.problems.setText(refusal(self.prepared, "type a reason for accepting the risk") + ".")
+            return None
         worker = Worker(
             write_release,
             self.prepared,
@@ -319,6 +359,7 @@ class ReleaseDialog(QDialog):
             project=self.project,
             mapping_out=mapping,
             overwrite=self.overwrite.isChecked(),
+            accept_risk=reason,
             name="release",
         )
         return self._start(worker, self._written)
@@ -338,6 +379,15 @@ class ReleaseDialog(QDialog):
                 self.removed_table.setItem(i, j, QTableWidgetItem(text))
         self.removed_table.resizeColumnsToContents()
         self.figures.setText(effect_text(prepared))
+        if prepared.passes:
+            self.verdict.setStyleSheet("")
+            self.verdict.setText("The release as written meets every release criterion of the project.")
+        else:
+            self.verdict.setStyleSheet(RED)
+            self.verdict.setText(
+                refusal(prepared, "type a reason for accepting the risk below").capitalize() + "."
+            )
+        self._update_write()
         columns, values = prepared.preview(PREVIEW_ROWS)
         self.preview_table.setColumnCount(len(columns))
         self.preview_table.setHorizontalHeaderLabels(columns)

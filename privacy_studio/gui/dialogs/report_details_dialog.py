@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -45,7 +46,9 @@ _LINES = (
 class ReportDetailsDialog(QDialog):
     """Edit the name and the decision-record texts; :meth:`values` gives them back when accepted."""
 
-    def __init__(self, name: str, details: ReportDetails, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, name: str, details: ReportDetails, parent: QWidget | None = None, *, stale: bool = False
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Project and report details")
         self.resize(720, 640)
@@ -69,6 +72,19 @@ class ReportDetailsDialog(QDialog):
         self.decision.addItems([d or "not signed yet" for d in DECISIONS])
         self.decision.setCurrentIndex(DECISIONS.index(details.decision))
         form.addRow("Decision", self.decision)
+        self.stale = QLabel(
+            "Signed for earlier results: the settings, results or release changed after this decision was "
+            "recorded. The report does not print it as a decision on the current figures until it is "
+            "signed again."
+        )
+        self.stale.setWordWrap(True)
+        self.stale.setStyleSheet("color: #b00020")
+        self.stale.setVisible(stale)
+        self._stale = stale
+        self.resign = QCheckBox("sign again over the current figures")
+        self.resign.setVisible(stale)
+        form.addRow("", self.stale)
+        form.addRow("", self.resign)
         inner = QWidget()
         inner.setLayout(form)
         scroll = QScrollArea()
@@ -104,3 +120,7 @@ class ReportDetailsDialog(QDialog):
         lines = {field: edit.text().strip() for field, edit in self.lines.items()}
         decision = DECISIONS[self.decision.currentIndex()]
         return self.name.text().strip(), ReportDetails(**texts, **lines, decision=decision)
+
+    def signs_again(self) -> bool:
+        """Whether the signer asked to sign the unchanged decision over the current figures."""
+        return self._stale and self.resign.isChecked()

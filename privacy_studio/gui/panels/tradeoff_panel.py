@@ -56,6 +56,7 @@ from privacy_studio.core.tradeoff.extrapolation import (
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
+from privacy_studio.core.user_keys import project_salt
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_title
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
@@ -685,7 +686,8 @@ class TradeoffPanel(QWidget):
             return
         record = self.records[max(0, self.group_profile.currentIndex())]
         try:
-            report = risk_by_group_of(record, self.attributes)
+            salt = None if self.session is None else project_salt(self.session.project.analyses)
+            report = risk_by_group_of(record, self.attributes, salt)
         except ValueError as exc:
             self.group_text.setText(str(exc))
             return
