@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import judge_error, prepare_outputs, run_cli
-from tests.faults.world import edit_project, make_world
+from tests.faults.world import ACCEPT, edit_project, make_world
 
 SETTINGS = ["--spatial", "raw", "--temporal", "1d"]
 
@@ -45,7 +45,10 @@ def test_broken_project_field_is_refused(damage: str, command: str, tmp_path: Pa
     edit_project(w.project, FIELD_DAMAGES[damage])
     out = tmp_path / ("r.pdf" if command == "report" else "r.csv")
     prepare_outputs(out)
-    extra = {"report": ["--pdf", out], "release": ["--profile", "raw:1d", "--out", out, "--overwrite"]}
+    extra = {
+        "report": ["--pdf", out],
+        "release": ["--profile", "raw:1d", *ACCEPT, "--out", out, "--overwrite"],
+    }
     before = w.project.read_bytes()
     run = run_cli([*command.split(), w.project, *extra.get(command, [])], seconds=30)
     outcome = judge_error(run, (out,))

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import judge_error, judge_result, prepare_outputs, run_cli
-from tests.faults.world import FILES, World, digest, judge_kept, make_world
+from tests.faults.world import ACCEPT, FILES, World, digest, judge_kept, make_world
 
 SETTINGS = ["--spatial", "raw", "--temporal", "1d", "--p", "1"]
 REPORT = ["--pdf", "report.pdf"]
-RELEASE = ["--profile", "raw:1d", "--overwrite"]
+RELEASE = ["--profile", "raw:1d", *ACCEPT, "--overwrite"]
 
 #: name -> (command given the world and its output path, the input the output names).
 OVER_INPUTS: dict[str, tuple[Callable[[World, Path], list], str]] = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import judge_error, prepare_outputs, run_cli
-from tests.faults.world import World, edit_project, make_world
+from tests.faults.world import ACCEPT, World, edit_project, make_world
 
 SETTINGS = ["--spatial", "raw", "--temporal", "1d", "--p", "1"]
 
@@ -182,6 +182,9 @@ def test_project_naming_a_special_file_is_refused(
     edit_project(w.project, point_at_fifo)
     out = tmp_path / ("r.pdf" if command == "report" else "r.csv")
     prepare_outputs(out)
-    extra = {"report": ["--pdf", out], "release": ["--profile", "raw:1d", "--out", out, "--overwrite"]}
+    extra = {
+        "report": ["--pdf", out],
+        "release": ["--profile", "raw:1d", *ACCEPT, "--out", out, "--overwrite"],
+    }
     run = run_cli([*command.split(), w.project, *extra.get(command, [])], seconds=20)
     record(judge_error(run, (out,)), run.err + (run.raised or ""))

@@ -13,7 +13,7 @@ import pytest
 
 from tests.faults.conftest import write_events
 from tests.faults.harness import judge_error, judge_result, prepare_outputs, run_cli
-from tests.faults.world import World, digest, make_world
+from tests.faults.world import ACCEPT, World, digest, make_world
 
 SETTINGS = ["--spatial", "raw", "--temporal", "1d", "--p", "1"]
 
@@ -60,7 +60,11 @@ def test_data_changed_since_measured_is_refused(
     CHANGES[change](w)
     out = tmp_path / ("release.csv" if command == "release" else "report.pdf")
     prepare_outputs(out)
-    flag = ["--profile", "raw:1d", "--out", out, "--overwrite"] if command == "release" else ["--pdf", out]
+    flag = (
+        ["--profile", "raw:1d", *ACCEPT, "--out", out, "--overwrite"]
+        if command == "release"
+        else ["--pdf", out]
+    )
     before = digest(w.project)
     run = run_cli([command, w.project, *flag], seconds=120)
     outcome = judge_error(run, (out,))
@@ -93,7 +97,7 @@ def test_touched_data_with_the_same_content_is_not_refused(tmp_path: Path, recor
     w = make_world(tmp_path)
     os.utime(w.data, (1_000_000_000, 1_000_000_000))
     out = tmp_path / "release.csv"
-    run = run_cli(["release", w.project, "--profile", "raw:1d", "--out", out], seconds=300)
+    run = run_cli(["release", w.project, "--profile", "raw:1d", *ACCEPT, "--out", out], seconds=300)
     record(judge_result(run, lambda r: out.is_file() and "people released: 12 of 12" in r.out), run.err)
 
 
@@ -103,7 +107,7 @@ def test_release_publishes_only_the_people_the_project_measured(tmp_path: Path, 
     with w.data.open("a") as fh:
         fh.writelines(f"newcomer,2024-03-0{d} 10:00:00,L{d}\n" for d in range(1, 6))
     out = tmp_path / "release.csv"
-    run = run_cli(["release", w.project, "--profile", "raw:1d", "--out", out], seconds=300)
+    run = run_cli(["release", w.project, "--profile", "raw:1d", *ACCEPT, "--out", out], seconds=300)
     outcome = judge_error(run)
     if outcome == "clear error" and out.exists():
         outcome = "silent wrong result"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import judge_error, run_cli
-from tests.faults.world import make_world
+from tests.faults.world import ACCEPT, make_world
 
 SETTINGS = ["--spatial", "raw", "--temporal", "1d"]
 
@@ -20,7 +20,16 @@ UNWRITABLE_COMMANDS: dict[str, Callable[[object, Path], list]] = {
     "tradeoff_json": lambda w, o: ["tradeoff", w.project, "--json", o],
     "features_out": lambda w, o: ["attack", "features", "--data", w.data, "--out", o],
     "mask_out": lambda w, o: ["mask", "--method", "noise", "--in", w.numeric, "--out", o],
-    "release_out": lambda w, o: ["release", w.project, "--profile", "raw:1d", "--out", o, "--overwrite"],
+    "release_out": lambda w, o: [
+        "release",
+        w.project,
+        "--profile",
+        "raw:1d",
+        *ACCEPT,
+        "--out",
+        o,
+        "--overwrite",
+    ],
     "report_text": lambda w, o: ["report", w.project, "--pdf", w.root / "r.pdf", "--text", o],
 }
 
@@ -45,5 +54,7 @@ def test_unwritable_output_is_one_sentence(command: str, kind: str, tmp_path: Pa
 
 def test_release_to_a_link_to_dev_null_is_refused_before_the_work(tmp_path: Path, record: Callable) -> None:
     w = make_world(tmp_path)
-    run = run_cli(["release", w.project, "--profile", "raw:1d", "--out", _unwritable("null", tmp_path)])
+    run = run_cli(
+        ["release", w.project, "--profile", "raw:1d", *ACCEPT, "--out", _unwritable("null", tmp_path)]
+    )
     record(judge_error(run), run.err + (run.raised or ""))
