@@ -89,7 +89,7 @@ class BoundedCounts:
 
 
 def bounded_counts(rows: Traces, n_cells: int, bound: int) -> BoundedCounts:
-    """Count people per cell with each person kept to their ``bound`` most frequent cells (ties: earlier cell)."""
+    """People per cell, each person kept to their ``bound`` most frequent cells (ties: the earlier cell)."""
     kept = cap_points(rows, bound)
     lengths = rows.lengths()
     return BoundedCounts(

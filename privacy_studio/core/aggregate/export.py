@@ -112,7 +112,9 @@ def prepare_aggregate(
     released = post_process(add_noise(counts.bounded, mechanism))
     control.report(0.8, "building the rows")
     table = cell_table(grid, released, events.tz)
-    cells = CellsInfo(grid.n_units, grid.n_bins, grid.n_cells, _places_from(options), _period(grid, events.tz))
+    cells = CellsInfo(
+        grid.n_units, grid.n_bins, grid.n_cells, _places_from(options), _period(grid, events.tz)
+    )
     figures = AggregateFigures.measure(options.kind, counts, released)
     control.report(1.0, "aggregate ready")
     return PreparedAggregate(options, events.tz, grid, counts, mechanism, released, table, figures, cells)
@@ -123,7 +125,9 @@ def check_aggregate_targets(out: str | os.PathLike[str], overwrite: bool) -> tup
     if Path(out).suffix.lower() != ".csv":
         raise AggregateError(f"{out}: the aggregate file name must end in .csv")
     try:
-        return check_target(out, overwrite, "aggregate"), check_target(manifest_path(out), overwrite, "manifest")
+        return check_target(out, overwrite, "aggregate"), check_target(
+            manifest_path(out), overwrite, "manifest"
+        )
     except ReleaseError as exc:
         raise AggregateError(str(exc)) from None
 

@@ -68,7 +68,9 @@ class AggregateManifest:
         if not isinstance(d, dict) or d.get("format") != MANIFEST_FORMAT:
             raise AggregateError("not a Privacy Studio aggregate manifest")
         if d.get("version") != MANIFEST_VERSION:
-            raise AggregateError(f"aggregate manifest version {d.get('version')!r}; this studio reads version 1")
+            raise AggregateError(
+                f"aggregate manifest version {d.get('version')!r}; this studio reads version 1"
+            )
         try:
             rest = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
             return cls(

@@ -42,9 +42,9 @@ class Mechanism:
         """The mechanism and budget in one sentence (manifest, report, dialog)."""
         conversion = "" if self.rho is None else f" (ρ = {self.rho:.4g} zero-concentrated DP, converted)"
         return (
-            f"{self.name} noise of scale {self.scale:.4g} from {self.library} {self.library_version}, added to "
-            f"every cell: the whole budget ε = {self.epsilon:g}, δ = {self.delta:g}{conversion} is spent "
-            f"once on the vector of all cells, whose {self.sensitivity_norm} sensitivity is "
+            f"{self.name} noise of scale {self.scale:.4g} from {self.library} {self.library_version}, "
+            f"added to every cell: the whole budget ε = {self.epsilon:g}, δ = {self.delta:g}{conversion} "
+            f"is spent once on the vector of all cells, whose {self.sensitivity_norm} sensitivity is "
             f"{self.sensitivity:.4g} after the bound"
         )
 
@@ -105,7 +105,7 @@ def calibrate(epsilon: float, delta: float, bound: int) -> Mechanism:
 
 def noise_distribution(name: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """Integer support and probabilities of the noise (tails beyond 40 scales, below e^-40, left out)."""
-    reach = int(math.ceil(40 * scale)) + 10
+    reach = math.ceil(40 * scale) + 10
     support = np.arange(-reach, reach + 1)
     if name == "discrete Laplace":
         weight = np.exp(-np.abs(support) / scale)

@@ -1,4 +1,4 @@
-"""What the officer asks of an aggregate release: profile, kind of table, privacy loss and contribution bound."""
+"""What the officer asks of an aggregate: profile, kind of table, privacy loss and contribution bound."""
 
 from __future__ import annotations
 
