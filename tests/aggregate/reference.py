@@ -8,6 +8,7 @@ origin before destination for moves).
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -50,7 +51,7 @@ def person_cells(rows: list[tuple[str, int, str]], tz: str, kind: str) -> dict[s
             for place, day in visits:
                 counter[(day_text(day, tz), place)] += 1
         else:
-            for (a, day), (b, _) in zip(visits, visits[1:], strict=False):
+            for (a, day), (b, _) in pairwise(visits):
                 counter[(day_text(day, tz), a, b)] += 1
         cells[user] = counter
     return cells
