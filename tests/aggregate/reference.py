@@ -8,8 +8,8 @@ origin before destination for moves).
 from __future__ import annotations
 
 from collections import Counter
-from itertools import pairwise
 from datetime import date, datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 
