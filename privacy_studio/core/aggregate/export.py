@@ -88,7 +88,7 @@ def cell_table(grid: CellGrid, released: np.ndarray, tz: str) -> pa.Table:
 def _period(grid: CellGrid, tz: str) -> str:
     first_last = np.asarray([0, grid.n_bins - 1], dtype=np.int64)
     texts, _ = bin_starts(grid.origin, grid.seconds, first_last, tz)
-    return f"{texts[0]} .. {texts[1]} ({grid.n_bins} bins)"
+    return f"{texts[0]} to {texts[1]}"
 
 
 def prepare_aggregate(

@@ -33,7 +33,7 @@ class CellsInfo:
     n_bins: int
     n_cells: int
     places_from: str  # in words: the hierarchy file, the input's places, the km cells holding data
-    period: str  # first bin start .. last bin start, local time
+    period: str  # "first bin start to last bin start", local time
 
 
 @dataclass

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
+from privacy_studio.core.report.aggregate import aggregate_section
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -45,6 +46,7 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
         method_section(inp),
         results_section(inp),
         release_section(project.analyses),
+        aggregate_section(inp),
         limitations_section(inp),
         appendix_section(inp),
     ]
