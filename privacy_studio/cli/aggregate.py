@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         prepare_aggregate,
         write_aggregate,
     )
-    from privacy_studio.core.aggregate.export import check_aggregate_targets
+    from privacy_studio.core.aggregate.export import check_aggregate_targets, grid_profiles
     from privacy_studio.core.analyses import AggregateReleases, AnalysisError
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         records = project.analysis(AggregateReleases) or AggregateReleases()
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
-        prepared = prepare_aggregate(dataset, options, control.sub(0.2, 0.8))
+        prepared = prepare_aggregate(dataset, options, control.sub(0.2, 0.8), grid_profiles(project))
         manifest = write_aggregate(
             prepared, args.out, project=project, overwrite=args.overwrite, control=control.sub(0.8, 1.0)
         )
@@ -121,6 +121,8 @@ def summary(manifest: AggregateManifest) -> str:
             f"counts (the noise), {f.mean_abs_error_true:.3g} against the true counts (noise and bound)",
             f"utility ({f.score}, 0-10, against the true aggregate at this profile): {f.utility:.2f}; "
             f"the bound alone: {f.utility_bound_only:.2f}",
+            f"utility against the finest profile {f.finest or '–'} (as microdata candidates are scored): "
+            + (f"– ({f.vs_finest_problem})" if f.utility_vs_finest is None else f"{f.utility_vs_finest:.3f}"),
             "the figures on people cut, observed error and utility are computed on the true data: keep them "
             "with the manifest's not_private part, out of the publication",
         ]

@@ -39,7 +39,11 @@ def test_the_section_repeats_every_manifest_and_adds_up_the_budget(sample_projec
         assert f"{name} | {kind}, district × 1w |" in text
         error = f"{m['expected_abs_error']:.3g} | ±{m['error_bound_95']}"
         assert f"| {f['people_cut']:,} of {f['people']:,} | {error} |" in text
-        assert f"{f['utility']:.2f} | {f['utility_bound_only']:.2f}" in text
+        assert f"{f['utility']:.2f} | {f['utility_bound_only']:.2f} |" in text
+        if kind == "density":  # beside the microdata's score at the same profile, against the same finest
+            assert f"| {f['utility_vs_finest']:.3g} ({f['finest']}) |" in text
+        else:
+            assert f["utility_vs_finest"] is None and "moves" in f["vs_finest_problem"]
     assert "the 2 files recorded here together spend ε = 1.5 and δ = 1e-06" in text
     assert "What the guarantee covers." in text and "What it does not cover." in text
     assert "the units of level district in the hierarchy file" in text
@@ -50,3 +54,15 @@ def test_a_damaged_record_is_a_warning_not_a_crash(sample_project: Path):
     project.analyses["aggregate_releases"] = [{"format": "privacy-studio-aggregate-manifest", "version": 1}]
     text = _section_text(build_report(project), "Aggregate release")
     assert "could not be read" in text
+
+
+def test_the_microdata_score_at_the_same_profile_stands_beside_it(sample_project: Path):
+    from privacy_studio.core.analyses import ComputedUtility
+
+    out = sample_project.parent / "d.csv"
+    base = ["aggregate", str(sample_project), "--profile", "district:1w", "--max-points-per-person", "10"]
+    assert cli.main([*base, "--epsilon", "1", "--out", str(out)]) == 0
+    project = Project.load(sample_project)
+    project.store(ComputedUtility({"district × 1w": {"density_map": 0.7832}}))
+    text = _section_text(build_report(project), "Aggregate release")
+    assert "| 0.783 (district × 1w) | no risk results yet" in text

@@ -17,6 +17,7 @@ import pyarrow.csv as pacsv
 
 from privacy_studio.core.aggregate.cells import BoundedCounts, CellGrid, bounded_counts, contributions
 from privacy_studio.core.aggregate.figures import AggregateFigures
+from privacy_studio.core.aggregate.footing import score_vs_finest
 from privacy_studio.core.aggregate.manifest import AggregateManifest, CellsInfo
 from privacy_studio.core.aggregate.noise import Mechanism, add_noise, calibrate, post_process
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
@@ -29,6 +30,7 @@ from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.release.table import bin_starts
 
 if TYPE_CHECKING:
+    from privacy_studio.core.generalize import Profile
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
 
@@ -91,10 +93,26 @@ def _period(grid: CellGrid, tz: str) -> str:
     return f"{texts[0]} to {texts[1]}"
 
 
+def grid_profiles(project: Project) -> list[Profile]:
+    """The profiles of the project's risk grid (none when it has no grid yet)."""
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    try:
+        return RiskSettings.from_dict(project.settings).profiles()
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
 def prepare_aggregate(
-    dataset: Dataset, options: AggregateOptions, control: TaskControl | None = None
+    dataset: Dataset,
+    options: AggregateOptions,
+    control: TaskControl | None = None,
+    profiles: list[Profile] | None = None,
 ) -> PreparedAggregate:
-    """Bound each person's contributions, count, add OpenDP's noise, clamp and measure; nothing is written."""
+    """Bound each person's contributions, count, add OpenDP's noise, clamp and measure; nothing is written.
+
+    ``profiles``: the project's grid, so the density map is also scored against the finest of them.
+    """
     control = as_control(control)
     options.validate()
     events = dataset.events
@@ -110,12 +128,14 @@ def prepare_aggregate(
     mechanism = calibrate(options.epsilon, options.delta, options.max_points_per_person)
     control.report(0.3, f"adding noise to {grid.n_cells:,} cells")
     released = post_process(add_noise(counts.bounded, mechanism))
-    control.report(0.8, "building the rows")
+    control.report(0.7, "building the rows")
     table = cell_table(grid, released, events.tz)
     cells = CellsInfo(
         grid.n_units, grid.n_bins, grid.n_cells, _places_from(options), _period(grid, events.tz)
     )
-    figures = AggregateFigures.measure(options.kind, counts, released)
+    control.report(0.8, "scoring the density map against the finest profile")
+    finest = score_vs_finest(events, dataset.hierarchy, profiles or [], options.profile, grid, released)
+    figures = AggregateFigures.measure(options.kind, counts, released, finest)
     control.report(1.0, "aggregate ready")
     return PreparedAggregate(options, events.tz, grid, counts, mechanism, released, table, figures, cells)
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from privacy_studio.core.aggregate.cells import BoundedCounts
+from privacy_studio.core.aggregate.footing import FinestScore
 
 #: The computed utility score (docs/tradeoff.md) each kind of aggregate is judged by.
 SCORE_OF_KIND = {"density": "density_map", "od": "od_matrix"}
@@ -41,9 +42,14 @@ class AggregateFigures:
     score: str  # density_map | od_matrix
     utility: float  # 10 × (1 − map_loss(true, released))
     utility_bound_only: float  # 10 × (1 − map_loss(true, bounded)): what the bound alone costs
+    finest: str | None = None  # the grid's finest profile, which microdata candidates are scored against
+    utility_vs_finest: float | None = None  # the density-map score against it, as a microdata candidate's
+    vs_finest_problem: str = ""  # why there is no such score
 
     @classmethod
-    def measure(cls, kind: str, counts: BoundedCounts, released: np.ndarray) -> AggregateFigures:
+    def measure(
+        cls, kind: str, counts: BoundedCounts, released: np.ndarray, vs_finest: FinestScore
+    ) -> AggregateFigures:
         """The figures of ``released`` cells against the true and bounded counts of ``counts``."""
         n = len(released)
         return cls(
@@ -57,6 +63,9 @@ class AggregateFigures:
             SCORE_OF_KIND[kind],
             10.0 * (1.0 - map_loss(counts.true, released)),
             10.0 * (1.0 - map_loss(counts.true, counts.bounded)),
+            vs_finest.finest,
+            vs_finest.utility,
+            vs_finest.problem,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -150,12 +150,17 @@ def _utility(inp: ReportInputs, manifests: list[AggregateManifest]) -> Table:
         value = computed.scores.get(label, {}).get(score)
         return "–" if value is None else f"{number(value, 3)} ({label})"
 
+    def vs_finest(m: AggregateManifest) -> str:
+        f = m.not_private
+        return "–" if f.utility_vs_finest is None else f"{number(f.utility_vs_finest, 3)} ({f.finest})"
+
     rows = [
         [
             f"{m.file} (ε = {m.options.epsilon:g})",
             SCORE_WORDS[m.not_private.score],
             f"{m.not_private.utility:.2f}",
             f"{m.not_private.utility_bound_only:.2f}",
+            vs_finest(m),
             microdata(m.options.profile.label, m.not_private.score),
             microdata(rec, m.not_private.score) if rec else no_recommendation,
         ]
@@ -166,15 +171,18 @@ def _utility(inp: ReportInputs, manifests: list[AggregateManifest]) -> Table:
         [
             "aggregate",
             "score",
-            "aggregate vs true counts",
+            "vs the true counts at its profile",
             "the bound alone",
+            "vs the finest profile",
             "microdata at the same profile",
             "recommended microdata profile",
         ],
         rows,
-        "The aggregate's score is docs/tradeoff.md's score (10 × (1 − normalized L1 distance)) of the noisy "
-        "file against the true counts at its own profile, over every cell; 'the bound alone' is the same "
-        "for the bounded counts without noise. The microdata scores compare each profile with the finest "
-        "profile of the grid: they measure what coarsening loses, while the aggregate's measures what the "
-        "bound and the noise lose at an already chosen profile.",
+        "The scores are those of docs/tradeoff.md: 10 × (1 − normalized L1 distance). The first two compare "
+        "the noisy file (then the bounded counts without noise) with the true counts at the aggregate's own "
+        "profile: what the noise and the bound lose. The last three compare with the finest profile of the "
+        "grid, as every microdata candidate is scored, so they can be read side by side: the aggregate loses "
+        "what coarsening loses plus what the bound and the noise lose. Moves (origin–destination) are scored "
+        "only against the true counts: the microdata's origin–destination score counts flows of events over "
+        "the whole period, not people per time bin.",
     )

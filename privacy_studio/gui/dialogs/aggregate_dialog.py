@@ -37,6 +37,7 @@ from privacy_studio.core.aggregate import (
     prepare_aggregate,
     write_aggregate,
 )
+from privacy_studio.core.aggregate.export import grid_profiles
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
 from privacy_studio.core.report.numbers import count
@@ -220,7 +221,8 @@ class AggregateDialog(QDialog):
             self.problems.setText(str(exc))
             return None
         self._invalidate()
-        worker = Worker(prepare_aggregate, self.dataset, options, name="aggregate preview")
+        profiles = grid_profiles(self.project)
+        worker = Worker(prepare_aggregate, self.dataset, options, profiles=profiles, name="aggregate preview")
         return self._start(worker, self._show_prepared)
 
     def start_write(self) -> Worker | None:
