@@ -112,8 +112,8 @@ def summary(manifest: AggregateManifest) -> str:
             f"aggregate written: {manifest.file} ({manifest.rows:,} cells: {o.label}) and "
             f"{manifest.file}.manifest.json",
             f"mechanism: {m.describe()}",
-            f"expected absolute error per cell {m.expected_abs_error:.3g} people; within ±{m.error_bound_95} "
-            f"in 95 % of cells (noise only, before clamping at 0, which can only reduce it)",
+            f"expected absolute error per cell {m.expected_abs_error:.3g} people (an empty cell, clamped at "
+            f"0: {m.expected_abs_error_empty:.3g}); within ±{m.error_bound_95} in 95 % of cells",
             f"bound: at most {o.max_points_per_person} cells per person; {f.people_cut:,} of "
             f"{f.people:,} people had more and were cut ({f.contributions_cut:,} of "
             f"{f.contributions:,} person-cells not counted)",

@@ -23,6 +23,7 @@ def test_laplace_scale_is_bound_over_epsilon_and_its_error_in_closed_form():
     # discrete Laplace: P(x) ∝ a^|x|, a = e^(-1/scale): E|X| = 2a / (1 - a²), P(|X| > b) = 2 a^(b+1) / (1 + a)
     a = math.exp(-1 / m.scale)
     assert m.expected_abs_error == pytest.approx(2 * a / (1 - a * a), rel=1e-9)
+    assert m.expected_abs_error_empty == pytest.approx(a / (1 - a * a), rel=1e-9)  # E[max(X, 0)]
     b = m.error_bound_95
     assert 2 * a ** (b + 1) / (1 + a) <= 0.05 < 2 * a**b / (1 + a)
 
@@ -68,3 +69,17 @@ def test_map_loss_is_the_tradeoff_loss_with_nothing_to_spread(pairs):
     true, released = (np.asarray(v, dtype=np.int64) for v in zip(*pairs, strict=True))
     cells = np.arange(len(true))
     assert map_loss(true, released) == pytest.approx(_spread_error(true, cells, released, np.ones(len(true))))
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_empty_cells_clamped_at_zero_err_by_the_empty_cell_figure(delta):
+    rows = [("p0", START + 3600, "0"), *[(f"q{i}", START + 9 * 86400, str(i % 50)) for i in range(50)]]
+    dataset = dataset_of(rows)  # 50 places x 10 days: all but 51 of 500 cells are empty
+    options = AggregateOptions("raw", "1d", "density", 1.0, delta, 3)
+    errors = []
+    for _ in range(6):
+        prepared = prepare_aggregate(dataset, options)
+        empty = prepared.counts.true == 0
+        errors.append(prepared.released[empty])  # the true count is 0: the released value is the error
+    m = prepared.mechanism
+    assert np.concatenate(errors).mean() == pytest.approx(m.expected_abs_error_empty, rel=0.12)

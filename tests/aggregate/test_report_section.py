@@ -37,7 +37,8 @@ def test_the_section_repeats_every_manifest_and_adds_up_the_budget(sample_projec
         f, m = manifest["not_private"], manifest["mechanism"]
         assert manifest["sha256"] in text
         assert f"{name} | {kind}, district × 1w |" in text
-        error = f"{m['expected_abs_error']:.3g} | ±{m['error_bound_95']}"
+        expected = f"{m['expected_abs_error']:.3g} (empty cell {m['expected_abs_error_empty']:.3g})"
+        error = f"{expected} | ±{m['error_bound_95']}"
         assert f"| {f['people_cut']:,} of {f['people']:,} | {error} |" in text
         assert f"{f['utility']:.2f} | {f['utility_bound_only']:.2f} |" in text
         if kind == "density":  # beside the microdata's score at the same profile, against the same finest

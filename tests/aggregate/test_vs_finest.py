@@ -65,3 +65,31 @@ def test_moves_are_not_scored_against_the_finest_profile():
     grid, _ = contributions(events, "raw", "1d", "od", None)
     result = score_vs_finest(events, None, [], Profile.parse("raw", "1d"), grid, np.zeros(grid.n_cells))
     assert result.utility is None and "moves" in result.problem
+
+
+def _slow_score(rows, released) -> float:
+    """Dicts: the fine map (people per place and local day), the released per-place counts spread evenly
+    over the visited place's days of the period; a known place nobody visited keeps its mass as error."""
+    from tests.aggregate import reference
+
+    fine = {cell: n for cell, n in reference.counts(rows, TZ, "density", None).items() if n}
+    days = sorted({day for day, _ in reference.all_cells(rows, TZ, "density")})
+    visited = {place for _, _, place in rows}
+    spread, orphan = {}, 0.0
+    for place, mass in zip("abz", released, strict=True):
+        if place not in visited:
+            orphan += mass
+            continue
+        for day in days:
+            spread[(day, place)] = mass / len(days)
+    error = sum(abs(spread.get(c, 0.0) - fine.get(c, 0)) for c in set(spread) | set(fine))
+    whole = sum(fine.values()) + sum(spread.values()) + orphan
+    return 10.0 * (1.0 - ((error + orphan) / whole if whole else 0.0))
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows_strategy, st.lists(st.integers(0, 6), min_size=3, max_size=3))
+def test_any_released_counts_score_as_the_slow_reference(rows, released):
+    events = _events(rows)
+    shifted = [(u, START + t, p) for u, t, p in rows]
+    assert _score(events, released) == pytest.approx(_slow_score(shifted, released))

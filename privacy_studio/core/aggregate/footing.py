@@ -2,7 +2,8 @@
 candidate is scored (docs/tradeoff.md), so the two can stand side by side in the trade-off and the report.
 
 The released people per cell play the part of a coarse profile's map: spread evenly back over the finest
-places and time bins they contain and compared with the finest map. A released cell that holds no place of
+places and time bins they contain and compared with the finest map (``core.utility``'s density-map loss,
+with every released cell taking part, including those released as 0). A released cell that holds no place of
 the data at the finest level (noise on a place nobody visited) has nowhere to go: all of its mass counts as
 error. Moves have no such score: the microdata's origin–destination score counts flows of events over the
 whole period, not people per time bin.
@@ -18,7 +19,7 @@ from privacy_studio.core.aggregate.cells import CellGrid
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, Traces, generalize, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.utility import density_error, nested_unit_map, reference
+from privacy_studio.core.utility import _spread_error, bin_map, nested_unit_map, reference
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,23 @@ def density_score_vs_finest(
     ref = reference(events, finest, hierarchy)
     coarse_units = spatial_units(events, profile.spatial, hierarchy).of_event
     unit_map = nested_unit_map(ref.units, coarse_units, finest.n_units, finest.profile.label, profile.label)
-    children = np.bincount(unit_map[unit_map >= 0], minlength=grid.n_units)
-    reachable = children[np.arange(grid.n_cells) // grid.n_bins] > 0
-    kept = np.where(reachable, released, 0)
-    orphan = float(released[~reachable].sum())
-    points = np.repeat(np.arange(grid.n_cells, dtype=np.int64), kept)
-    as_traces = Traces(
-        profile,
-        np.asarray([0, len(points)], dtype=np.int64),
-        points,
-        np.ones(len(points), dtype=np.int64),
-        grid.n_units,
-        grid.n_bins,
-        bin_origin=grid.origin,
+    empty = np.zeros(0, dtype=np.int64)
+    shape = Traces(
+        profile, np.zeros(1, np.int64), empty, empty, grid.n_units, grid.n_bins, bin_origin=grid.origin
     )
-    total = float(ref.point_users.sum() + kept.sum())
-    loss = density_error(ref, as_traces, unit_map)
+    times = bin_map(finest, shape)
+    cell = np.arange(grid.n_cells, dtype=np.int64)
+    children = (
+        np.bincount(unit_map[unit_map >= 0], minlength=grid.n_units)[cell // grid.n_bins]
+        * np.bincount(times, minlength=grid.n_bins)[cell % grid.n_bins]
+    )
+    reachable = np.flatnonzero(children > 0)  # every cell holding a finest point is among them
+    parent = (
+        unit_map[finest.point_unit(ref.point_keys)] * grid.n_bins + times[finest.point_bin(ref.point_keys)]
+    )
+    kept = released[reachable].astype(np.float64)
+    loss = _spread_error(ref.point_users, np.searchsorted(reachable, parent), kept, children[reachable])
+    total, orphan = float(ref.point_users.sum() + kept.sum()), float(released.sum() - kept.sum())
     whole = total + orphan
     return 10.0 * (1.0 - ((loss * total + orphan) / whole if whole else 0.0))
 

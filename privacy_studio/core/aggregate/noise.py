@@ -35,7 +35,8 @@ class Mechanism:
     epsilon: float
     delta: float
     rho: float | None  # zero-concentrated DP parameter of the Gaussian before conversion
-    expected_abs_error: float
+    expected_abs_error: float  # E|noise|: a busy cell's expected error
+    expected_abs_error_empty: float  # E[max(noise, 0)]: an empty cell's, once clamped at 0 (half of E|noise|)
     error_bound_95: int  # |noise| ≤ this in 95 % of cells
 
     def describe(self) -> str:
@@ -99,6 +100,7 @@ def calibrate(epsilon: float, delta: float, bound: int) -> Mechanism:
         float(delta),
         rho,
         float(np.abs(support) @ pmf),
+        float(np.maximum(support, 0) @ pmf),
         bound_covering(support, pmf, COVERAGE),
     )
 

@@ -73,7 +73,8 @@ def _table(manifests: list[AggregateManifest]) -> Table:
                 f"{m.options.delta:g}",
                 count(m.options.max_points_per_person),
                 f"{count(f.people_cut)} of {count(f.people)}",
-                number(mech.expected_abs_error, 3),
+                f"{number(mech.expected_abs_error, 3)} "
+                f"(empty cell {number(mech.expected_abs_error_empty, 3)})",
                 f"±{count(mech.error_bound_95)}",
                 number(f.mean_abs_error_true, 3),
             ]
@@ -92,10 +93,11 @@ def _table(manifests: list[AggregateManifest]) -> Table:
             "observed error vs the true counts",
         ],
         rows,
-        "Expected error: the mean absolute noise per cell, known before the file is written; 95 % of cells "
-        "are within the bound. Clamping negative counts to 0 can only bring a cell closer to its true "
-        "count. The observed error compares the file with the true counts, so it also includes what the "
-        "bound cut.",
+        "Expected error: the mean absolute noise per cell, known before the file is written (a cell whose "
+        "true count is 0 and whose negative noise was clamped to 0 expects half of it; every other cell "
+        "lies in between); 95 % of cells are within the bound. Clamping negative counts to 0 can only bring "
+        "a cell closer to its true count. The observed error compares the file with the true counts, so it "
+        "also includes what the bound cut.",
     )
 
 

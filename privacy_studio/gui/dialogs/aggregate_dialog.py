@@ -57,7 +57,8 @@ def effect_text(prepared: PreparedAggregate) -> str:
     m, f, o = prepared.mechanism, prepared.figures, prepared.options
     return (
         f"{count(f.cells)} cells, every one written (empty ones too). {m.describe()}. Expected error "
-        f"{m.expected_abs_error:.3g} people per cell; 95 % of cells within ±{m.error_bound_95}. "
+        f"{m.expected_abs_error:.3g} people per cell ({m.expected_abs_error_empty:.3g} in an empty cell); "
+        f"95 % of cells within ±{m.error_bound_95}. "
         f"The bound ({o.max_points_per_person} cells per person) cuts {count(f.people_cut)} of "
         f"{count(f.people)} people. Against the true counts (not private, for your decision only): "
         f"mean error {f.mean_abs_error_true:.3g} per cell; utility {f.utility:.2f} of 10 ({f.score}), "
