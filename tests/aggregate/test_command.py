@@ -87,3 +87,12 @@ def test_an_existing_file_is_refused_without_overwrite(sample_project: Path, cap
     out.write_text("keep me\n")
     assert _run(sample_project, out, "--epsilon", "1") == 2
     assert "already exists" in capsys.readouterr().err and out.read_text() == "keep me\n"
+
+
+def test_a_grid_too_large_to_write_is_refused_before_any_noise(sample_project: Path, capsys):
+    out = sample_project.parent / "huge.csv"
+    flags = ["--kind", "od", "--epsilon", "1", "--profile", "antenna:1h"]
+    assert _run(sample_project, out, *flags) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "more than the 20,000,000 a file may hold: choose coarser places or time bins" in last
+    assert not out.exists()

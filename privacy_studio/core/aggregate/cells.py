@@ -19,6 +19,9 @@ from privacy_studio.core.release.options import ReleaseOptions
 from privacy_studio.core.release.suppression import cap_points
 from privacy_studio.core.release.table import event_points
 
+#: The most cells a file may hold (a row each; the noise takes about 15 s per million cells on one core).
+MAX_CELLS = 20_000_000
+
 
 @dataclass
 class CellGrid:
@@ -63,6 +66,14 @@ def contributions(
     options = ReleaseOptions(spatial, temporal)
     points, unit_ids, n_bins, origin = event_points(events, options, hierarchy)
     grid = CellGrid(kind, np.asarray(unit_ids), n_bins, origin, options.profile.temporal.seconds)
+    if grid.n_cells > MAX_CELLS:
+        pairs = (
+            f"{grid.n_units:,} × {grid.n_units:,} place pairs" if kind == "od" else f"{grid.n_units:,} places"
+        )
+        raise ValueError(
+            f"its full grid has {grid.n_cells:,} cells ({pairs} × {n_bins:,} time bins), more than the "
+            f"{MAX_CELLS:,} a file may hold: choose coarser places or time bins"
+        )
     user = events.user.astype(np.int64)
     if kind == "density":
         return grid, person_cells(user, points, events.n_users, grid.n_cells, options.profile)
