@@ -106,24 +106,29 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(manifest: AggregateManifest) -> str:
     """What was written, the guarantee, the expected error and what the bound and the noise cost."""
+    from privacy_studio.core.aggregate.figures import SCORE_WORDS
+    from privacy_studio.core.aggregate.options import plain
+
     m, f, o = manifest.mechanism, manifest.not_private, manifest.options
     return "\n".join(
         [
             f"aggregate written: {manifest.file} ({manifest.rows:,} cells: {o.label}) and "
             f"{manifest.file}.manifest.json",
             f"mechanism: {m.describe()}",
-            f"expected absolute error per cell {m.expected_abs_error:.3g} people (an empty cell, clamped at "
-            f"0: {m.expected_abs_error_empty:.3g}); within ±{m.error_bound_95} in 95 % of cells",
+            f"expected absolute error per cell {plain(m.expected_abs_error, 3)} people (an empty cell, "
+            f"clamped at 0: {plain(m.expected_abs_error_empty, 3)}); within ±{m.error_bound_95} in 95 % of "
+            "cells",
             f"bound: at most {o.max_points_per_person} cells per person; {f.people_cut:,} of "
             f"{f.people:,} people had more and were cut ({f.contributions_cut:,} of "
             f"{f.contributions:,} person-cells not counted)",
-            f"observed mean absolute error per cell: {f.mean_abs_error_bounded:.3g} against the bounded "
-            f"counts (the noise), {f.mean_abs_error_true:.3g} against the true counts (noise and bound)",
-            f"utility ({f.score}, 0-10, against the true aggregate at this profile): {f.utility:.2f}; "
-            f"the bound alone: {f.utility_bound_only:.2f}",
+            f"observed mean absolute error per cell: {plain(f.mean_abs_error_bounded, 3)} against the "
+            f"bounded counts (the noise), {plain(f.mean_abs_error_true, 3)} against the true counts (noise "
+            "and bound)",
+            f"utility ({SCORE_WORDS[f.score]}, 0-10, against the true aggregate at this profile): "
+            f"{f.utility:.2f}; the bound alone: {f.utility_bound_only:.2f}",
             f"utility against the finest profile {f.finest or '–'} (as microdata candidates are scored): "
             + (f"– ({f.vs_finest_problem})" if f.utility_vs_finest is None else f"{f.utility_vs_finest:.3f}"),
             "the figures on people cut, observed error and utility are computed on the true data: keep them "
-            "with the manifest's not_private part, out of the publication",
+            "with the manifest's part marked not private, out of the publication",
         ]
     )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from privacy_studio import cli
+from privacy_studio.core.aggregate.options import plain
 from privacy_studio.core.project import Project
 from privacy_studio.core.report import build_report
 
@@ -37,16 +39,19 @@ def test_the_section_repeats_every_manifest_and_adds_up_the_budget(sample_projec
         f, m = manifest["not_private"], manifest["mechanism"]
         assert manifest["sha256"] in text
         assert f"{name} | {kind}, district × 1w |" in text
-        expected = f"{m['expected_abs_error']:.3g} (empty cell {m['expected_abs_error_empty']:.3g})"
+        expected = (
+            f"{plain(m['expected_abs_error'], 3)} (empty cell {plain(m['expected_abs_error_empty'], 3)})"
+        )
         error = f"{expected} | ±{m['error_bound_95']}"
         assert f"| {f['people_cut']:,} of {f['people']:,} | {error} |" in text
         assert f"{f['utility']:.2f} | {f['utility_bound_only']:.2f} |" in text
         if kind == "density":  # beside the microdata's score at the same profile, against the same finest
-            assert f"| {f['utility_vs_finest']:.3g} ({f['finest']}) |" in text
+            assert f"| {plain(f['utility_vs_finest'], 3)} ({f['finest']}) |" in text
         else:
             assert f["utility_vs_finest"] is None and "moves" in f["vs_finest_problem"]
-    assert "the 2 files recorded here together spend ε = 1.5 and δ = 1e-06" in text
+    assert "the 2 files recorded here together spend ε = 1.5 and δ = 0.000001" in text
     assert "What the guarantee covers." in text and "What it does not cover." in text
+    assert not re.search(r"\de-\d", text) and "not_private" not in text and "density_map" not in text
     assert "the units of level district in the hierarchy file" in text
 
 

@@ -21,6 +21,7 @@ SECTIONS = [
     "Method",
     "Results",
     "Release",
+    "Aggregate release",
     "Limitations",
     "Appendix: per-profile details",
 ]

@@ -14,8 +14,9 @@ import numpy as np
 from privacy_studio.core.aggregate.cells import BoundedCounts
 from privacy_studio.core.aggregate.footing import FinestScore
 
-#: The computed utility score (docs/tradeoff.md) each kind of aggregate is judged by.
+#: The computed utility score (docs/tradeoff.md) each kind of aggregate is judged by, and its name in words.
 SCORE_OF_KIND = {"density": "density_map", "od": "od_matrix"}
+SCORE_WORDS = {"density_map": "density map", "od_matrix": "origin–destination"}
 
 
 def map_loss(true: np.ndarray, released: np.ndarray) -> float:

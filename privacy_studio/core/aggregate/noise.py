@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.aggregate.options import plain
+
 LIBRARY = "opendp"
 #: Share of cells whose noise stays within the stated bound.
 COVERAGE = 0.95
@@ -41,12 +43,12 @@ class Mechanism:
 
     def describe(self) -> str:
         """The mechanism and budget in one sentence (manifest, report, dialog)."""
-        conversion = "" if self.rho is None else f" (ρ = {self.rho:.4g} zero-concentrated DP, converted)"
+        conversion = "" if self.rho is None else f" (ρ = {plain(self.rho)} zero-concentrated DP, converted)"
         return (
-            f"{self.name} noise of scale {self.scale:.4g} from {self.library} {self.library_version}, "
-            f"added to every cell: the whole budget ε = {self.epsilon:g}, δ = {self.delta:g}{conversion} "
-            f"is spent once on the vector of all cells, whose {self.sensitivity_norm} sensitivity is "
-            f"{self.sensitivity:.4g} after the bound"
+            f"{self.name} noise of scale {plain(self.scale)} from {self.library} {self.library_version}, "
+            f"added to every cell: the whole budget ε = {plain(self.epsilon)}, δ = "
+            f"{plain(self.delta)}{conversion} is spent once on the vector of all cells, whose "
+            f"{self.sensitivity_norm} sensitivity is {plain(self.sensitivity)} after the bound"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -6,11 +6,18 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from privacy_studio.core.generalize import Profile
 
 #: ``density``: distinct people per (place, time bin); ``od``: distinct people moving from one place to the
 #: next (consecutive points of their trace) per time bin of the origin.
 KINDS = ("density", "od")
+
+
+def plain(value: float, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, never in e-notation (δ = 0.000001, not 1e-06)."""
+    return np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
 
 
 class AggregateError(Exception):
@@ -56,8 +63,8 @@ class AggregateOptions:
     @property
     def label(self) -> str:
         """E.g. ``density at district × 1w, ε = 1``."""
-        delta = f", δ = {self.delta:g}" if self.delta else ""
-        return f"{self.kind} at {self.profile.label}, ε = {self.epsilon:g}{delta}"
+        delta = f", δ = {plain(self.delta)}" if self.delta else ""
+        return f"{self.kind} at {self.profile.label}, ε = {plain(self.epsilon)}{delta}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -8,9 +8,11 @@ import math
 from typing import TYPE_CHECKING
 
 from privacy_studio.core.aggregate import AggregateManifest
+from privacy_studio.core.aggregate.figures import SCORE_WORDS
+from privacy_studio.core.aggregate.options import plain
 from privacy_studio.core.analyses import AggregateReleases, AnalysisError, ComputedUtility
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
-from privacy_studio.core.report.numbers import count, number
+from privacy_studio.core.report.numbers import count
 
 if TYPE_CHECKING:
     from privacy_studio.core.report.inputs import ReportInputs
@@ -20,7 +22,6 @@ KIND_WORDS = {
     "density": "people per place and time bin",
     "od": "people moving from one place to the next, per time bin of the start",
 }
-SCORE_WORDS = {"density_map": "density map", "od_matrix": "origin–destination"}
 
 
 def aggregate_section(inp: ReportInputs) -> Section:
@@ -69,14 +70,13 @@ def _table(manifests: list[AggregateManifest]) -> Table:
             [
                 m.file,
                 f"{m.options.kind}, {m.options.profile.label}",
-                f"{m.options.epsilon:g}",
-                f"{m.options.delta:g}",
+                plain(m.options.epsilon),
+                plain(m.options.delta),
                 count(m.options.max_points_per_person),
                 f"{count(f.people_cut)} of {count(f.people)}",
-                f"{number(mech.expected_abs_error, 3)} "
-                f"(empty cell {number(mech.expected_abs_error_empty, 3)})",
+                f"{plain(mech.expected_abs_error, 3)} (empty cell {plain(mech.expected_abs_error_empty, 3)})",
                 f"±{count(mech.error_bound_95)}",
-                number(f.mean_abs_error_true, 3),
+                plain(f.mean_abs_error_true, 3),
             ]
         )
     return Table(
@@ -107,10 +107,10 @@ def _guarantee(manifests: list[AggregateManifest]) -> Paragraph:
     return Paragraph(
         "What the guarantee covers. Each file is differentially private for every person in the data: "
         "whether a person's records are in the input or not changes the chance of any possible file by at "
-        f"most a factor e^ε (about {factor:.3g} for ε = {first.epsilon:g}), plus a small probability δ "
-        "where δ is not zero. It holds whatever else the reader knows and however much a person travelled, "
-        "because each person was first limited to a fixed number of cells, each counted once, and the "
-        "noise, drawn by OpenDP, is calibrated to that limit for the whole file at once."
+        f"most a factor e^ε (about {plain(factor, 3)} for ε = {plain(first.epsilon)}), plus a small "
+        "probability δ where δ is not zero. It holds whatever else the reader knows and however much a "
+        "person travelled, because each person was first limited to a fixed number of cells, each counted "
+        "once, and the noise, drawn by OpenDP, is calibrated to that limit for the whole file at once."
     )
 
 
@@ -119,9 +119,9 @@ def _not_covered(manifests: list[AggregateManifest]) -> Paragraph:
     delta = sum(m.options.delta for m in manifests)
     places = "; ".join(sorted({m.cells.places_from for m in manifests}))
     spent = (
-        f"the {len(manifests)} files recorded here together spend ε = {eps:g} and δ = {delta:g}"
+        f"the {len(manifests)} files recorded here together spend ε = {plain(eps)} and δ = {plain(delta)}"
         if len(manifests) > 1
-        else f"this file spends ε = {eps:g}, δ = {delta:g} of it"
+        else f"this file spends ε = {plain(eps)}, δ = {plain(delta)} of it"
     )
     return Paragraph(
         "What it does not cover. (1) The list of places and the period are published as they are, without "
@@ -129,10 +129,10 @@ def _not_covered(manifests: list[AggregateManifest]) -> Paragraph:
         f"{spent}, and every further release about the same people spends more. (3) The guarantee is for "
         "one person: people who always move together (a household of k people) are protected only at k "
         "times ε. (4) People who were in more cells than the bound are counted in only their most frequent "
-        "ones, so busy cells are under-counted. (5) The manifest's not_private part (people cut, observed "
-        "error, utility) is computed on the true data and is not protected: keep it with the decision, not "
-        "with the file. (6) Facts true of the whole population remain visible; that is the purpose of the "
-        "table.",
+        "ones, so busy cells are under-counted. (5) The manifest's part marked not private (people cut, "
+        "observed error, utility) is computed on the true data and is not protected: keep it with the "
+        "decision, not with the file. (6) Facts true of the whole population remain visible; that is the "
+        "purpose of the table.",
         "note",
     )
 
@@ -150,15 +150,15 @@ def _utility(inp: ReportInputs, manifests: list[AggregateManifest]) -> Table:
         if label is None or computed is None:
             return "–"
         value = computed.scores.get(label, {}).get(score)
-        return "–" if value is None else f"{number(value, 3)} ({label})"
+        return "–" if value is None else f"{plain(value, 3)} ({label})"
 
     def vs_finest(m: AggregateManifest) -> str:
         f = m.not_private
-        return "–" if f.utility_vs_finest is None else f"{number(f.utility_vs_finest, 3)} ({f.finest})"
+        return "–" if f.utility_vs_finest is None else f"{plain(f.utility_vs_finest, 3)} ({f.finest})"
 
     rows = [
         [
-            f"{m.file} (ε = {m.options.epsilon:g})",
+            f"{m.file} (ε = {plain(m.options.epsilon)})",
             SCORE_WORDS[m.not_private.score],
             f"{m.not_private.utility:.2f}",
             f"{m.not_private.utility_bound_only:.2f}",

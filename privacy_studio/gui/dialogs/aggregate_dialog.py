@@ -38,6 +38,8 @@ from privacy_studio.core.aggregate import (
     write_aggregate,
 )
 from privacy_studio.core.aggregate.export import grid_profiles
+from privacy_studio.core.aggregate.figures import SCORE_WORDS
+from privacy_studio.core.aggregate.options import plain
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
 from privacy_studio.core.report.numbers import count
@@ -57,12 +59,11 @@ def effect_text(prepared: PreparedAggregate) -> str:
     m, f, o = prepared.mechanism, prepared.figures, prepared.options
     return (
         f"{count(f.cells)} cells, every one written (empty ones too). {m.describe()}. Expected error "
-        f"{m.expected_abs_error:.3g} people per cell ({m.expected_abs_error_empty:.3g} in an empty cell); "
-        f"95 % of cells within ±{m.error_bound_95}. "
-        f"The bound ({o.max_points_per_person} cells per person) cuts {count(f.people_cut)} of "
-        f"{count(f.people)} people. Against the true counts (not private, for your decision only): "
-        f"mean error {f.mean_abs_error_true:.3g} per cell; utility {f.utility:.2f} of 10 ({f.score}), "
-        f"{f.utility_bound_only:.2f} with the bound alone."
+        f"{plain(m.expected_abs_error, 3)} people per cell ({plain(m.expected_abs_error_empty, 3)} in an "
+        f"empty cell); 95 % of cells within ±{m.error_bound_95}. The bound ({o.max_points_per_person} cells "
+        f"per person) cuts {count(f.people_cut)} of {count(f.people)} people. Against the true counts (not "
+        f"private, for your decision only): mean error {plain(f.mean_abs_error_true, 3)} per cell; utility "
+        f"{f.utility:.2f} of 10 ({SCORE_WORDS[f.score]}), {f.utility_bound_only:.2f} with the bound alone."
     )
 
 
