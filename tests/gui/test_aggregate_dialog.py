@@ -40,6 +40,15 @@ def test_preview_then_write_the_full_grid_and_record_it(imported_window, qtbot, 
     records = imported_window.session.project.analyses["aggregate_releases"]
     assert [r["sha256"] for r in records] == [manifest.sha256]
     assert imported_window.session.dirty
+    # The Trade-off panel's Aggregates tab places it beside the microdata candidates
+    tab = imported_window.tradeoff.aggregates
+    assert tab.table.rowCount() == 1 and tab.table.item(0, 0).text() == "density.csv (ε = 1)"
+    header = [tab.table.horizontalHeaderItem(j).text() for j in range(tab.table.columnCount())]
+    assert header[4:] == [
+        "vs the finest profile",
+        "microdata at the same profile",
+        "recommended microdata profile",
+    ]
 
 
 def test_bad_choices_are_one_sentence_and_a_changed_choice_needs_a_new_preview(

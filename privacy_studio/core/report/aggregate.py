@@ -15,6 +15,7 @@ from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.numbers import count
 
 if TYPE_CHECKING:
+    from privacy_studio.core.project import Project
     from privacy_studio.core.report.inputs import ReportInputs
 
 TITLE = "Aggregate release"
@@ -138,13 +139,21 @@ def _not_covered(manifests: list[AggregateManifest]) -> Paragraph:
 
 
 def _utility(inp: ReportInputs, manifests: list[AggregateManifest]) -> Table:
-    """Each aggregate's score next to the microdata's at the same profile and the recommended profile's."""
-    try:
-        computed = inp.project.analysis(ComputedUtility)
-    except AnalysisError:
-        computed = None
+    """The utility table for the report, with the recommendation the report derived."""
     rec = inp.recommendation.label if inp.recommendation is not None else None
     no_recommendation = "no risk results yet" if inp.grid is None else "no profile meets the criteria"
+    return utility_table(inp.project, manifests, rec, no_recommendation)
+
+
+def utility_table(
+    project: Project, manifests: list[AggregateManifest], rec: str | None, no_recommendation: str
+) -> Table:
+    """Each aggregate's score next to the microdata's at the same profile and at the recommended one
+    (``rec``; ``no_recommendation`` says why there is none): the report's and the Trade-off tab's table."""
+    try:
+        computed = project.analysis(ComputedUtility)
+    except AnalysisError:
+        computed = None
 
     def microdata(label: str | None, score: str) -> str:
         if label is None or computed is None:
