@@ -11,7 +11,7 @@ from privacy_studio import __version__
 
 # Module names; a version is read from the package metadata (cheap: --version answers without importing
 # numba or pandas), else from the module's __version__ (a frozen build carries no metadata).
-_LIBRARIES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "duckdb", "PySide6", "pyqtgraph")
+_LIBRARIES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "duckdb", "PySide6", "pyqtgraph", "opendp")
 #: Distributions that install a module under another name.
 _DISTRIBUTIONS = {"PySide6": ("PySide6", "PySide6-Essentials")}
 

@@ -397,6 +397,34 @@ def record_release(analyses: dict[str, Any], kind: str, record: Any) -> None:
         store_analysis(analyses, record)
 
 
+@dataclass
+class AggregateReleases:
+    """The manifests of the differentially private aggregates written from the project (``core.aggregate``),
+    oldest first; one per file name (writing a file again replaces its entry)."""
+
+    KEY: ClassVar[str] = "aggregate_releases"
+    manifests: list[Any] = field(default_factory=list)
+
+    def add(self, manifest: Any) -> None:
+        """Record ``manifest``, replacing an earlier one for the same file."""
+        self.manifests = [m for m in self.manifests if m.file != manifest.file] + [manifest]
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [m.to_dict() for m in self.manifests]
+
+    @classmethod
+    def from_dict(cls, d: Any, where: str = KEY) -> AggregateReleases:
+        from privacy_studio.core.aggregate.manifest import AggregateManifest
+        from privacy_studio.core.aggregate.options import AggregateError
+
+        if not isinstance(d, list):
+            raise AnalysisError(f"{where} must be a list, got {type(d).__name__}")
+        try:
+            return cls([AggregateManifest.from_dict(m) for m in d])
+        except AggregateError as exc:
+            raise AnalysisError(f"{where}: {exc}") from None
+
+
 ANALYSES: dict[str, type] = {
     cls.KEY: cls
     for cls in (
@@ -410,6 +438,7 @@ ANALYSES: dict[str, type] = {
         AnonymizabilityResults,
         ReleaseRecord,
         ReleaseHistory,
+        AggregateReleases,
     )
 }
 

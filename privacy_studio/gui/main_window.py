@@ -60,10 +60,12 @@ from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    from privacy_studio.core.aggregate import AggregateManifest
     from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
     from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.gui.dialogs.aggregate_dialog import AggregateDialog
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
 MAX_RECENT = 8
@@ -268,6 +270,12 @@ class MainWindow(QMainWindow):
             "Export re&lease…",
             self.export_release,
             tip="Write the data at a profile, measured again",
+        )
+        self._action(
+            file_menu,
+            "Export a&ggregate…",
+            self.export_aggregate,
+            tip="Write people per place (or per move) and time bin with differential privacy (OpenDP)",
         )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -832,6 +840,26 @@ class MainWindow(QMainWindow):
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Release written: {manifest.release_file} at {manifest.profile_label} (manifest beside it)")
+
+    def export_aggregate(self) -> AggregateDialog:
+        """Open the aggregate dialog on the session's data; a written aggregate is recorded in the project."""
+        from privacy_studio.gui.dialogs.aggregate_dialog import AggregateDialog
+
+        dialog = AggregateDialog(self.runner, self.session.project, self.session.dataset, self)
+        dialog.written.connect(self._aggregated)
+        dialog.show()
+        return dialog
+
+    def _aggregated(self, manifest: AggregateManifest) -> None:
+        from privacy_studio.core.analyses import AggregateReleases
+
+        project = self.session.project
+        records = project.analysis(AggregateReleases) or AggregateReleases()
+        records.add(manifest)
+        project.store(records)
+        self.session.set_dirty(True)
+        self.session.changed.emit()
+        self.log(f"Aggregate written: {manifest.file}, {manifest.options.label} (manifest beside it)")
 
     def show_help(self) -> None:
         self.help_dock.show()

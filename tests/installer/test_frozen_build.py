@@ -140,3 +140,34 @@ def test_frozen_program_runs_the_out_of_core_engine(frozen_program: Path, tmp_pa
     profiles = json.loads(out.read_text())["profiles"]
     assert [len(p["by_p"]) for p in profiles] == [3]
     assert all(0.0 <= e["unicity"] <= 1.0 for e in profiles[0]["by_p"])
+
+
+def test_frozen_program_writes_a_private_aggregate(frozen_program: Path, tmp_path: Path) -> None:
+    """OpenDP's library and metadata are bundled: the aggregate command draws noise and names the version."""
+    sample = tmp_path / "sample_data"
+    shutil.copytree(ROOT / "sample_data", sample)
+    out = tmp_path / "density.csv"
+    subprocess.run(
+        [
+            str(frozen_program),
+            "aggregate",
+            str(sample / "sample.psproj"),
+            "--profile",
+            "district:1w",
+            "--epsilon",
+            "1",
+            "--max-points-per-person",
+            "20",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        cwd=tmp_path,
+        env=_clean_env(tmp_path),
+        timeout=600,
+    )
+    manifest = json.loads(out.with_name("density.csv.manifest.json").read_text())
+    assert manifest["mechanism"]["library"] == "opendp" and manifest["mechanism"][
+        "library_version"
+    ].startswith("0.16")
+    assert manifest["rows"] == len(out.read_text().splitlines()) - 1

@@ -22,6 +22,7 @@ SECTIONS = [
     "Method",
     "Results",
     "Release",
+    "Aggregate release",
     "Limitations",
     "Appendix: per-profile details",
 ]

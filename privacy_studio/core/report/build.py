@@ -15,6 +15,7 @@ from privacy_studio.core.explanations import EXPLANATIONS, Explanation
 from privacy_studio.core.io.dataset import period_text
 from privacy_studio.core.naming import label_words, price_name, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import count, interval, one_in, share
+from privacy_studio.core.report.aggregate import aggregate_section
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -54,6 +55,7 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
         method_section(inp),
         results_section(inp),
         release_section(project.analyses),
+        aggregate_section(inp),
         limitations_section(inp),
         appendix_section(inp),
     ]

@@ -58,6 +58,7 @@ from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, ri
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.user_keys import project_salt
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_title
+from privacy_studio.gui.panels.aggregates_tab import AggregatesTab
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -181,6 +182,7 @@ class TradeoffPanel(QWidget):
             session.results_changed.connect(self._results_arrived)
             session.dataset_changed.connect(self.measure_unit_areas)
             session.changed.connect(self._project_maybe_replaced)
+            session.changed.connect(self.show_aggregates)
             self._project = None
             self._project_maybe_replaced()
 
@@ -258,6 +260,8 @@ class TradeoffPanel(QWidget):
         self.tabs.addTab(self._build_power_law(), "Power law")
         self.tabs.addTab(self._build_population(), "Population")
         self.tabs.addTab(self._build_groups(), "Risk by group")
+        self.aggregates = AggregatesTab()
+        self.tabs.addTab(self.aggregates, "Aggregates")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.tabs)
@@ -517,11 +521,13 @@ class TradeoffPanel(QWidget):
         self.analysis = None
         if self.grid is None or not self.grid.labels:
             self._draw_pareto()
+            self.show_aggregates()
             return
         name = self.utility_choice.currentText()
         if not name:
             self.message.setText("Add a utility domain and type expert scores (0-10) to see the trade-off.")
             self._draw_pareto()
+            self.show_aggregates()
             return
         try:
             inputs = DecisionInputs(
@@ -538,6 +544,13 @@ class TradeoffPanel(QWidget):
         self._draw_pareto()
         self._draw_ordinal()
         self._draw_power_law()
+        self.show_aggregates()
+
+    def show_aggregates(self) -> None:
+        """The recorded aggregates beside the microdata candidates, with this tab's recommendation."""
+        rec = None if self.analysis is None else self.analysis.recommendation.label
+        why = "no risk results yet" if self.grid is None else "no profile meets the criteria"
+        self.aggregates.show_project(getattr(self.session, "project", None), rec, why)
 
     def _draw_pareto(self) -> None:
         for label in self.point_labels:

@@ -1,0 +1,271 @@
+"""File › Export aggregate: choose the profile, the table, ε, δ and the bound, preview, then write.
+
+The preview prepares the aggregate in a worker (nothing written): the noise OpenDP will add with its expected
+error, what the bound cuts, the utility against the true counts and the first rows as they will be written.
+Writing the previewed cells and the manifest runs in another worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from privacy_studio.core.aggregate import (
+    AggregateError,
+    AggregateManifest,
+    AggregateOptions,
+    PreparedAggregate,
+    prepare_aggregate,
+    write_aggregate,
+)
+from privacy_studio.core.aggregate.export import grid_profiles
+from privacy_studio.core.aggregate.figures import SCORE_WORDS
+from privacy_studio.core.aggregate.options import plain
+from privacy_studio.core.project import Project
+from privacy_studio.core.release import ReleaseError, parse_profile
+from privacy_studio.core.report.numbers import count
+from privacy_studio.gui.dialogs.release_dialog import profile_choices
+from privacy_studio.gui.screen_fit import fit_to_screen
+from privacy_studio.gui.workers import TaskRunner, Worker
+
+KIND_CHOICES = (
+    ("people per place and time bin (density)", "density"),
+    ("people moving between consecutive places, per time bin (origin–destination)", "od"),
+)
+PREVIEW_ROWS = 20
+
+
+def effect_text(prepared: PreparedAggregate) -> str:
+    """The guarantee, the noise's expected error and what the bound and the noise cost, in words."""
+    m, f, o = prepared.mechanism, prepared.figures, prepared.options
+    return (
+        f"{count(f.cells)} cells, every one written (empty ones too). {m.describe()}. Expected error "
+        f"{plain(m.expected_abs_error, 3)} people per cell ({plain(m.expected_abs_error_empty, 3)} in an "
+        f"empty cell); 95 % of cells within ±{m.error_bound_95}. The bound ({o.max_points_per_person} cells "
+        f"per person) cuts {count(f.people_cut)} of {count(f.people)} people. Against the true counts (not "
+        f"private, for your decision only): mean error {plain(f.mean_abs_error_true, 3)} per cell; utility "
+        f"{f.utility:.2f} of 10 ({SCORE_WORDS[f.score]}), {f.utility_bound_only:.2f} with the bound alone."
+    )
+
+
+class AggregateDialog(QDialog):
+    """Prepare, preview and write a differentially private aggregate of the session's dataset."""
+
+    written = Signal(object)  # the AggregateManifest
+    prepared_changed = Signal(object)  # the PreparedAggregate, or None when the choices changed
+
+    def __init__(
+        self, runner: TaskRunner, project: Project, dataset: Any, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export aggregate (differential privacy)")
+        self.runner, self.project, self.dataset = runner, project, dataset
+        self.prepared: PreparedAggregate | None = None
+        self.worker: Worker | None = None
+        choices, recommended = profile_choices(project)
+        self.profile = QComboBox()
+        self.profile.setEditable(True)
+        self.profile.addItems(choices)
+        self.profile.setCurrentText(recommended or (choices[0] if choices else "district:1w"))
+        self.kind = QComboBox()
+        for text, value in KIND_CHOICES:
+            self.kind.addItem(text, value)
+        self.epsilon = QDoubleSpinBox()
+        self.epsilon.setDecimals(3)
+        self.epsilon.setRange(0.001, 100.0)
+        self.epsilon.setValue(1.0)
+        self.epsilon.setToolTip("privacy loss for the whole file: smaller is more private and noisier")
+        self.delta = QLineEdit("0")
+        self.delta.setToolTip("0: discrete Laplace noise; above 0 (e.g. 1e-6): discrete Gaussian noise")
+        self.bound = QSpinBox()
+        self.bound.setRange(1, 1_000_000)
+        self.bound.setValue(10)
+        self.bound.setToolTip("each person counts in at most this many cells (their most frequent ones)")
+        self.out = QLineEdit()
+        self.out.setPlaceholderText("aggregate.csv")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out, 1)
+        out_row.addWidget(browse)
+        self.overwrite = QCheckBox("replace an existing file")
+        form = QFormLayout()
+        form.addRow("Profile", self.profile)
+        form.addRow("Table", self.kind)
+        form.addRow("ε (whole file)", self.epsilon)
+        form.addRow("δ", self.delta)
+        form.addRow("Cells per person at most", self.bound)
+        form.addRow("Aggregate file", out_row)
+        form.addRow("", self.overwrite)
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.preview_table = QTableWidget(0, 0)
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #a33;")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.preview_button = QPushButton("Preview")
+        self.preview_button.clicked.connect(self.start_preview)
+        self.write_button = QPushButton("Write aggregate")
+        self.write_button.setEnabled(False)
+        self.write_button.clicked.connect(self.start_write)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.progress, 1)
+        for button in (self.preview_button, self.write_button, self.cancel_button, close):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.figures)
+        layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written (with the noise):"))
+        layout.addWidget(self.preview_table, 1)
+        layout.addWidget(self.problems)
+        layout.addLayout(buttons)
+        for signal in (
+            self.profile.currentTextChanged,
+            self.kind.currentIndexChanged,
+            self.epsilon.valueChanged,
+            self.delta.textChanged,
+            self.bound.valueChanged,
+        ):
+            signal.connect(self._invalidate)
+        fit_to_screen(self, 860, 620)
+
+    def _invalidate(self, *_: Any) -> None:
+        """A changed choice makes the preview stale: it must be prepared again before writing."""
+        if self.prepared is not None:
+            self.prepared = None
+            self.prepared_changed.emit(None)
+        self.write_button.setEnabled(False)
+
+    def options(self) -> AggregateOptions:
+        """The choices as options; ``AggregateError`` (``ReleaseError`` for the profile) if impossible."""
+        profile = parse_profile(self.profile.currentText())
+        try:
+            delta = float(self.delta.text().strip() or "0")
+        except ValueError:
+            raise AggregateError(
+                f"δ must be a number at least 0 and below 1, got {self.delta.text()!r}"
+            ) from None
+        options = AggregateOptions(
+            profile.spatial.label,
+            profile.temporal.label,
+            self.kind.currentData(),
+            float(self.epsilon.value()),
+            delta,
+            int(self.bound.value()),
+        )
+        options.validate()
+        return options
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Aggregate file", self.out.text(), "CSV (*.csv)")
+        if path:
+            self.out.setText(path)
+
+    def _start(self, worker: Worker, on_finished: Any) -> Worker:
+        self.problems.setText("")
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        for button in (self.preview_button, self.write_button):
+            button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        worker.signals.progress.connect(
+            lambda f, m: (self.progress.setValue(round(f * 1000)), self.progress.setFormat(f"{m} %p%"))
+        )
+        worker.signals.finished.connect(on_finished)
+        worker.signals.failed.connect(lambda message, _trace: self._stop(message))
+        worker.signals.cancelled.connect(lambda _items: self._stop("Cancelled: nothing was written."))
+        self.worker = worker
+        return self.runner.start(worker)
+
+    def _stop(self, problem: str = "") -> None:
+        self.worker = None
+        self.progress.setVisible(False)
+        self.cancel_button.setEnabled(False)
+        self.preview_button.setEnabled(True)
+        self.write_button.setEnabled(self.prepared is not None)
+        self.problems.setText(problem)
+
+    def start_preview(self) -> Worker | None:
+        """Prepare the aggregate in a worker; the figures and first rows are shown when it is done."""
+        if self.dataset is None:
+            self.problems.setText("The project's data is not loaded: import it or open the project again.")
+            return None
+        try:
+            options = self.options()
+        except (AggregateError, ReleaseError) as exc:
+            self.problems.setText(str(exc))
+            return None
+        self._invalidate()
+        profiles = grid_profiles(self.project)
+        worker = Worker(prepare_aggregate, self.dataset, options, profiles=profiles, name="aggregate preview")
+        return self._start(worker, self._show_prepared)
+
+    def start_write(self) -> Worker | None:
+        """Write the previewed cells and the manifest in a worker."""
+        out = self.out.text().strip()
+        if self.prepared is None:
+            self.problems.setText("Preview the aggregate first: the file is written exactly as previewed.")
+            return None
+        if not out:
+            self.problems.setText("Choose the aggregate file (.csv).")
+            return None
+        worker = Worker(
+            write_aggregate,
+            self.prepared,
+            out,
+            project=self.project,
+            overwrite=self.overwrite.isChecked(),
+            name="aggregate",
+        )
+        return self._start(worker, self._written)
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def _show_prepared(self, prepared: PreparedAggregate) -> None:
+        self.prepared = prepared
+        self._stop()
+        self.prepared_changed.emit(prepared)
+        self.figures.setText(effect_text(prepared))
+        columns, values = prepared.preview(PREVIEW_ROWS)
+        self.preview_table.setColumnCount(len(columns))
+        self.preview_table.setHorizontalHeaderLabels(columns)
+        self.preview_table.setRowCount(len(values))
+        for i, row in enumerate(values):
+            for j, text in enumerate(row):
+                self.preview_table.setItem(i, j, QTableWidgetItem(text))
+        self.preview_table.resizeColumnsToContents()
+
+    def _written(self, manifest: AggregateManifest) -> None:
+        self._stop()
+        self.problems.setStyleSheet("")
+        self.problems.setText(f"Written: {manifest.file} ({count(manifest.rows)} cells) and its manifest.")
+        self.written.emit(manifest)
