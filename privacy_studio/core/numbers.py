@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
 
 #: Written for a value that is unknown (not computed, not a number).
 DASH = "–"
@@ -90,7 +90,8 @@ def number(value: float | None, digits: int = 3) -> str:
         return "0"
     magnitude = math.floor(math.log10(abs(v)))
     decimals = min(max(0, digits - 1 - magnitude), MAX_DECIMALS)
-    rounded = Decimal(repr(v)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    exact = Context(prec=max(28, magnitude + decimals + 2))  # every whole digit of a huge value is kept
+    rounded = Decimal(repr(v)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=exact)
     text = format(rounded, ",f")  # rounded on the shortest decimal of the value, as share() is
     if float(text.replace(",", "")) == 0:
         tiny = f"{10.0**-MAX_DECIMALS:.{MAX_DECIMALS}f}"

@@ -102,3 +102,12 @@ def test_number_never_scientific_and_round_trips(value: float) -> None:
         return
     shown = float(text.replace(",", ""))
     assert math.isclose(shown, value, rel_tol=5e-3, abs_tol=5e-10), (value, text)
+
+
+@given(st.floats(1e28, 1e308) | st.floats(-1e308, -1e28))
+def test_number_keeps_every_whole_digit_of_huge_values(value: float) -> None:
+    """A fitted prefactor can be astronomically large: more whole digits than decimal's default precision
+    (28) raised InvalidOperation instead of writing them."""
+    text = number(value)
+    assert not SCIENTIFIC.search(text) and "." not in text
+    assert math.isclose(float(text.replace(",", "")), value, rel_tol=1e-12)

@@ -64,7 +64,8 @@ def contributions(
     included) in the time bin of the origin: cell = (origin · n_units + destination) · n_bins + bin.
     """
     options = ReleaseOptions(spatial, temporal)
-    points, unit_ids, n_bins, origin = event_points(events, options, hierarchy)
+    at = event_points(events, options, hierarchy)  # no price: an aggregate publishes no amount
+    points, unit_ids, n_bins, origin = at.points, at.unit_ids, at.n_bins, at.origin
     grid = CellGrid(kind, np.asarray(unit_ids), n_bins, origin, options.profile.temporal.seconds)
     if grid.n_cells > MAX_CELLS:
         pairs = (

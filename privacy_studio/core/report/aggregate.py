@@ -11,8 +11,8 @@ from privacy_studio.core.aggregate import AggregateManifest
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
 from privacy_studio.core.aggregate.options import plain
 from privacy_studio.core.analyses import AggregateReleases, AnalysisError, ComputedUtility
+from privacy_studio.core.numbers import count
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
-from privacy_studio.core.report.numbers import count
 
 if TYPE_CHECKING:
     from privacy_studio.core.project import Project

@@ -40,10 +40,10 @@ from privacy_studio.core.aggregate import (
 from privacy_studio.core.aggregate.export import grid_profiles
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
 from privacy_studio.core.aggregate.options import plain
+from privacy_studio.core.numbers import count
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
-from privacy_studio.core.report.numbers import count
-from privacy_studio.gui.dialogs.release_dialog import profile_choices
+from privacy_studio.core.release.defaults import candidates
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -81,11 +81,13 @@ class AggregateDialog(QDialog):
         self.runner, self.project, self.dataset = runner, project, dataset
         self.prepared: PreparedAggregate | None = None
         self.worker: Worker | None = None
-        choices, recommended = profile_choices(project)
+        offered = candidates(project)
+        choices = [p for p in offered.profiles if ":price/" not in p]  # an aggregate publishes no amount
+        start = offered.default if offered.default in choices else next(iter(choices), "")
         self.profile = QComboBox()
         self.profile.setEditable(True)
         self.profile.addItems(choices)
-        self.profile.setCurrentText(recommended or (choices[0] if choices else "district:1w"))
+        self.profile.setCurrentText(start)
         self.kind = QComboBox()
         for text, value in KIND_CHOICES:
             self.kind.addItem(text, value)
