@@ -1,0 +1,233 @@
+"""Attribute disclosure (docs/measures.md "Attribute disclosure"): what the people who share a person's
+trace, or fit the points an attacker knows, reveal about the person's sensitive attribute.
+
+A class is a group of people an attacker cannot tell apart: the people with the same whole trace, or the
+anonymity set of p known points. For each person with a value of the attribute, the values of the class
+members that have one give: whether the class is homogeneous (one value: the attacker learns it without
+re-identifying anyone), its distinct l (number of values), its entropy l (e to the entropy of the values'
+shares) and its t (earth mover's distance between the class's shares and the whole file's; ordered bands
+count how far apart values are, other values are all one step apart).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Words of ordered scales a band may be written in, lowest first; a column whose values all belong to one
+#: scale is ordered by it.
+ORDERED_WORDS: tuple[tuple[str, ...], ...] = (
+    ("very low", "low", "lower middle", "middle", "medium", "upper middle", "high", "very high"),
+)
+_NUMBER = re.compile(r"^\s*[<>≤≥]?\s*(-?\d+(?:[.,]\d+)?)")
+#: Names of the user id column of an attributes file (else its first column is).
+USER_COLUMNS = ("user_id", "user", "id")
+#: The two kinds of class: the people sharing a whole trace, and the anonymity set of p known points.
+TRACE, SET = "trace", "set"
+
+
+@dataclass(frozen=True)
+class Sensitive:
+    """One sensitive attribute as a value code per person of the data (-1: no value) and its values."""
+
+    name: str
+    codes: np.ndarray  # int64, one per user code of the events
+    values: tuple[str, ...]  # code -> value, lowest first when ordered
+    ordered: bool
+
+    @property
+    def n_values(self) -> int:
+        return len(self.values)
+
+    def file_shares(self) -> np.ndarray:
+        """The whole file's distribution of the attribute: shares of the people of the data with a value."""
+        known = self.codes[self.codes >= 0]
+        return np.bincount(known, minlength=self.n_values) / max(1, len(known))
+
+
+def read_attributes(path: str | Path) -> pd.DataFrame:
+    """Read a CSV of user attributes: a user id column (user_id, user, id, else the first) and attributes."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the user-attributes file {path}: {exc}") from None
+    if table.shape[1] < 2:
+        raise ValueError(f"{path}: a user-attributes file needs a user id column and at least one attribute")
+    key = next((c for c in table.columns if c.strip().lower() in USER_COLUMNS), table.columns[0])
+    duplicated = table[key][table[key].duplicated()]
+    if len(duplicated):
+        raise ValueError(f"{path}: user {duplicated.iloc[0]!r} has more than one row")
+    return table.set_index(key)
+
+
+def band_order(values: list[str]) -> list[str] | None:
+    """``values`` lowest first when they read as ordered bands (numbers such as ``18-24``, ``65+``, ``<10``,
+    or words of one scale such as low / middle / high); None when they do not."""
+    numbers = [_NUMBER.match(v) for v in values]
+    if values and all(numbers):
+        lower = {v: float(m.group(1).replace(",", ".")) for v, m in zip(values, numbers, strict=True)}
+        return sorted(values, key=lambda v: (lower[v], v.strip().startswith(">"), v))
+    for scale in ORDERED_WORDS:
+        rank = {w: i for i, w in enumerate(scale)}
+        if values and all(v.strip().lower() in rank for v in values):
+            return sorted(values, key=lambda v: rank[v.strip().lower()])
+    return None
+
+
+def sensitive_attributes(
+    table: pd.DataFrame, user_ids: np.ndarray, columns: list[str], ordered: list[str]
+) -> list[Sensitive]:
+    """The ``columns`` of an attributes table (indexed by user id) as codes per user of the data; a column
+    in ``ordered`` must read as ordered bands, the others are ordered when they do (``band_order``)."""
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"sensitive attribute(s) {', '.join(missing)} not in the attributes file; it has "
+            f"{', '.join(map(str, table.columns))}"
+        )
+    rows = table.reindex(np.asarray(user_ids).astype(str))
+    out = []
+    for column in columns:
+        text = rows[column].fillna("").astype(str).str.strip()
+        values = sorted(set(text[text != ""]))
+        order = band_order(values)
+        if column in ordered and order is None:
+            raise ValueError(
+                f"--ordered {column}: its values ({', '.join(values[:6])}) do not read as ordered bands "
+                "(numbers such as 18-24 or 65+, or low / middle / high)"
+            )
+        values = order or values
+        code_of = {v: i for i, v in enumerate(values)}
+        codes = np.asarray([code_of.get(v, -1) for v in text], dtype=np.int64)
+        out.append(Sensitive(column, codes, tuple(values), order is not None))
+    return out
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """Per class (a row of value counts): distinct values, entropy l and distance t to the file's shares."""
+
+    distinct: np.ndarray  # int
+    entropy_l: np.ndarray  # float, 1 .. distinct
+    t: np.ndarray  # float, 0 .. 1
+
+    @property
+    def homogeneous(self) -> np.ndarray:
+        return self.distinct == 1
+
+
+def class_stats(counts: np.ndarray, file_shares: np.ndarray, ordered: bool) -> ClassStats:
+    """Distinct l, entropy l and t of every class from its value counts (rows of ``counts``, none empty).
+
+    Entropy l is exp(H), H = -Σ s ln s over the class's value shares s. t is the earth mover's distance to
+    ``file_shares``: with values in order and one step worth 1/(m-1), the sum of the absolute running
+    differences divided by m-1; with unordered values (every pair one apart), half the sum of absolute
+    differences.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    shares = counts / counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(shares > 0, shares * np.log(shares), 0.0)
+    diff = shares - file_shares[None, :]
+    m = counts.shape[1]
+    if ordered and m > 1:
+        t = np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (m - 1)
+    else:
+        t = 0.5 * np.abs(diff).sum(axis=1)
+    return ClassStats((counts > 0).sum(axis=1), np.exp(-terms.sum(axis=1)), np.clip(t, 0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class AttributeFigures:
+    """Attribute disclosure of one sensitive attribute under one kind of class, over the people covered.
+
+    Shares are of people (a person's draws averaged first); ``min_*`` and ``max_t`` are over every class
+    looked at, so the file is distinct/entropy ``min_*``-diverse and ``max_t``-close for these people.
+    """
+
+    attribute: str
+    classes: str  # TRACE or SET
+    ordered: bool
+    n_people: int  # people covered: with a value and (SET) sampled with enough points
+    n_left_out: int  # people of the data (TRACE) or of the sample (SET) not covered, for the reasons above
+    homogeneous: float
+    below_distinct_l: float  # share in classes with fewer than l distinct values
+    below_entropy_l: float  # share in classes whose entropy l is below l
+    above_t: float  # share in classes farther than t from the file's distribution
+    min_distinct_l: int | None
+    min_entropy_l: float | None
+    max_t: float | None
+    l: int  # noqa: E741 (the literature's name)
+    t: float
+    p: int | None = None  # SET: the p known points; None for whole traces
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> AttributeFigures:
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
+
+def figures(
+    sensitive: Sensitive,
+    own: np.ndarray,
+    counts: np.ndarray,
+    n_left_out: int,
+    classes: str,
+    l: int,  # noqa: E741
+    t: float,
+    p: int | None = None,
+) -> AttributeFigures:
+    """The figures of people with own value codes ``own`` (S,) whose classes have value counts ``counts``
+    (S, R, m): R draws per person (1 for whole traces); people without a value count as left out."""
+    covered = own >= 0
+    counts = counts[covered]
+    n, draws = counts.shape[0], counts.shape[1]
+    left_out = n_left_out + int((~covered).sum())
+    if n == 0:
+        nan = float("nan")
+        return AttributeFigures(
+            sensitive.name, classes, sensitive.ordered, 0, left_out, nan, nan, nan, nan, None, None, None, l,
+            t, p,
+        )  # fmt: skip
+    stats = class_stats(counts.reshape(n * draws, -1), sensitive.file_shares(), sensitive.ordered)
+
+    def share(flags: np.ndarray) -> float:
+        return float(flags.reshape(n, draws).mean(axis=1).mean())
+
+    return AttributeFigures(
+        sensitive.name,
+        classes,
+        sensitive.ordered,
+        n,
+        left_out,
+        share(stats.homogeneous),
+        share(stats.distinct < l),
+        share(stats.entropy_l < l * (1 - 1e-12)),  # exp(ln l) may round a hair below l
+        share(stats.t > t),
+        int(stats.distinct.min()),
+        float(stats.entropy_l.min()),
+        float(stats.t.max()),
+        l,
+        t,
+        p,
+    )
+
+
+def trace_classes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """A class label per user: users with identical whole traces share one (0 .. classes - 1)."""
+    keys = [points[indptr[u] : indptr[u + 1]].tobytes() for u in range(len(indptr) - 1)]
+    return pd.factorize(pd.Series(keys, dtype=object))[0].astype(np.int64)
+
+
+def trace_class_counts(labels: np.ndarray, sensitive: Sensitive) -> np.ndarray:
+    """(n_users, 1, m) value counts of each user's whole-trace class (members without a value not counted)."""
+    known = sensitive.codes >= 0
+    table = np.zeros((int(labels.max(initial=-1)) + 1, sensitive.n_values), dtype=np.int64)
+    np.add.at(table, (labels[known], sensitive.codes[known]), 1)
+    return table[labels][:, None, :]
