@@ -70,7 +70,8 @@ def band_order(values: list[str]) -> list[str] | None:
     numbers = [_NUMBER.match(v) for v in values]
     if values and all(numbers):
         lower = {v: float(m.group(1).replace(",", ".")) for v, m in zip(values, numbers, strict=True)}
-        return sorted(values, key=lambda v: (lower[v], v.strip().startswith(">"), v))
+        below = {"<": -1, "≤": -1, ">": 1, "≥": 1}  # "<18" comes before "18-24", ">65" after "60-65"
+        return sorted(values, key=lambda v: (lower[v], below.get(v.strip()[:1], 0), v))
     for scale in ORDERED_WORDS:
         rank = {w: i for i, w in enumerate(scale)}
         if values and all(v.strip().lower() in rank for v in values):
