@@ -155,8 +155,6 @@ def attribute_settings(args: argparse.Namespace) -> dict:
     ordered = split_list(args.ordered, "--ordered") if args.ordered else []
     if sensitive and not args.attributes:
         raise UserError("--sensitive needs --attributes FILE: the user attributes that hold those columns")
-    if args.attributes and not sensitive:
-        raise UserError("--attributes is read for attribute disclosure: name the columns with --sensitive")
     return {
         "sensitive": sensitive,
         "attributes": args.attributes,
@@ -169,7 +167,9 @@ def attribute_settings(args: argparse.Namespace) -> dict:
 def add_attribute_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of attribute disclosure (docs/measures.md "Attribute disclosure")."""
     parser.add_argument(
-        "--attributes", metavar="CSV", help="user attributes: a user id column and attribute columns"
+        "--attributes",
+        metavar="CSV",
+        help="user attributes (a user id column and attribute columns): attribute disclosure, risk by group",
     )
     parser.add_argument(
         "--sensitive",
@@ -246,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
         records_at_risk_k=args.risk_k,
         **attribute_settings(args),
     )
+    if settings.sensitive and "attribute_disclosure" not in settings.measures:
+        settings.measures.append("attribute_disclosure")
     bar = ProgressBar()
     control = TaskControl(bar)
     try:
