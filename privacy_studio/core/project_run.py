@@ -102,7 +102,7 @@ def seed_spread(
     files = project.events_files() if engine.name != "numba" else None
     values: list[float | None] = []
     for k, seed in enumerate(seeds):
-        settings = replace(base, cells=[cell], seed=seed, **ps)
+        settings = replace(base, cells=[cell], seed=seed, sensitive=[], ordered=[], **ps)  # the risk only
         result = next(
             iter(
                 engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))

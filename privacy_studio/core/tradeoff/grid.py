@@ -82,6 +82,17 @@ class GridTable:
     by_p: list[dict]  # per profile: {p: by_p entry}
     kanon: list[dict | None] = field(default_factory=list)  # per profile: full-fingerprint k-anonymity
     d: np.ndarray = field(default_factory=lambda: np.zeros(0))  # distinct points per profile (NaN: unknown)
+    attributes: list[list[dict]] = field(default_factory=list)  # per profile: attribute disclosure figures
+
+    def attribute_share(self, figure: str) -> np.ndarray:
+        """Per profile, the largest attribute-disclosure share ``figure`` (e.g. ``homogeneous``) over the
+        sensitive attributes and both kinds of class; NaN where none was computed."""
+        out = np.full(len(self.labels), np.nan)
+        for i, entries in enumerate(self.attributes[: len(self.labels)]):
+            values = [_number(e.get(figure)) for e in entries]
+            known = [v for v in values if math.isfinite(v)]
+            out[i] = max(known) if known else np.nan
+        return out
 
     def unique_traces(self) -> np.ndarray:
         """Share of people whose whole trace is unique (class size 1) per profile; NaN where not computed."""
@@ -142,7 +153,7 @@ class GridTable:
 def grid_table(profiles: Iterable) -> GridTable:
     """Build from ``ProfileResult`` objects or their ``to_dict()`` (the ``profiles`` list of the JSON)."""
     rows = [p.to_dict() if hasattr(p, "to_dict") else p for p in profiles]
-    labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
+    labels, spatial, temporal, n_users, by_p, kanon, d, attributes = [], [], [], [], [], [], [], []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "spatial" not in row or "temporal" not in row:
             raise ValueError(f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result")
@@ -153,12 +164,14 @@ def grid_table(profiles: Iterable) -> GridTable:
         by_p.append({entry.get("p"): entry for entry in row.get("by_p", [])})
         kanon.append(row.get("kanon") if isinstance(row.get("kanon"), dict) else None)
         d.append(_number(row.get("d")))
+        attributes.append([a for a in row.get("attributes") or [] if isinstance(a, dict)])
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
     as_array = np.asarray
     return GridTable(
-        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64)
-    )
+        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64),
+        attributes,
+    )  # fmt: skip
 
 
 def _check_measure(measure: str) -> str:
