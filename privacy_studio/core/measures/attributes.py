@@ -57,11 +57,28 @@ def read_attributes(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"cannot read the user-attributes file {path}: {exc}") from None
     if table.shape[1] < 2:
         raise ValueError(f"{path}: a user-attributes file needs a user id column and at least one attribute")
-    key = next((c for c in table.columns if c.strip().lower() in USER_COLUMNS), table.columns[0])
+    key = user_column(list(table.columns))
     duplicated = table[key][table[key].duplicated()]
     if len(duplicated):
         raise ValueError(f"{path}: user {duplicated.iloc[0]!r} has more than one row")
     return table.set_index(key)
+
+
+def user_column(columns: list[str]) -> str:
+    """The user id column of an attributes file: user_id, user or id, else the first."""
+    return next((c for c in columns if c.strip().lower() in USER_COLUMNS), columns[0])
+
+
+def attribute_columns(path: str | Path) -> list[str]:
+    """The attribute columns of an attributes file, from its header alone (the window offers them at once)."""
+    try:
+        columns = list(pd.read_csv(path, nrows=0, dtype=str).columns)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read the user-attributes file {path}: {exc}") from None
+    if len(columns) < 2:
+        raise ValueError(f"{path}: a user-attributes file needs a user id column and at least one attribute")
+    key = user_column(columns)
+    return [c for c in columns if c != key]
 
 
 def band_order(values: list[str]) -> list[str] | None:

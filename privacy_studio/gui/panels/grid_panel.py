@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.panels.attribute_box import AttributeBox
 from privacy_studio.gui.panels.engine_box import EngineBox
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
@@ -166,6 +167,9 @@ class GridPanel(QWidget):
         layout.addWidget(self.message)
         layout.addLayout(form)
         layout.addWidget(measures)
+        self.attribute_box = AttributeBox()
+        self.attribute_box.edited.connect(self._emit_edited)
+        layout.addWidget(self.attribute_box)
         self.engine_box = EngineBox()
         layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
@@ -303,6 +307,7 @@ class GridPanel(QWidget):
             "exact": self.exact.isChecked(),
             "reference_p": self.reference_p.value(),
             "records_at_risk_k": self.risk_k.value(),
+            **self.attribute_box.settings(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -343,6 +348,7 @@ class GridPanel(QWidget):
             chosen = {canonical(m) for m in settings["measures"]}
             for key, box in self.measure_boxes.items():
                 box.setChecked(key in chosen)
+        self.attribute_box.apply_settings(settings)
         self.blockSignals(False)
 
     def _knowledge_text(self) -> str:
