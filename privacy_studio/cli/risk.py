@@ -106,7 +106,8 @@ def print_attributes(profiles: list[dict], out=None) -> None:
                 f"below distinct l={a['l']} {a['below_distinct_l']:.3f}, below entropy l={a['l']} "
                 f"{a['below_entropy_l']:.3f}, above t={a['t']:g} {a['above_t']:.3f} (min distinct l "
                 f"{a['min_distinct_l']}, min entropy l {a['min_entropy_l']:.2f}, max t {a['max_t']:.3f}; "
-                f"{a['n_people']:,} people, {a['n_left_out']:,} left out)",
+                f"{a['n_people']:,} people, {a.get('n_unknown', 0):,} without a value, {a['n_left_out']:,} "
+                "left out)",
                 file=out,
             )
 

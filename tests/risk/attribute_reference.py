@@ -10,13 +10,23 @@ import numpy as np
 from scipy.optimize import linprog
 
 
-def emd(a: list[float], b: list[float], ordered: bool) -> float:
-    """Least total mass x distance to move ``a`` onto ``b``: ordered values i, j lie |i - j| / (m - 1)
-    apart, unordered ones 1 apart (0 to themselves)."""
+def distance(i: int, j: int, m: int, ordered: bool, unknown: bool) -> float:
+    """The ground distance of values i and j of m: ordered bands |i - j| / (bands - 1) apart, the last
+    value "(unknown)" (when ``unknown``) and unordered values 1 apart from every other."""
+    if i == j:
+        return 0.0
+    bands = m - int(unknown)
+    if not ordered or (unknown and m - 1 in (i, j)):
+        return 1.0
+    return abs(i - j) / (bands - 1)
+
+
+def emd(a: list[float], b: list[float], ordered: bool, unknown: bool = False) -> float:
+    """Least total mass x distance to move ``a`` onto ``b`` (``distance``)."""
     m = len(a)
     if m == 1:
         return 0.0
-    cost = [[(abs(i - j) / (m - 1) if ordered else float(i != j)) for j in range(m)] for i in range(m)]
+    cost = [[distance(i, j, m, ordered, unknown) for j in range(m)] for i in range(m)]
     rows = [[1.0 if k // m == i else 0.0 for k in range(m * m)] for i in range(m)]  # mass leaving a_i
     cols = [[1.0 if k % m == j else 0.0 for k in range(m * m)] for j in range(m)]  # mass reaching b_j
     res = linprog(
@@ -25,34 +35,41 @@ def emd(a: list[float], b: list[float], ordered: bool) -> float:
     return float(res.fun)
 
 
+UNKNOWN = "(unknown)"
+
+
+def value_list(bands: list[str], all_values: list[str | None]) -> list[str]:
+    """The values of an attribute: its bands, then "(unknown)" when someone has no value."""
+    return [*bands, *([UNKNOWN] if None in all_values else [])]
+
+
 def file_distribution(all_values: list[str | None], values: list[str]) -> list[float]:
-    """Shares of each value among the people of the data that have one."""
-    known = [v for v in all_values if v is not None]
-    return [known.count(v) / len(known) for v in values]
+    """Shares of each value among all the people of the data (no value: "(unknown)")."""
+    named = [UNKNOWN if v is None else v for v in all_values]
+    return [named.count(v) / len(named) for v in values]
 
 
 def figures_of_classes(
     classes: list[list[list[str | None]]],
-    own: list[str | None],
     values: list[str],
     file: list[float],
     ordered: bool,
     l: int,  # noqa: E741
     t: float,
 ) -> dict:
-    """``classes[i]`` = the value lists of person i's classes (one per draw). Shares over people with a
-    value (each person's draws averaged), extremes over every class of those people."""
+    """``classes[i]`` = the value lists of person i's classes (one per draw); None is the value "(unknown)",
+    last in ``values`` when someone lacks a value. Shares over people (each person's draws averaged),
+    extremes over every class."""
+    unknown = values[-1] == UNKNOWN
     homog, below_d, below_e, above, distinct_all, entropy_all, t_all = [], [], [], [], [], [], []
-    for i, draws in enumerate(classes):
-        if own[i] is None:
-            continue
+    for draws in classes:
         h = d = e = a = 0.0
         for vals in draws:
-            known = [v for v in vals if v is not None]
-            distinct = len(set(known))
-            shares = [known.count(v) / len(known) for v in values]
+            named = [UNKNOWN if v is None else v for v in vals]
+            distinct = len(set(named))
+            shares = [named.count(v) / len(named) for v in values]
             entropy_l = math.exp(-sum(s * math.log(s) for s in shares if s > 0))
-            dist = emd(shares, file, ordered)
+            dist = emd(shares, file, ordered, unknown)
             h += distinct == 1
             d += distinct < l
             e += entropy_l < l - 1e-9

@@ -34,8 +34,9 @@ FIGURES = ("homogeneous", "below_distinct_l", "below_entropy_l", "above_t")
 
 
 def sensitive_of(values: list[str | None], ordered: bool) -> Sensitive:
-    codes = np.asarray([-1 if v is None else INCOME.index(v) for v in values], dtype=np.int64)
-    return Sensitive("income", codes, INCOME, ordered)
+    named = ref.value_list(list(INCOME), values)
+    codes = np.asarray([len(named) - 1 if v is None else INCOME.index(v) for v in values], dtype=np.int64)
+    return Sensitive("income", codes, tuple(named), ordered, None in values)
 
 
 def write_attributes(path, names: list[str], values: list[str | None]) -> str:
@@ -134,12 +135,11 @@ def test_whole_trace_classes_match_reference(data, ordered, l_div, t):
     traces = traces_from_sets(sets, d)
     sensitive = sensitive_of(values, ordered)
     (figure,) = attribute_disclosure(traces.indptr, traces.points, [sensitive], None, None, l_div, t)
-    file = ref.file_distribution(values, list(INCOME))
-    expected = ref.figures_of_classes(
-        ref.trace_class_values(sets, values), values, list(INCOME), file, ordered, l_div, t
-    )
+    named = ref.value_list(list(INCOME), values)
+    file = ref.file_distribution(values, named)
+    expected = ref.figures_of_classes(ref.trace_class_values(sets, values), named, file, ordered, l_div, t)
     assert_matches(figure, expected)
-    assert figure.n_left_out == sum(v is None for v in values)
+    assert (figure.n_left_out, figure.n_unknown) == (0, sum(v is None for v in values))
 
 
 @settings(max_examples=40, deadline=None)
@@ -166,12 +166,11 @@ def test_anonymity_sets_match_reference(data, p, draws, kind, all_points, dense_
     included = [u for u in users if m[u] == p or (all_points and m[u] > 0)]
     classes = [[ref.set_values(compact, values, set(orders[u, r, : m[u]].tolist())) for r in range(draws)]
                for u in included]  # fmt: skip
-    own = [values[u] for u in included]
-    expected = ref.figures_of_classes(
-        classes, own, list(INCOME), ref.file_distribution(values, list(INCOME)), True, 2, 0.2
-    )
+    named = ref.value_list(list(INCOME), values)
+    expected = ref.figures_of_classes(classes, named, ref.file_distribution(values, named), True, 2, 0.2)
     assert_matches(figure, expected)
-    assert figure.n_left_out == len(sets) - len(included) + sum(v is None for v in own)
+    assert figure.n_left_out == len(sets) - len(included)
+    assert figure.n_unknown == sum(values[u] is None for u in included)
 
 
 @settings(max_examples=25, deadline=None)
@@ -188,20 +187,23 @@ def test_set_members_are_the_sampled_estimates_sets(data, p, draws):
     assert np.array_equal(counts[included, :, 0], sizes[included])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
-    st.integers(1, 5).flatmap(
+    st.integers(2, 6).flatmap(
         lambda m: st.tuples(
             st.lists(st.integers(0, 6), min_size=m, max_size=m).filter(any),
             st.lists(st.integers(0, 6), min_size=m, max_size=m).filter(any),
         )
     ),
     st.booleans(),
+    st.booleans(),
 )
-def test_earth_movers_distance_is_the_optimal_transport(pair, ordered):
+def test_earth_movers_distance_is_the_optimal_transport(pair, ordered, unknown):
+    """Unordered, ordered bands, and ordered bands with "(unknown)" one step from every band (the last
+    value): the closed forms and the dynamic programme against the linear programme."""
     a, b = (np.asarray(x, dtype=np.float64) / sum(x) for x in pair)
-    t = class_stats(np.asarray([pair[0]]), b, ordered).t[0]
-    assert t == pytest.approx(ref.emd(list(a), list(b), ordered), abs=1e-7)
+    t = class_stats(np.asarray([pair[0]]), b, ordered, unknown).t[0]
+    assert t == pytest.approx(ref.emd(list(a), list(b), ordered, unknown), abs=1e-7)
 
 
 # -- reading the attributes -------------------------------------------------------------------------------
@@ -217,7 +219,8 @@ def test_sensitive_columns_are_checked(tmp_path):
     path = write_attributes(tmp_path / "a.csv", ["u000", "u001"], ["low", None])
     table = read_attributes(path)
     (income,) = sensitive_attributes(table, np.asarray(["u001", "u000", "u009"]), ["income"], ["income"])
-    assert income.codes.tolist() == [-1, 0, -1] and income.ordered
+    assert income.values == ("low", "(unknown)") and income.unknown and income.ordered
+    assert income.codes.tolist() == [1, 0, 1]  # no value, or no row: "(unknown)", counted
     with pytest.raises(ValueError, match="not in the attributes file"):
         sensitive_attributes(table, np.asarray(["u000"]), ["age"], [])
     (tmp_path / "b.csv").write_text("user_id,plan\nu000,prepaid\n")

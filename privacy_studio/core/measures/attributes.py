@@ -2,11 +2,12 @@
 trace, or fit the points an attacker knows, reveal about the person's sensitive attribute.
 
 A class is a group of people an attacker cannot tell apart: the people with the same whole trace, or the
-anonymity set of p known points. For each person with a value of the attribute, the values of the class
-members that have one give: whether the class is homogeneous (one value: the attacker learns it without
-re-identifying anyone), its distinct l (number of values), its entropy l (e to the entropy of the values'
-shares) and its t (earth mover's distance between the class's shares and the whole file's; ordered bands
-count how far apart values are, other values are all one step apart).
+anonymity set of p known points. For each person, the values of the class members give: whether the class
+is homogeneous (one value: the attacker learns it without re-identifying anyone), its distinct l (number of
+values), its entropy l (e to the entropy of the values' shares) and its t (earth mover's distance between
+the class's shares and the whole file's; ordered bands count how far apart they are, other values are all
+one step apart). People without a value have the value "(unknown)", one step from every other value
+(metrics.md §8: counted, never dropped).
 """
 
 from __future__ import annotations
@@ -26,27 +27,29 @@ ORDERED_WORDS: tuple[tuple[str, ...], ...] = (
 _NUMBER = re.compile(r"^\s*[<>≤≥]?\s*(-?\d+(?:[.,]\d+)?)")
 #: Names of the user id column of an attributes file (else its first column is).
 USER_COLUMNS = ("user_id", "user", "id")
+#: The value of people the attributes file gives none (no row, or an empty cell).
+UNKNOWN = "(unknown)"
 #: The two kinds of class: the people sharing a whole trace, and the anonymity set of p known points.
 TRACE, SET = "trace", "set"
 
 
 @dataclass(frozen=True)
 class Sensitive:
-    """One sensitive attribute as a value code per person of the data (-1: no value) and its values."""
+    """One sensitive attribute as a value code per person of the data and its values."""
 
     name: str
     codes: np.ndarray  # int64, one per user code of the events
-    values: tuple[str, ...]  # code -> value, lowest first when ordered
+    values: tuple[str, ...]  # code -> value, bands lowest first when ordered, UNKNOWN last if present
     ordered: bool
+    unknown: bool = False  # the last value is UNKNOWN (someone of the data has no value)
 
     @property
     def n_values(self) -> int:
         return len(self.values)
 
     def file_shares(self) -> np.ndarray:
-        """The whole file's distribution of the attribute: shares of the people of the data with a value."""
-        known = self.codes[self.codes >= 0]
-        return np.bincount(known, minlength=self.n_values) / max(1, len(known))
+        """The whole file's distribution of the attribute over the people of the data."""
+        return np.bincount(self.codes, minlength=self.n_values) / max(1, len(self.codes))
 
 
 def read_attributes(path: str | Path) -> pd.DataFrame:
@@ -118,10 +121,11 @@ def sensitive_attributes(
                 f"--ordered {column}: its values ({', '.join(values[:6])}) do not read as ordered bands "
                 "(numbers such as 18-24 or 65+, or low / middle / high)"
             )
-        values = order or values
+        unknown = bool((text == "").any())
+        values = [*(order or values), *([UNKNOWN] if unknown else [])]
         code_of = {v: i for i, v in enumerate(values)}
-        codes = np.asarray([code_of.get(v, -1) for v in text], dtype=np.int64)
-        out.append(Sensitive(column, codes, tuple(values), order is not None))
+        codes = np.asarray([code_of.get(v, len(values) - 1) for v in text], dtype=np.int64)
+        out.append(Sensitive(column, codes, tuple(values), order is not None, unknown))
     return out
 
 
@@ -138,25 +142,54 @@ class ClassStats:
         return self.distinct == 1
 
 
-def class_stats(counts: np.ndarray, file_shares: np.ndarray, ordered: bool) -> ClassStats:
+def class_stats(
+    counts: np.ndarray, file_shares: np.ndarray, ordered: bool, unknown: bool = False
+) -> ClassStats:
     """Distinct l, entropy l and t of every class from its value counts (rows of ``counts``, none empty).
 
     Entropy l is exp(H), H = -Σ s ln s over the class's value shares s. t is the earth mover's distance to
-    ``file_shares``: with values in order and one step worth 1/(m-1), the sum of the absolute running
-    differences divided by m-1; with unordered values (every pair one apart), half the sum of absolute
-    differences.
+    ``file_shares``: with unordered values (every pair one apart), half the sum of absolute differences;
+    with m ordered bands one step worth 1/(m-1), the sum of the absolute running differences divided by
+    m-1; with ordered bands and an UNKNOWN last value one apart from every band, ``_line_and_unknown``.
     """
     counts = np.asarray(counts, dtype=np.float64)
     shares = counts / counts.sum(axis=1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(shares > 0, shares * np.log(shares), 0.0)
     diff = shares - file_shares[None, :]
-    m = counts.shape[1]
-    if ordered and m > 1:
-        t = np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (m - 1)
+    bands = counts.shape[1] - int(unknown)
+    if ordered and unknown:
+        t = _line_and_unknown(diff)
+    elif ordered and bands > 1:
+        t = np.abs(np.cumsum(diff, axis=1)[:, :-1]).sum(axis=1) / (bands - 1)
     else:
         t = 0.5 * np.abs(diff).sum(axis=1)
     return ClassStats((counts > 0).sum(axis=1), np.exp(-terms.sum(axis=1)), np.clip(t, 0.0, 1.0))
+
+
+def _line_and_unknown(diff: np.ndarray) -> np.ndarray:
+    """Earth mover's distance of surpluses ``diff`` (rows; bands in order, then UNKNOWN) when bands i, j are
+    |i - j| / (m - 1) apart and UNKNOWN is 1 from every band.
+
+    Mass moves along the bands (flow C_k - G_k past band k, C the running surplus, G the running amount
+    sent to or taken from UNKNOWN) and to or from UNKNOWN (1 per unit). Sending both ways costs 2 per unit
+    while the bands are at most 1 apart, so exactly |T| = |surplus of the bands| goes one way and G runs
+    monotonically from 0 to T: the cost is |T| + min Σ_k |C_k - G_k| / (m - 1) over such G, a bounded L1
+    isotonic fit whose optimum takes values among the C_k, 0 and T (solved by dynamic programming over them).
+    """
+    bands = diff[:, :-1]
+    m = bands.shape[1]
+    running = np.cumsum(bands, axis=1)
+    total = running[:, -1:]  # T per row
+    if m == 1:
+        return np.abs(total[:, 0])
+    sign = np.where(total < 0, -1.0, 1.0)
+    c, t = running[:, :-1] * sign, total * sign  # now T >= 0 and G rises from 0 to T
+    candidates = np.sort(np.concatenate([np.clip(c, 0.0, t), np.zeros_like(t), t], axis=1), axis=1)
+    cost = np.zeros_like(candidates)
+    for k in range(m - 1):
+        cost = np.minimum.accumulate(cost, axis=1) + np.abs(c[:, k : k + 1] - candidates)
+    return np.abs(total[:, 0]) + cost.min(axis=1) / (m - 1)
 
 
 @dataclass(frozen=True)
@@ -170,8 +203,8 @@ class AttributeFigures:
     attribute: str
     classes: str  # TRACE or SET
     ordered: bool
-    n_people: int  # people covered: with a value and (SET) sampled with enough points
-    n_left_out: int  # people of the data (TRACE) or of the sample (SET) not covered, for the reasons above
+    n_people: int  # people covered: everyone of the data (TRACE), the sampled with enough points (SET)
+    n_left_out: int  # sampled people with fewer than p points (SET); 0 for whole traces
     homogeneous: float
     below_distinct_l: float  # share in classes with fewer than l distinct values
     below_entropy_l: float  # share in classes whose entropy l is below l
@@ -182,6 +215,7 @@ class AttributeFigures:
     l: int  # noqa: E741 (the literature's name)
     t: float
     p: int | None = None  # SET: the p known points; None for whole traces
+    n_unknown: int = 0  # people covered whose own value is UNKNOWN
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -201,19 +235,22 @@ def figures(
     t: float,
     p: int | None = None,
 ) -> AttributeFigures:
-    """The figures of people with own value codes ``own`` (S,) whose classes have value counts ``counts``
-    (S, R, m): R draws per person (1 for whole traces); people without a value count as left out."""
+    """The figures of people with own value codes ``own`` (S,; -1: left out) whose classes have value
+    counts ``counts`` (S, R, m): R draws per person (1 for whole traces)."""
     covered = own >= 0
     counts = counts[covered]
     n, draws = counts.shape[0], counts.shape[1]
     left_out = n_left_out + int((~covered).sum())
+    unknown = int((own[covered] == sensitive.n_values - 1).sum()) if sensitive.unknown else 0
     if n == 0:
         nan = float("nan")
         return AttributeFigures(
             sensitive.name, classes, sensitive.ordered, 0, left_out, nan, nan, nan, nan, None, None, None, l,
-            t, p,
+            t, p, 0,
         )  # fmt: skip
-    stats = class_stats(counts.reshape(n * draws, -1), sensitive.file_shares(), sensitive.ordered)
+    stats = class_stats(
+        counts.reshape(n * draws, -1), sensitive.file_shares(), sensitive.ordered, sensitive.unknown
+    )
 
     def share(flags: np.ndarray) -> float:
         return float(flags.reshape(n, draws).mean(axis=1).mean())
@@ -234,6 +271,7 @@ def figures(
         l,
         t,
         p,
+        unknown,
     )
 
 
@@ -244,8 +282,7 @@ def trace_classes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def trace_class_counts(labels: np.ndarray, sensitive: Sensitive) -> np.ndarray:
-    """(n_users, 1, m) value counts of each user's whole-trace class (members without a value not counted)."""
-    known = sensitive.codes >= 0
+    """(n_users, 1, m) value counts of each user's whole-trace class."""
     table = np.zeros((int(labels.max(initial=-1)) + 1, sensitive.n_values), dtype=np.int64)
-    np.add.at(table, (labels[known], sensitive.codes[known]), 1)
+    np.add.at(table, (labels, sensitive.codes), 1)
     return table[labels][:, None, :]

@@ -27,11 +27,12 @@ def sentence(figure: AttributeFigures) -> str:
     """One figure in plain words ("For 31.0% of people, everyone who shares their whole trace has the same
     income band."), with whom it covers."""
     what = figure.attribute.replace("_", " ")
-    covered = f"{count(figure.n_people)} people with a known {what}"
-    if figure.classes != TRACE:
-        covered += " among those sampled"
-    left = f"; {count(figure.n_left_out)} left out" if figure.n_left_out else ""
-    return f"For {share(figure.homogeneous)} of people, {_who(figure)} has the same {what} ({covered}{left})."
+    covered = f"{count(figure.n_people)} people" + (" sampled" if figure.classes != TRACE else "")
+    if figure.n_unknown:
+        covered += f", {count(figure.n_unknown)} of them without a value (counted as unknown)"
+    if figure.n_left_out:
+        covered += f"; {count(figure.n_left_out)} with fewer than {figure.p} points left out"
+    return f"For {share(figure.homogeneous)} of people, {_who(figure)} has the same {what} ({covered})."
 
 
 def attribute_section(inp: ReportInputs) -> Section:
@@ -65,7 +66,7 @@ def attribute_section(inp: ReportInputs) -> Section:
         ["Profile", "Attribute", "Classes", "People", "One value", "< l values", "Entropy < l", "> t",
          "Min l", "Min entropy l", "Max t"],
         rows,
-        "People without a value in the attributes file are left out of each figure; the p-point figures "
-        "cover the sampled people with at least p points.",
+        "People without a value in the attributes file count as the value \"(unknown)\"; the p-point "
+        "figures cover the sampled people with at least p points.",
     )  # fmt: skip
     return Section(TITLE, [*words, table, Paragraph(EXPLANATIONS["attribute_disclosure"].not_what, "note")])
