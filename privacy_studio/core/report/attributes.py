@@ -29,7 +29,7 @@ def sentence(figure: AttributeFigures) -> str:
     what = figure.attribute.replace("_", " ")
     covered = f"{count(figure.n_people)} people" + (" sampled" if figure.classes != TRACE else "")
     if figure.n_unknown:
-        covered += f", {count(figure.n_unknown)} of them without a value (counted as unknown)"
+        covered += f", {count(figure.n_unknown)} of them without a value, counted as unknown"
     if figure.n_left_out:
         covered += f"; {count(figure.n_left_out)} with fewer than {figure.p} points left out"
     return f"For {share(figure.homogeneous)} of people, {_who(figure)} has the same {what} ({covered})."
