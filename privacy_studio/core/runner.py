@@ -571,11 +571,12 @@ def load_sensitive(settings: RiskSettings, events: EventTable) -> list[Sensitive
 
 def _set_draws(model: KnowledgeModel, users: np.ndarray, settings: RiskSettings) -> SetDraws | None:
     """The draws of the anonymity-set figures: the sampled people under the run's kernel model at the
-    reference p; None for models without one (explicit and matching knowledge)."""
+    reference p, or every p-subset in exact mode; None for models without one (explicit and matching)."""
     if model.kind is None or isinstance(model, MatchingModel):
         return None
     all_points = settings.short_traces == "all-points"
-    return SetDraws(users, model.kind, settings.reference_p, settings.draws, settings.seed, all_points)
+    p, draws, seed, exact = settings.reference_p, settings.draws, settings.seed, settings.exact
+    return SetDraws(users, model.kind, p, draws, seed, all_points, exact)
 
 
 # -- the grid -------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ references of ``attribute_reference``, over whole-trace classes and anonymity se
 from __future__ import annotations
 
 import math
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -171,6 +172,41 @@ def test_anonymity_sets_match_reference(data, p, draws, kind, all_points, dense_
     assert_matches(figure, expected)
     assert figure.n_left_out == len(sets) - len(included)
     assert figure.n_unknown == sum(values[u] is None for u in included)
+
+
+@settings(max_examples=40, deadline=None)
+@given(people(), st.integers(1, 3), st.booleans(), st.sampled_from([None, 1]))
+def test_exact_mode_averages_every_p_subset_like_the_reference(data, p, ordered, dense_min):
+    """Exact mode: every p-subset of everyone with at least p points, each person's subsets averaged."""
+    sets, d, values = data
+    traces = traces_from_sets(sets, d)
+    index = build_index(traces, dense_min=dense_min)
+    draw = SetDraws(np.zeros(0, dtype=np.int64), UNIFORM, p, 1, 0, False, exact=True)
+    _, figure = attribute_disclosure(
+        traces.indptr, traces.points, [sensitive_of(values, ordered)], index, draw, 2, 0.2
+    )
+    included = [u for u in range(len(sets)) if len(sets[u]) >= p]
+    classes = [
+        [ref.set_values(sets, values, set(c)) for c in combinations(sorted(sets[u]), p)] for u in included
+    ]
+    named = ref.value_list(list(INCOME), values)
+    expected = ref.figures_of_classes(classes, named, ref.file_distribution(values, named), ordered, 2, 0.2)
+    assert_matches(figure, expected)
+    assert figure.n_left_out == len(sets) - len(included)
+
+
+def test_exact_mode_keeps_few_subsets_in_memory_at_once(monkeypatch):
+    """People are taken a few at a time when their subsets are many: the figures do not change."""
+    import privacy_studio.core.measures.attribute_sets as attribute_sets
+
+    sets = [{0, 1, 2, 3}, {0, 1, 2}, {1, 2, 3}, {0, 3}, {2}]
+    values = ["low", "high", None, "middle", "low"]
+    traces = traces_from_sets(sets, 4)
+    draw = SetDraws(np.zeros(0, dtype=np.int64), UNIFORM, 2, 1, 0, False, exact=True)
+    args = (traces.indptr, traces.points, [sensitive_of(values, True)], build_index(traces), draw, 2, 0.2)
+    whole = attribute_disclosure(*args)
+    monkeypatch.setattr(attribute_sets, "EXACT_ROWS", 2)
+    assert attribute_disclosure(*args) == whole
 
 
 @settings(max_examples=25, deadline=None)

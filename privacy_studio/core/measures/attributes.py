@@ -225,54 +225,86 @@ class AttributeFigures:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+@dataclass(frozen=True)
+class PersonShares:
+    """Per person, the share of their classes (draws or p-subsets) that are homogeneous, below distinct l,
+    below entropy l and above t; and the extremes over every class looked at."""
+
+    homogeneous: np.ndarray
+    below_distinct_l: np.ndarray
+    below_entropy_l: np.ndarray
+    above_t: np.ndarray
+    min_distinct_l: int
+    min_entropy_l: float
+    max_t: float
+
+    @classmethod
+    def of(
+        cls,
+        counts: np.ndarray,
+        owner: np.ndarray,
+        n: int,
+        sensitive: Sensitive,
+        l: int,  # noqa: E741
+        t: float,
+    ) -> PersonShares:
+        """From classes' value counts (rows, m), row r a class of person ``owner[r]`` (each of the n people
+        has at least one row)."""
+        stats = class_stats(counts, sensitive.file_shares(), sensitive.ordered, sensitive.unknown)
+        rows = np.bincount(owner, minlength=n).astype(np.float64)
+
+        def per_person(flags: np.ndarray) -> np.ndarray:
+            return np.bincount(owner, weights=flags.astype(np.float64), minlength=n) / rows
+
+        return cls(
+            per_person(stats.homogeneous),
+            per_person(stats.distinct < l),
+            per_person(stats.entropy_l < l * (1 - 1e-12)),  # exp(ln l) may round a hair below l
+            per_person(stats.t > t),
+            int(stats.distinct.min()),
+            float(stats.entropy_l.min()),
+            float(stats.t.max()),
+        )
+
+    @classmethod
+    def joined(cls, parts: list[PersonShares]) -> PersonShares:
+        """The people of several parts, in order."""
+        return cls(
+            *(np.concatenate([getattr(p, k) for p in parts]) for k in PERSON_SHARES),
+            min(p.min_distinct_l for p in parts),
+            min(p.min_entropy_l for p in parts),
+            max(p.max_t for p in parts),
+        )
+
+
+#: The per-person shares of ``PersonShares``, also the share fields of ``AttributeFigures``.
+PERSON_SHARES = ("homogeneous", "below_distinct_l", "below_entropy_l", "above_t")
+
+
 def figures(
     sensitive: Sensitive,
     own: np.ndarray,
-    counts: np.ndarray,
+    shares: PersonShares | None,
     n_left_out: int,
     classes: str,
     l: int,  # noqa: E741
     t: float,
     p: int | None = None,
 ) -> AttributeFigures:
-    """The figures of people with own value codes ``own`` (S,; -1: left out) whose classes have value
-    counts ``counts`` (S, R, m): R draws per person (1 for whole traces)."""
-    covered = own >= 0
-    counts = counts[covered]
-    n, draws = counts.shape[0], counts.shape[1]
-    left_out = n_left_out + int((~covered).sum())
-    unknown = int((own[covered] == sensitive.n_values - 1).sum()) if sensitive.unknown else 0
-    if n == 0:
+    """The figures of the people with own value codes ``own`` and per-person ``shares`` (None: nobody);
+    each person weighs the same whatever their number of classes."""
+    unknown = int((own == sensitive.n_values - 1).sum()) if sensitive.unknown else 0
+    if shares is None or not len(own):
         nan = float("nan")
         return AttributeFigures(
-            sensitive.name, classes, sensitive.ordered, 0, left_out, nan, nan, nan, nan, None, None, None, l,
-            t, p, 0,
+            sensitive.name, classes, sensitive.ordered, 0, n_left_out, nan, nan, nan, nan, None, None, None,
+            l, t, p, 0,
         )  # fmt: skip
-    stats = class_stats(
-        counts.reshape(n * draws, -1), sensitive.file_shares(), sensitive.ordered, sensitive.unknown
-    )
-
-    def share(flags: np.ndarray) -> float:
-        return float(flags.reshape(n, draws).mean(axis=1).mean())
-
+    means = [float(np.mean(getattr(shares, k))) for k in PERSON_SHARES]
     return AttributeFigures(
-        sensitive.name,
-        classes,
-        sensitive.ordered,
-        n,
-        left_out,
-        share(stats.homogeneous),
-        share(stats.distinct < l),
-        share(stats.entropy_l < l * (1 - 1e-12)),  # exp(ln l) may round a hair below l
-        share(stats.t > t),
-        int(stats.distinct.min()),
-        float(stats.entropy_l.min()),
-        float(stats.t.max()),
-        l,
-        t,
-        p,
-        unknown,
-    )
+        sensitive.name, classes, sensitive.ordered, len(own), n_left_out, *means, shares.min_distinct_l,
+        shares.min_entropy_l, shares.max_t, l, t, p, unknown,
+    )  # fmt: skip
 
 
 def trace_classes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -282,7 +314,7 @@ def trace_classes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def trace_class_counts(labels: np.ndarray, sensitive: Sensitive) -> np.ndarray:
-    """(n_users, 1, m) value counts of each user's whole-trace class."""
+    """(n_users, m) value counts of each user's whole-trace class."""
     table = np.zeros((int(labels.max(initial=-1)) + 1, sensitive.n_values), dtype=np.int64)
     np.add.at(table, (labels, sensitive.codes), 1)
-    return table[labels][:, None, :]
+    return table[labels]
