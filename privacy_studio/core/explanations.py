@@ -72,8 +72,9 @@ EXPLANATIONS: dict[str, Explanation] = {
         "l-diversity), and whose group's mix of values differs from the whole file's by more than t "
         "(t-closeness, earth mover's distance; bands such as age or income count how far apart they are).",
         "It is not a re-identification risk: a homogeneous group of a thousand people discloses the "
-        "attribute of all of them, a unique person discloses it trivially. It covers only people with a "
-        "value in the attributes file; the anonymity-set figures are on the sampled people.",
+        "attribute of all of them, a unique person discloses it trivially. People without a value count "
+        "as the value 'unknown'; the p-point figures are on the sampled people (every p-subset in exact "
+        "mode).",
         "homogeneous: distinct values in the group = 1; entropy l = exp(-Σ s ln s); t = EMD(group, file)",
     ),
     "worst_case": Explanation(
