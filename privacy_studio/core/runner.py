@@ -606,7 +606,7 @@ def _run_profile(
     users: np.ndarray,
     control: TaskControl,
     timings: dict[str, float],
-    sensitive: list[Sensitive],
+    sensitive: tuple[Sensitive, ...] | list[Sensitive] = (),
 ) -> ProfileResult:
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
