@@ -329,6 +329,12 @@ def test_attribute_disclosure_is_said_in_plain_words(make_project) -> None:
         "same income band (80 people sampled, 7 of them without a value, counted as unknown; 20 with fewer "
         "than 4 points left out)." in text
     )
+    headline = next(r for r in project.results if text.startswith(f"Profile {r['label']}:"))
+    alone = headline["kanon"]["share_below"]["2"]
+    assert (
+        f"Someone alone with their whole trace counts as homogeneous: {100 * alone:.1f}% of people are."
+        in text
+    )
     table = next(b for b in section.blocks if hasattr(b, "rows"))
     assert len(table.rows) == 2 * len(project.results)
     assert table.rows[0][4:6] == ["31.0%", "50.0%"]

@@ -42,9 +42,11 @@ def attribute_section(inp: ReportInputs) -> Section:
         return absent(TITLE, "no sensitive attribute was chosen (--sensitive, or the Grid tab's attributes).")
     rec = inp.recommendation
     headline = next((r for r in results if rec is not None and r.get("label") == rec.label), results[0])
-    words = [
-        Paragraph(f"Profile {headline.get('label', '')}: " + " ".join(map(sentence, _figures(headline))))
-    ]
+    text = f"Profile {headline.get('label', '')}: " + " ".join(map(sentence, _figures(headline)))
+    alone = ((headline.get("kanon") or {}).get("share_below") or {}).get("2")
+    if alone is not None:
+        text += f" Someone alone with their whole trace counts as homogeneous: {share(alone)} of people are."
+    words = [Paragraph(text)]
     rows = []
     for result in results:
         for f in _figures(result):
