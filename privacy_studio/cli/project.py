@@ -8,7 +8,13 @@ from pathlib import Path
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
-from privacy_studio.cli.risk import PRICE_HELP, parse_p_values, split_list
+from privacy_studio.cli.risk import (
+    PRICE_HELP,
+    add_attribute_arguments,
+    attribute_settings,
+    parse_p_values,
+    split_list,
+)
 
 
 def new(args: argparse.Namespace) -> int:
@@ -32,17 +38,31 @@ def new(args: argparse.Namespace) -> int:
             price=split_list(args.price, "--price"),
             seed=args.seed,
             reference_p=args.reference_p,
+            **{**attribute_settings(args), "attributes": None},  # the project names the file as a source
         )
         settings.validate()
         project = Project(name=args.name, settings=settings.to_dict())
         project.add_source(args.data, options.to_dict())
         if args.attributes:
+            check_columns(args.attributes, settings.sensitive)
             project.add_source(args.attributes, {}, role="attributes")
         project.save(out)
     except (ValueError, ProjectError, OSError) as exc:
         raise UserError(str(exc)) from None
     print(f"project written to {out}; run it with: privacy-studio project run {out}")
     return 0
+
+
+def check_columns(path: str, columns: list[str]) -> None:
+    """``ValueError`` unless the attributes file at ``path`` reads and has every column of ``columns``."""
+    from privacy_studio.core.measures.attributes import read_attributes
+
+    table = read_attributes(path)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"--sensitive {', '.join(missing)}: not a column of {path} (it has {', '.join(table.columns)})"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,11 +133,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     n.add_argument("--reference-p", type=int, default=4, help="p of the per-user details (default 4)")
     n.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     n.add_argument("--name", required=True, help="the project's name (the report's title)")
-    n.add_argument(
-        "--attributes", metavar="CSV", help="user attributes (user id + columns), for risk by group"
-    )
     n.add_argument("--out", required=True, metavar="P.psproj", help="the project file to write")
     n.add_argument("--force", action="store_true", help="replace --out if it exists")
+    add_attribute_arguments(n)
     add_reader_arguments(n)
     n.set_defaults(func=new)
     r = commands.add_parser(

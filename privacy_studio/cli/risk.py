@@ -114,6 +114,26 @@ def profile_words(prof: dict) -> str:
     return label_words(str(prof.get("label") or f"{prof['spatial']} × {prof['temporal']}"))
 
 
+def print_attributes(profiles: list[dict], out=None) -> None:
+    """Attribute disclosure per profile and sensitive attribute, one line per kind of class."""
+    out = out or sys.stdout
+    for prof in profiles:
+        for a in prof.get("attributes") or []:
+            where = "whole trace" if a["classes"] == "trace" else f"p = {a['p']} known points"
+            if not a["n_people"]:
+                print(f"{prof['label']:<22} {a['attribute']}, {where}: nobody covered", file=out)
+                continue
+            print(
+                f"{prof['label']:<22} {a['attribute']}, {where}: homogeneous {a['homogeneous']:.3f}, "
+                f"below distinct l={a['l']} {a['below_distinct_l']:.3f}, below entropy l={a['l']} "
+                f"{a['below_entropy_l']:.3f}, above t={a['t']:g} {a['above_t']:.3f} (min distinct l "
+                f"{a['min_distinct_l']}, min entropy l {a['min_entropy_l']:.2f}, max t {a['max_t']:.3f}; "
+                f"{a['n_people']:,} people, {a.get('n_unknown', 0):,} without a value, {a['n_left_out']:,} "
+                "left out)",
+                file=out,
+            )
+
+
 def write_json(path: str, payload: dict) -> None:
     """Write atomically so a reader never sees half a file."""
     from privacy_studio.cli._output import write_output
@@ -149,6 +169,55 @@ def confirm_exact(dataset: Dataset, settings: RiskSettings, yes: bool) -> None:
     answer = input("Run it? [y/N] ").strip().lower()
     if answer not in ("y", "yes"):
         raise UserError("exact run declined: nothing was computed")
+
+
+def attribute_settings(args: argparse.Namespace) -> dict:
+    """The attribute-disclosure settings of ``--attributes --sensitive --ordered --l-diversity --t-closeness``
+    (the measure is added when ``--sensitive`` is given)."""
+    sensitive = split_list(args.sensitive, "--sensitive") if args.sensitive else []
+    ordered = split_list(args.ordered, "--ordered") if args.ordered else []
+    if sensitive and not args.attributes:
+        raise UserError("--sensitive needs --attributes FILE: the user attributes that hold those columns")
+    return {
+        "sensitive": sensitive,
+        "attributes": args.attributes,
+        "ordered": ordered,
+        "l_diversity": args.l_diversity,
+        "t_closeness": args.t_closeness,
+    }
+
+
+def add_attribute_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of attribute disclosure (docs/measures.md "Attribute disclosure")."""
+    parser.add_argument(
+        "--attributes",
+        metavar="CSV",
+        help="user attributes (a user id column and attribute columns): attribute disclosure, risk by group",
+    )
+    parser.add_argument(
+        "--sensitive",
+        metavar="COLS",
+        help="comma list of sensitive attribute columns: homogeneity, l-diversity and t-closeness of each",
+    )
+    parser.add_argument(
+        "--ordered",
+        metavar="COLS",
+        help="sensitive columns that are ordered bands (detected: 18-24 … 65+, low/middle/high)",
+    )
+    parser.add_argument(
+        "--l-diversity",
+        type=int,
+        default=3,
+        metavar="L",
+        help="share of people in classes with fewer than L values (default 3)",
+    )
+    parser.add_argument(
+        "--t-closeness",
+        type=float,
+        default=0.2,
+        metavar="T",
+        help="share of people in classes farther than T from the file's distribution (default 0.2)",
+    )
 
 
 def open_engine_from_args(name: str, args: argparse.Namespace):
@@ -199,7 +268,10 @@ def run(args: argparse.Namespace) -> int:
         short_traces=args.short_traces,
         records_at_risk_k=args.risk_k,
         price=split_list(args.price, "--price"),
+        **attribute_settings(args),
     )
+    if settings.sensitive and "attribute_disclosure" not in settings.measures:
+        settings.measures.append("attribute_disclosure")
     bar = ProgressBar()
     control = TaskControl(bar)
     try:
@@ -237,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
     if imported is not None:
         print(imported.summary_text(), file=sys.stderr)
     print_table(profiles)
+    print_attributes(profiles)
     output = {"profiles": profiles, "settings": settings.to_dict(), "input": args.input, "engine": name}
     if imported is not None:
         output["import"] = imported.to_dict()
@@ -307,6 +380,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"
     )
+    add_attribute_arguments(p)
     add_reader_arguments(p)
     add_engine_arguments(p)
     p.set_defaults(func=run)

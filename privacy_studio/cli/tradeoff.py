@@ -69,7 +69,7 @@ def read_scores(path: Path) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.atomic import write_text
-    from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+    from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, ReleaseCriteria
     from privacy_studio.core.tradeoff.decision import Overrides, decide
     from privacy_studio.core.utility import UtilityGrid
 
@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         "max_unique_traces": args.max_unique_traces,
         "max_worst_share": args.max_worst_share,
         "max_excluded": args.max_excluded,
+        **{key: getattr(args, key) for key in ATTRIBUTE_CRITERIA},
     }
     criteria = {k: v for k, v in flags.items() if v is not None}
     try:
@@ -254,6 +255,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-excluded", type=float, metavar="SHARE", help="criterion: largest share of people excluded at p"
     )
+    for flag, what in (
+        ("--max-homogeneous", "in a class with one value"),
+        ("--max-below-distinct-l", "in a class with fewer than l values"),
+        ("--max-below-entropy-l", "in a class below entropy l"),
+        ("--max-above-t", "in a class farther than t from the file"),
+    ):
+        p.add_argument(
+            flag,
+            type=float,
+            metavar="SHARE",
+            help=f"criterion: largest share of people {what}, for the worst sensitive attribute "
+            "(attribute disclosure: risk --sensitive)",
+        )
     p.add_argument(
         "--unit-area",
         action="append",

@@ -61,6 +61,22 @@ EXPLANATIONS: dict[str, Explanation] = {
         "sampled people it is a lower bound on the whole file's highest risk.",
         "highest risk = max over draws of 1 / |E_u|",
     ),
+    "attribute_disclosure": Explanation(
+        "Attribute disclosure",
+        "Even when nobody can be singled out, the people an outsider cannot tell apart may all share a "
+        "sensitive attribute (an income band, an age band): then the outsider learns it without finding "
+        "the record. For each sensitive attribute and each person, the studio looks at the group the "
+        "person hides in (everyone with the same whole trace, and everyone the p known points fit) and "
+        "reports the share of people whose group has one value only (homogeneous), fewer than l values "
+        "(distinct l-diversity) or an entropy worth fewer than l equally common values (entropy "
+        "l-diversity), and whose group's mix of values differs from the whole file's by more than t "
+        "(t-closeness, earth mover's distance; bands such as age or income count how far apart they are).",
+        "It is not a re-identification risk: a homogeneous group of a thousand people discloses the "
+        "attribute of all of them, a unique person discloses it trivially. People without a value count "
+        "as the value 'unknown'; the p-point figures are on the sampled people (every p-subset in exact "
+        "mode).",
+        "homogeneous: distinct values in the group = 1; entropy l = exp(-Σ s ln s); t = EMD(group, file)",
+    ),
     "worst_case": Explanation(
         "Worst-case risk",
         "For each person, the outsider picks the p clues that narrow the candidates most; the risk is one "

@@ -338,6 +338,10 @@ class Project:
                 return s
         raise ProjectError(f"{self.name}: the project has no events data source; import a file first")
 
+    def attributes_source(self) -> DataSource | None:
+        """The user-attributes source (risk by group, attribute disclosure), if the project names one."""
+        return next((s for s in self.sources if s.role == "attributes"), None)
+
     def missing_sources(self) -> list[DataSource]:
         """Sources whose file, or one of whose auxiliary files (antennas, hierarchy), is not there."""
         return [

@@ -41,6 +41,20 @@ def computed_utility(
     return ComputedUtility(scores, problems)
 
 
+def with_attributes(project: Project, settings: RiskSettings) -> RiskSettings:
+    """``settings`` reading the project's user-attributes file when sensitive attributes are chosen (the
+    project names the file as a source, so its settings do not repeat the path)."""
+    source = project.attributes_source()
+    if settings.sensitive and settings.attributes is None:
+        if source is None:
+            raise ValueError(
+                "sensitive attributes are chosen but the project has no user-attributes file; add one "
+                "(project new --attributes FILE, or the Grid tab's 'User attributes…')"
+            )
+        return replace(settings, attributes=source.path)
+    return settings
+
+
 def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None = None) -> None:
     """Run the project's risk grid on its engine and compute every profile's information loss; the
     results, the import report and the computed utility replace those the project held."""
@@ -49,7 +63,7 @@ def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None
     control = control or TaskControl()
     if not project.settings:
         raise ValueError(f"{project.name}: the project has no grid yet (spatial and temporal levels)")
-    settings = RiskSettings.from_dict(project.settings)
+    settings = with_attributes(project, RiskSettings.from_dict(project.settings))
     choice = project.engine_choice()
     files = project.events_files() if choice.name != "numba" else None
     results = choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8))
@@ -95,7 +109,9 @@ def seed_spread(
     files = project.events_files() if engine.name != "numba" else None
     values: list[float | None] = []
     for k, seed in enumerate(seeds):
-        settings = replace(base, cells=[cell], price=price, seed=seed, **ps)
+        settings = replace(
+            base, cells=[cell], price=price, seed=seed, sensitive=[], ordered=[], **ps
+        )  # the risk only
         result = next(
             iter(
                 engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))

@@ -34,6 +34,8 @@ from privacy_studio.core.knowledge import (
     parse_knowledge,
     read_known_events,
 )
+from privacy_studio.core.measures.attribute_sets import SetDraws, attribute_disclosure
+from privacy_studio.core.measures.attributes import Sensitive, read_attributes, sensitive_attributes
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
@@ -42,7 +44,7 @@ from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
-from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
+from privacy_studio.core.risk.catalogue import ATTRIBUTES, EM_KL, RAREST_FIRST, TRACES, needs, summarize
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -554,6 +556,30 @@ def _compact_given(
     return ptr, out
 
 
+# -- attribute disclosure ---------------------------------------------------------------------------------
+
+
+def load_sensitive(settings: RiskSettings, events: EventTable) -> list[Sensitive]:
+    """The sensitive attributes of ``settings`` per user of the data (none when not asked)."""
+    if not settings.sensitive or not needs(settings.measures, ATTRIBUTES):
+        return []
+    if not settings.attributes:
+        raise ValueError("--sensitive needs --attributes FILE: the user attributes that hold those columns")
+    return sensitive_attributes(
+        read_attributes(settings.attributes), events.user_ids, settings.sensitive, settings.ordered
+    )
+
+
+def _set_draws(model: KnowledgeModel, users: np.ndarray, settings: RiskSettings) -> SetDraws | None:
+    """The draws of the anonymity-set figures: the sampled people under the run's kernel model at the
+    reference p, or every p-subset in exact mode; None for models without one (explicit and matching)."""
+    if model.kind is None or isinstance(model, MatchingModel):
+        return None
+    all_points = settings.short_traces == "all-points"
+    p, draws, seed, exact = settings.reference_p, settings.draws, settings.seed, settings.exact
+    return SetDraws(users, model.kind, p, draws, seed, all_points, exact)
+
+
 # -- the grid -------------------------------------------------------------------------------------------
 
 
@@ -581,6 +607,7 @@ def _run_profile(
     users: np.ndarray,
     control: TaskControl,
     timings: dict[str, float],
+    sensitive: tuple[Sensitive, ...] | list[Sensitive] = (),
 ) -> ProfileResult:
     """Index one profile's traces and compute every requested measure for every p."""
     want = set(settings.measures)
@@ -620,6 +647,16 @@ def _run_profile(
             index, work, events, users, kind, settings, control, given, isinstance(model, Explicit)
         )
     timings["estimate"] = time.perf_counter() - t0
+    attributes = None
+    if sensitive:
+        control.report(1.0, "attribute disclosure")
+        t0 = time.perf_counter()
+        draws = _set_draws(model, users, settings)
+        l_div, t_close = settings.l_diversity, settings.t_closeness
+        attributes = attribute_disclosure(
+            traces.indptr, traces.points, sensitive, index, draws, l_div, t_close
+        )
+        timings["attributes"] = time.perf_counter() - t0
     return ProfileResult(
         spatial=profile.spatial.label,
         temporal=profile.temporal.label,
@@ -641,6 +678,7 @@ def _run_profile(
         reference_p=None if isinstance(model, Explicit) or _one_row(model) else settings.reference_p,
         derived_from=derived_from,
         price=price_label(profile.price),
+        attributes=attributes,
     )
 
 
@@ -729,6 +767,7 @@ def run_grid(
     model = parse_knowledge(settings.knowledge)
     if isinstance(model, Explicit):
         model = Explicit(path=model.path, table=read_known_events(model.path, events))
+    sensitive = load_sensitive(settings, events)
     users = sample_users(events.n_users, settings.samples, settings.seed)
     plan = DerivationPlan(events, hierarchy)
     pool: list[Traces] = []  # traces kept for later profiles to derive from (none with explicit knowledge)
@@ -747,7 +786,7 @@ def run_grid(
             del kept  # or it would hold the dropped traces until the next profile
         timings = {"generalize": time.perf_counter() - t0}
         yield _run_profile(
-            events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings
+            events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings, sensitive
         )
         del traces  # the pool keeps what later profiles need; the rest is freed now
     control.report(1.0, "grid done")

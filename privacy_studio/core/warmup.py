@@ -85,6 +85,28 @@ def _sparse_index(data: TinyData) -> None:
     build_index(replace(traces, n_bins=1 << 21))
 
 
+def _attribute_disclosure(data: TinyData) -> object:
+    """Sensitive values in whole-trace classes and anonymity sets (an attributes file written for it)."""
+    from privacy_studio.core.runner import RiskSettings, run_grid
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "attributes.csv"
+        ids = data.first.events.user_ids
+        path.write_text(
+            "user_id,band\n" + "".join(f"{u},{('low', 'high')[i % 2]}\n" for i, u in enumerate(ids))
+        )
+        settings = RiskSettings(
+            spatial=["antenna", "grid:1"],
+            temporal=["1h", "all"],
+            p_values=[1, 2],
+            measures=["attribute_disclosure"],
+            sensitive=["band"],
+            attributes=str(path),
+        )
+        exact = replace(settings, spatial=["zip"], temporal=["1d"], exact=True)  # every p-subset
+        return list(run_grid(data.first, settings)) + list(run_grid(data.first, exact))
+
+
 def _information_loss(data: TinyData) -> object:
     from privacy_studio.core.project_run import computed_utility
     from privacy_studio.core.runner import RiskSettings
@@ -136,6 +158,7 @@ def _masking(data: TinyData) -> object:
 
 STEPS = (
     WarmupStep("risk grid (sampled)", _risk_grid),
+    WarmupStep("attribute disclosure", _attribute_disclosure),
     WarmupStep("information loss", _information_loss),
     WarmupStep("exact mode", _exact),
     WarmupStep("anonymizability", _anonymizability),

@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         self.grid.run_requested.connect(self.start_run)
         self.grid.settings_edited.connect(self._settings_edited)
         self.grid.engine_box.edited.connect(self.session.set_engine)
+        self.grid.attribute_box.file_chosen.connect(self.choose_attributes)
         self.session.results_changed.connect(self._show_results)
         self.session.dataset_changed.connect(self._show_dataset)
         self.session.changed.connect(self._refresh_tree)
@@ -392,6 +393,7 @@ class MainWindow(QMainWindow):
             self.session.replace(Project())
             self.grid.set_levels([], [])
             self.grid.engine_box.set_choice(self.session.project.engine)
+            self._offer_attributes(self.session.project)
             self.anonymizability.restore([])
             self.log("New project")
 
@@ -426,6 +428,7 @@ class MainWindow(QMainWindow):
         self.session.replace(project)
         self.grid.apply_settings(project.settings)
         self.grid.engine_box.set_choice(project.engine)
+        self._offer_attributes(project)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
         self.anonymizability.restore(stored.content if stored else [])
         self._remember(Path(path))
@@ -522,6 +525,7 @@ class MainWindow(QMainWindow):
         elif self.session.project.name == "Untitled":
             self.session.project.name = Path(path).stem
         self.session.set_dataset(dataset, path, reader, sha256)
+        self._offer_attributes(self.session.project)  # the attributes of other people no longer apply
         self.grid.set_hierarchy_levels(dataset.hierarchy)
         self.side_tabs.setCurrentWidget(self.grid_page)
         self.log(
@@ -587,11 +591,12 @@ class MainWindow(QMainWindow):
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
+        from privacy_studio.core.project_run import with_attributes
         from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
-            risk = RiskSettings.from_dict(settings)
+            risk = with_attributes(self.session.project, RiskSettings.from_dict(settings))
             risk.validate()
         except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")
@@ -628,6 +633,35 @@ class MainWindow(QMainWindow):
         )
         self.runner.start(worker)
         return worker
+
+    @Slot(str)
+    def choose_attributes(self, path: str) -> bool:
+        """A user-attributes file chosen in the Grid tab: the project names it and its columns are offered
+        as sensitive attributes (risk by group follows it too)."""
+        from privacy_studio.core.measures.attributes import attribute_columns
+
+        try:
+            columns = attribute_columns(path)
+        except ValueError as exc:
+            self.error(str(exc))
+            return False
+        self.session.set_attributes_file(path)
+        self.grid.attribute_box.set_file(path, columns)
+        self.tradeoff.load_project_attributes(self.session.project)
+        self.log(f"User attributes: {path} ({', '.join(columns)})")
+        return True
+
+    def _offer_attributes(self, project: Project) -> None:
+        """Offer the columns of the project's user-attributes file (its header only) in the Grid tab."""
+        from privacy_studio.core.measures.attributes import attribute_columns
+
+        source = project.attributes_source()
+        try:
+            columns = attribute_columns(source.path) if source is not None and source.exists() else []
+        except ValueError as exc:
+            self.log(str(exc), "warning")
+            columns = []
+        self.grid.attribute_box.set_file(source.path if source is not None else None, columns)
 
     def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
         """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab

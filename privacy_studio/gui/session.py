@@ -85,6 +85,12 @@ class Session(QObject):
             self.project.settings = dict(settings)
             self._edited()
 
+    def set_attributes_file(self, path: str | Path) -> None:
+        """The project's user-attributes file (risk by group, attribute disclosure) is now ``path``."""
+        self.project.sources = [s for s in self.project.sources if s.role != "attributes"]
+        self.project.add_source(path, {}, role="attributes")
+        self._edited()
+
     def set_engine(self, choice: dict[str, Any]) -> None:
         """The risk engine the project runs on (``Project.engine``, an ``EngineChoice`` dict)."""
         if choice != self.project.engine:

@@ -36,6 +36,7 @@ RESULT_SUBSECTIONS = [
     "Power law",
     "Population extrapolation",
     "Risk by group",
+    "Attribute disclosure",
     "Linkage attacks",
     "Anonymizability",
     "Import report",
@@ -69,6 +70,7 @@ def test_absent_inputs_are_said_not_hidden(make_project) -> None:
         "Power law",
         "Population extrapolation",
         "Risk by group",
+        "Attribute disclosure",
         "Linkage attacks",
         "Anonymizability",
         "Import report",
@@ -302,3 +304,36 @@ def test_limitations_count_people_evaluated_on_fewer_than_p_points(make_project)
     short = [t for t in notes if "evaluated on all the points they have" in t]
     assert len(short) == 1
     assert "postcode areas × 1 hour: 7" in short[0] and "antenna" not in short[0]
+
+
+def test_attribute_disclosure_is_said_in_plain_words(make_project) -> None:
+    """The recommended (else first) profile's homogeneity in a sentence, every profile in the table."""
+    from privacy_studio.core.measures.attributes import AttributeFigures
+
+    project = make_project()
+    figures = [
+        AttributeFigures("income_band", "trace", True, 100, 0, 0.31, 0.5, 0.9, 0.2, 1, 1.0, 0.4, 3, 0.2),
+        AttributeFigures("income_band", "set", True, 80, 20, 0.05, 0.1, 0.8, 0.1, 1, 1.0, 0.3, 3, 0.2, 4, 7),
+    ]
+    for result in project.results:
+        result["attributes"] = [f.to_dict() for f in figures]
+    section = _section(build_report(project), "Attribute disclosure")
+    text = " ".join(getattr(b, "text", "") for b in section.blocks)
+    assert (
+        "For 31.0% of people, everyone who shares their whole trace has the same income band (100 people)."
+        in text
+    )
+    assert (
+        "For 5.0% of people, everyone whose trace fits 4 of their points known to an outsider has the "
+        "same income band (80 people sampled, 7 of them without a value, counted as unknown; 20 with fewer "
+        "than 4 points left out)." in text
+    )
+    headline = next(r for r in project.results if text.startswith(f"Profile {r['label']}:"))
+    alone = headline["kanon"]["share_below"]["2"]
+    assert (
+        f"Someone alone with their whole trace counts as homogeneous: {100 * alone:.1f}% of people are."
+        in text
+    )
+    table = next(b for b in section.blocks if hasattr(b, "rows"))
+    assert len(table.rows) == 2 * len(project.results)
+    assert table.rows[0][4:6] == ["31.0%", "50.0%"]

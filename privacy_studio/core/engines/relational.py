@@ -72,6 +72,10 @@ def check_settings(settings: RiskSettings):
         )
     if settings.exact:
         raise ValueError("exact mode runs on the numba engine only; use --engine numba or drop --exact")
+    if settings.sensitive and "attribute_disclosure" in settings.measures:
+        raise ValueError(
+            "attribute disclosure (--sensitive) is computed by the numba engine only; use --engine numba"
+        )
     return model
 
 

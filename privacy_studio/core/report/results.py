@@ -18,6 +18,7 @@ from privacy_studio.core.numbers import count, number, one_in, share
 from privacy_studio.core.report.amount import amount_section
 from privacy_studio.core.report.anonymizability import anonymizability_section
 from privacy_studio.core.report.attacks import attacks_section
+from privacy_studio.core.report.attributes import attribute_section
 from privacy_studio.core.report.content import (
     HeatmapFigure,
     Paragraph,
@@ -61,6 +62,7 @@ def results_section(inp: ReportInputs) -> Section:
             power_law_section(inp),
             extrapolation_section(inp),
             groups_section(inp),
+            attribute_section(inp),
         ]
     analyses = inp.project.analyses
     section.subsections += [attacks_section(analyses), anonymizability_section(analyses), import_section(inp)]
@@ -79,6 +81,7 @@ RESULT_TITLES = [
     "Power law",
     "Population extrapolation",
     "Risk by group",
+    "Attribute disclosure",
 ]
 
 

@@ -24,8 +24,9 @@ from privacy_studio.core.numbers import number, share
 #: Units of a measure's values.
 SHARE, NATS, COUNT = "share", "nats", "count"
 #: Kernel outputs a measure may need: anonymity-set sizes of the knowledge draws, sizes along the rarest
-#: points first (worst case), EM/KL sums of the sets, and whole traces (full-fingerprint classes).
-SIZES, RAREST_FIRST, EM_KL, TRACES = "sizes", "rarest_first", "em_kl", "traces"
+#: points first (worst case), EM/KL sums of the sets, whole traces (full-fingerprint classes), and the
+#: sensitive values in whole-trace classes and anonymity sets (attribute disclosure).
+SIZES, RAREST_FIRST, EM_KL, TRACES, ATTRIBUTES = "sizes", "rarest_first", "em_kl", "traces", "attributes"
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,17 @@ CATALOGUE: tuple[Measure, ...] = (
         ),
         worst_case_summary,
         aliases=("worst",),
+    ),
+    Measure(
+        "attribute_disclosure",
+        "Attribute disclosure (homogeneity, l-diversity, t-closeness)",
+        SHARE,
+        True,
+        True,
+        frozenset({ATTRIBUTES}),
+        (),
+        None,
+        profile_fields=("attributes",),
     ),
 )
 

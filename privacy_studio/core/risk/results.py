@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
+from privacy_studio.core.measures.attributes import AttributeFigures
+
 
 def float_or_none(x: float) -> float | None:
     """A JSON-safe float (None for NaN)."""
@@ -87,14 +89,20 @@ class ProfileResult:
     reference_p: int | None = None
     derived_from: str | None = None  # profile whose traces this one was coarsened from
     price: str = "none"  # price bins per factor of ten, or "none" (amount not released; older results)
+    # attribute disclosure: per sensitive attribute, whole-trace classes then anonymity sets (None: not asked)
+    attributes: list[AttributeFigures] | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["by_p"] = [r.to_dict() for r in self.by_p]
+        if self.attributes is None:
+            del d["attributes"]  # results without attribute disclosure keep the keys they always had
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> ProfileResult:
         kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
         kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
+        if kwargs.get("attributes") is not None:
+            kwargs["attributes"] = [AttributeFigures.from_dict(a) for a in kwargs["attributes"]]
         return cls(**kwargs)

@@ -40,6 +40,11 @@ class RiskSettings:
     records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
     # the third axis: "none" (amount not released) or price bins per factor of ten, e.g. ["none", "3", "1"]
     price: list[str] = field(default_factory=lambda: ["none"])
+    sensitive: list[str] = field(default_factory=list)  # attribute disclosure: columns of the attributes
+    attributes: str | None = None  # the attributes file (a project names it as a source instead)
+    ordered: list[str] = field(default_factory=list)  # sensitive columns that must read as ordered bands
+    l_diversity: int = 3  # l-diversity: the share of people in classes with fewer than l values
+    t_closeness: float = 0.2  # t-closeness: the share of people in classes farther than t from the file
 
     def __post_init__(self) -> None:
         """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
@@ -82,6 +87,7 @@ class RiskSettings:
             for c in self.cells
         ):
             raise ValueError(f"cells must be pairs of texts (spatial level, time width), got {self.cells!r}")
+        self.validate_attributes()
         for name in ("samples", "draws", "reference_p", "em_samples", "records_at_risk_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
@@ -106,6 +112,24 @@ class RiskSettings:
         for spatial, temporal in self.cell_labels():
             for price in self.price:
                 Profile.parse(spatial, temporal, price)
+
+    def validate_attributes(self) -> None:
+        """``ValueError`` for attribute-disclosure settings that cannot be used (the file is read later)."""
+        for name in ("sensitive", "ordered"):
+            value = getattr(self, name)
+            if not isinstance(value, list) or not all(isinstance(c, str) and c for c in value):
+                raise ValueError(f"{name} must be a list of attribute column names, got {value!r}")
+        stray = [c for c in self.ordered if c not in self.sensitive]
+        if stray:
+            raise ValueError(f"ordered column(s) {', '.join(stray)} are not among the sensitive attributes")
+        if self.attributes is not None and not isinstance(self.attributes, str):
+            raise ValueError(f"attributes must be the path of a CSV file, got {self.attributes!r}")
+        l_div = self.l_diversity
+        if isinstance(l_div, bool) or not isinstance(l_div, int | np.integer) or not 2 <= l_div < 2**31:
+            raise ValueError(f"l of l-diversity must be a whole number of at least 2, got {l_div!r}")
+        t = self.t_closeness
+        if isinstance(t, bool) or not isinstance(t, int | float) or not 0.0 < float(t) < 1.0:
+            raise ValueError(f"t of t-closeness must lie strictly between 0 and 1, got {t!r}")
 
     def cell_labels(self) -> list[tuple[str, str]]:
         if self.cells is not None:

@@ -2,8 +2,10 @@
 
 The default criterion is the chosen risk at the reference p, judged on the upper end of its 95 % interval
 (the estimate for measures without one), at most the ceiling. Optional criteria, each with its own limit:
-the share of people whose whole trace is unique, the share at worst-case risk 1 and the share of people
-excluded at the reference p (fewer than p points). Every limit is a share strictly between 0 and 1.
+the share of people whose whole trace is unique, the share at worst-case risk 1, the share of people
+excluded at the reference p (fewer than p points), and the attribute-disclosure shares (homogeneous, below
+distinct or entropy l, above t) of the worst sensitive attribute. Every limit is a share strictly between 0
+and 1.
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ OPTIONAL_CRITERIA: dict[str, str] = {
     "max_unique_traces": "share of people with a unique whole trace",
     "max_worst_share": "share of people at worst-case risk 1",
     "max_excluded": "share of people excluded (fewer than p points)",
+    "max_homogeneous": "share of people whose class has one value of a sensitive attribute",
+    "max_below_distinct_l": "share of people whose class has fewer than l values of a sensitive attribute",
+    "max_below_entropy_l": "share of people whose class is below entropy l for a sensitive attribute",
+    "max_above_t": "share of people whose class is farther than t from the file for a sensitive attribute",
+}
+#: The attribute-disclosure criteria: key -> the figure of ``AttributeFigures`` they limit.
+ATTRIBUTE_CRITERIA: dict[str, str] = {
+    "max_homogeneous": "homogeneous",
+    "max_below_distinct_l": "below_distinct_l",
+    "max_below_entropy_l": "below_entropy_l",
+    "max_above_t": "above_t",
 }
 
 
@@ -46,6 +59,10 @@ class ReleaseCriteria:
     max_unique_traces: float | None = None
     max_worst_share: float | None = None
     max_excluded: float | None = None
+    max_homogeneous: float | None = None  # attribute disclosure: judged on the worst attribute and class
+    max_below_distinct_l: float | None = None
+    max_below_entropy_l: float | None = None
+    max_above_t: float | None = None
 
     def __post_init__(self) -> None:
         check_share_limit(self.ceiling, "risk ceiling")
@@ -119,6 +136,11 @@ def check_profiles(
         population = grid.population(p)
         share = np.asarray([pop.excluded_share for pop in population], dtype=np.float64)
         columns.append((OPTIONAL_CRITERIA["max_excluded"], criteria.max_excluded, share, no_notes))
+    for key, figure in ATTRIBUTE_CRITERIA.items():
+        limit = getattr(criteria, key)
+        if limit is not None:
+            notes = ["the worst sensitive attribute and class"] * len(grid.labels)
+            columns.append((OPTIONAL_CRITERIA[key], limit, grid.attribute_share(figure), notes))
     return [
         [_check(name, limit, float(values[i]), notes[i]) for name, limit, values, notes in columns]
         for i in range(len(grid.labels))

@@ -84,6 +84,7 @@ class GridTable:
     kanon: list[dict | None] = field(default_factory=list)  # per profile: full-fingerprint k-anonymity
     d: np.ndarray = field(default_factory=lambda: np.zeros(0))  # distinct points per profile (NaN: unknown)
     price: list[str] = field(default_factory=list)  # per profile: "none" or price bins per factor of ten
+    attributes: list[list[dict]] = field(default_factory=list)  # per profile: attribute disclosure figures
 
     def __post_init__(self) -> None:
         if not self.price:
@@ -101,6 +102,16 @@ class GridTable:
             ),
             None,
         )
+
+    def attribute_share(self, figure: str) -> np.ndarray:
+        """Per profile, the largest attribute-disclosure share ``figure`` (e.g. ``homogeneous``) over the
+        sensitive attributes and both kinds of class; NaN where none was computed."""
+        out = np.full(len(self.labels), np.nan)
+        for i, entries in enumerate(self.attributes[: len(self.labels)]):
+            values = [_number(e.get(figure)) for e in entries]
+            known = [v for v in values if math.isfinite(v)]
+            out[i] = max(known) if known else np.nan
+        return out
 
     def unique_traces(self) -> np.ndarray:
         """Share of people whose whole trace is unique (class size 1) per profile; NaN where not computed."""
@@ -161,7 +172,9 @@ class GridTable:
 def grid_table(profiles: Iterable) -> GridTable:
     """Build from ``ProfileResult`` objects or their ``to_dict()`` (the ``profiles`` list of the JSON)."""
     rows = [p.to_dict() if hasattr(p, "to_dict") else p for p in profiles]
-    labels, spatial, temporal, n_users, by_p, kanon, d, price = [], [], [], [], [], [], [], []
+    labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
+    price: list[str] = []
+    attributes: list[list[dict]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "spatial" not in row or "temporal" not in row:
             raise ValueError(f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result")
@@ -173,12 +186,14 @@ def grid_table(profiles: Iterable) -> GridTable:
         kanon.append(row.get("kanon") if isinstance(row.get("kanon"), dict) else None)
         d.append(_number(row.get("d")))
         price.append(str(row.get("price") or "none"))
+        attributes.append([a for a in row.get("attributes") or [] if isinstance(a, dict)])
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
     as_array = np.asarray
     return GridTable(
-        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64), price
-    )
+        labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64),
+        price, attributes,
+    )  # fmt: skip
 
 
 def _check_measure(measure: str) -> str:

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from privacy_studio.core.measures.attributes import read_attributes
 from privacy_studio.core.numbers import number
 from privacy_studio.core.user_keys import user_keys
 
+__all__ = ["read_attributes", "risk_by_group", "risk_by_group_of"]
+
 MISSING = "(missing)"
-USER_COLUMNS = ("user_id", "user", "id")
 
 
 @dataclass(frozen=True)
@@ -47,24 +48,6 @@ class GroupReport:
         if not math.isfinite(row.odds_ratio):
             return "n/a"
         return f"{number(row.odds_ratio)} [{number(row.ci_low)}, {number(row.ci_high)}]"
-
-
-def read_attributes(path: str | Path) -> pd.DataFrame:
-    """Read a CSV of user attributes: a user id column (user_id, user, id, else the first) and attributes."""
-    from privacy_studio.core.io.sniff import check_side_table
-
-    check_side_table(str(path))
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read the user-attributes file {path}: {exc}") from None
-    if table.shape[1] < 2:
-        raise ValueError(f"{path}: a user-attributes file needs a user id column and at least one attribute")
-    key = next((c for c in table.columns if c.strip().lower() in USER_COLUMNS), table.columns[0])
-    duplicated = table[key][table[key].duplicated()]
-    if len(duplicated):
-        raise ValueError(f"{path}: user {duplicated.iloc[0]!r} has more than one row")
-    return table.set_index(key)
 
 
 def odds_ratio_woolf(

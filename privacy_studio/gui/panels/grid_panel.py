@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.panels.attribute_box import AttributeBox
 from privacy_studio.gui.panels.engine_box import EngineBox
 from privacy_studio.gui.panels.price_row import PriceRow
 
@@ -171,6 +172,9 @@ class GridPanel(QWidget):
         layout.addWidget(self.message)
         layout.addLayout(form)
         layout.addWidget(measures)
+        self.attribute_box = AttributeBox()
+        self.attribute_box.edited.connect(self._emit_edited)
+        layout.addWidget(self.attribute_box)
         self.engine_box = EngineBox()
         layout.addWidget(self.engine_box)
         layout.addWidget(self.run_button)
@@ -309,6 +313,7 @@ class GridPanel(QWidget):
             "reference_p": self.reference_p.value(),
             "records_at_risk_k": self.risk_k.value(),
             "price": self.prices.chosen(),
+            **self.attribute_box.settings(),
         }
 
     def apply_settings(self, settings: dict[str, Any]) -> None:
@@ -351,6 +356,7 @@ class GridPanel(QWidget):
             chosen = {canonical(m) for m in settings["measures"]}
             for key, box in self.measure_boxes.items():
                 box.setChecked(key in chosen)
+        self.attribute_box.apply_settings(settings)
         self.blockSignals(False)
 
     def _knowledge_text(self) -> str:

@@ -73,6 +73,10 @@ CRITERIA_LABELS = {
     "max_unique_traces": "Max unique whole traces",
     "max_worst_share": "Max at worst-case risk 1",
     "max_excluded": "Max people excluded",
+    "max_homogeneous": "Max in homogeneous classes",
+    "max_below_distinct_l": "Max below distinct l",
+    "max_below_entropy_l": "Max below entropy l",
+    "max_above_t": "Max farther than t",
 }
 
 
@@ -483,7 +487,9 @@ class TradeoffPanel(QWidget):
             return None
         cell = (self.grid.spatial[i], self.grid.temporal[i])
         ps = {} if a.p is None else {"p_values": [a.p], "reference_p": a.p}
-        settings = replace(settings, cells=[cell], price=[self.grid.price[i]], **ps)
+        settings = replace(
+            settings, cells=[cell], price=[self.grid.price[i]], sensitive=[], ordered=[], **ps
+        )  # the risk only
         estimate = runner_estimator(dataset, settings, a.measure, a.p)
         self._population_of(a.measure, a.p, a.labels[i])
         worker = Worker(subsample_curve, dataset.events.n_users, estimate, name="population extrapolation")
