@@ -66,17 +66,18 @@ def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
 
 
 def print_table(profiles: list[dict], out=None) -> None:
-    """One line per profile and p: the counts, then every measure computed (the catalogue's fields)."""
+    """One line per profile and p: the counts, whether the row is exact or sampled (``excl`` counts the
+    people in the file when exact, the sampled ones when sampled), then every measure computed."""
     out = out or sys.stdout
     measured = table_fields(profiles)
-    cols = [("n", 8), ("d", 10), ("p", 4), ("excl", 7)]
+    cols = [("n", 8), ("d", 10), ("p", 4), ("method", 8), ("excl", 7)]
     cols += [("95% CI" if key == f.interval else f.short, w) for key, f, w in measured]
     print(f"{'profile':<22} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
     for prof in profiles:
         label = f"{prof['spatial']} x {prof['temporal']}"
         for r in prof["by_p"]:
             p = "-" if r["p"] is None else str(r["p"])
-            values = [prof["n_users"], prof["d"], p, r["n_excluded"]]
+            values = [prof["n_users"], prof["d"], p, r.get("method", "sampled"), r["n_excluded"]]
             values += [_cell(f, r.get(key)) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<22} {cells}", file=out)
@@ -176,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         em_samples=args.em_samples,
         short_traces=args.short_traces,
         records_at_risk_k=args.risk_k,
+        exact_budget=args.exact_budget,
     )
     bar = ProgressBar()
     control = TaskControl(bar)
@@ -269,6 +271,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--exact",
         action="store_true",
         help="average over all p-subsets of every trace; the work is estimated first (see --yes)",
+    )
+    p.add_argument(
+        "--exact-budget",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds of enumeration per profile a sampled run may spend to make unicity, k-disclosure and "
+        "the worst case exact at the p values that fit (uniform knowledge; default 10, 0 = always sample)",
     )
     p.add_argument(
         "--reference-p",

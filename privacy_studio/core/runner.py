@@ -34,7 +34,13 @@ from privacy_studio.core.knowledge import (
     read_known_events,
 )
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
+from privacy_studio.core.measures.exact import (
+    ExactEstimate,
+    cheap_p_values,
+    estimate_exact,
+    exact_pass,
+    total_subsets,
+)
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.setsizes import SetsAtP
@@ -241,6 +247,7 @@ def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> 
         n_excluded=n_excluded,
         class_sizes=None if weights is None else {int(k): number(c) for k, c in enumerate(weights) if c},
         n_draws=sets.n_draws,
+        method="exact" if sets.exact else "sampled",
         **values,
     )
 
@@ -474,6 +481,42 @@ def _evaluate_exact(
     return by_p, per_user, per_location
 
 
+def _exact_where_cheap(
+    index: PointIndex, by_p: list[PResult], settings: RiskSettings, control: TaskControl
+) -> list[PResult]:
+    """``by_p`` with every p whose enumeration fits the exact budget replaced by its exact figures over all
+    the people in the file (EM / KL stay those of the sampled people: they are not enumerated)."""
+    import numba
+
+    lengths = np.diff(index.trace_ptr)
+    cheap = cheap_p_values(lengths, settings.p_values, settings.exact_budget, numba.get_num_threads())
+    want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
+    out = []
+    for row in by_p:
+        if row.p not in cheap:
+            out.append(row)
+            continue
+        step = control.sub(cheap.index(row.p) / len(cheap), (cheap.index(row.p) + 1) / len(cheap))
+        r = exact_pass(index, row.p, with_em=False, control=step)
+        sets = SetsAtP(row.p, True, None, r.unique_rate, r.k_disclosure, r.class_shares, None, None, r.worst,
+                       settings.records_at_risk_k)  # fmt: skip
+        exact = _presult(sets, index.n_users, index.n_users - len(r.users), want)
+        exact.em, exact.kl, exact.em_users = row.em, row.kl, row.em_users
+        out.append(exact)
+    return out
+
+
+def exact_when_cheap(model: KnowledgeModel, settings: RiskSettings) -> bool:
+    """Whether a sampled run may enumerate its cheap p values: uniform knowledge (the one exact mode
+    averages over), people with fewer than p points left out, and a budget above zero."""
+    return (
+        not settings.exact
+        and settings.exact_budget > 0
+        and model.name == "uniform"
+        and settings.short_traces == "exclude"
+    )
+
+
 def exact_p_values(settings: RiskSettings) -> list[int]:
     """The p values exact mode evaluates: the requested ones and the reference p of the details."""
     return sorted(set(settings.p_values) | {settings.reference_p})
@@ -615,9 +658,13 @@ def _run_profile(
             given = python_orders(model, work, users, settings)
         if given is not None:
             given = _compact_given(index, given, shortest_first=isinstance(model, Explicit))
+        cheap = exact_when_cheap(model, settings) and not isinstance(model, Explicit)
+        sampled = control.sub(0.0, 0.5) if cheap else control
         by_p, per_user, per_location = _evaluate_sampled(
-            index, work, events, users, kind, settings, control, given, isinstance(model, Explicit)
+            index, work, events, users, kind, settings, sampled, given, isinstance(model, Explicit)
         )
+        if cheap:
+            by_p = _exact_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
     timings["estimate"] = time.perf_counter() - t0
     return ProfileResult(
         spatial=profile.spatial.label,

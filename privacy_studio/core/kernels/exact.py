@@ -20,7 +20,7 @@ from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
 @nb.njit(cache=True, nogil=True)
-def _shortest_lists_first(chosen: np.ndarray, post_ptr: np.ndarray) -> None:
+def shortest_lists_first(chosen: np.ndarray, post_ptr: np.ndarray) -> None:
     """Sort the chosen points by posting-list length (insertion sort: p is small): the same set, less work."""
     for i in range(1, len(chosen)):
         j = i
@@ -114,7 +114,7 @@ def exact_items(
             while more:
                 for j in range(p):
                     chosen[j] = trace_pts[ta + idx[j]]
-                _shortest_lists_first(chosen, post_ptr)
+                shortest_lists_first(chosen, post_ptr)
                 c = walk_start(chosen[0], post_ptr, dense_slot, state)
                 for j in range(1, p):
                     if c == 1:

@@ -44,6 +44,9 @@ class PResult:
     class_sizes: dict[int, int] | dict[int, float] | None = None
     n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
     em_users: int = 0  # users on whom EM / KL were computed
+    # "exact": unicity, k-disclosure, records at risk, highest risk and the worst case over every p-subset of
+    # every person in the file; "sampled": estimated on the sampled people's draws (worst case: a lower bound)
+    method: str = "sampled"
 
     def to_dict(self) -> dict:
         d = asdict(self)

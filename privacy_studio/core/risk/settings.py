@@ -32,6 +32,9 @@ class RiskSettings:
     em_samples: int = 1000  # EM/KL are computed on the first em_samples sampled users
     short_traces: str = "exclude"  # or "all-points": fewer than p points -> evaluated on all they have
     records_at_risk_k: int = 5  # records at risk: anonymity sets smaller than this (risk above 1/k)
+    # seconds of enumeration (at exact mode's assumed rate) a sampled run may spend per profile to compute
+    # unicity, k-disclosure and the worst case exactly at the p values that fit; 0: always sample
+    exact_budget: float = 10.0
 
     def __post_init__(self) -> None:
         """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
@@ -62,6 +65,9 @@ class RiskSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
                 raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
+        budget = self.exact_budget
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget < 1e9:
+            raise ValueError(f"the exact budget must be a number of seconds ≥ 0, got {budget!r}")
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {seed!r}")
