@@ -69,9 +69,25 @@ class TradeoffAnalysis:
             + (f", {c.note}" if c.note else "")
             for c in self.checks[i]
         ]
-        lines += [f"Against it: {text}" for text in self.evidence_against]
+        lines += [f"Also measured: {text}" for text in self.evidence_against]
         if self.seed_spread is not None and self.seed_spread.profile == self.recommendation.label:
             lines.append(self.seed_spread.sentence())
+        return lines
+
+    def criteria_lines(self) -> list[str]:
+        """Every profile against every release criterion, one line each: ``✓``/``✗`` and the value, so a
+        profile that fails one says which (the command line's table; the window and report show the same)."""
+        if not self.checks:
+            return []
+        heads = [f"{c.name} (limit {_share(c.limit)})" for c in self.checks[0]]
+        lines = [
+            "Release criteria, every profile: " + "; ".join(f"[{k + 1}] {h}" for k, h in enumerate(heads))
+        ]
+        width = max(len(label) for label in self.labels) + 2
+        for label, checks in zip(self.labels, self.checks, strict=True):
+            cells = "".join(f"  [{k + 1}] {'✓' if c.passed else '✗'} {_share(c.value):>10}" for k, c in
+                            enumerate(checks))  # fmt: skip
+            lines.append(f"{label:<{width}}{cells}  {'passes' if all(c.passed for c in checks) else 'fails'}")
         return lines
 
     def passed(self, label: str) -> bool:
@@ -193,7 +209,7 @@ def analyse(
     others = np.asarray([all(c.passed for c in row[1:]) for row in checks], dtype=bool)
     rec = recommend(
         grid.labels, risk, utility, criteria.ceiling, upper, measure=name, utility_name=utility_name,
-        other_criteria=others if criteria.has_optional else None,
+        other_criteria=others,
     )  # fmt: skip
     population = grid.population(p)
     ordinal = ordinal_equivalence(grid.measures(p))
@@ -224,19 +240,13 @@ def analyse(
 def evidence_against(
     grid: GridTable, label: str | None, measure: str, p: int | None, population: list[Population]
 ) -> list[str]:
-    """What speaks against the recommended profile, each in one sentence: full-fingerprint uniqueness, the
-    worst case (a lower bound when sampled), the risk at higher p, and the people its figure leaves out."""
+    """What else the results say about the recommended profile beside its criteria (unique whole traces and
+    the worst case are criteria themselves), each in one sentence: the risk at higher p, and the people its
+    figure leaves out."""
     if label is None:
         return []
     i = grid.labels.index(label)
     out = []
-    unique = grid.unique_traces()[i]
-    if math.isfinite(unique):
-        out.append(f"{100 * unique:.1f} % of people have a unique whole trace at {label} (full fingerprint).")
-    worst = grid.values("worst_share_at_1", p)[i]
-    if math.isfinite(worst):
-        bound = "" if grid.worst_exact(p)[i] else " — a lower bound, the worst case was sampled"
-        out.append(f"{100 * worst:.1f} % of people are at worst-case risk 1 at p = {p}{bound}.")
     higher = [q for q in grid.p_values() if q is not None and p is not None and q > p]
     if higher:
         top = max(higher)

@@ -1,27 +1,33 @@
 """Release criteria: the limits a profile must meet before it may be released, and each profile's checks.
 
-The default criterion is the chosen risk at the reference p, judged on the upper end of its 95 % interval
-(the estimate for measures without one), at most the ceiling. Optional criteria, each with its own limit:
-the share of people whose whole trace is unique, the share at worst-case risk 1 and the share of people
-excluded at the reference p (fewer than p points). Every limit is a share strictly between 0 and 1.
+A profile is judged against several attackers by default: the chosen risk at the reference p, judged on the
+upper end of its 95 % interval (the estimate for measures without one), the share of people whose whole
+trace is unique (an attacker who knows everything), and the share at worst-case risk 1 (an attacker who
+knows the p most telling points), each at most its limit, which is the ceiling unless changed. A changed
+limit needs a reason, which the decision record prints. The share of people excluded at the reference p
+(fewer than p points) is an optional criterion. Every limit is a share strictly between 0 and 1.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from privacy_studio.core.tradeoff.grid import GridTable
 
-#: The optional criteria: key in a project's ``tradeoff`` section -> what the limit applies to.
+#: The limits besides the ceiling: key in a project's ``tradeoff`` section -> what the limit applies to.
 OPTIONAL_CRITERIA: dict[str, str] = {
     "max_unique_traces": "share of people with a unique whole trace",
     "max_worst_share": "share of people at worst-case risk 1",
     "max_excluded": "share of people excluded (fewer than p points)",
 }
+#: The criteria always checked besides the ceiling; their limit is the ceiling unless changed (None).
+DEFAULT_CRITERIA: tuple[str, ...] = ("max_unique_traces", "max_worst_share")
+#: Key of the reasons for changed limits in a project's ``tradeoff`` section.
+REASONS_KEY = "limit_reasons"
 
 
 def check_share_limit(value: Any, name: str) -> float:
@@ -40,37 +46,78 @@ def check_share_limit(value: Any, name: str) -> float:
 
 @dataclass(frozen=True)
 class ReleaseCriteria:
-    """What a release must meet: a ceiling on the chosen risk and optional limits (None = not used)."""
+    """What a release must meet: a ceiling on the chosen risk, limits on unique whole traces and on the
+    worst case (None = the ceiling), an optional limit on the people excluded (None = not used), and the
+    reason for every limit that differs from its default."""
 
     ceiling: float = 0.05
     max_unique_traces: float | None = None
     max_worst_share: float | None = None
     max_excluded: float | None = None
+    reasons: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         check_share_limit(self.ceiling, "risk ceiling")
         for key, what in OPTIONAL_CRITERIA.items():
             if getattr(self, key) is not None:
                 check_share_limit(getattr(self, key), f"limit on the {what}")
+        unknown = sorted(set(self.reasons) - set(OPTIONAL_CRITERIA))
+        if unknown:
+            raise ValueError(f"reasons given for unknown limit(s): {', '.join(unknown)}")
+        for key in self.changed():
+            if not str(self.reasons.get(key) or "").strip():
+                raise ValueError(
+                    f"the limit on the {OPTIONAL_CRITERIA[key]} differs from its default ("
+                    f"{'the ceiling' if key in DEFAULT_CRITERIA else 'not used'}): give the reason for it, "
+                    "which goes into the decision record"
+                )
 
-    @property
-    def has_optional(self) -> bool:
-        """Whether any optional criterion is in use."""
-        return any(getattr(self, key) is not None for key in OPTIONAL_CRITERIA)
+    def limit(self, key: str) -> float | None:
+        """The limit in force for ``key``: its own, else the ceiling for a default criterion, else None."""
+        own = getattr(self, key)
+        return own if own is not None else (self.ceiling if key in DEFAULT_CRITERIA else None)
+
+    def changed(self) -> list[str]:
+        """The limits that differ from their default (the ceiling, or not used)."""
+        return [
+            key
+            for key in OPTIONAL_CRITERIA
+            if getattr(self, key) is not None
+            and (key not in DEFAULT_CRITERIA or not math.isclose(getattr(self, key), self.ceiling))
+        ]
 
     @classmethod
     def from_choices(cls, choices: dict[str, Any], ceiling: float | None = None) -> ReleaseCriteria:
         """The criteria saved in a project's ``tradeoff`` section; ``ceiling`` overrides the saved one."""
         limits = {key: choices.get(key) for key in OPTIONAL_CRITERIA}
         saved = choices.get("ceiling", 0.05)
+        reasons = choices.get(REASONS_KEY) or {}
+        if not isinstance(reasons, dict):
+            raise ValueError(f"{REASONS_KEY} must map a limit to its reason, got {reasons!r}")
         return cls(
             ceiling=float(saved if ceiling is None else ceiling),
             **{k: None if v is None else float(v) for k, v in limits.items()},
+            reasons={str(k): str(v) for k, v in reasons.items()},
         )
 
-    def to_choices(self) -> dict[str, float | None]:
+    def to_choices(self) -> dict[str, Any]:
         """The form kept in a project's ``tradeoff`` section."""
-        return {"ceiling": self.ceiling, **{key: getattr(self, key) for key in OPTIONAL_CRITERIA}}
+        return {
+            "ceiling": self.ceiling,
+            **{key: getattr(self, key) for key in OPTIONAL_CRITERIA},
+            REASONS_KEY: dict(self.reasons),
+        }
+
+    def reason_lines(self) -> list[str]:
+        """Each limit in force and where it comes from, for the decision record."""
+        out = []
+        for key, what in OPTIONAL_CRITERIA.items():
+            limit = self.limit(key)
+            if limit is None:
+                continue
+            why = self.reasons.get(key, "").strip() if key in self.changed() else "the default: the ceiling"
+            out.append(f"Limit on the {what}: {100 * limit:.3g} % ({why}).")
+        return out
 
 
 @dataclass(frozen=True)
@@ -97,7 +144,8 @@ def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCh
 def check_profiles(
     grid: GridTable, criteria: ReleaseCriteria, measure: str, p: int | None, risk_name: str
 ) -> list[list[CriterionCheck]]:
-    """The checks of every profile (grid order), the ceiling first, then the optional criteria in use."""
+    """The checks of every profile (grid order): the ceiling first, then unique whole traces and the worst
+    case (always), then the people excluded when that limit is used."""
     bound = grid.values(measure, p)
     upper = grid.upper(measure, p)
     judged_on = "estimate"
@@ -108,13 +156,14 @@ def check_profiles(
     columns: list[tuple[str, float, np.ndarray, list[str]]] = [
         (f"{risk_name} ({judged_on})", criteria.ceiling, bound, no_notes)
     ]
-    if criteria.max_unique_traces is not None:
-        unique = grid.unique_traces()
-        columns.append((OPTIONAL_CRITERIA["max_unique_traces"], criteria.max_unique_traces, unique, no_notes))
-    if criteria.max_worst_share is not None:
-        worst = grid.values("worst_share_at_1", p)
-        notes = ["" if exact else "a lower bound (sampled)" for exact in grid.worst_exact(p)]
-        columns.append((OPTIONAL_CRITERIA["max_worst_share"], criteria.max_worst_share, worst, notes))
+    unique = grid.unique_traces()
+    columns.append(
+        (OPTIONAL_CRITERIA["max_unique_traces"], criteria.limit("max_unique_traces"), unique, no_notes)
+    )
+    worst = grid.values("worst_share_at_1", p)
+    notes = ["exact" if exact else "a lower bound (searched)" for exact in grid.worst_exact(p)]
+    columns.append((f"{OPTIONAL_CRITERIA['max_worst_share']} at p = {p}", criteria.limit("max_worst_share"),
+                    worst, notes))  # fmt: skip
     if criteria.max_excluded is not None:
         population = grid.population(p)
         share = np.asarray([pop.excluded_share for pop in population], dtype=np.float64)
