@@ -148,20 +148,18 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         )
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
-        if inp.analysis is not None and rec.label is not None:
-            checks = inp.analysis.checks[grid.labels.index(rec.label)]
-            section.add(*(Paragraph(_check_line(c)) for c in checks))
     if focus is not None:
         role = (
             "the recommended profile"
             if rec is not None and rec.label is not None
             else "the least risky profile"
         )
+        if inp.analysis is not None:
+            section.add(Paragraph(f"Every release criterion at {grid.labels[focus]} ({role}):"))
+            section.add(*(Paragraph(_check_line(c)) for c in inp.analysis.checks[focus]))
         section.add(
-            Paragraph(
-                f"Read beside it: what else the results say about {grid.labels[focus]} ({role}).", "note"
-            ),
-            KeyFigures(evidence_against(inp, focus)),
+            Paragraph(f"Also measured at {grid.labels[focus]} ({role}):", "note"),
+            KeyFigures(evidence_against(inp, focus, criteria_shown=inp.analysis is not None)),
         )
     details = details_of(inp)
     if details.decision:
@@ -187,6 +185,8 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     entry = inp.grid.by_p[i].get(inp.p, {})
     value = format_measure(inp.measure, entry.get(inp.measure))
     ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
+    if entry.get("method") == "exact":
+        ci = "exact: every choice of points of every person"
     profile = inp.grid.labels[i]
     covers = coverage(inp, i, inp.p).sentence()
     if name:
@@ -227,7 +227,13 @@ def method_section(inp: ReportInputs) -> Section:
         ["Sampled users (S)", str(s.get("samples", "–"))],
         ["Draws per user (R)", str(s.get("draws", "–"))],
         ["Random seed", str(s.get("seed", "–"))],
-        ["Exact mode", "yes" if s.get("exact") else "no (Monte Carlo estimate, 95% Wilson intervals)"],
+        [
+            "Exact mode",
+            "yes"
+            if s.get("exact")
+            else "where cheap: every p whose enumeration fits the budget is exact (tables say which); "
+            "elsewhere a Monte Carlo estimate with 95% Wilson intervals and a searched worst case",
+        ],
         ["Measures", ", ".join(map(str, s.get("measures", []))) or "–"],
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
         ["Risk engine", engine_description(inp.project.engine_choice())],

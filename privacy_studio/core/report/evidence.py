@@ -17,14 +17,15 @@ def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
     return inp.grid.population(p)[i]
 
 
-def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
-    """What a reader of profile ``i``'s headline must also see: unique whole traces, the worst case, unicity
-    at the highest p measured and the people excluded, each with the people it covers."""
+def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) -> list[KeyFigure]:
+    """What a reader of profile ``i``'s headline must also see: unique whole traces and the worst case (unless
+    ``criteria_shown``: they are release criteria, listed with their checks), unicity at the highest p
+    measured and the people excluded, each with the people it covers."""
     assert inp.grid is not None
     grid, p = inp.grid, inp.p
     out: list[KeyFigure] = []
     unique = float(grid.unique_traces()[i])
-    if math.isfinite(unique):
+    if math.isfinite(unique) and not criteria_shown:
         out.append(
             KeyFigure(
                 "Unique whole traces",
@@ -35,10 +36,14 @@ def evidence_against(inp: ReportInputs, i: int) -> list[KeyFigure]:
         )
     entry = grid.by_p[i].get(p, {})
     worst = entry.get("worst_share_at_1")
-    if worst is not None:
+    if worst is not None and not criteria_shown:
         exact = grid.worst_exact(p)[i]
         value = share(worst) if exact else f"≥ {share(worst)}"
-        kind = "exact" if exact else "a lower bound: not every choice of p points was tried"
+        kind = (
+            "exact"
+            if exact
+            else "a lower bound from a targeted search: not every choice of p points was tried"
+        )
         out.append(
             KeyFigure(
                 f"Share at worst-case risk 1 (p = {p})",
