@@ -44,7 +44,7 @@ from privacy_studio.core.measures.exact import (
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.setsizes import SetsAtP
-from privacy_studio.core.measures.unicity import sample_sizes
+from privacy_studio.core.measures.unicity import sample_sizes, whole_trace_sizes
 from privacy_studio.core.measures.worstcase import worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
@@ -423,7 +423,11 @@ def _evaluate_sampled(
         )
         by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
+        if settings.short_traces == "exclude" and "unicity" in want:
+            conservative = all_points_unicity(sizes, settings.p_values)
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
+        for row in by_p if settings.short_traces == "exclude" and "unicity" in want else []:
+            row.unicity_all_points = float_or_none(conservative[row.p])
         ref_k = np.full(len(users), settings.reference_p - 1)
     control.check()
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
@@ -503,6 +507,36 @@ def _exact_where_cheap(
         exact = _presult(sets, index.n_users, index.n_users - len(r.users), want)
         exact.em, exact.kl, exact.em_users = row.em, row.kl, row.em_users
         out.append(exact)
+    return out
+
+
+def add_file_populations(index: PointIndex, by_p: list[PResult]) -> None:
+    """Give every row the people in the file with fewer than p points and, for exact rows, the unicity with
+    them evaluated on all their points, from everyone's whole-trace sets (sampled rows have theirs from the
+    sampled draws: :func:`all_points_unicity`)."""
+    lengths = np.diff(index.trace_ptr)
+    short_people = np.flatnonzero((lengths > 0) & (lengths < max((r.p or 0 for r in by_p), default=0)))
+    unique_whole = whole_trace_sizes(index, short_people) == 1
+    for row in by_p:
+        if row.p is None:
+            continue
+        row.n_excluded_in_file = int((lengths < row.p).sum())
+        if row.method == "exact" and row.unicity is not None:
+            short = lengths[short_people] < row.p
+            included = index.n_users - row.n_excluded_in_file
+            total = row.unicity * included + int(unique_whole[short].sum())
+            row.unicity_all_points = total / max(1, included + int(short.sum()))
+
+
+def all_points_unicity(sizes: np.ndarray, p_values: list[int]) -> dict[int, float]:
+    """Sampled unicity at each p with people of fewer than p points evaluated on all their points."""
+    filled = sizes.copy()
+    fill_short_traces(filled)
+    out = {}
+    for p in p_values:
+        at = filled[:, :, p - 1]
+        at = at[at[:, 0] > 0]
+        out[p] = float((at == 1).mean()) if at.size else float("nan")
     return out
 
 
@@ -665,6 +699,8 @@ def _run_profile(
         )
         if cheap:
             by_p = _exact_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
+    if settings.short_traces == "exclude" and not isinstance(model, Explicit | MatchingModel):
+        add_file_populations(index, by_p)
     timings["estimate"] = time.perf_counter() - t0
     return ProfileResult(
         spatial=profile.spatial.label,

@@ -66,3 +66,16 @@ def sample_sizes(
         rare = targeted_sizes(index, users, pmax, rare)
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}
+
+
+def whole_trace_sizes(index: PointIndex, users: np.ndarray) -> np.ndarray:
+    """|E(T_u)| of knowing all of each person's points (everyone whose trace contains the whole trace)."""
+    users = np.asarray(users, dtype=np.int64)
+    lengths = np.diff(index.trace_ptr)[users]
+    if not len(users):
+        return np.zeros(0, dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    points = np.concatenate([index.trace_pts[index.trace_ptr[u] : index.trace_ptr[u + 1]] for u in users])
+    pmax = int(lengths.max())
+    sizes = sample_sizes(index, users, kind=GIVEN, pmax=pmax, given=(ptr, points.astype(np.int64)))["sizes"]
+    return sizes[np.arange(len(users)), 0, lengths - 1]

@@ -47,6 +47,11 @@ class PResult:
     # "exact": unicity, k-disclosure, records at risk, highest risk and the worst case over every p-subset of
     # every person in the file; "sampled": estimated on the sampled people's draws (worst case: a lower bound)
     method: str = "sampled"
+    # people in the file with fewer than p distinct points (None where the model counts events instead)
+    n_excluded_in_file: int | None = None
+    # unicity with those people evaluated on all their points (short traces: all-points), so a figure that
+    # leaves many out can be read beside the conservative one; None with short traces all-points itself
+    unicity_all_points: float | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
