@@ -12,7 +12,7 @@ import numpy as np
 
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
-from privacy_studio.core.report.evidence import coverage, evidence_against
+from privacy_studio.core.report.evidence import all_points_text, coverage, evidence_against
 from privacy_studio.core.report.inputs import (
     MEASURE_EXPLANATION,
     MEASURE_NAMES,
@@ -188,7 +188,7 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     if entry.get("method") == "exact":
         ci = "exact: every choice of points of every person"
     profile = inp.grid.labels[i]
-    covers = coverage(inp, i, inp.p).sentence()
+    covers = coverage(inp, i, inp.p).sentence() + all_points_text(inp, i)
     if name:
         return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}; {covers}".replace("  ", " "))
     return KeyFigure(label, value, f"{ci} for {profile}; {covers}".strip())

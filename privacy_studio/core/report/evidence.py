@@ -17,6 +17,23 @@ def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
     return inp.grid.population(p)[i]
 
 
+#: Above this share of people left out at p, the figure with them judged on all their points is shown beside.
+ALL_POINTS_ABOVE = 0.10
+
+
+def all_points_text(inp: ReportInputs, i: int) -> str:
+    """``; with them judged on all their points: 2.94 %`` where more than 10 % of the file is left out."""
+    assert inp.grid is not None
+    cover = coverage(inp, i, inp.p)
+    conservative = inp.grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
+    if conservative is None or not cover.excluded_share > ALL_POINTS_ABOVE:
+        return ""
+    return (
+        f"; with the {count(cover.excluded)} people of fewer than {inp.p} points judged on all their points "
+        f"(short traces: all-points), unicity is {share(conservative)}"
+    )
+
+
 def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) -> list[KeyFigure]:
     """What a reader of profile ``i``'s headline must also see: unique whole traces and the worst case (unless
     ``criteria_shown``: they are release criteria, listed with their checks), unicity at the highest p

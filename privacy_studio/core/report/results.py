@@ -23,7 +23,7 @@ from privacy_studio.core.report.content import (
     Table,
     absent,
 )
-from privacy_studio.core.report.evidence import coverage
+from privacy_studio.core.report.evidence import ALL_POINTS_ABOVE, coverage
 from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
     ReportInputs,
@@ -120,7 +120,26 @@ def heatmap(inp: ReportInputs) -> HeatmapFigure:
             value if math.isfinite(value) else None
         )
     text = [[format_measure(inp.measure, v) for v in row] for row in values]
+    wide = []  # profiles leaving out more than 10 % of the file at p: marked, their all-points figure named
+    for i, label in enumerate(grid.labels):
+        cover = coverage(inp, i, inp.p)
+        conservative = grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
+        if cover.excluded_share > ALL_POINTS_ABOVE:
+            r, c = rows.index(grid.spatial[i]), cols.index(grid.temporal[i])
+            text[r][c] += " *"
+            judged = (
+                ""
+                if conservative is None
+                else f", unicity with them on all their points {share(conservative)}"
+            )
+            wide.append(f"{label}: {share(cover.excluded_share)} left out{judged}")
     caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier)."
+    if wide:
+        caption += (
+            f" * more than 10 % of the people in the file have fewer than {inp.p} points and are left out: "
+            + "; ".join(wide)
+            + "."
+        )
     return HeatmapFigure(caption, "spatial level", "time bin", rows, cols, values, text)
 
 
