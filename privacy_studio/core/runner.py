@@ -510,7 +510,7 @@ def _exact_where_cheap(
     return out
 
 
-def add_file_populations(index: PointIndex, by_p: list[PResult]) -> None:
+def add_file_populations(index: PointIndex, by_p: list[PResult], with_unicity: bool) -> None:
     """Give every row the people in the file with fewer than p points and, for exact rows, the unicity with
     them evaluated on all their points, from everyone's whole-trace sets (sampled rows have theirs from the
     sampled draws: :func:`all_points_unicity`)."""
@@ -521,10 +521,10 @@ def add_file_populations(index: PointIndex, by_p: list[PResult]) -> None:
         if row.p is None:
             continue
         row.n_excluded_in_file = int((lengths < row.p).sum())
-        if row.method == "exact" and row.unicity is not None:
+        included = index.n_users - row.n_excluded_in_file
+        if row.method == "exact" and with_unicity:
             short = lengths[short_people] < row.p
-            included = index.n_users - row.n_excluded_in_file
-            total = row.unicity * included + int(unique_whole[short].sum())
+            total = (row.unicity or 0.0) * included + int(unique_whole[short].sum())  # None: nobody included
             row.unicity_all_points = total / max(1, included + int(short.sum()))
 
 
@@ -700,7 +700,7 @@ def _run_profile(
         if cheap:
             by_p = _exact_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
     if settings.short_traces == "exclude" and not isinstance(model, Explicit | MatchingModel):
-        add_file_populations(index, by_p)
+        add_file_populations(index, by_p, "unicity" in settings.measures)
     timings["estimate"] = time.perf_counter() - t0
     return ProfileResult(
         spatial=profile.spatial.label,

@@ -137,3 +137,35 @@ def test_the_search_is_within_one_point_of_the_exact_worst_case_on_gowalla():
     exact, searched = exact_and_searched(index, 4, np.arange(index.n_users, dtype=np.int64))
     assert exact == pytest.approx(0.245, abs=1e-3)
     assert abs(searched - exact) <= 0.01
+
+
+def all_points_reference(sets: list[set[int]], p: int) -> float:
+    """Exact unicity at p with people of fewer than p points judged on their whole trace: per person the
+    share of unique p-subsets, or 1/0 for a unique/shared whole trace when shorter than p."""
+    per_person = []
+    for u, trace in enumerate(sets):
+        if len(trace) >= p:
+            per_person.append(sum(s == 1 for s in subset_sizes(sets, u, p)) / comb(len(trace), p))
+        elif trace:
+            per_person.append(float(len(reference.anonymity_set(sets, trace)) == 1))
+    return sum(per_person) / len(per_person)
+
+
+@settings(max_examples=25, deadline=None)
+@given(traces_strategy, st.integers(0, 3), st.booleans())
+def test_every_row_counts_the_file_and_gives_the_all_points_unicity(sets, seed, cheap):
+    """n_excluded_in_file counts the people of the file with fewer than p points whatever was sampled; exact
+    rows give the all-points unicity of the reference, sampled rows that of an all-points run."""
+    events = table_from_sets(sets, 8)
+    common = dict(p_values=[1, 2, 3, 4], samples=4, seed=seed, measures=["unicity"])
+    budget = {} if cheap else {"exact_budget": 0}
+    (res,) = run_grid(events, RiskSettings(["raw"], ["all"], **common, **budget))
+    (conservative,) = run_grid(events, RiskSettings(["raw"], ["all"], short_traces="all-points", **common,
+                                                    exact_budget=0))  # fmt: skip
+    for row, other in zip(res.by_p, conservative.by_p, strict=True):
+        assert row.n_excluded_in_file == sum(len(t) < row.p for t in sets)
+        if row.method == "exact":
+            assert row.unicity_all_points == pytest.approx(all_points_reference(sets, row.p))
+        else:
+            assert row.unicity_all_points == pytest.approx(other.unicity)
+    assert cheap == all(row.method == "exact" for row in res.by_p)
