@@ -218,6 +218,6 @@ def test_the_conservative_figure_says_whom_it_evaluates_on_all_their_points():
     population = analyse(grid_table([row]), np.array([1.0]), p=2, ceiling=0.5).population[0]
     assert population.to_dict()["short_traces_included"] == 25 and population.excluded == 0
     assert population.sentence() == (
-        "covers 100 of 100 people in the file, 25 of them with fewer than 2 points evaluated on all their points (the "
-        "conservative figure); 0 excluded with fewer than 2 points (0.0 %)"
+        "covers 100 of 100 people in the file, 25 of them with fewer than 2 points evaluated on all their "
+        "points (the conservative figure); 0 excluded with fewer than 2 points (0.0 %)"
     )
