@@ -14,7 +14,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
 
@@ -366,7 +366,7 @@ class TradeoffChoice:
     @classmethod
     def from_dict(cls, d: Any, where: str = "tradeoff") -> TradeoffChoice:
         d = _object(d, where)
-        known = {"risk_measure", "risk_p", "utility", *ReleaseCriteria().to_choices()}
+        known = {"risk_measure", "risk_p", "utility", REASONS_KEY, *ReleaseCriteria().to_choices()}
         unknown = sorted(set(d) - known)
         if unknown:
             raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")

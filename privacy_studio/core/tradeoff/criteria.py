@@ -102,11 +102,8 @@ class ReleaseCriteria:
 
     def to_choices(self) -> dict[str, Any]:
         """The form kept in a project's ``tradeoff`` section."""
-        return {
-            "ceiling": self.ceiling,
-            **{key: getattr(self, key) for key in OPTIONAL_CRITERIA},
-            REASONS_KEY: dict(self.reasons),
-        }
+        reasons = {REASONS_KEY: dict(self.reasons)} if self.reasons else {}
+        return {"ceiling": self.ceiling, **{key: getattr(self, key) for key in OPTIONAL_CRITERIA}, **reasons}
 
     def reason_lines(self) -> list[str]:
         """Each limit in force and where it comes from, for the decision record."""

@@ -426,7 +426,7 @@ class TradeoffPanel(QWidget):
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
             **limits,
-            REASONS_KEY: {key: reason for key in limits} if reason else {},
+            **({REASONS_KEY: {key: reason for key in limits}} if reason and limits else {}),
         }
 
     def set_computed_utility(self, computed: ComputedUtility | dict[str, dict[str, float]]) -> None:

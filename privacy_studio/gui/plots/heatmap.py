@@ -9,6 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.naming import spatial_short, temporal_short
+from privacy_studio.core.report.evidence import ALL_POINTS_ABOVE
 from privacy_studio.core.report.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
@@ -103,6 +104,21 @@ class UnicityHeatmap(PlotTab):
                 values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry["unicity"]
         return spatial, temporal, values
 
+    def left_out_notes(self) -> dict[tuple[str, str], str]:
+        """Cells whose profile leaves out more than 10 % of the file at the chosen p: the share left out and
+        the unicity with those people judged on all their points."""
+        out = {}
+        p = self.p_box.value()
+        for rec in self.records:
+            entry = by_p(rec, p) or {}
+            excluded, n = entry.get("n_excluded_in_file"), rec.get("n_users")
+            if excluded is None or not n or excluded / n <= ALL_POINTS_ABOVE:
+                continue
+            conservative = entry.get("unicity_all_points")
+            judged = "" if conservative is None else f"\nall points: {share(conservative)}"
+            out[(rec["spatial"], rec["temporal"])] = f"\n{share(excluded / n)} left out{judged}"
+        return out
+
     def refresh(self) -> None:
         spatial, temporal, values = self.matrix()
         if len(self.texts) != values.size:
@@ -119,10 +135,12 @@ class UnicityHeatmap(PlotTab):
         )
         verdicts = self.verdicts()
         labels = {(r["spatial"], r["temporal"]): profile_label(r) for r in self.records}
+        left_out = self.left_out_notes()
         for (i, j), text, v in zip(np.ndindex(values.shape), self.texts, values.ravel(), strict=True):
             verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
             mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
-            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{mark}")
+            extra = left_out.get((spatial[i], temporal[j]), "")
+            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{extra}{mark}")
             text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
         if verdicts:
             ceiling = float(self.criteria.get("ceiling") or 0.05)
@@ -130,8 +148,15 @@ class UnicityHeatmap(PlotTab):
                 "✓ / ✗: the release criteria of the Trade-off tab "
                 f"({_field_label(self.criteria.get('risk_measure'))} at p = {self.criteria.get('risk_p')}, "
                 "upper end of "
-                f"its 95 % interval where it has one, at most {ceiling:.1%}, and any other limit set there), "
+                f"its 95 % interval where it has one, at most {ceiling:.1%}; unique whole traces and the "
+                "worst-case share at risk 1 at most their limits, the ceiling unless changed there), "
                 "whatever p the colours show."
+            )
+        if left_out:
+            self.note.setText(
+                (self.note.text() + " " if verdicts else "")
+                + "“left out”: people of the file with fewer than p points; “all points”: unicity with them "
+                "judged on all their points (short traces: all-points)."
             )
         self.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 
