@@ -172,7 +172,7 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
 
 def _check_line(check: CriterionCheck) -> str:
     """``✓ pass — unicity at p = 4 (upper end …): 3.6% (limit 5.0%)``."""
-    value = "not measured" if check.value is None else share(check.value)
+    value = "not measured" if check.value is None else "≥ " * check.lower_bound + share(check.value)
     note = f", {check.note}" if check.note else ""
     return (
         f"{'✓ pass' if check.passed else '✗ fail'}: {check.name}: {value} (limit {share(check.limit)}){note}"

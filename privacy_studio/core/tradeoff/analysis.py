@@ -65,7 +65,7 @@ class TradeoffAnalysis:
             return []
         i = self.labels.index(self.recommendation.label)
         lines = [
-            f"{'✓' if c.passed else '✗'} {c.name}: {_share(c.value)} (limit {_share(c.limit)})"
+            f"{'✓' if c.passed else '✗'} {c.name}: {c.value_text()} (limit {_share(c.limit)})"
             + (f", {c.note}" if c.note else "")
             for c in self.checks[i]
         ]
@@ -85,8 +85,9 @@ class TradeoffAnalysis:
         ]
         width = max(len(label) for label in self.labels) + 2
         for label, checks in zip(self.labels, self.checks, strict=True):
-            cells = "".join(f"  [{k + 1}] {'✓' if c.passed else '✗'} {_share(c.value):>10}" for k, c in
-                            enumerate(checks))  # fmt: skip
+            cells = "".join(
+                f"  [{k + 1}] {'✓' if c.passed else '✗'} {c.value_text():>10}" for k, c in enumerate(checks)
+            )
             lines.append(f"{label:<{width}}{cells}  {'passes' if all(c.passed for c in checks) else 'fails'}")
         return lines
 

@@ -126,16 +126,29 @@ class CriterionCheck:
     value: float | None
     passed: bool
     note: str = ""
+    lower_bound: bool = False  # the value is a lower bound (a searched worst case): the truth may be higher
+
+    def value_text(self) -> str:
+        """The value as a percentage, ``≥`` before a lower bound, or "not measured"."""
+        if self.value is None:
+            return "not measured"
+        return f"{'≥ ' * self.lower_bound}{100 * self.value:.3g} %"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "limit": self.limit, "value": self.value, "passed": self.passed}
+        return {
+            "name": self.name,
+            "limit": self.limit,
+            "value": self.value,
+            "passed": self.passed,
+            "lower_bound": self.lower_bound,
+        }
 
 
 def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCheck:
     known = math.isfinite(value)
     if not known:
         return CriterionCheck(name, limit, None, False, "not measured")
-    return CriterionCheck(name, limit, value, value <= limit, note)
+    return CriterionCheck(name, limit, value, value <= limit, note, note.startswith("a lower bound"))
 
 
 def check_profiles(
