@@ -45,7 +45,7 @@ from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summ
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes, whole_trace_sizes
-from privacy_studio.core.measures.worstcase import worst_lower_bounds
+from privacy_studio.core.measures.worstcase import targeted_sizes, worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs, summarize
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
@@ -316,6 +316,8 @@ def _sampled_run(
         )
         if em_users:
             acc = r["acc"] if acc is None else acc + r["acc"]
+        if needs(want, RAREST_FIRST) and kind != GIVEN:  # the numba engine's targeted worst-case search
+            r["rare"] = targeted_sizes(index, chunk, pmax, r["rare"])
         parts.append(r)
     control.report(1.0, "done")
     out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare")}

@@ -20,6 +20,7 @@ from privacy_studio.core.kernels.worst_search import worst_search
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.measures.exact import RATE_SIZES, cheap_p_values, exact_pass
 from privacy_studio.core.measures.unicity import sample_sizes
+from privacy_studio.core.measures.worstcase import targeted_sizes
 from privacy_studio.core.runner import RiskSettings, run_grid
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets, traces_from_sets
@@ -110,7 +111,7 @@ def exact_and_searched(index, p: int, users: np.ndarray) -> tuple[float, float]:
     """Share at worst-case risk 1 at p: exact over everyone, and the targeted search's over ``users``."""
     exact = exact_pass(index, p, with_em=False, stop_at_one=True)
     r = sample_sizes(index, users, kind=UNIFORM, pmax=p, worst=True)
-    found = r["rare"][:, p - 1]
+    found = targeted_sizes(index, users, p, r["rare"])[:, p - 1]
     return float(np.mean(exact.worst == 1.0)), float(np.mean(found[found > 0] == 1))
 
 

@@ -11,7 +11,6 @@ from privacy_studio.core.kernels.arrays import NO_PRIORS, Priors
 from privacy_studio.core.kernels.sample_pass import sample_pass
 from privacy_studio.core.knowledge import GIVEN
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.worstcase import targeted_sizes
 
 
 def sample_sizes(
@@ -32,8 +31,8 @@ def sample_sizes(
     """|E_u| (and EM/KL sums, rarest-first sizes) for ``users`` x ``draws`` x p = 1..pmax.
 
     Returns ``sizes`` (S, R, pmax; 0 = excluded), ``em``/``kl`` (per-user means over points, NaN where not
-    computed: users beyond ``em_users`` or p not in ``em_p``), ``rare`` (S, pmax) the smallest sets the
-    worst-case search found (rarest points first, then the targeted search; ``measures/worstcase.py``),
+    computed: users beyond ``em_users`` or p not in ``em_p``), ``rare`` (S, pmax) sizes along the rarest
+    points first,
     and ``acc`` (per point Σ_u (EM_uj - q_j) over the EM users at ``ref_p``). With ``kind`` GIVEN,
     ``given = (ptr, points)`` holds each sampled user's order (compact points) instead. ``priors``
     (from :func:`point_priors`) may be passed to avoid recomputing them for every chunk of users.
@@ -62,8 +61,6 @@ def sample_sizes(
         np.ascontiguousarray(given[0], dtype=np.int64),
         np.ascontiguousarray(given[1], dtype=np.int64),
     )
-    if worst and kind != GIVEN:
-        rare = targeted_sizes(index, users, pmax, rare)
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}
 
