@@ -137,7 +137,10 @@ def test_no_profile_passing_says_what_would_be_needed():
     text = result.decision_lines()[0]
     assert "No profile of the grid meets the criteria" in text
     assert "coarser" in text and "suppress" in text and "other protections" in text
-    assert result.to_dict()["recommendation"]["criteria"] == []
+    # issue #25: with no recommendation, every criterion is still given, at the least risky profile
+    rec = result.to_dict()["recommendation"]
+    assert rec["criteria_profile"] == "zip × 1w"
+    assert [(c["value"], c["passed"]) for c in rec["criteria"]] == [(0.12, False), (0.8, False), (0.1, False)]
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, 2.0, -0.1, math.nan, "x"])

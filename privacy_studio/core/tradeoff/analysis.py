@@ -91,6 +91,11 @@ class TradeoffAnalysis:
             lines.append(f"{label:<{width}}{cells}  {'passes' if all(c.passed for c in checks) else 'fails'}")
         return lines
 
+    def least_risky(self) -> int | None:
+        """The profile with the lowest value on the first criterion (the chosen risk), utility or not."""
+        values = [np.inf if row[0].value is None else row[0].value for row in self.checks]
+        return int(np.argmin(values)) if values and np.isfinite(min(values)) else None
+
     def passed(self, label: str) -> bool:
         """Whether the profile meets every release criterion."""
         return all(c.passed for c in self.checks[self.labels.index(label)])
@@ -145,11 +150,13 @@ class TradeoffAnalysis:
         rec = self.recommendation
         i = self.labels.index(rec.label) if rec.label is not None else None
         population = self.population[i] if i is not None else None
+        shown = i if i is not None else self.least_risky()
         return {
             "profile": rec.label,
             "eligible_people": None if population is None else population.eligible,
             "excluded_people": None if population is None else population.excluded,
-            "criteria": [] if i is None else [c.to_dict() for c in self.checks[i]],
+            "criteria_profile": None if shown is None else self.labels[shown],
+            "criteria": [] if shown is None else [c.to_dict() for c in self.checks[shown]],
             "evidence_against": self.evidence_against,
             "meets_ceiling": rec.meets_ceiling,
             "reasoning": rec.reasoning,

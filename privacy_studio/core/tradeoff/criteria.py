@@ -163,8 +163,9 @@ def check_profiles(
         bound = np.where(np.isfinite(upper), upper, bound)
         judged_on = "upper end of the 95 % interval"
     no_notes = [""] * len(grid.labels)
+    exact = ["exact: every choice of points of every person" if m == "exact" else "" for m in grid.methods(p)]
     columns: list[tuple[str, float, np.ndarray, list[str]]] = [
-        (f"{risk_name} ({judged_on})", criteria.ceiling, bound, no_notes)
+        (f"{risk_name} ({judged_on})", criteria.ceiling, bound, exact)
     ]
     unique = grid.unique_traces()
     columns.append(

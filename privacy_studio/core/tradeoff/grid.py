@@ -93,6 +93,10 @@ class GridTable:
         shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
         return np.asarray([_number(v) for v in shares], dtype=np.float64)
 
+    def methods(self, p: int | None) -> list[str]:
+        """Per profile, how its figures at ``p`` were obtained: "exact" or "sampled" (older results)."""
+        return [str(d.get(p, {}).get("method") or "sampled") for d in self.by_p]
+
     def worst_exact(self, p: int | None) -> list[bool]:
         """Per profile, whether its worst-case figures at ``p`` are exact (else a sampled lower bound)."""
         return [bool(d.get(p, {}).get("worst_exact", False)) for d in self.by_p]
