@@ -224,3 +224,15 @@ def test_the_conservative_figure_says_whom_it_evaluates_on_all_their_points():
         "covers 100 of 100 people in the file, 25 of them with fewer than 2 points evaluated on all their "
         "points (the conservative figure); 0 excluded with fewer than 2 points (0.0 %)"
     )
+
+
+@pytest.mark.parametrize(("excluded", "shown"), [(30, True), (10, False)])
+def test_the_all_points_figure_is_given_where_over_a_tenth_of_the_file_is_left_out(excluded, shown):
+    """Issue #25: 30 of 100 people left out at p = 2 → the unicity with them judged on all their points is
+    given beside the recommendation; 10 of 100 is not over a tenth."""
+    row = _row("zip × 1w", 0.01, 0.02, 0.01, excluded, 0.01, 60)
+    row["by_p"][0].update(n_excluded_in_file=excluded, unicity_all_points=0.125)
+    result = analyse(grid_table([row]), np.array([5.0]), p=2, ceiling=0.05)
+    assert result.recommendation.label == "zip × 1w"
+    sentence = f"With the {excluded} people of fewer than 2 points judged on all their points"
+    assert any(sentence in line and "is 12.5 %" in line for line in result.evidence_lines()) is shown

@@ -8,7 +8,7 @@ import math
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
 from privacy_studio.core.report.numbers import count, interval, share
-from privacy_studio.core.tradeoff.grid import Population
+from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, Population
 
 
 def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
@@ -17,8 +17,6 @@ def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
     return inp.grid.population(p)[i]
 
 
-#: Above this share of people left out at p, the figure with them judged on all their points is shown beside.
-ALL_POINTS_ABOVE = 0.10
 
 
 def all_points_text(inp: ReportInputs, i: int) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
-from privacy_studio.core.tradeoff.grid import GridTable, Population
+from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
 from privacy_studio.core.tradeoff.pareto import ParetoResult, pareto
 from privacy_studio.core.tradeoff.powerlaw import (
@@ -263,6 +263,12 @@ def evidence_against(
             out.append(f"{_measure_name(measure, top)} reaches {value:.4g} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
+    conservative = grid.by_p[i].get(p, {}).get("unicity_all_points")
+    if conservative is not None and population[i].excluded_share > ALL_POINTS_ABOVE:
+        out.append(
+            f"With the {population[i].excluded:,} people of fewer than {p} points judged on all their points "
+            f"(short traces: all-points), unicity at p = {p} is {_share(conservative)}."
+        )
     return out
 
 

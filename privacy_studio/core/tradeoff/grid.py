@@ -11,6 +11,8 @@ import numpy as np
 
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
+#: Above this share of the file left out at p, the figure with them judged on all their points is shown too.
+ALL_POINTS_ABOVE = 0.10
 #: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
 RISK_MEASURES: dict[str, str | None] = {name: f.interval for name, f in RISK_FIELDS.items()}
 

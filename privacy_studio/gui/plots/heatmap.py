@@ -9,11 +9,10 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.core.naming import spatial_short, temporal_short
-from privacy_studio.core.report.evidence import ALL_POINTS_ABOVE
 from privacy_studio.core.report.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
-from privacy_studio.core.tradeoff.grid import grid_table
+from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, grid_table
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import by_p, profile_label
 
