@@ -321,3 +321,21 @@ def test_seed_stability_shows_every_seed_when_measured(make_project) -> None:
         == "Over 3 seeds (0, 1, 2), unicity at p = 4 of district × 1d ranges from 0.02 to 0.031."
     )
     assert section.blocks[1].rows == [["0", "2.0%"], ["1", "3.1%"], ["2", "–"]]
+
+
+def test_heat_map_and_headline_give_the_all_points_figure_where_over_a_tenth_is_left_out(make_project):
+    """Issue #25: district profiles leave out 30 of 100 people at p = 4; the summary's heat-map caption and
+    headline then give the unicity with them judged on all their points; antenna profiles (0 left out)
+    are not named."""
+    project = make_project()
+    for row in project.results:
+        for entry in row["by_p"]:
+            left_out = 30 if row["spatial"] == "district" else 0
+            entry.update(n_excluded_in_file=left_out, unicity_all_points=0.0625)
+    report = build_report(project)
+    summary = _section(report, "Summary for decision makers")
+    caption = summary.blocks[-1].caption
+    assert "district × 1d leaves out 30.0%, 6.2% with them on all their points" in caption
+    assert "antenna" not in caption.partition("left out at:")[2]
+    lowest = _figures(summary)["Lowest unicity at p = 4"][1]
+    assert "with the 30 people of fewer than 4 points judged on all their points" in lowest

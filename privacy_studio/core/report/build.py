@@ -25,7 +25,7 @@ from privacy_studio.core.report.inputs import (
 from privacy_studio.core.report.numbers import count, interval, number, share
 from privacy_studio.core.report.record import decision_record_section, details_of
 from privacy_studio.core.report.release import release_section
-from privacy_studio.core.report.results import heatmap, results_section
+from privacy_studio.core.report.results import heatmap, left_out_note, results_section
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -166,7 +166,10 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         section.add(Paragraph(f"Decision recorded: {details.decision} (see the sign-off)."))
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     glance = heatmap(inp)
-    glance.caption = f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
+    glance.caption = (
+        f"At a glance: {inp.risk_label} of every profile (darker = riskier); details in Results."
+        f"{left_out_note(inp)}"
+    )
     return section.add(glance)
 
 

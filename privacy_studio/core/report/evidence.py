@@ -17,8 +17,6 @@ def coverage(inp: ReportInputs, i: int, p: int | None) -> Population:
     return inp.grid.population(p)[i]
 
 
-
-
 def all_points_text(inp: ReportInputs, i: int) -> str:
     """``; with them judged on all their points: 2.94 %`` where more than 10 % of the file is left out."""
     assert inp.grid is not None
@@ -74,7 +72,8 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
             KeyFigure(
                 f"Unicity at p = {top}",
                 share(high["unicity"]),
-                f"{interval(high.get('unicity_ci'))} if the outsider knows {top} points; "
+                f"{'exact' if high.get('method') == 'exact' else interval(high.get('unicity_ci'))} if the "
+                f"outsider knows {top} points; "
                 f"{coverage(inp, i, top).sentence()}".lstrip(),
             )
         )

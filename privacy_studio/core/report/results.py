@@ -120,27 +120,30 @@ def heatmap(inp: ReportInputs) -> HeatmapFigure:
             value if math.isfinite(value) else None
         )
     text = [[format_measure(inp.measure, v) for v in row] for row in values]
-    wide = []  # profiles leaving out more than 10 % of the file at p: marked, their all-points figure named
+    caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier).{left_out_note(inp)}"
+    return HeatmapFigure(caption, "spatial level", "time bin", rows, cols, values, text)
+
+
+def left_out_note(inp: ReportInputs) -> str:
+    """The profiles leaving out more than 10 % of the file at p, each with the share left out and the unicity
+    with those people judged on all their points (empty when none does)."""
+    grid = inp.grid
+    assert grid is not None
+    wide = []
     for i, label in enumerate(grid.labels):
         cover = coverage(inp, i, inp.p)
+        if not cover.excluded_share > ALL_POINTS_ABOVE:
+            continue
         conservative = grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
-        if cover.excluded_share > ALL_POINTS_ABOVE:
-            r, c = rows.index(grid.spatial[i]), cols.index(grid.temporal[i])
-            text[r][c] += " *"
-            judged = (
-                ""
-                if conservative is None
-                else f", unicity with them on all their points {share(conservative)}"
-            )
-            wide.append(f"{label}: {share(cover.excluded_share)} left out{judged}")
-    caption = f"Figure 1. {inp.risk_label.capitalize()} over the grid (darker = riskier)."
-    if wide:
-        caption += (
-            f" * more than 10 % of the people in the file have fewer than {inp.p} points and are left out: "
-            + "; ".join(wide)
-            + "."
-        )
-    return HeatmapFigure(caption, "spatial level", "time bin", rows, cols, values, text)
+        judged = "" if conservative is None else f", {share(conservative)} with them on all their points"
+        wide.append(f"{label} leaves out {share(cover.excluded_share)}{judged}")
+    if not wide:
+        return ""
+    return (
+        f" More than 10 % of the people in the file have fewer than {inp.p} points and are left out at: "
+        + "; ".join(wide)
+        + " (unicity with them judged on all their points, as --short-traces all-points)."
+    )
 
 
 def curves_section(inp: ReportInputs) -> Section:
