@@ -81,10 +81,11 @@ def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
 
 
 def print_table(profiles: list[dict], out=None) -> None:
-    """One line per profile and p: the counts, then every measure computed (the catalogue's fields)."""
+    """One line per profile and p: the counts, whether the row is exact or sampled (``excl`` counts the
+    people in the file when exact, the sampled ones when sampled), then every measure computed."""
     out = out or sys.stdout
     measured = table_fields(profiles)
-    cols = [("people", 8), ("d", 12), ("p", 3), ("excluded", 9)]
+    cols = [("people", 8), ("d", 12), ("p", 3), ("method", 8), ("excluded", 9)]
     cols += [("95% interval" if key == f.interval else f.short, w) for key, f, w in measured]
     names = [profile_words(prof) for prof in profiles]
     width = max([len("profile"), *map(len, names)])
@@ -92,7 +93,13 @@ def print_table(profiles: list[dict], out=None) -> None:
     for prof, label in zip(profiles, names, strict=True):
         for r in prof["by_p"]:
             p = "-" if r["p"] is None else str(r["p"])
-            values = [count(prof["n_users"]), count(prof["d"]), p, count(r["n_excluded"])]
+            values = [
+                count(prof["n_users"]),
+                count(prof["d"]),
+                p,
+                r.get("method", "sampled"),
+                count(r["n_excluded"]),
+            ]
             values += [_cell(key, f, r) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<{width}} {cells}", file=out)
@@ -269,6 +276,7 @@ def run(args: argparse.Namespace) -> int:
         records_at_risk_k=args.risk_k,
         price=split_list(args.price, "--price"),
         **attribute_settings(args),
+        exact_budget=args.exact_budget,
     )
     if settings.sensitive and "attribute_disclosure" not in settings.measures:
         settings.measures.append("attribute_disclosure")
@@ -366,6 +374,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--exact",
         action="store_true",
         help="average over all p-subsets of every trace; the work is estimated first (see --yes)",
+    )
+    p.add_argument(
+        "--exact-budget",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="seconds of enumeration per profile a sampled run may spend to make unicity, k-disclosure and "
+        "the worst case exact at the p values that fit (uniform knowledge; default 10, 0 = always sample)",
     )
     p.add_argument(
         "--reference-p",

@@ -80,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
         "max_excluded": args.max_excluded,
         **{key: getattr(args, key) for key in ATTRIBUTE_CRITERIA},
     }
-    criteria = {k: v for k, v in flags.items() if v is not None}
+    criteria: dict = {k: v for k, v in flags.items() if v is not None}
+    if args.limit_reason:
+        criteria["reasons"] = {k: args.limit_reason for k in criteria if k != "ceiling"}
     try:
         replace(ReleaseCriteria(), **criteria)  # a bad limit is refused before any work
         overrides = Overrides(
@@ -182,6 +184,8 @@ def summary(analysis, unscored: list[str]) -> str:
         table.message(),
         *([analysis.ranking_note] if analysis.ranking_note else []),
         "",
+        *analysis.criteria_lines(),
+        "",
         *analysis.decision_lines(),
         "",
         analysis.power_law_text,
@@ -247,13 +251,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-unique-traces",
         type=float,
         metavar="SHARE",
-        help="criterion: largest share of unique whole traces",
+        help="criterion: largest share of unique whole traces (default: the ceiling; a change needs "
+        "--limit-reason)",
     )
     p.add_argument(
-        "--max-worst-share", type=float, metavar="SHARE", help="criterion: largest share at worst-case risk 1"
+        "--max-worst-share",
+        type=float,
+        metavar="SHARE",
+        help="criterion: largest share at worst-case risk 1 (default: the ceiling; a change needs "
+        "--limit-reason)",
     )
     p.add_argument(
-        "--max-excluded", type=float, metavar="SHARE", help="criterion: largest share of people excluded at p"
+        "--max-excluded",
+        type=float,
+        metavar="SHARE",
+        help="criterion: largest share of people excluded at p (default: not used; needs --limit-reason)",
+    )
+    p.add_argument(
+        "--limit-reason",
+        metavar="TEXT",
+        help="why the limits given here differ from their defaults (kept in the decision record)",
     )
     for flag, what in (
         ("--max-homogeneous", "in a class with one value"),

@@ -17,7 +17,7 @@ import numpy as np
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
-from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
+from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
 
@@ -488,7 +488,7 @@ class TradeoffChoice:
     @classmethod
     def from_dict(cls, d: Any, where: str = "tradeoff") -> TradeoffChoice:
         d = _object(d, where)
-        known = {"risk_measure", "risk_p", "utility", *ReleaseCriteria().to_choices()}
+        known = {"risk_measure", "risk_p", "utility", REASONS_KEY, *ReleaseCriteria().to_choices()}
         unknown = sorted(set(d) - known)
         if unknown:
             raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")

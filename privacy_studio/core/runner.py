@@ -37,12 +37,18 @@ from privacy_studio.core.knowledge import (
 from privacy_studio.core.measures.attribute_sets import SetDraws, attribute_disclosure
 from privacy_studio.core.measures.attributes import Sensitive, read_attributes, sensitive_attributes
 from privacy_studio.core.measures.disclosure import point_priors
-from privacy_studio.core.measures.exact import ExactEstimate, estimate_exact, exact_pass, total_subsets
+from privacy_studio.core.measures.exact import (
+    ExactEstimate,
+    cheap_p_values,
+    estimate_exact,
+    exact_pass,
+    total_subsets,
+)
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.measures.knowledge_match import Matcher, UserPoints, match_sizes
 from privacy_studio.core.measures.setsizes import SetsAtP
-from privacy_studio.core.measures.unicity import sample_sizes
-from privacy_studio.core.measures.worstcase import worst_lower_bounds
+from privacy_studio.core.measures.unicity import sample_sizes, whole_trace_sizes
+from privacy_studio.core.measures.worstcase import targeted_sizes, worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.catalogue import ATTRIBUTES, EM_KL, RAREST_FIRST, TRACES, needs, summarize
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
@@ -244,6 +250,7 @@ def _presult(sets: SetsAtP, n_sampled: int, n_excluded: int, want: set[str]) -> 
         n_excluded=n_excluded,
         class_sizes=None if weights is None else {int(k): number(c) for k, c in enumerate(weights) if c},
         n_draws=sets.n_draws,
+        method="exact" if sets.exact else "sampled",
         **values,
     )
 
@@ -312,6 +319,8 @@ def _sampled_run(
         )
         if em_users:
             acc = r["acc"] if acc is None else acc + r["acc"]
+        if needs(want, RAREST_FIRST) and kind != GIVEN:  # the numba engine's targeted worst-case search
+            r["rare"] = targeted_sizes(index, chunk, pmax, r["rare"])
         parts.append(r)
     control.report(1.0, "done")
     out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare")}
@@ -419,7 +428,11 @@ def _evaluate_sampled(
         )
         by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
+        if settings.short_traces == "exclude" and "unicity" in want:
+            conservative = all_points_unicity(sizes, settings.p_values)
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
+        for row in by_p if settings.short_traces == "exclude" and "unicity" in want else []:
+            row.unicity_all_points = float_or_none(conservative[row.p])
         ref_k = np.full(len(users), settings.reference_p - 1)
     control.check()
     per_user = per_user_details(sizes, em, kl, worst, ref_k, events.user_ids[users], want)
@@ -475,6 +488,72 @@ def _evaluate_exact(
                 per_location = _per_location(index, traces, r.em_acc, n)
     control.report(1.0, "done")
     return by_p, per_user, per_location
+
+
+def _exact_where_cheap(
+    index: PointIndex, by_p: list[PResult], settings: RiskSettings, control: TaskControl
+) -> list[PResult]:
+    """``by_p`` with every p whose enumeration fits the exact budget replaced by its exact figures over all
+    the people in the file (EM / KL stay those of the sampled people: they are not enumerated)."""
+    import numba
+
+    lengths = np.diff(index.trace_ptr)
+    cheap = cheap_p_values(lengths, settings.p_values, settings.exact_budget, numba.get_num_threads())
+    want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
+    out = []
+    for row in by_p:
+        if row.p not in cheap:
+            out.append(row)
+            continue
+        step = control.sub(cheap.index(row.p) / len(cheap), (cheap.index(row.p) + 1) / len(cheap))
+        r = exact_pass(index, row.p, with_em=False, control=step)
+        sets = SetsAtP(row.p, True, None, r.unique_rate, r.k_disclosure, r.class_shares, None, None, r.worst,
+                       settings.records_at_risk_k)  # fmt: skip
+        exact = _presult(sets, index.n_users, index.n_users - len(r.users), want)
+        exact.em, exact.kl, exact.em_users = row.em, row.kl, row.em_users
+        out.append(exact)
+    return out
+
+
+def add_file_populations(index: PointIndex, by_p: list[PResult], with_unicity: bool) -> None:
+    """Give every row the people in the file with fewer than p points and, for exact rows, the unicity with
+    them evaluated on all their points, from everyone's whole-trace sets (sampled rows have theirs from the
+    sampled draws: :func:`all_points_unicity`)."""
+    lengths = np.diff(index.trace_ptr)
+    short_people = np.flatnonzero((lengths > 0) & (lengths < max((r.p or 0 for r in by_p), default=0)))
+    unique_whole = whole_trace_sizes(index, short_people) == 1
+    for row in by_p:
+        if row.p is None:
+            continue
+        row.n_excluded_in_file = int((lengths < row.p).sum())
+        included = index.n_users - row.n_excluded_in_file
+        if row.method == "exact" and with_unicity:
+            short = lengths[short_people] < row.p
+            total = (row.unicity or 0.0) * included + int(unique_whole[short].sum())  # None: nobody included
+            row.unicity_all_points = total / max(1, included + int(short.sum()))
+
+
+def all_points_unicity(sizes: np.ndarray, p_values: list[int]) -> dict[int, float]:
+    """Sampled unicity at each p with people of fewer than p points evaluated on all their points."""
+    filled = sizes.copy()
+    fill_short_traces(filled)
+    out = {}
+    for p in p_values:
+        at = filled[:, :, p - 1]
+        at = at[at[:, 0] > 0]
+        out[p] = float((at == 1).mean()) if at.size else float("nan")
+    return out
+
+
+def exact_when_cheap(model: KnowledgeModel, settings: RiskSettings) -> bool:
+    """Whether a sampled run may enumerate its cheap p values: uniform knowledge (the one exact mode
+    averages over), people with fewer than p points left out, and a budget above zero."""
+    return (
+        not settings.exact
+        and settings.exact_budget > 0
+        and model.name == "uniform"
+        and settings.short_traces == "exclude"
+    )
 
 
 def exact_p_values(settings: RiskSettings) -> list[int]:
@@ -643,9 +722,15 @@ def _run_profile(
             given = python_orders(model, work, users, settings)
         if given is not None:
             given = _compact_given(index, given, shortest_first=isinstance(model, Explicit))
+        cheap = exact_when_cheap(model, settings) and not isinstance(model, Explicit)
+        sampled = control.sub(0.0, 0.5) if cheap else control
         by_p, per_user, per_location = _evaluate_sampled(
-            index, work, events, users, kind, settings, control, given, isinstance(model, Explicit)
+            index, work, events, users, kind, settings, sampled, given, isinstance(model, Explicit)
         )
+        if cheap:
+            by_p = _exact_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
+    if settings.short_traces == "exclude" and not isinstance(model, Explicit | MatchingModel):
+        add_file_populations(index, by_p, "unicity" in settings.measures)
     timings["estimate"] = time.perf_counter() - t0
     attributes = None
     if sensitive:

@@ -202,13 +202,11 @@ def information_loss(
     ref = fine if isinstance(fine, Reference) else reference(events, fine, hierarchy)
     _check_place_time(coarse)
     coarse_units = spatial_units(events, coarse.profile.spatial, hierarchy).of_event
-    unit_map = nested_unit_map(
-        ref.units, coarse_units, ref.traces.n_units, ref.traces.profile.label, coarse.profile.label
-    )
+    links = UnitLinks.of_events(ref.units, coarse_units, ref.traces.n_units, coarse.n_units)
     return InformationLoss(
         points_lost(ref.traces, coarse),
-        density_error(ref, coarse, unit_map),
-        od_error(ref, events.user, coarse_units, unit_map, coarse.n_units),
+        density_error(ref, coarse, links),
+        od_error(ref, events.user, coarse_units, links, coarse.n_units),
     )
 
 
@@ -238,6 +236,36 @@ def nested_unit_map(
     return unit_map
 
 
+@dataclass(frozen=True)
+class UnitLinks:
+    """Which coarse units each fine unit's events fall in (one when places nest, several when a fine place
+    straddles coarse ones, e.g. a venue recorded at two coordinates), as CSR over fine units."""
+
+    ptr: np.ndarray  # int64, n_fine + 1
+    coarse: np.ndarray  # coarse unit of each link, grouped by fine unit
+
+    @classmethod
+    def of_events(
+        cls, fine_units: np.ndarray, coarse_units: np.ndarray, n_fine: int, n_coarse: int
+    ) -> UnitLinks:
+        """The distinct (fine unit, coarse unit) pairs of the events."""
+        keys = np.unique(np.asarray(fine_units, np.int64) * n_coarse + np.asarray(coarse_units, np.int64))
+        ptr = np.zeros(n_fine + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum(np.bincount(keys // n_coarse, minlength=n_fine))
+        return cls(ptr, keys % n_coarse)
+
+    def children(self, n_coarse: int) -> np.ndarray:
+        """Fine units linked to each coarse unit."""
+        return np.bincount(self.coarse, minlength=n_coarse)
+
+    def expand(self, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every link of every entry of ``fine``: (entry index, coarse unit) per link."""
+        start, count = self.ptr[fine], np.diff(self.ptr)[fine]
+        entry = np.repeat(np.arange(len(fine)), count)
+        offset = np.arange(len(entry)) - np.repeat(np.cumsum(count) - count, count)
+        return entry, self.coarse[start[entry] + offset]
+
+
 def bin_map(fine: Traces, coarse: Traces) -> np.ndarray:
     """Coarse time bin of every fine time bin; ``ValueError`` unless coarse bins hold whole fine bins."""
     fine_s, coarse_s = fine.profile.temporal.seconds, coarse.profile.temporal.seconds
@@ -246,48 +274,51 @@ def bin_map(fine: Traces, coarse: Traces) -> np.ndarray:
     if fine_s is None or coarse_s % fine_s:
         raise ValueError(
             f"time bins of {coarse.profile.temporal.label} do not contain whole "
-            f"{fine.profile.temporal.label} bins: information loss needs nested profiles"
+            f"{fine.profile.temporal.label} bins: information loss needs nested time widths"
         )
     starts = fine.bin_origin + np.arange(fine.n_bins, dtype=np.int64) * fine_s
     return (starts - coarse.bin_origin) // coarse_s
 
 
-def density_error(ref: Reference, coarse: Traces, unit_map: np.ndarray) -> float:
+def density_error(ref: Reference, coarse: Traces, links: UnitLinks) -> float:
     """Normalized L1 distance between the fine map of users per point and the coarse map spread evenly back.
 
-    Each coarse point's user count is shared equally among the fine points it contains (visited fine units
-    x fine time bins); the distance is divided by the total of both maps, so it lies in [0, 1].
+    Each coarse point's user count is shared equally among the fine points it contains (the fine units whose
+    events fall in its place x the fine time bins in its bin); a fine point in several coarse points (a
+    place straddling two) receives a share from each. The distance is divided by the total of both maps, so
+    it lies in [0, 1].
     """
     fine = ref.traces
     times = bin_map(fine, coarse)
     coarse_points, coarse_users = key_counts(coarse.points, coarse.d)
-    parent = unit_map[fine.point_unit(ref.point_keys)] * coarse.n_bins + times[fine.point_bin(ref.point_keys)]
-    children_units = np.bincount(unit_map[unit_map >= 0], minlength=coarse.n_units)
+    entry, unit = links.expand(fine.point_unit(ref.point_keys))
+    parent = unit * coarse.n_bins + times[fine.point_bin(ref.point_keys)][entry]
     children_bins = np.bincount(times, minlength=coarse.n_bins)
+    n_children = links.children(coarse.n_units)[coarse_points // coarse.n_bins]
     return _spread_error(
-        ref.point_users,
-        position(coarse_points, coarse.d, parent),
-        coarse_users,
-        children_units[coarse_points // coarse.n_bins] * children_bins[coarse_points % coarse.n_bins],
-    )
+        ref.point_users, entry, lookup(coarse_points, parent), coarse_users,
+        n_children * children_bins[coarse_points % coarse.n_bins],
+    )  # fmt: skip
 
 
 def od_error(
-    ref: Reference, user: np.ndarray, coarse_units: np.ndarray, unit_map: np.ndarray, n_coarse: int
+    ref: Reference, user: np.ndarray, coarse_units: np.ndarray, links: UnitLinks, n_coarse: int
 ) -> float:
     """Normalized L1 distance between the fine origin-destination matrix and the coarse one spread back.
 
-    A flow is a pair of consecutive events of one user (staying put included), counted between their units.
+    A flow is a pair of consecutive events of one user (staying put included), counted between their units;
+    a coarse flow is shared equally among the pairs of fine units linked to its two places.
     """
-    n_fine = len(unit_map)
+    n_fine = len(links.ptr) - 1
     coarse_keys, coarse_flows = flow_counts(user, coarse_units, n_coarse)
     order = np.argsort(coarse_keys)
     coarse_keys, coarse_flows = coarse_keys[order], coarse_flows[order]
-    parent = unit_map[ref.flow_keys // n_fine] * n_coarse + unit_map[ref.flow_keys % n_fine]
-    children = np.bincount(unit_map[unit_map >= 0], minlength=n_coarse)
+    flow, origin = links.expand(ref.flow_keys // n_fine)
+    half, destination = links.expand((ref.flow_keys % n_fine)[flow])
+    children = links.children(n_coarse)
     return _spread_error(
-        ref.flow_counts, position(coarse_keys, n_coarse**2, parent), coarse_flows,
-        children[coarse_keys // n_coarse] * children[coarse_keys % n_coarse],
+        ref.flow_counts, flow[half], lookup(coarse_keys, origin[half] * n_coarse + destination),
+        coarse_flows, children[coarse_keys // n_coarse] * children[coarse_keys % n_coarse],
     )  # fmt: skip
 
 
@@ -301,13 +332,11 @@ def key_counts(keys: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(keys, return_counts=True)
 
 
-def position(keys: np.ndarray, n_keys: int, queries: np.ndarray) -> np.ndarray:
-    """Index in ascending ``keys`` of every query (all present): a dense table when small, else a search."""
-    if n_keys <= 16 * len(queries) + (1 << 20):
-        table = np.empty(n_keys, dtype=np.int64)
-        table[keys] = np.arange(len(keys))
-        return table[queries]
-    return np.searchsorted(keys, queries)
+def lookup(keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index in ascending ``keys`` of every query, -1 where absent (a coarse cell nobody visits)."""
+    at = np.minimum(np.searchsorted(keys, queries), max(len(keys) - 1, 0))
+    found = (at < len(keys)) & (keys[at] == queries) if len(keys) else np.zeros(len(queries), bool)
+    return np.where(found, at, -1)
 
 
 def flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.ndarray, np.ndarray]:
@@ -317,19 +346,25 @@ def flow_counts(user: np.ndarray, units: np.ndarray, n_units: int) -> tuple[np.n
 
 
 def _spread_error(
-    fine_mass: np.ndarray, parent: np.ndarray, coarse_mass: np.ndarray, n_children: np.ndarray
+    fine_mass: np.ndarray,
+    edge_fine: np.ndarray,
+    edge_coarse: np.ndarray,
+    coarse_mass: np.ndarray,
+    n_children: np.ndarray,
 ) -> float:
     """Σ|spread - fine| / (Σ spread + Σ fine) over all fine cells, unvisited children summed in closed form.
 
-    ``parent[i]`` indexes the coarse cell holding visited fine cell i; coarse cell j has ``n_children[j]``
-    fine cells, and its mass ``coarse_mass[j]`` is spread equally over them.
+    Edge i links visited fine cell ``edge_fine[i]`` to coarse cell ``edge_coarse[i]`` (-1: a coarse cell
+    with no mass); coarse cell j has ``n_children[j]`` fine cells, and its mass is spread equally over them.
     """
     total = fine_mass.sum() + coarse_mass.sum()
     if total == 0:
         return 0.0
     share = coarse_mass / n_children
-    visited = np.bincount(parent, minlength=len(coarse_mass))
-    seen = np.abs(share[parent] - fine_mass).sum()
+    present = edge_coarse >= 0
+    spread = np.bincount(edge_fine[present], weights=share[edge_coarse[present]], minlength=len(fine_mass))
+    visited = np.bincount(edge_coarse[present], minlength=len(coarse_mass))
+    seen = np.abs(spread - fine_mass).sum()
     unseen = (share * (n_children - visited)).sum()
     return float((seen + unseen) / total)
 
@@ -361,8 +396,9 @@ def computed_utilities(
 
     ``traces`` are each profile's places-and-times (without price bins); ``prices`` gives the price level
     of the profiles of a grid with a price axis, whose amount precision is scored too (``amount_kept``).
-    Returns the scores by profile label, and for profiles that could not be scored (not nested in the
-    finest) the reason, so none is dropped silently.
+    Places need not nest (events are mapped, not units); returns the scores by profile label, and for
+    profiles that could not be scored (time bins that do not hold whole finest bins) the reason, so none is
+    dropped silently.
     """
     if not traces:
         return {}, {}

@@ -24,13 +24,35 @@ from privacy_studio.core.risk.settings import RiskSettings
 DST_CHANGE = 1711846800
 
 
+#: What only the numba engine computes (issue #25): exact rows where cheap, the file's counts, and a worst
+#: case from the targeted search, never below the relational engines' draws-and-rarest-first bound
+#: (:func:`assert_worst_at_least`).
+NUMBA_ONLY = ("worst_mean", "worst_share_at_1", "worst_exact", "method", "n_excluded_in_file",
+              "unicity_all_points")  # fmt: skip
+
+
 def comparable(result: ProfileResult | dict) -> dict:
-    """Everything that follows from the class sizes (EM/KL, timings and index memory excluded)."""
+    """Everything that follows from the sampled class sizes (EM/KL, timings, index memory and what only the
+    numba engine computes excluded)."""
     d = result.to_dict() if isinstance(result, ProfileResult) else dict(result)
-    by_p = [{k: v for k, v in r.items() if k not in ("em", "kl", "em_users")} for r in d["by_p"]]
-    per_user = {k: d["per_user"].get(k) for k in ("user_ids", "unique_rate", "worst")}
+    drop = ("em", "kl", "em_users", *NUMBA_ONLY)
+    by_p = [{k: v for k, v in r.items() if k not in drop} for r in d["by_p"]]
+    per_user = {k: d["per_user"].get(k) for k in ("user_ids", "unique_rate")}
     keep = ("spatial", "temporal", "label", "n_users", "d", "nnz", "fill_rate", "n_events", "kanon")
     return {**{k: d[k] for k in keep}, "by_p": by_p, "per_user": per_user}
+
+
+def assert_worst_at_least(numba: ProfileResult | dict, other: ProfileResult | dict) -> None:
+    """Per sampled person, the numba engine's worst-case bound is at least the other engine's (its search
+    starts from the same draws and rarest-first subset), so its share at risk 1 is too."""
+    a = numba.to_dict() if isinstance(numba, ProfileResult) else numba
+    b = other.to_dict() if isinstance(other, ProfileResult) else other
+    assert a["per_user"]["user_ids"] == b["per_user"]["user_ids"]
+    for x, y in zip(a["per_user"]["worst"] or [], b["per_user"]["worst"] or [], strict=True):
+        assert x >= y - 1e-12
+    for ra, rb in zip(a["by_p"], b["by_p"], strict=True):
+        if ra.get("worst_share_at_1") is not None:
+            assert ra["worst_share_at_1"] >= rb["worst_share_at_1"] - 1e-12
 
 
 def random_city(seed: int, n_users: int, n_locations: int, mean_events: float, tz: str = "Europe/Paris"):
@@ -66,7 +88,9 @@ def random_city(seed: int, n_users: int, n_locations: int, mean_events: float, t
 
 def cell_settings(cells: list[tuple[str, str]], **kwargs: object) -> RiskSettings:
     """Settings of the random-data equivalence tests: checked cells, p = 1, 2, 3, 5, details at p = 2."""
-    return RiskSettings(spatial=[], temporal=[], cells=cells, p_values=[1, 2, 3, 5], reference_p=2, **kwargs)
+    return RiskSettings(
+        exact_budget=0, spatial=[], temporal=[], cells=cells, p_values=[1, 2, 3, 5], reference_p=2, **kwargs
+    )
 
 
 def disclosure(result) -> list[float]:

@@ -11,10 +11,13 @@ from privacy_studio.core.engines.engine_choice import EngineChoice
 from privacy_studio.core.engines.memory import memory_bytes
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.risk.settings import RiskSettings
+from tests.engines.helpers import assert_worst_at_least
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 #: Per-p fields every engine reports identically for the same seed.
-SAME = ("p", "unicity", "unicity_ci", "k_disclosure", "class_sizes", "worst_mean", "n_draws")
+#: What every engine gives alike; the numba engine's worst case comes from a targeted search, never below
+#: the others' (tests/engines/helpers.py: assert_worst_at_least).
+SAME = ("p", "unicity", "unicity_ci", "k_disclosure", "class_sizes", "n_draws")
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +71,9 @@ def test_parquet_is_sized_by_its_rows_and_large_inputs_go_out_of_core(
 
 
 def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_files: EventFiles) -> None:
-    settings = RiskSettings(spatial=["district", "antenna"], temporal=["1w"], p_values=[1, 2, 4], samples=300)
+    settings = RiskSettings(
+        exact_budget=0, spatial=["district", "antenna"], temporal=["1w"], p_values=[1, 2, 4], samples=300
+    )
     dataset = load_dataset(sample_files.path, sample_files.options)
     in_memory = list(EngineChoice("numba").run_grid(dataset, settings, sample_files))
     from_files = list(EngineChoice("duckdb", memory_limit="512MB").run_grid(dataset, settings, sample_files))
@@ -77,6 +82,7 @@ def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_file
         assert got.n_users == want.n_users and got.nnz == want.nnz and got.d == want.d
         for g, w in zip(got.by_p, want.by_p, strict=True):
             assert {k: getattr(g, k) for k in SAME} == {k: getattr(w, k) for k in SAME}
+        assert_worst_at_least(want, got)
 
 
 @pytest.mark.parametrize(

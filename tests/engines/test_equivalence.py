@@ -76,7 +76,7 @@ def test_sizes_and_rarest_arrays_equal_the_kernel(profile):
     users = sample_users(events.n_users, 150, 3)
     index = build_index(generalize(events, profile, hierarchy))
     want = sample_sizes(index, users, kind=UNIFORM, pmax=6, draws=2, seed=3, worst=True)
-    risk = RiskSettings(spatial=[], temporal=[], samples=150, draws=2, seed=3)
+    risk = RiskSettings(exact_budget=0, spatial=[], temporal=[], samples=150, draws=2, seed=3)
     with open_engine("duckdb") as engine:
         loaded = load_source(engine, DatasetOf(events, hierarchy), TaskControl())
         import pyarrow as pa
@@ -97,7 +97,13 @@ class _CollidingDialect(plan.Dialect):
 
 def test_fingerprint_collisions_fall_back_to_the_point_lists():
     events, hierarchy = random_city(5, 150, 6, mean_events=3.0)
-    risk = RiskSettings(spatial=["raw", "zone"], temporal=["6h", "all"], samples=20, measures=["kanon"])
+    risk = RiskSettings(
+        exact_budget=0,
+        spatial=["raw", "zone"],
+        temporal=["6h", "all"],
+        samples=20,
+        measures=["kanon"],
+    )
     expected = [r.kanon for r in run_grid(events, risk, hierarchy)]
     with open_engine("duckdb") as engine:
         engine.dialect = _CollidingDialect("duckdb")
@@ -119,7 +125,13 @@ def test_events_with_coordinates_only_give_the_in_memory_units_and_disclosure():
         y_km=(spot // 5) * 0.9 + 0.2,
     )
     risk = RiskSettings(
-        spatial=["raw", "grid:1"], temporal=["6h"], p_values=[1, 2, 3], samples=120, draws=2, em_samples=50
+        exact_budget=0,
+        spatial=["raw", "grid:1"],
+        temporal=["6h"],
+        p_values=[1, 2, 3],
+        samples=120,
+        draws=2,
+        em_samples=50,
     )
     expected = list(run_grid(events, risk))
     with open_engine("duckdb") as engine:

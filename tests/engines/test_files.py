@@ -44,7 +44,14 @@ def both(path: str, options: ReaderOptions, risk: RiskSettings) -> tuple[list[di
 )
 def test_sample_csv_read_by_duckdb_equals_the_reader(tz, cells, knowledge):
     risk = RiskSettings(
-        spatial=[], temporal=[], cells=cells, knowledge=knowledge, samples=400, draws=2, p_values=[1, 2, 4, 8]
+        exact_budget=0,
+        spatial=[],
+        temporal=[],
+        cells=cells,
+        knowledge=knowledge,
+        samples=400,
+        draws=2,
+        p_values=[1, 2, 4, 8],
     )
     expected, got = both(str(SAMPLE / "events.csv"), sample_options(tz=tz), risk)
     assert got == expected
@@ -59,7 +66,13 @@ def test_parquet_with_epoch_seconds_and_gzip_csv(tmp_path):
     pq.write_table(events, tmp_path / "events.parquet")
     with pa.CompressedOutputStream(str(tmp_path / "events.csv.gz"), "gzip") as out:
         pacsv.write_csv(events, out)
-    risk = RiskSettings(spatial=["raw", "district"], temporal=["1h"], samples=300, p_values=[1, 3])
+    risk = RiskSettings(
+        exact_budget=0,
+        spatial=["raw", "district"],
+        temporal=["1h"],
+        samples=300,
+        p_values=[1, 3],
+    )
     for name in ("events.parquet", "events.csv.gz"):
         expected, got = both(str(tmp_path / name), sample_options(), risk)
         assert got == expected, name
@@ -90,7 +103,13 @@ def test_rejected_rows_are_counted_by_reason_like_the_reader(tmp_path):
 
 def test_events_with_coordinates_and_no_side_file_are_projected_like_the_reader():
     # The reader puts each location at the mean of its events and centres the km grid on the locations.
-    risk = RiskSettings(spatial=["raw", "grid:1"], temporal=["1w"], samples=500, p_values=[1, 2])
+    risk = RiskSettings(
+        exact_budget=0,
+        spatial=["raw", "grid:1"],
+        temporal=["1w"],
+        samples=500,
+        p_values=[1, 2],
+    )
     path, options = str(SAMPLE / "events.csv"), ReaderOptions(use_cache=False)
     expected = list(run_grid(load_dataset(path, options), risk))
     with open_engine("duckdb") as engine:
@@ -107,7 +126,7 @@ def test_rows_with_a_wrong_number_of_fields_give_one_clear_message(tmp_path):
     lines[900] = "a,b"
     path = tmp_path / "ragged.csv"
     path.write_text("\n".join(lines) + "\n")
-    risk = RiskSettings(spatial=["raw"], temporal=["1w"], samples=50, p_values=[1])
+    risk = RiskSettings(exact_budget=0, spatial=["raw"], temporal=["1w"], samples=50, p_values=[1])
     with open_engine("duckdb") as engine, pytest.raises(ValueError) as error:
         list(engine.run_grid(EventFiles(str(path), sample_options()), risk))
     text = str(error.value)
@@ -150,6 +169,7 @@ def test_the_files_own_km_win_in_duckdb_as_in_the_reader(tmp_path, columns, side
     )
     options = ReaderOptions(antennas=str(antennas) if side_file else None, use_cache=False)
     risk = RiskSettings(
+        exact_budget=0,
         spatial=[],
         temporal=[],
         cells=[("grid:1", "1h"), ("raw", "6h")],

@@ -46,6 +46,7 @@ def test_duckdb_spills_under_a_small_memory_limit_with_the_same_numbers(tmp_path
     write_events(data, 2_200_000)
     assert os.path.getsize(data) > 3 * LIMIT_MB * 2**20
     risk = RiskSettings(
+        exact_budget=0,
         spatial=["raw"],
         temporal=["1d"],
         samples=1000,

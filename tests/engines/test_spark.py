@@ -77,6 +77,7 @@ def sample_options(**kw) -> ReaderOptions:
 def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
     options = sample_options(tz="Europe/Paris")
     risk = RiskSettings(
+        exact_budget=0,
         spatial=[],
         temporal=[],
         cells=[("raw", "1h"), ("grid:2", "6h")],
@@ -135,6 +136,7 @@ def test_epoch_seconds_in_gzip_csv(spark, tmp_path):
     with pa.CompressedOutputStream(path, "gzip") as out:
         pacsv.write_csv(events, out)
     risk = RiskSettings(
+        exact_budget=0,
         spatial=["district"],
         temporal=["1d"],
         samples=200,
@@ -188,7 +190,14 @@ def test_a_running_spark_job_is_interrupted(spark):
         with pytest.raises(Cancelled):
             engine.execute("SELECT 1 AS one")  # nothing new starts in the cancelled run
         events, hierarchy = random_city(3, 5, 3, mean_events=3.0)
-        risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1], samples=5, reference_p=1)
+        risk = RiskSettings(
+            exact_budget=0,
+            spatial=["raw"],
+            temporal=["1d"],
+            p_values=[1],
+            samples=5,
+            reference_p=1,
+        )
         assert [r.n_users for r in engine.run_grid(DatasetOf(events, hierarchy), risk)] == [
             5
         ]  # a new run works
@@ -196,7 +205,14 @@ def test_a_running_spark_job_is_interrupted(spark):
 
 def test_a_cancel_still_running_for_an_earlier_run_never_reaches_the_next(spark):
     events, hierarchy = random_city(4, 6, 3, mean_events=3.0)
-    risk = RiskSettings(spatial=["raw"], temporal=["1d"], p_values=[1], samples=5, reference_p=1)
+    risk = RiskSettings(
+        exact_budget=0,
+        spatial=["raw"],
+        temporal=["1d"],
+        p_values=[1],
+        samples=5,
+        reference_p=1,
+    )
     with open_engine("spark") as engine:
         engine.cancel()
         cancelled_group, done = engine._group, threading.Event()

@@ -6,11 +6,13 @@ import pytest
 
 from privacy_studio.core.project import Project
 from privacy_studio.gui.main_window import MainWindow
+from tests.engines.helpers import assert_worst_at_least
 
 from .test_flow import expected_records, run_and_wait, tick_cells
 
 #: What every engine reports identically for the same seed (EM/KL may be absent on relational engines).
-SAME_ON_EVERY_ENGINE = ("p", "unicity", "unicity_ci", "k_disclosure", "class_sizes", "worst_mean", "n_draws")
+#: The numba engine's worst case comes from a targeted search, never below the others' (tests/engines).
+SAME_ON_EVERY_ENGINE = ("p", "unicity", "unicity_ci", "k_disclosure", "class_sizes", "n_draws")
 
 
 def choose_engine(window: MainWindow, name: str) -> None:
@@ -55,11 +57,12 @@ def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window
     run_and_wait(qtbot, win, settings)
     assert any("on the duckdb engine" in text for _, text in win.log_panel.lines)
     records = win.session.project.results
-    expected = expected_records(win, settings)
+    expected = expected_records(win, {**settings, "exact_budget": 0})  # duckdb's sampled estimate
     assert [r["label"] for r in records] == [r["label"] for r in expected]
     for got, want in zip(records, expected, strict=True):
         for g, w in zip(got["by_p"], want["by_p"], strict=True):
             assert {k: g[k] for k in SAME_ON_EVERY_ENGINE} == {k: w[k] for k in SAME_ON_EVERY_ENGINE}
+        assert_worst_at_least(want, got)
 
     path = win.session.save(tmp_path / "engine.psproj")
     assert Project.load(path).engine_choice().name == "duckdb"

@@ -46,6 +46,23 @@ def test_heatmap_orders_time_widths_from_fine_to_coarse(qtbot):
     assert values.tolist() == [[0.5, 0.3, 0.1]]
 
 
+def test_heatmap_says_where_over_a_tenth_of_the_file_is_left_out(qtbot):
+    """Issue #25: a cell leaving out 60 % of the file at p says so, with the all-points figure."""
+    heat = UnicityHeatmap()
+    qtbot.addWidget(heat)
+    heat.set_axes(["zip", "district"], ["1w"])
+    wide = {"p": 1, "unicity": 0.25, "n_excluded_in_file": 60, "unicity_all_points": 0.125}
+    narrow = {"p": 1, "unicity": 0.5, "n_excluded_in_file": 5, "unicity_all_points": 0.45}
+    heat.set_records(
+        [
+            {"spatial": "zip", "temporal": "1w", "n_users": 100, "by_p": [wide]},
+            {"spatial": "district", "temporal": "1w", "n_users": 100, "by_p": [narrow]},
+        ]
+    )
+    assert [t.toPlainText() for t in heat.texts] == ["25.0%\n60.0% left out\nall points: 12.5%", "50.0%"]
+    assert "judged on all their points" in heat.note.text()
+
+
 def _combo_option(combo: QComboBox) -> QStyleOptionComboBox:
     option = QStyleOptionComboBox()
     combo.initStyleOption(option)

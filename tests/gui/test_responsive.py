@@ -226,6 +226,9 @@ def test_heatmap_marks_profiles_against_the_release_criteria(qtbot):
     low, high = _record("zip", "1h"), _record("district", "1h")
     low["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.04])
     high["by_p"][0].update(unicity=0.02, unicity_ci=[0.01, 0.08])  # same estimate, wider interval
+    for record in (low, high):  # the other default criteria (issue #25), met by both
+        record["by_p"][0].update(worst_share_at_1=0.03, worst_exact=True)
+        record["kanon"] = {"k": 2, "share_below": {"2": 0.0}}
     heat.set_axes(["zip", "district"], ["1h"])
     heat.set_records([low, high])
     assert [t.toPlainText() for t in heat.texts] == ["2.0%", "2.0%"], "no criteria: values only"

@@ -69,6 +69,7 @@ def test_the_ceiling_stays_strictly_between_0_and_1(tradeoff, typed):
 
 
 def test_optional_limits_at_their_largest_are_accepted_and_100_percent_is_unreachable(tradeoff):
+    tradeoff.limit_reason.setText("stated by the data owner")  # changed limits need a reason (issue #25)
     for box in tradeoff.criteria_boxes.values():
         box.setValue(100.0)
         assert box.value() < 100.0

@@ -109,7 +109,9 @@ def coordinate_events(tolerance_km: float):
 
 
 def test_duckdb_has_the_same_places_and_refuses_a_tolerance():
-    risk = RiskSettings(["raw"], ["6h"], p_values=[1, 2], samples=60, measures=["unicity", "kanon"])
+    risk = RiskSettings(
+        ["raw"], ["6h"], p_values=[1, 2], samples=60, measures=["unicity", "kanon"], exact_budget=0
+    )
     events = coordinate_events(0.0)
     expected = [comparable(r) for r in run_grid(events, risk)]
     n_bins = next(run_grid(events, RiskSettings(["grid:100"], ["6h"], p_values=[1]))).d

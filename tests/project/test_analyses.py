@@ -49,14 +49,18 @@ def test_typed_analyses_survive_a_save(tmp_path):
     project = Project(name="typed")
     for analysis in (extrapolation, groups, sizes, ComputedUtility({"zip × 1w": {"points_kept": 4.0}})):
         project.store(analysis)
-    project.tradeoff = TradeoffChoice(criteria=ReleaseCriteria(0.05, max_excluded=0.3)).to_dict()
+    reasons = {"max_excluded": "frequent travellers only"}  # a changed limit carries its reason (issue #25)
+    project.tradeoff = TradeoffChoice(
+        criteria=ReleaseCriteria(0.05, max_excluded=0.3, reasons=reasons)
+    ).to_dict()
     loaded = Project.load(project.save(tmp_path / "typed.psproj"))
     assert loaded.analysis(PopulationExtrapolation) == extrapolation
     assert loaded.analysis(ProfileSizes) == sizes
     again = loaded.analysis(RiskByGroup)
     assert again.report.odds_note == "n/a — everyone unique"
     assert [r.group for r in again.report.rows] == ["f", "m"] and math.isnan(again.report.rows[0].odds_ratio)
-    assert loaded.choice().criteria == ReleaseCriteria(0.05, max_excluded=0.3)
+    assert loaded.choice().criteria == ReleaseCriteria(0.05, max_excluded=0.3, reasons=reasons)
+    assert loaded.choice().criteria.reasons == reasons
 
 
 def test_seed_spread_round_trips_and_states_its_range():

@@ -30,6 +30,9 @@ def fake_results(spatial: list[str] = SPATIAL, temporal: list[str] = TEMPORAL, p
                         "kl": 0.002 * p / (1 + si + ti),
                         "n_sampled": 100,
                         "n_excluded": si,
+                        "worst_mean": min(1.0, 1.5 * u),
+                        "worst_share_at_1": u,
+                        "worst_exact": True,
                     }
                 )
             out.append(
@@ -42,7 +45,7 @@ def fake_results(spatial: list[str] = SPATIAL, temporal: list[str] = TEMPORAL, p
                     "fill_rate": 0.01 * (1 + si + ti),
                     "kanon": {
                         "k": 1 + si,
-                        "share_below": {"2": 0.9 / (1 + ti), "5": 0.95, "10": 1.0, "100": 1.0},
+                        "share_below": {"2": 0.9 / (1 + si + ti) ** 2, "5": 0.95, "10": 1.0, "100": 1.0},
                     },
                     "by_p": by_p,
                 }

@@ -14,6 +14,7 @@ from privacy_studio.core.naming import knowledge_name, label_words, profile_name
 from privacy_studio.core.numbers import share
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report import KeyFigures, build_report
+from privacy_studio.core.report.content import Paragraph, Table
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import DECISIONS, DEFAULT_P_RATIONALE, KEY, ReportDetails
 
@@ -32,6 +33,11 @@ def _figures(section) -> dict[str, tuple[str, str]]:
     return {
         k.label: (k.value, k.detail) for b in section.blocks if isinstance(b, KeyFigures) for k in b.items
     }
+
+
+def _criteria_lines(section) -> list[str]:
+    """The summary's release criteria, one paragraph each (``✓ pass: …`` / ``✗ fail: …``)."""
+    return [b.text for b in section.blocks if isinstance(b, Paragraph) and b.text[:1] in "✓✗"]
 
 
 # --- level names -------------------------------------------------------------------------------------
@@ -190,7 +196,12 @@ def test_summary_shows_whom_each_headline_covers_and_the_evidence_against(make_p
     at4 = next(e for e in row["by_p"] if e["p"] == 4)
     covered = at4["n_sampled"] - at4["n_excluded"]
     assert f"covers {covered:,} of {at4['n_sampled']:,} people" in figures["Recommended profile"][1]
-    assert figures["Unique whole traces"][0] == share(row["kanon"]["share_below"]["2"])
+    # issue #25: unique whole traces and the worst case are release criteria, listed with their values
+    lines = _criteria_lines(summary)
+    unique = share(row["kanon"]["share_below"]["2"])
+    assert any("share of people with a unique whole trace: " + unique in line for line in lines)
+    assert any("share of people at worst-case risk 1 at p = 4: " + share(at4["worst_share_at_1"]) in line
+               for line in lines)  # fmt: skip
     assert figures["Excluded at p = 4"][0] == share(at4["n_excluded"] / at4["n_sampled"])
 
 
@@ -211,11 +222,9 @@ def test_sampled_worst_case_is_called_a_lower_bound(make_project, exact: bool) -
         for entry in row["by_p"]:
             entry.update(worst_mean=0.3, worst_share_at_1=0.25, worst_exact=exact)
     report = build_report(project)
-    value, detail = _figures(_section(report, "Summary for decision makers"))[
-        "Share at worst-case risk 1 (p = 4)"
-    ]
-    assert value == ("25.0%" if exact else "≥ 25.0%")
-    assert ("lower bound" in detail) is not exact
+    (line,) = [x for x in _criteria_lines(_section(report, "Summary for decision makers")) if "worst" in x]
+    assert ("25.0%" if exact else "≥ 25.0%") in line
+    assert ("lower bound" in line) is not exact
     table = _section(report, "Risk across the grid").blocks[0]
     column = table.columns.index("share at worst-case risk 1")
     assert {r[column] for r in table.rows} == {"25.0%" if exact else "≥ 25.0%"}
@@ -227,7 +236,8 @@ def test_residual_risk_when_no_profile_meets_the_criteria(make_project) -> None:
     residual = _section(report, "Residual risk after release")
     assert "covers no release" in residual.blocks[0].text and residual.blocks[0].style == "warning"
     least = _section(report, "Summary for decision makers")
-    assert "the least risky profile" in report.text() and _figures(least)["Unique whole traces"]
+    assert "the least risky profile" in report.text()
+    assert any("unique whole trace" in line for line in _criteria_lines(least))
 
 
 def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_results, tmp_path) -> None:
@@ -255,7 +265,7 @@ def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_resu
     assert printed["power_law"]["exponent"] < 0
     assert report.headline["recommended"] == printed["recommendation"]["profile"]
     assert analysis.power_law_text in report.text()
-    criteria = _section(report, "Release criteria").blocks[0]
+    (criteria,) = [b for b in _section(report, "Release criteria").blocks if isinstance(b, Table)]
     passing = {row[0] for row in criteria.rows if row[-1] == "yes"}
     assert passing == {label_words(p["label"]) for p in printed["profiles"] if p["passes_criteria"]}
 
@@ -313,3 +323,21 @@ def test_seed_stability_shows_every_seed_when_measured(make_project) -> None:
         == "Over 3 seeds (0, 1, 2), unicity at p = 4 of districts × 1 day ranges from 2.0% to 3.1%."
     )
     assert section.blocks[1].rows == [["0", "2.0%"], ["1", "3.1%"], ["2", "–"]]
+
+
+def test_heat_map_and_headline_give_the_all_points_figure_where_over_a_tenth_is_left_out(make_project):
+    """Issue #25: district profiles leave out 30 of 100 people at p = 4; the summary's heat-map caption and
+    headline then give the unicity with them judged on all their points; antenna profiles (0 left out)
+    are not named."""
+    project = make_project()
+    for row in project.results:
+        for entry in row["by_p"]:
+            left_out = 30 if row["spatial"] == "district" else 0
+            entry.update(n_excluded_in_file=left_out, unicity_all_points=0.0625)
+    report = build_report(project)
+    summary = _section(report, "Summary for decision makers")
+    caption = summary.blocks[-1].caption
+    assert f"districts × 1 day leaves out 30.0%, {share(0.0625)} with them on all their points" in caption
+    assert "antenna" not in caption.partition("left out at:")[2]
+    lowest = _figures(summary)["Lowest unicity at p = 4"][1]
+    assert "with the 30 people of fewer than 4 points judged on all their points" in lowest

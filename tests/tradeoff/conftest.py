@@ -25,11 +25,17 @@ def profiles(with_p1: bool = True) -> list[dict]:
                 "unicity_ci": [u * 0.98, min(1.0, u * 1.02 + 1e-4)],
                 "k_disclosure": u + (1 - u) * 0.3,
                 "em": u / 10,
+                # the other default criteria (issue #25) are no stricter than unicity here (worst case at
+                # the unicity's share, unique whole traces at its p = 1 share), so the thesis' scenarios are
+                # still decided by unicity
+                "worst_share_at_1": u,
+                "worst_exact": True,
             }
         ]
         if with_p1:
-            by_p.append({"p": 1, "unicity": u / 4, "unicity_ci": [u / 5, u / 3]})
-        out.append({"spatial": spatial, "temporal": temporal, "n_users": 1000, "by_p": by_p})
+            by_p.append({"p": 1, "unicity": u / 4, "unicity_ci": [u / 5, u / 3], "worst_share_at_1": u / 4})
+        kanon = {"k": 1, "share_below": {"2": u / 4, "5": min(1.0, u)}}
+        out.append({"spatial": spatial, "temporal": temporal, "n_users": 1000, "by_p": by_p, "kanon": kanon})
     return out
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privacy_studio.core.numbers import share as share_text
 from privacy_studio.core.tradeoff import grid_table
 from privacy_studio.core.tradeoff.analysis import analyse
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
@@ -44,16 +45,17 @@ def _row(
 
 
 def _reference_choice(rows: list[dict], utility: list[float], criteria: ReleaseCriteria) -> str | None:
-    """Straight from the definition: keep profiles meeting every limit, take the most useful, ties to the
-    lower upper bound, then the lower estimate, then grid order."""
+    """Straight from the definition: keep profiles meeting every limit (unique whole traces and the worst
+    case at most the ceiling unless given), take the most useful, ties to the lower upper bound, then the
+    lower estimate, then grid order."""
     best = None
     for i, row in enumerate(rows):
         at2 = row["by_p"][0]
         limits = [(at2["unicity_ci"][1], criteria.ceiling)]
-        if criteria.max_unique_traces is not None:
-            limits.append((row["kanon"]["share_below"]["2"], criteria.max_unique_traces))
-        if criteria.max_worst_share is not None:
-            limits.append((at2["worst_share_at_1"], criteria.max_worst_share))
+        unique_limit = criteria.ceiling if criteria.max_unique_traces is None else criteria.max_unique_traces
+        limits.append((row["kanon"]["share_below"]["2"], unique_limit))
+        worst_limit = criteria.ceiling if criteria.max_worst_share is None else criteria.max_worst_share
+        limits.append((at2["worst_share_at_1"], worst_limit))
         if criteria.max_excluded is not None:
             limits.append((at2["n_excluded"] / at2["n_sampled"], criteria.max_excluded))
         if all(value <= limit for value, limit in limits):
@@ -82,7 +84,9 @@ def test_recommendation_equals_the_reference(values, ceiling, unique, worst, exc
         for i, (u, up, w, ex, uq, _) in enumerate(values)
     ]
     utility = [v[5] for v in values]
-    criteria = ReleaseCriteria(ceiling, unique, worst, excluded)
+    given_limits = {"max_unique_traces": unique, "max_worst_share": worst, "max_excluded": excluded}
+    reasons = {key: "a reason" for key, value in given_limits.items() if value is not None}
+    criteria = ReleaseCriteria(ceiling, unique, worst, excluded, reasons)
     result = analyse(grid_table(rows), np.asarray(utility), p=2, criteria=criteria)
     assert result.recommendation.label == _reference_choice(rows, utility, criteria)
     for i, label in enumerate(result.labels):
@@ -105,7 +109,9 @@ def test_worked_example_with_every_criterion():
         _row("district × 1w", 0.02, 0.03, 0.05, 30, 0.40, 12),  # passes everything
         _row("city × 1w", 0.01, 0.02, 0.01, 2, 0.10, 3),  # passes, less useful
     ]
-    criteria = ReleaseCriteria(0.05, max_unique_traces=0.5, max_worst_share=0.1, max_excluded=0.4)
+    keys = ("max_unique_traces", "max_worst_share", "max_excluded")
+    reasons = {k: "agreed with the recipient" for k in keys}
+    criteria = ReleaseCriteria(0.05, 0.5, 0.1, 0.4, reasons)
     result = analyse(grid_table(rows), np.array([9.0, 7.0, 5.0, 2.0]), p=2, criteria=criteria)
     assert result.recommendation.label == "district × 1w"
     assert result.recommendation.meets_ceiling == ["zip × 1w", "district × 1w", "city × 1w"]
@@ -114,11 +120,15 @@ def test_worked_example_with_every_criterion():
     assert (rec["profile"], rec["eligible_people"], rec["excluded_people"]) == ("district × 1w", 70, 30)
     assert rec["criteria"][0]["name"] == "unicity at p = 2 (upper end of the 95 % interval)"
     assert [c["value"] for c in rec["criteria"]] == [0.03, 0.40, 0.05, 0.30]
+    # unique whole traces and the worst case are criteria now (values above), no longer evidence beside them
+    assert [c["name"] for c in rec["criteria"][1:3]] == [
+        "share of people with a unique whole trace",
+        "share of people at worst-case risk 1 at p = 2",
+    ]
+    assert result.checks[2][2].note == "a lower bound (searched)"
     evidence = " ".join(rec["evidence_against"])
-    assert "40.0% of people have a unique whole trace at districts × 1 week" in evidence
-    assert "5.0% of people are at worst-case risk 1 at p = 2 — a lower bound" in evidence
     assert "unicity at p = 4 reaches 4.0%" in evidence
-    assert "covers 70 of 100 people; 30 excluded with fewer than 2 points (30.0%)" in evidence
+    assert "covers 70 of 100 people in the file; 30 excluded with fewer than 2 points (30.0%)" in evidence
 
 
 def test_no_profile_passing_says_what_would_be_needed():
@@ -128,7 +138,10 @@ def test_no_profile_passing_says_what_would_be_needed():
     text = result.decision_lines()[0]
     assert "No profile of the grid meets the criteria" in text
     assert "coarser" in text and "suppress" in text and "other protections" in text
-    assert result.to_dict()["recommendation"]["criteria"] == []
+    # issue #25: with no recommendation, every criterion is still given, at the least risky profile
+    rec = result.to_dict()["recommendation"]
+    assert rec["criteria_profile"] == "zip × 1w"
+    assert [(c["value"], c["passed"]) for c in rec["criteria"]] == [(0.12, False), (0.8, False), (0.1, False)]
 
 
 @pytest.mark.parametrize("bad", [0.0, 1.0, 2.0, -0.1, math.nan, "x"])
@@ -142,7 +155,7 @@ def test_limits_outside_zero_one_are_refused(bad):
 def test_unknown_values_fail_their_criterion():
     row = _row("zip × 1h", 0.01, 0.02, 0.0, 0, 0.0, 4)
     del row["kanon"]
-    result = analyse(grid_table([row]), np.array([5.0]), p=2, criteria=ReleaseCriteria(0.05, 0.5))
+    result = analyse(grid_table([row]), np.array([5.0]), p=2, criteria=ReleaseCriteria(0.05))
     check = result.checks[0][1]
     assert (check.value, check.passed, check.note) == (None, False, "not measured")
     assert result.recommendation.label is None
@@ -205,6 +218,21 @@ def test_the_conservative_figure_says_whom_it_evaluates_on_all_their_points():
     population = analyse(grid_table([row]), np.array([1.0]), p=2, ceiling=0.5).population[0]
     assert population.to_dict()["short_traces_included"] == 25 and population.excluded == 0
     assert population.sentence() == (
-        "covers 100 of 100 people, 25 of them with fewer than 2 points evaluated on all their points (the "
-        "conservative figure); 0 excluded with fewer than 2 points (0.0%)"
+        "covers 100 of 100 people in the file, 25 of them with fewer than 2 points evaluated on all their "
+        "points (the conservative figure); 0 excluded with fewer than 2 points (0.0%)"
+    )
+
+
+@pytest.mark.parametrize(("excluded", "shown"), [(30, True), (10, False)])
+def test_the_all_points_figure_is_given_where_over_a_tenth_of_the_file_is_left_out(excluded, shown):
+    """Issue #25: 30 of 100 people left out at p = 2 → the unicity with them judged on all their points is
+    given beside the recommendation; 10 of 100 is not over a tenth."""
+    row = _row("zip × 1w", 0.01, 0.02, 0.01, excluded, 0.01, 60)
+    row["by_p"][0].update(n_excluded_in_file=excluded, unicity_all_points=0.125)
+    result = analyse(grid_table([row]), np.array([5.0]), p=2, ceiling=0.05)
+    assert result.recommendation.label == "zip × 1w"
+    sentence = f"With the {excluded} people of fewer than 2 points judged on all their points"
+    assert (
+        any(sentence in line and f"is {share_text(0.125)}" in line for line in result.evidence_lines())
+        is shown
     )

@@ -229,8 +229,17 @@ def test_optional_criteria_are_edited_saved_and_decide(panel, thesis_profiles, t
     panel.set_choices({"risk_measure": "unicity", "risk_p": 4, "utility": "transport", "ceiling": 0.2})
     assert panel.analysis.recommendation.label == "zip × 1w"  # 14 % unicity, the most useful under 20 %
     assert panel.criteria_boxes["max_excluded"].text() == "off"
-    with qtbot.waitSignal(panel.choices_changed):
+    assert panel.criteria_boxes["max_worst_share"].text() == "= ceiling"
+    # issue #25: a changed limit asks for its reason; without one the choice is not kept
+    with qtbot.assertNotEmitted(panel.choices_changed):
         panel.criteria_boxes["max_excluded"].setValue(30.0)
+    assert "give the reason" in panel.message.text() and panel.analysis is None
+    panel.limit_reason.setText("the recipient studies frequent travellers only")
+    with qtbot.waitSignal(panel.choices_changed) as signal:
+        panel.limit_reason.editingFinished.emit()
+    assert signal.args[0]["limit_reasons"] == {
+        "max_excluded": "the recipient studies frequent travellers only"
+    }
     assert panel.choices()["max_excluded"] == pytest.approx(0.3)
     assert panel.analysis.recommendation.label == "municipality × 6h"  # zip × 1w leaves 40 % out
     assert "✗ share of people excluded" not in panel.evidence.text()

@@ -65,7 +65,9 @@ def density_score_vs_finest(
         unit_map[finest.point_unit(ref.point_keys)] * grid.n_bins + times[finest.point_bin(ref.point_keys)]
     )
     kept = released[reachable].astype(np.float64)
-    loss = _spread_error(ref.point_users, np.searchsorted(reachable, parent), kept, children[reachable])
+    edges = np.arange(len(parent))  # nested: every finest cell has one coarse cell
+    coarse = np.searchsorted(reachable, parent)
+    loss = _spread_error(ref.point_users, edges, coarse, kept, children[reachable])
     total, orphan = float(ref.point_users.sum() + kept.sum()), float(released.sum() - kept.sum())
     whole = total + orphan
     return 10.0 * (1.0 - ((loss * total + orphan) / whole if whole else 0.0))

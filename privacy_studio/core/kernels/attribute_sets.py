@@ -8,8 +8,7 @@ import numba as nb
 import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays
-from privacy_studio.core.kernels.exact import _next_combination as next_combination
-from privacy_studio.core.kernels.exact import _shortest_lists_first as shortest_lists_first
+from privacy_studio.core.kernels.exact import next_combination, shortest_lists_first
 from privacy_studio.core.kernels.intersect import walk_members, walk_start, walk_step
 from privacy_studio.core.kernels.rng import stream_key
 from privacy_studio.core.kernels.sample_pass import N_PARTS, order_trace

@@ -20,7 +20,7 @@ from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
 @nb.njit(cache=True, nogil=True)
-def _shortest_lists_first(chosen: np.ndarray, post_ptr: np.ndarray) -> None:
+def shortest_lists_first(chosen: np.ndarray, post_ptr: np.ndarray) -> None:
     """Sort the chosen points by posting-list length (insertion sort: p is small): the same set, less work."""
     for i in range(1, len(chosen)):
         j = i
@@ -32,7 +32,7 @@ def _shortest_lists_first(chosen: np.ndarray, post_ptr: np.ndarray) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def _next_combination(idx: np.ndarray, length: int) -> bool:
+def next_combination(idx: np.ndarray, length: int) -> bool:
     """Advance ``idx`` to the next p-combination of range(length) in lexicographic order; False at the end."""
     p = len(idx)
     i = p - 1
@@ -114,7 +114,7 @@ def exact_items(
             while more:
                 for j in range(p):
                     chosen[j] = trace_pts[ta + idx[j]]
-                _shortest_lists_first(chosen, post_ptr)
+                shortest_lists_first(chosen, post_ptr)
                 c = walk_start(chosen[0], post_ptr, dense_slot, state)
                 for j in range(1, p):
                     if c == 1:
@@ -145,7 +145,7 @@ def exact_items(
                     kl_sum[i] += k
                 if stop_at_one and c == 1:
                     break
-                more = _next_combination(idx, length) and idx[0] < item_stop[i]
+                more = next_combination(idx, length) and idx[0] < item_stop[i]
             unique[i] = sizes[1]
             for j in range(n_partners):  # {u} or {u, v} once, weighted by how many subsets gave it
                 v = partners[j]

@@ -37,6 +37,22 @@ def total_subsets(lengths: np.ndarray, p: int) -> int:
     return sum(comb(int(m), p) * int(c) for m, c in zip(values, counts, strict=True))
 
 
+def cheap_p_values(
+    lengths: np.ndarray, p_values: list[int], budget_seconds: float, threads: int
+) -> list[int]:
+    """The p values whose enumeration (set sizes only) fits ``budget_seconds`` together at the assumed rate,
+    cheapest first: there unicity, k-disclosure and the worst case are computed exactly instead of sampled."""
+    rate = RATE_SIZES * max(1, threads)
+    chosen, spent = [], 0.0
+    for p in sorted(set(p_values), key=lambda p: (total_subsets(lengths, p), p)):
+        seconds = total_subsets(lengths, p) / rate
+        if spent + seconds > budget_seconds:
+            break
+        chosen.append(p)
+        spent += seconds
+    return sorted(chosen)
+
+
 def work_items(
     lengths: np.ndarray, p: int, item_subsets: int = ITEM_SUBSETS
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ import numpy as np
 from privacy_studio.core.index import PointIndex
 from privacy_studio.core.kernels.arrays import NO_PRIORS, Priors
 from privacy_studio.core.kernels.sample_pass import sample_pass
+from privacy_studio.core.knowledge import GIVEN
 from privacy_studio.core.measures.disclosure import point_priors
 
 
@@ -31,8 +32,9 @@ def sample_sizes(
 
     Returns ``sizes`` (S, R, pmax; 0 = excluded), ``em``/``kl`` (per-user means over points, NaN where not
     computed: users beyond ``em_users`` or p not in ``em_p``), ``rare`` (S, pmax) sizes along the rarest
-    points first, and ``acc`` (per point Σ_u (EM_uj - q_j) over the EM users at ``ref_p``). With ``kind``
-    GIVEN, ``given = (ptr, points)`` holds each sampled user's order (compact points) instead. ``priors``
+    points first,
+    and ``acc`` (per point Σ_u (EM_uj - q_j) over the EM users at ``ref_p``). With ``kind`` GIVEN,
+    ``given = (ptr, points)`` holds each sampled user's order (compact points) instead. ``priors``
     (from :func:`point_priors`) may be passed to avoid recomputing them for every chunk of users.
     """
     if given is None:
@@ -61,3 +63,16 @@ def sample_sizes(
     )
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}
+
+
+def whole_trace_sizes(index: PointIndex, users: np.ndarray) -> np.ndarray:
+    """|E(T_u)| of knowing all of each person's points (everyone whose trace contains the whole trace)."""
+    users = np.asarray(users, dtype=np.int64)
+    lengths = np.diff(index.trace_ptr)[users]
+    if not len(users):
+        return np.zeros(0, dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    points = np.concatenate([index.trace_pts[index.trace_ptr[u] : index.trace_ptr[u + 1]] for u in users])
+    pmax = int(lengths.max())
+    sizes = sample_sizes(index, users, kind=GIVEN, pmax=pmax, given=(ptr, points.astype(np.int64)))["sizes"]
+    return sizes[np.arange(len(users)), 0, lengths - 1]

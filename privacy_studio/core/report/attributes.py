@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.measures.attributes import TRACE, AttributeFigures
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.inputs import ReportInputs
-from privacy_studio.core.report.numbers import count, number, share
 
 TITLE = "Attribute disclosure"
 

@@ -17,7 +17,7 @@ from privacy_studio.core.naming import label_words, price_name, readable, spatia
 from privacy_studio.core.numbers import count, interval, one_in, share
 from privacy_studio.core.report.aggregate import aggregate_section
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
-from privacy_studio.core.report.evidence import coverage, evidence_against
+from privacy_studio.core.report.evidence import all_points_text, coverage, evidence_against
 from privacy_studio.core.report.inputs import (
     MEASURE_EXPLANATION,
     MEASURE_NAMES,
@@ -34,7 +34,7 @@ from privacy_studio.core.report.record import (
     project_digest,
 )
 from privacy_studio.core.report.release import last_release, release_section, release_summary
-from privacy_studio.core.report.results import heatmap, results_section
+from privacy_studio.core.report.results import heatmap, left_out_note, results_section
 from privacy_studio.core.risk.catalogue import BY_NAME, canonical
 from privacy_studio.versions import library_versions
 
@@ -162,35 +162,34 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         )
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
-        if inp.analysis is not None and rec.label is not None:
-            checks = inp.analysis.checks[grid.labels.index(rec.label)]
-            section.add(*(Paragraph(_check_line(c)) for c in checks))
     if focus is not None:
         role = (
             "the recommended profile"
             if rec is not None and rec.label is not None
             else "the least risky profile"
         )
+        if inp.analysis is not None:
+            section.add(Paragraph(f"Every release criterion at {grid.labels[focus]} ({role}):"))
+            section.add(*(Paragraph(_check_line(c)) for c in inp.analysis.checks[focus]))
         section.add(
-            Paragraph(
-                f"Read beside it: what else the results say about {label_words(grid.labels[focus])} "
-                f"({role}).",
-                "note",
-            ),
-            KeyFigures(evidence_against(inp, focus)),
+            Paragraph(f"Also measured at {label_words(grid.labels[focus])} ({role}):", "note"),
+            KeyFigures(evidence_against(inp, focus, criteria_shown=inp.analysis is not None)),
         )
     section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
     prices = [] if inp.grid is None else list(dict.fromkeys(inp.grid.price))
     shown = "none" if "none" in prices or not prices else prices[0]
     glance = heatmap(inp, shown)
     which = "profile" if prices in ([], ["none"]) else f"profile with the {price_name(shown)}"
-    glance.caption = f"At a glance: {inp.risk_label} of every {which} (darker = riskier); details in Results."
+    glance.caption = (
+        f"At a glance: {inp.risk_label} of every {which} (darker = riskier); details in Results."
+        f"{left_out_note(inp)}"
+    )
     return section.add(glance)
 
 
 def _check_line(check: CriterionCheck) -> str:
     """``✓ pass — unicity at p = 4 (upper end …): 3.6% (limit 5.0%)``."""
-    value = "not measured" if check.value is None else share(check.value)
+    value = "not measured" if check.value is None else "≥ " * check.lower_bound + share(check.value)
     note = f", {check.note}" if check.note else ""
     return (
         f"{'✓ pass' if check.passed else '✗ fail'}: {check.name}: {value} (limit {share(check.limit)}){note}"
@@ -203,8 +202,10 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     entry = inp.grid.by_p[i].get(inp.p, {})
     value = format_measure(inp.measure, entry.get(inp.measure))
     ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
+    if entry.get("method") == "exact":
+        ci = "exact: every choice of points of every person"
     profile = label_words(inp.grid.labels[i])
-    covers = coverage(inp, i, inp.p).sentence()
+    covers = coverage(inp, i, inp.p).sentence() + all_points_text(inp, i)
     if name:
         return KeyFigure(label, profile, f"{inp.risk_label} {value} {ci}; {covers}".replace("  ", " "))
     return KeyFigure(label, value, f"{ci} for {profile}; {covers}".strip())
@@ -245,7 +246,13 @@ def method_section(inp: ReportInputs) -> Section:
         ["Sampled users (S)", str(s.get("samples", "–"))],
         ["Draws per user (R)", str(s.get("draws", "–"))],
         ["Random seed", str(s.get("seed", "–"))],
-        ["Exact mode", "yes" if s.get("exact") else "no (Monte Carlo estimate, 95% Wilson intervals)"],
+        [
+            "Exact mode",
+            "yes"
+            if s.get("exact")
+            else "where cheap: every p whose enumeration fits the budget is exact (tables say which); "
+            "elsewhere a Monte Carlo estimate with 95% Wilson intervals and a searched worst case",
+        ],
         ["Measures", ", ".join(measure_words(map(str, s.get("measures", [])))) or "–"],
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
         ["Risk engine", engine_description(inp.project.engine_choice())],

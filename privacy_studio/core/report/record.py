@@ -241,12 +241,13 @@ def criteria_section(inp: ReportInputs) -> Section:
     return Section(
         "Release criteria",
         [
+            Paragraph(" ".join(analysis.criteria.reason_lines())),
             Table(
                 f"Table R3. Every profile against the release criteria ({limits}); an unmeasured value "
                 "fails.",
                 ["Profile", *names, "Meets all"],
                 rows,
-            )
+            ),
         ],
     )
 

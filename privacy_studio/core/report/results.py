@@ -28,7 +28,7 @@ from privacy_studio.core.report.content import (
     Table,
     absent,
 )
-from privacy_studio.core.report.evidence import coverage
+from privacy_studio.core.report.evidence import ALL_POINTS_ABOVE, coverage
 from privacy_studio.core.report.inputs import (
     MEASURE_NAMES,
     ReportInputs,
@@ -141,10 +141,35 @@ def heatmap(inp: ReportInputs, price: str = "none", suffix: str = "") -> Heatmap
         )
     text = [[format_measure(inp.measure, v) for v in row] for row in values]
     amount = "" if not suffix else f", {price_name(price)}"
-    caption = f"Figure 1{suffix}. {inp.risk_label.capitalize()} over the grid{amount} (darker = riskier)."
+    caption = (
+        f"Figure 1{suffix}. {inp.risk_label.capitalize()} over the grid{amount} (darker = riskier)."
+        f"{left_out_note(inp)}"
+    )
     row_words = [readable(spatial_short, r) for r in rows]
     col_words = [readable(temporal_short, c) for c in cols]
     return HeatmapFigure(caption, "places", "times", row_words, col_words, values, text)
+
+
+def left_out_note(inp: ReportInputs) -> str:
+    """The profiles leaving out more than 10 % of the file at p, each with the share left out and the unicity
+    with those people judged on all their points (empty when none does)."""
+    grid = inp.grid
+    assert grid is not None
+    wide = []
+    for i, label in enumerate(grid.labels):
+        cover = coverage(inp, i, inp.p)
+        if not cover.excluded_share > ALL_POINTS_ABOVE:
+            continue
+        conservative = grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
+        judged = "" if conservative is None else f", {share(conservative)} with them on all their points"
+        wide.append(f"{label_words(label)} leaves out {share(cover.excluded_share)}{judged}")
+    if not wide:
+        return ""
+    return (
+        f" More than 10 % of the people in the file have fewer than {inp.p} points and are left out at: "
+        + "; ".join(wide)
+        + " (unicity with them judged on all their points, as --short-traces all-points)."
+    )
 
 
 def curves_section(inp: ReportInputs) -> Section:

@@ -151,7 +151,7 @@ CATALOGUE: tuple[Measure, ...] = (
         "Worst-case risk",
         SHARE,
         True,
-        False,
+        True,  # a default release criterion (issue #25): ticked like the others
         frozenset({SIZES, RAREST_FIRST}),
         (
             _share("worst_mean", "mean worst-case risk", "worst-case mean"),

@@ -46,6 +46,14 @@ class PResult:
     class_sizes: dict[int, int] | dict[int, float] | None = None
     n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)
     em_users: int = 0  # users on whom EM / KL were computed
+    # "exact": unicity, k-disclosure, records at risk, highest risk and the worst case over every p-subset of
+    # every person in the file; "sampled": estimated on the sampled people's draws (worst case: a lower bound)
+    method: str = "sampled"
+    # people in the file with fewer than p distinct points (None where the model counts events instead)
+    n_excluded_in_file: int | None = None
+    # unicity with those people evaluated on all their points (short traces: all-points), so a figure that
+    # leaves many out can be read beside the conservative one; None with short traces all-points itself
+    unicity_all_points: float | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)

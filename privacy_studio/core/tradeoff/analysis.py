@@ -16,7 +16,7 @@ from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
-from privacy_studio.core.tradeoff.grid import GridTable, Population
+from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
 from privacy_studio.core.tradeoff.pareto import ParetoResult, pareto
 from privacy_studio.core.tradeoff.powerlaw import (
@@ -69,14 +69,36 @@ class TradeoffAnalysis:
             return []
         i = self.labels.index(self.recommendation.label)
         lines = [
-            f"{'✓' if c.passed else '✗'} {c.name}: {_share(c.value)} (limit {_share(c.limit)})"
+            f"{'✓' if c.passed else '✗'} {c.name}: {c.value_text()} (limit {_share(c.limit)})"
             + (f", {c.note}" if c.note else "")
             for c in self.checks[i]
         ]
-        lines += [f"Against it: {text}" for text in self.evidence_against]
+        lines += [f"Also measured: {text}" for text in self.evidence_against]
         if self.seed_spread is not None and self.seed_spread.profile == self.recommendation.label:
             lines.append(self.seed_spread.sentence())
         return lines
+
+    def criteria_lines(self) -> list[str]:
+        """Every profile against every release criterion, one line each: ``✓``/``✗`` and the value, so a
+        profile that fails one says which (the command line's table; the window and report show the same)."""
+        if not self.checks:
+            return []
+        heads = [f"{c.name} (limit {_share(c.limit)})" for c in self.checks[0]]
+        lines = [
+            "Release criteria, every profile: " + "; ".join(f"[{k + 1}] {h}" for k, h in enumerate(heads))
+        ]
+        width = max(len(label) for label in self.labels) + 2
+        for label, checks in zip(self.labels, self.checks, strict=True):
+            cells = "".join(
+                f"  [{k + 1}] {'✓' if c.passed else '✗'} {c.value_text():>10}" for k, c in enumerate(checks)
+            )
+            lines.append(f"{label:<{width}}{cells}  {'passes' if all(c.passed for c in checks) else 'fails'}")
+        return lines
+
+    def least_risky(self) -> int | None:
+        """The profile with the lowest value on the first criterion (the chosen risk), utility or not."""
+        values = [np.inf if row[0].value is None else row[0].value for row in self.checks]
+        return int(np.argmin(values)) if values and np.isfinite(min(values)) else None
 
     def passed(self, label: str) -> bool:
         """Whether the profile meets every release criterion."""
@@ -132,11 +154,13 @@ class TradeoffAnalysis:
         rec = self.recommendation
         i = self.labels.index(rec.label) if rec.label is not None else None
         population = self.population[i] if i is not None else None
+        shown = i if i is not None else self.least_risky()
         return {
             "profile": rec.label,
             "eligible_people": None if population is None else population.eligible,
             "excluded_people": None if population is None else population.excluded,
-            "criteria": [] if i is None else [c.to_dict() for c in self.checks[i]],
+            "criteria_profile": None if shown is None else self.labels[shown],
+            "criteria": [] if shown is None else [c.to_dict() for c in self.checks[shown]],
             "evidence_against": self.evidence_against,
             "meets_ceiling": rec.meets_ceiling,
             "reasoning": rec.reasoning,
@@ -199,7 +223,7 @@ def analyse(
     rec = recommend(
         grid.labels, risk, utility, criteria.ceiling, upper, measure=name,
         utility_name=utility_title(utility_name),
-        other_criteria=others if criteria.has_optional else None,
+        other_criteria=others,
         proportion=measure not in RISK_FIELDS or RISK_FIELDS[measure].proportion,
     )  # fmt: skip
     population = grid.population(p)
@@ -231,21 +255,13 @@ def analyse(
 def evidence_against(
     grid: GridTable, label: str | None, measure: str, p: int | None, population: list[Population]
 ) -> list[str]:
-    """What speaks against the recommended profile, each in one sentence: full-fingerprint uniqueness, the
-    worst case (a lower bound when sampled), the risk at higher p, and the people its figure leaves out."""
+    """What else the results say about the recommended profile beside its criteria (unique whole traces and
+    the worst case are criteria themselves), each in one sentence: the risk at higher p, and the people its
+    figure leaves out."""
     if label is None:
         return []
     i = grid.labels.index(label)
     out = []
-    unique = grid.unique_traces()[i]
-    if math.isfinite(unique):
-        out.append(
-            f"{share(unique)} of people have a unique whole trace at {label_words(label)} (full fingerprint)."
-        )
-    worst = grid.values("worst_share_at_1", p)[i]
-    if math.isfinite(worst):
-        bound = "" if grid.worst_exact(p)[i] else " — a lower bound, the worst case was sampled"
-        out.append(f"{share(worst)} of people are at worst-case risk 1 at p = {p}{bound}.")
     higher = [q for q in grid.p_values() if q is not None and p is not None and q > p]
     if higher:
         top = max(higher)
@@ -255,6 +271,12 @@ def evidence_against(
             out.append(f"{measure_name(measure, top)} reaches {reached} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
+    conservative = grid.by_p[i].get(p, {}).get("unicity_all_points")
+    if conservative is not None and population[i].excluded_share > ALL_POINTS_ABOVE:
+        out.append(
+            f"With the {population[i].excluded:,} people of fewer than {p} points judged on all their points "
+            f"(short traces: all-points), unicity at p = {p} is {_share(conservative)}."
+        )
     return out
 
 

@@ -1,24 +1,27 @@
 """Release criteria: the limits a profile must meet before it may be released, and each profile's checks.
 
-The default criterion is the chosen risk at the reference p, judged on the upper end of its 95 % interval
-(the estimate for measures without one), at most the ceiling. Optional criteria, each with its own limit:
-the share of people whose whole trace is unique, the share at worst-case risk 1, the share of people
-excluded at the reference p (fewer than p points), and the attribute-disclosure shares (homogeneous, below
-distinct or entropy l, above t) of the worst sensitive attribute. Every limit is a share strictly between 0
+A profile is judged against several attackers by default: the chosen risk at the reference p, judged on the
+upper end of its 95 % interval (the estimate for measures without one), the share of people whose whole
+trace is unique (an attacker who knows everything), and the share at worst-case risk 1 (an attacker who
+knows the p most telling points), each at most its limit, which is the ceiling unless changed. A changed
+limit needs a reason, which the decision record prints. The share of people excluded at the reference p
+(fewer than p points) and the attribute-disclosure shares (homogeneous, below distinct or entropy l,
+above t) of the worst sensitive attribute are optional criteria. Every limit is a share strictly between 0
 and 1.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.numbers import lower_bound, share
 from privacy_studio.core.tradeoff.grid import GridTable
 
-#: The optional criteria: key in a project's ``tradeoff`` section -> what the limit applies to.
+#: The limits besides the ceiling: key in a project's ``tradeoff`` section -> what the limit applies to.
 OPTIONAL_CRITERIA: dict[str, str] = {
     "max_unique_traces": "share of people with a unique whole trace",
     "max_worst_share": "share of people at worst-case risk 1",
@@ -35,6 +38,10 @@ ATTRIBUTE_CRITERIA: dict[str, str] = {
     "max_below_entropy_l": "below_entropy_l",
     "max_above_t": "above_t",
 }
+#: The criteria always checked besides the ceiling; their limit is the ceiling unless changed (None).
+DEFAULT_CRITERIA: tuple[str, ...] = ("max_unique_traces", "max_worst_share")
+#: Key of the reasons for changed limits in a project's ``tradeoff`` section.
+REASONS_KEY = "limit_reasons"
 
 
 def check_share_limit(value: Any, name: str) -> float:
@@ -53,12 +60,15 @@ def check_share_limit(value: Any, name: str) -> float:
 
 @dataclass(frozen=True)
 class ReleaseCriteria:
-    """What a release must meet: a ceiling on the chosen risk and optional limits (None = not used)."""
+    """What a release must meet: a ceiling on the chosen risk, limits on unique whole traces and on the
+    worst case (None = the ceiling), an optional limit on the people excluded (None = not used), and the
+    reason for every limit that differs from its default."""
 
     ceiling: float = 0.05
     max_unique_traces: float | None = None
     max_worst_share: float | None = None
     max_excluded: float | None = None
+    reasons: dict[str, str] = field(default_factory=dict, compare=False)
     max_homogeneous: float | None = None  # attribute disclosure: judged on the worst attribute and class
     max_below_distinct_l: float | None = None
     max_below_entropy_l: float | None = None
@@ -69,25 +79,60 @@ class ReleaseCriteria:
         for key, what in OPTIONAL_CRITERIA.items():
             if getattr(self, key) is not None:
                 check_share_limit(getattr(self, key), f"limit on the {what}")
+        unknown = sorted(set(self.reasons) - set(OPTIONAL_CRITERIA))
+        if unknown:
+            raise ValueError(f"reasons given for unknown limit(s): {', '.join(unknown)}")
+        for key in self.changed():
+            if not str(self.reasons.get(key) or "").strip():
+                raise ValueError(
+                    f"the limit on the {OPTIONAL_CRITERIA[key]} differs from its default ("
+                    f"{'the ceiling' if key in DEFAULT_CRITERIA else 'not used'}): give the reason for it, "
+                    "which goes into the decision record"
+                )
 
-    @property
-    def has_optional(self) -> bool:
-        """Whether any optional criterion is in use."""
-        return any(getattr(self, key) is not None for key in OPTIONAL_CRITERIA)
+    def limit(self, key: str) -> float | None:
+        """The limit in force for ``key``: its own, else the ceiling for a default criterion, else None."""
+        own = getattr(self, key)
+        return own if own is not None else (self.ceiling if key in DEFAULT_CRITERIA else None)
+
+    def changed(self) -> list[str]:
+        """The limits that differ from their default (the ceiling, or not used)."""
+        return [
+            key
+            for key in OPTIONAL_CRITERIA
+            if getattr(self, key) is not None
+            and (key not in DEFAULT_CRITERIA or not math.isclose(getattr(self, key), self.ceiling))
+        ]
 
     @classmethod
     def from_choices(cls, choices: dict[str, Any], ceiling: float | None = None) -> ReleaseCriteria:
         """The criteria saved in a project's ``tradeoff`` section; ``ceiling`` overrides the saved one."""
         limits = {key: choices.get(key) for key in OPTIONAL_CRITERIA}
         saved = choices.get("ceiling", 0.05)
+        reasons = choices.get(REASONS_KEY) or {}
+        if not isinstance(reasons, dict):
+            raise ValueError(f"{REASONS_KEY} must map a limit to its reason, got {reasons!r}")
         return cls(
             ceiling=float(saved if ceiling is None else ceiling),
             **{k: None if v is None else float(v) for k, v in limits.items()},
+            reasons={str(k): str(v) for k, v in reasons.items()},
         )
 
-    def to_choices(self) -> dict[str, float | None]:
+    def to_choices(self) -> dict[str, Any]:
         """The form kept in a project's ``tradeoff`` section."""
-        return {"ceiling": self.ceiling, **{key: getattr(self, key) for key in OPTIONAL_CRITERIA}}
+        reasons = {REASONS_KEY: dict(self.reasons)} if self.reasons else {}
+        return {"ceiling": self.ceiling, **{key: getattr(self, key) for key in OPTIONAL_CRITERIA}, **reasons}
+
+    def reason_lines(self) -> list[str]:
+        """Each limit in force and where it comes from, for the decision record."""
+        out = []
+        for key, what in OPTIONAL_CRITERIA.items():
+            limit = self.limit(key)
+            if limit is None:
+                continue
+            why = self.reasons.get(key, "").strip() if key in self.changed() else "the default: the ceiling"
+            out.append(f"Limit on the {what}: {100 * limit:.3g} % ({why}).")
+        return out
 
 
 @dataclass(frozen=True)
@@ -99,22 +144,36 @@ class CriterionCheck:
     value: float | None
     passed: bool
     note: str = ""
+    lower_bound: bool = False  # the value is a lower bound (a searched worst case): the truth may be higher
+
+    def value_text(self) -> str:
+        """The value as a percentage, ``≥`` before a lower bound, or "not measured"."""
+        if self.value is None:
+            return "not measured"
+        return lower_bound(self.value) if self.lower_bound else share(self.value)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "limit": self.limit, "value": self.value, "passed": self.passed}
+        return {
+            "name": self.name,
+            "limit": self.limit,
+            "value": self.value,
+            "passed": self.passed,
+            "lower_bound": self.lower_bound,
+        }
 
 
 def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCheck:
     known = math.isfinite(value)
     if not known:
         return CriterionCheck(name, limit, None, False, "not measured")
-    return CriterionCheck(name, limit, value, value <= limit, note)
+    return CriterionCheck(name, limit, value, value <= limit, note, note.startswith("a lower bound"))
 
 
 def check_profiles(
     grid: GridTable, criteria: ReleaseCriteria, measure: str, p: int | None, risk_name: str
 ) -> list[list[CriterionCheck]]:
-    """The checks of every profile (grid order), the ceiling first, then the optional criteria in use."""
+    """The checks of every profile (grid order): the ceiling first, then unique whole traces and the worst
+    case (always), then the people excluded when that limit is used."""
     bound = grid.values(measure, p)
     upper = grid.upper(measure, p)
     judged_on = "estimate"
@@ -122,16 +181,18 @@ def check_profiles(
         bound = np.where(np.isfinite(upper), upper, bound)
         judged_on = "upper end of the 95 % interval"
     no_notes = [""] * len(grid.labels)
+    exact = ["exact: every choice of points of every person" if m == "exact" else "" for m in grid.methods(p)]
     columns: list[tuple[str, float, np.ndarray, list[str]]] = [
-        (f"{risk_name} ({judged_on})", criteria.ceiling, bound, no_notes)
+        (f"{risk_name} ({judged_on})", criteria.ceiling, bound, exact)
     ]
-    if criteria.max_unique_traces is not None:
-        unique = grid.unique_traces()
-        columns.append((OPTIONAL_CRITERIA["max_unique_traces"], criteria.max_unique_traces, unique, no_notes))
-    if criteria.max_worst_share is not None:
-        worst = grid.values("worst_share_at_1", p)
-        notes = ["" if exact else "a lower bound (sampled)" for exact in grid.worst_exact(p)]
-        columns.append((OPTIONAL_CRITERIA["max_worst_share"], criteria.max_worst_share, worst, notes))
+    unique = grid.unique_traces()
+    columns.append(
+        (OPTIONAL_CRITERIA["max_unique_traces"], criteria.limit("max_unique_traces"), unique, no_notes)
+    )
+    worst = grid.values("worst_share_at_1", p)
+    notes = ["exact" if exact else "a lower bound (searched)" for exact in grid.worst_exact(p)]
+    columns.append((f"{OPTIONAL_CRITERIA['max_worst_share']} at p = {p}", criteria.limit("max_worst_share"),
+                    worst, notes))  # fmt: skip
     if criteria.max_excluded is not None:
         population = grid.population(p)
         share = np.asarray([pop.excluded_share for pop in population], dtype=np.float64)

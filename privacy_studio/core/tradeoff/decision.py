@@ -63,7 +63,7 @@ class Overrides:
     measure: str | None = None
     p: int | str | None = "saved"  # None is a valid p (explicit knowledge)
     utility: str | None = None
-    criteria: dict[str, Any] = field(default_factory=dict)  # ReleaseCriteria fields to replace
+    criteria: dict[str, Any] = field(default_factory=dict)  # ReleaseCriteria fields to replace; reasons added
     unit_areas: dict[str, float] = field(default_factory=dict)
     period_seconds: float | None = None
 
@@ -81,7 +81,9 @@ def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> Tradeo
     period = o.period_seconds if o.period_seconds is not None else (
         inputs.sizes.period_seconds if inputs.sizes else math.nan
     )  # fmt: skip
-    criteria: ReleaseCriteria = replace(choice.criteria, **o.criteria)
+    changes = dict(o.criteria)
+    reasons = {**choice.criteria.reasons, **changes.pop("reasons", {})}
+    criteria: ReleaseCriteria = replace(choice.criteria, **changes, reasons=reasons)
     analysis = analyse(
         grid,
         column,

@@ -12,6 +12,8 @@ import numpy as np
 from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
+#: Above this share of the file left out at p, the figure with them judged on all their points is shown too.
+ALL_POINTS_ABOVE = 0.10
 #: Risk measures of a ``by_p`` entry (higher = riskier, the catalogue's fields) and the key of their interval.
 RISK_MEASURES: dict[str, str | None] = {name: f.interval for name, f in RISK_FIELDS.items()}
 
@@ -26,6 +28,7 @@ class Population:
     excluded: int | None
     in_file: int | None
     short: int = 0  # people with fewer than p points evaluated on all their points (conservative figure)
+    sampled: int | None = None  # people the estimate was drawn from, when fewer than the file's
 
     @property
     def eligible(self) -> int | None:
@@ -43,11 +46,12 @@ class Population:
         """E.g. ``covers 2,410 of 2,796 people (386 excluded, 13.8 %, with fewer than 4 points)``."""
         if self.eligible is None or self.evaluated is None:
             return "the people covered are not recorded in these results"
-        sampled = (
-            f" (a random sample of the {self.in_file:,} in the file)"
-            if self.in_file is not None and self.in_file > self.evaluated
-            else ""
-        )
+        if self.in_file is not None and self.in_file > self.evaluated:
+            sampled = f" (a random sample of the {self.in_file:,} in the file)"
+        elif self.sampled is not None and self.in_file is not None:
+            sampled = f" in the file (figures estimated on a random sample of {self.sampled:,} of them)"
+        else:
+            sampled = " in the file" if self.in_file == self.evaluated else ""
         fewer = "" if self.p is None else f" with fewer than {self.p} points"
         short = (
             f", {self.short:,} of them{fewer} evaluated on all their points (the conservative figure)"
@@ -69,6 +73,7 @@ class Population:
             "excluded_share": share if math.isfinite(share) else None,
             "short_traces_included": self.short,
             "people_in_file": self.in_file,
+            "sampled_people": self.sampled,
         }
 
 
@@ -120,18 +125,27 @@ class GridTable:
         shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
         return np.asarray([_number(v) for v in shares], dtype=np.float64)
 
+    def methods(self, p: int | None) -> list[str]:
+        """Per profile, how its figures at ``p`` were obtained: "exact" or "sampled" (older results)."""
+        return [str(d.get(p, {}).get("method") or "sampled") for d in self.by_p]
+
     def worst_exact(self, p: int | None) -> list[bool]:
         """Per profile, whether its worst-case figures at ``p`` are exact (else a sampled lower bound)."""
         return [bool(d.get(p, {}).get("worst_exact", False)) for d in self.by_p]
 
     def population(self, p: int | None) -> list[Population]:
-        """Who each profile's figures at ``p`` cover (people evaluated, excluded, in the file)."""
+        """Who each profile's figures at ``p`` cover, counted in the file when the results say how many
+        people of the file have fewer than p points (else among the people evaluated)."""
         out = []
         for n, d in zip(self.n_users, self.by_p, strict=True):
             entry = d.get(p, {})
             in_file = int(n) if math.isfinite(n) else None
             evaluated = entry.get("n_sampled")
             excluded = entry.get("n_excluded")
+            sampled = None
+            if entry.get("n_excluded_in_file") is not None and in_file is not None:
+                sampled = int(evaluated) if evaluated is not None and evaluated < in_file else None
+                evaluated, excluded = in_file, entry["n_excluded_in_file"]
             out.append(
                 Population(
                     p,
@@ -139,6 +153,7 @@ class GridTable:
                     None if excluded is None or evaluated is None else int(excluded),
                     in_file,
                     int(entry.get("n_short") or 0),
+                    sampled,
                 )
             )
         return out

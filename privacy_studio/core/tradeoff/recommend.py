@@ -63,7 +63,7 @@ def recommend(
         )
         return Recommendation(None, [], warning, warning)
     if not ok:
-        best = min(np.flatnonzero(known), key=lambda i: (bound[i], i))
+        best = min(np.flatnonzero(np.isfinite(bound)), key=lambda i: (bound[i], i))  # with or without utility
         closest = f" The least risky profile, {label_words(labels[best])}, reaches {value(bound[best])}."
         warning = (
             f"No profile of the grid meets the criteria: none keeps {criteria} (judged on {which}).{closest} "

@@ -34,6 +34,7 @@ COLUMNS = (
     ("d", "profile", "d", "sparsity_theory"),
     ("fill rate", "profile", "fill_rate", "sparsity_theory"),
     ("p", "p", "p", "adversary_knowledge"),
+    ("method", "p", "method", ""),
     *_measure_columns(),
     ("sampled", "p", "n_sampled", ""),
     ("excluded", "p", "n_excluded", ""),
@@ -46,8 +47,10 @@ COUNT_TIPS = {
     "spatial": "Spatial level of the profile (how places were generalized)",
     "temporal": "Time width of the profile (how times were generalized)",
     "people": "People in the dataset",
-    "sampled": "People drawn for the Monte Carlo estimate at this p",
-    "excluded": "Sampled people with fewer than p points: an attacker cannot know p of their points, so "
+    "method": "exact: every choice of p points of every person in the file was tried (no interval); "
+    "sampled: estimated on the people drawn, the worst case being a lower bound from a targeted search",
+    "sampled": "People evaluated at this p: everyone in the file when exact, else those drawn",
+    "excluded": "Evaluated people with fewer than p points: an attacker cannot know p of their points, so "
     "they are left out of this p's measures",
     "on fewer than p": "People with fewer than p points evaluated on all the points they have "
     "(short traces: all-points), a conservative figure",

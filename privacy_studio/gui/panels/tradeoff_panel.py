@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLayout,
+    QLineEdit,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -43,7 +44,7 @@ from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, measure_name
-from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA
+from privacy_studio.core.tradeoff.criteria import DEFAULT_CRITERIA, OPTIONAL_CRITERIA, REASONS_KEY
 from privacy_studio.core.tradeoff.decision import DEFAULT_COMPUTED, DecisionInputs, decide
 from privacy_studio.core.tradeoff.extrapolation import (
     MODELS,
@@ -80,14 +81,19 @@ CRITERIA_LABELS = {
 }
 
 
-def _limit_box(what: str) -> QDoubleSpinBox:
-    """A limit in percent strictly below 100 %; 0 means the criterion is not used ("off")."""
+def _limit_box(key: str, what: str) -> QDoubleSpinBox:
+    """A limit in percent strictly below 100 %; 0 means its default: the ceiling for the criteria always
+    checked, "off" (not used) for the others."""
     box = QDoubleSpinBox()
     box.setRange(0.0, 99.999)
     box.setDecimals(3)
     box.setSuffix(" %")
-    box.setSpecialValueText("off")
-    box.setToolTip(f"Release criterion: the largest acceptable {what}; off = not used.")
+    default = "= ceiling" if key in DEFAULT_CRITERIA else "off"
+    box.setSpecialValueText(default)
+    box.setToolTip(
+        f"Release criterion: the largest acceptable {what}; {default} by default. A changed limit needs a "
+        "reason (below), which the decision record prints."
+    )
     return box
 
 
@@ -229,7 +235,10 @@ class TradeoffPanel(QWidget):
         self.ceiling.setDecimals(3)
         self.ceiling.setSuffix(" %")
         self.ceiling.setValue(5.0)
-        self.criteria_boxes = {key: _limit_box(what) for key, what in OPTIONAL_CRITERIA.items()}
+        self.criteria_boxes = {key: _limit_box(key, what) for key, what in OPTIONAL_CRITERIA.items()}
+        self.limit_reason = QLineEdit()
+        self.limit_reason.setPlaceholderText("why a limit differs from its default (decision record)")
+        self.limit_reason.editingFinished.connect(self._choices_edited)
         for widget in (self.measure, self.p_choice, self.utility_choice):
             widget.currentIndexChanged.connect(self._choices_edited)
         for box in (self.ceiling, *self.criteria_boxes.values()):
@@ -255,6 +264,7 @@ class TradeoffPanel(QWidget):
         form.addRow("Risk ceiling", self.ceiling)
         for key, label in CRITERIA_LABELS.items():
             form.addRow(label, self.criteria_boxes[key])
+        form.addRow("Reason for changed limits", self.limit_reason)
         left_layout.addLayout(form)
         left_layout.addWidget(self.message)
 
@@ -404,20 +414,25 @@ class TradeoffPanel(QWidget):
         self.measure.setCurrentIndex(max(0, self.measure.findData(measure)))
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
         for key, box in self.criteria_boxes.items():
-            box.setValue(100.0 * float(choices.get(key) or 0.0))  # 0 shows "off"
+            box.setValue(100.0 * float(choices.get(key) or 0.0))  # 0 shows the default
+        reasons = choices.get(REASONS_KEY) or {}
+        self.limit_reason.setText(next(iter(dict.fromkeys(reasons.values())), ""))
         self._filling = False
         self._wanted = choices
         self._refresh_choices()
         self.refresh()
 
     def choices(self) -> dict:
-        """The choices as the project keeps them; optional release criteria only when set."""
+        """The choices as the project keeps them; limits only when set, with the reason for those set."""
+        limits = {key: box.value() / 100.0 for key, box in self.criteria_boxes.items() if box.value() > 0}
+        reason = self.limit_reason.text().strip()
         return {
             "risk_measure": self.measure.currentData(),
             "risk_p": self.p_choice.currentData(),
             "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
             "ceiling": self.ceiling.value() / 100.0,
-            **{key: box.value() / 100.0 for key, box in self.criteria_boxes.items() if box.value() > 0},
+            **limits,
+            **({REASONS_KEY: {key: reason for key in limits}} if reason and limits else {}),
         }
 
     def set_computed_utility(self, computed: ComputedUtility | dict[str, dict[str, float]]) -> None:
@@ -782,6 +797,10 @@ class TradeoffPanel(QWidget):
         if self._filling:
             return
         self.refresh()
+        try:  # a changed limit without its reason is not kept: the message above says what is missing
+            TradeoffChoice.from_dict(self.choices())
+        except ValueError:
+            return
         if self.session is not None:
             self.session.set_tradeoff(self.choices())
         self.choices_changed.emit(self.choices())

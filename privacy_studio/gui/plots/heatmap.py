@@ -14,7 +14,7 @@ from privacy_studio.core.naming import price_short, readable, spatial_short, tem
 from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
-from privacy_studio.core.tradeoff.grid import grid_table
+from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, grid_table
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import by_p, profile_label
 
@@ -143,25 +143,50 @@ class UnicityHeatmap(PlotTab):
                 values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry["unicity"]
         return spatial, temporal, values
 
+    def left_out_notes(self) -> dict[tuple[str, str, str], str]:
+        """Cells whose profile leaves out more than 10 % of the file at the chosen p: the share left out and
+        the unicity with those people judged on all their points."""
+        out = {}
+        p = self.p_box.value()
+        for rec in self.records:
+            entry = by_p(rec, p) or {}
+            excluded, n = entry.get("n_excluded_in_file"), rec.get("n_users")
+            if excluded is None or not n or excluded / n <= ALL_POINTS_ABOVE:
+                continue
+            conservative = entry.get("unicity_all_points")
+            judged = "" if conservative is None else f"\nall points: {share(conservative)}"
+            out[(rec["spatial"], rec["temporal"], _price(rec))] = f"\n{share(excluded / n)} left out{judged}"
+        return out
+
     def refresh(self) -> None:
         prices = self.prices()
         if [panel.price for panel in self.panels] != prices:
             self._build_panels(prices)
         verdicts = self.verdicts()
+        left_out = self.left_out_notes()
         for panel in self.panels:
-            self._fill(panel, verdicts)
+            self._fill(panel, verdicts, left_out)
         if verdicts:
             ceiling = float(self.criteria.get("ceiling") or 0.05)
             self.note.setText(
                 "✓ / ✗: the release criteria of the Trade-off tab "
                 f"({_field_label(self.criteria.get('risk_measure'))} at p = {self.criteria.get('risk_p')}, "
                 "upper end of "
-                f"its 95 % interval where it has one, at most {ceiling:.1%}, and any other limit set there), "
+                f"its 95 % interval where it has one, at most {ceiling:.1%}; unique whole traces and the "
+                "worst-case share at risk 1 at most their limits, the ceiling unless changed there), "
                 "whatever p the colours show."
             )
+        if left_out:
+            self.note.setText(
+                (self.note.text() + " " if verdicts else "")
+                + "“left out”: people of the file with fewer than p points; “all points”: unicity with them "
+                "judged on all their points (short traces: all-points)."
+            )
 
-    def _fill(self, panel: _Panel, verdicts: dict[str, bool]) -> None:
-        """Draw one price choice's values, texts and verdicts."""
+    def _fill(
+        self, panel: _Panel, verdicts: dict[str, bool], left_out: dict[tuple[str, str, str], str]
+    ) -> None:
+        """Draw one price choice's values, texts, verdicts and the share its profiles leave out."""
         spatial, temporal, values = self.matrix(panel.price)
         if len(panel.texts) != values.size:
             self._rebuild_texts(panel, values.shape)
@@ -186,7 +211,8 @@ class UnicityHeatmap(PlotTab):
         for (i, j), text, v in zip(np.ndindex(values.shape), panel.texts, values.ravel(), strict=True):
             verdict = verdicts.get(labels.get((spatial[i], temporal[j]), ""))
             mark = "" if verdict is None else ("\n✓ meets criteria" if verdict else "\n✗ fails criteria")
-            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{mark}")
+            extra = left_out.get((spatial[i], temporal[j], panel.price), "")
+            text.setText(NOT_RUN if math.isnan(v) else f"{share(v)}{extra}{mark}")
             text.setColor("w" if not math.isnan(v) and v < 0.6 else "k")
         panel.plot.setRange(xRange=(0, len(temporal)), yRange=(0, len(spatial)), padding=0.02)
 
