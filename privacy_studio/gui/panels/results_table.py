@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
@@ -98,12 +99,39 @@ def _level_words(name: Callable[[str], str], code: str) -> str:
         return ""
 
 
+def _two_lines(header: str) -> str:
+    """A header of several words on two lines, split at the space nearest its middle (narrower columns)."""
+    spaces = [i for i, c in enumerate(header) if c == " "]
+    if len(header) < 9 or not spaces:
+        return header
+    cut = min(spaces, key=lambda i: abs(2 * i - len(header)))
+    return f"{header[:cut]}\n{header[cut + 1 :]}"
+
+
+def fitted_widths(natural: list[int], available: int) -> list[int]:
+    """Column widths within ``available`` pixels: the widest columns are narrowed to one common cap (the
+    largest that fits), the others keep their natural width."""
+    if sum(natural) <= available or not natural:
+        return list(natural)
+    low, high = 0, max(natural)
+    while low < high:
+        cap = (low + high + 1) // 2
+        if sum(min(w, cap) for w in natural) <= available:
+            low = cap
+        else:
+            high = cap - 1
+    return [min(w, low) for w in natural]
+
+
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
-        self.setHorizontalHeaderLabels([c[0] for c in COLUMNS])
+        self.setHorizontalHeaderLabels([_two_lines(c[0]) for c in COLUMNS])
+        # The table never scrolls sideways: its columns are narrowed to its width (see fit_columns).
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.natural_widths: list[int] = []
         for j, (header, _, _, key) in enumerate(COLUMNS):
             tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
             self.horizontalHeaderItem(j).setToolTip(tip)
@@ -135,6 +163,20 @@ class ResultsTable(QTableWidget):
         self.setSortingEnabled(True)
         if first_fill:  # measuring every cell again on each refill took longer than filling them
             self.resizeColumnsToContents()
+            self.natural_widths = [self.columnWidth(j) for j in range(self.columnCount())]
+            self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Narrow the widest columns so that every column is in view (a narrowed cell ends in "…")."""
+        if not self.natural_widths:
+            self.resizeColumnsToContents()
+            self.natural_widths = [self.columnWidth(j) for j in range(self.columnCount())]
+        for j, width in enumerate(fitted_widths(self.natural_widths, self.viewport().width())):
+            self.setColumnWidth(j, width)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""
