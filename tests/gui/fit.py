@@ -46,7 +46,11 @@ def _inside(rect: QRect, outer: QRect) -> bool:
 def _text_clipped(widget: QWidget) -> bool:
     if isinstance(widget, QLabel) and not widget.wordWrap() and widget.text():
         return widget.width() + SLACK < widget.minimumSizeHint().width()
-    if isinstance(widget, QAbstractButton) and widget.text() and not isinstance(widget.parentWidget(), QTabBar):
+    if (
+        isinstance(widget, QAbstractButton)
+        and widget.text()
+        and not isinstance(widget.parentWidget(), QTabBar)
+    ):
         return widget.width() + SLACK < widget.minimumSizeHint().width()
     return False
 
@@ -59,15 +63,17 @@ def cut_off(top: QWidget) -> list[str]:
             continue
         if isinstance(widget, QAbstractScrollArea) and widget.horizontalScrollBar().isVisible():
             problems.append(f"{_name(widget)} shows a horizontal scroll bar")
-        if isinstance(widget, QScrollArea) and widget.widget() is not None:
-            if widget.widget().width() > widget.viewport().width() + SLACK:
-                problems.append(f"{_name(widget.widget())} is wider than its scroll area")
+        inner = widget.widget() if isinstance(widget, QScrollArea) else None
+        if inner is not None and inner.width() > widget.viewport().width() + SLACK:
+            problems.append(f"{_name(inner)} is wider than its scroll area")
         if _scrolled_content(widget, top):
             continue
         where = QRect(widget.mapTo(top, QPoint(0, 0)), widget.size())
         if not _inside(where, top.rect()):
             problems.append(f"{_name(widget)} at {where.getRect()} reaches outside the window")
-        elif widget.parentWidget() is not None and not _inside(widget.geometry(), widget.parentWidget().rect()):
+        elif widget.parentWidget() is not None and not _inside(
+            widget.geometry(), widget.parentWidget().rect()
+        ):
             problems.append(f"{_name(widget)} reaches outside {_name(widget.parentWidget())}")
         elif _text_clipped(widget):
             problems.append(f"{_name(widget)} is narrower than its text")

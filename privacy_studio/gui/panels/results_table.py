@@ -6,13 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.report.numbers import interval, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
-from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.results import Record
 
 
@@ -108,39 +107,19 @@ def _two_lines(header: str) -> str:
     return f"{header[:cut]}\n{header[cut + 1 :]}"
 
 
-def fitted_widths(natural: list[int], available: int) -> list[int]:
-    """Column widths within ``available`` pixels: the widest columns are narrowed to one common cap (the
-    largest that fits), the others keep their natural width."""
-    if sum(natural) <= available or not natural:
-        return list(natural)
-    low, high = 0, max(natural)
-    while low < high:
-        cap = (low + high + 1) // 2
-        if sum(min(w, cap) for w in natural) <= available:
-            low = cap
-        else:
-            high = cap - 1
-    return [min(w, low) for w in natural]
-
-
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels([_two_lines(c[0]) for c in COLUMNS])
-        # The table never scrolls sideways: its columns are narrowed to its width (see fit_columns).
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.natural_widths: list[int] = []
-        for j, (header, _, _, key) in enumerate(COLUMNS):
-            tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
-            self.horizontalHeaderItem(j).setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         # Column widths from the header and the first rows: measuring every cell of a 120-row table took
         # 30 ms of the GUI thread at the end of each run.
         self.horizontalHeader().setResizeContentsPrecision(WIDTH_ROWS)
+        fit_columns(self)  # narrowed to the table's width: it never scrolls sideways
 
     def set_records(self, records: list[Record]) -> None:
         rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
@@ -162,21 +141,7 @@ class ResultsTable(QTableWidget):
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
         if first_fill:  # measuring every cell again on each refill took longer than filling them
-            self.resizeColumnsToContents()
-            self.natural_widths = [self.columnWidth(j) for j in range(self.columnCount())]
-            self.fit_columns()
-
-    def fit_columns(self) -> None:
-        """Narrow the widest columns so that every column is in view (a narrowed cell ends in "…")."""
-        if not self.natural_widths:
-            self.resizeColumnsToContents()
-            self.natural_widths = [self.columnWidth(j) for j in range(self.columnCount())]
-        for j, width in enumerate(fitted_widths(self.natural_widths, self.viewport().width())):
-            self.setColumnWidth(j, width)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fit_columns()
+            fit_columns(self)
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""

@@ -56,6 +56,7 @@ from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -95,8 +96,10 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
-            table.setItem(r, c, QTableWidgetItem(text))
-    table.resizeColumnsToContents()
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)  # the whole text where a narrowed column cuts it
+            table.setItem(r, c, item)
+    fit_columns(table)
 
 
 #: Share of the plotted utility range and of the risk scale a Pareto point's label takes.
