@@ -638,7 +638,7 @@ class MainWindow(QMainWindow):
         return worker
 
     def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
-        """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab
+        """After a run, compute every profile's information loss off the GUI thread; the Decide step
         weighs it when no expert scored the profiles, and the project keeps it."""
         from privacy_studio.core.project_run import computed_utility
 

@@ -54,7 +54,7 @@ COUNT_TIPS = {
 }
 #: Rows measured to size the columns (every row's numbers have the same form).
 WIDTH_ROWS = 12
-#: Shown for a measure that was not computed (not ticked in the Grid tab).
+#: Shown for a measure that was not computed (not ticked in the Grid step).
 NOT_COMPUTED = "—"
 #: Keys of the shares (and their intervals) the catalogue marks as proportions: shown as percentages,
 #: written as the report writes them.
@@ -131,7 +131,7 @@ class ResultsTable(QTableWidget):
                 value = (rec if where == "profile" else entry).get(key)
                 item = _Item(_text(value, key))
                 if value is None:
-                    item.setToolTip("not computed: tick this measure in the Grid tab and run again")
+                    item.setToolTip("not computed: tick this measure in the Grid step and run again")
                 elif key in LEVEL_NAMES:
                     item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
                 if isinstance(value, int | float):
