@@ -311,10 +311,12 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
         dialog.out.setText(str(release_file))
         dialog.start_write()
 
-    def attack() -> None:  # the release against the events, at the release's profile
+    def attack() -> None:
+        """The events matched against themselves at the release's profile: the attack's full work, without
+        depending on how a release file is read back."""
         spatial, temporal = dialog.profile.currentText().split(":")
-        hierarchy = window.attacks.inputs()["identified.hierarchy"]
-        sides = {"anonymous.data": str(release_file), "anonymous.hierarchy": hierarchy}
+        inputs = window.attacks.inputs()
+        sides = {f"anonymous.{k}": inputs[f"identified.{k}"] for k in ("data", "places", "hierarchy")}
         window.attacks.apply_inputs({**sides, "spatial": spatial, "temporal": temporal})
         window.attacks.start(window.attacks.matching_request())
 
