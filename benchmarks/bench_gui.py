@@ -299,6 +299,8 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
     from PySide6.QtWidgets import QFileDialog
 
     pdf, project_file, release_file = tmp / "report.pdf", tmp / "bench.psproj", tmp / "release.csv"
+    settings = window.session.project.settings
+    profile = f"{settings['spatial'][-1]}:{settings['temporal'][-1]}"  # the grid's coarsest cell
     QFileDialog.getSaveFileName = staticmethod(lambda *a, **k: (str(pdf), ""))
     busy = lambda: any(not w.background for w in window.runner.active)  # noqa: E731
     dialog = None
@@ -306,6 +308,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
     def release() -> None:
         nonlocal dialog
         dialog = window.export_release()
+        dialog.profile.setCurrentText(profile)  # the same in both trees (the default is the recommendation)
         dialog.start_preview()
         wait(lambda: dialog.prepared is not None or not busy(), "the release preview")
         dialog.out.setText(str(release_file))
@@ -314,7 +317,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
     def attack() -> None:
         """The events matched against themselves at the release's profile: the attack's full work, without
         depending on how a release file is read back."""
-        spatial, temporal = dialog.profile.currentText().split(":")
+        spatial, temporal = profile.rsplit(":", 1)
         inputs = window.attacks.inputs()
         sides = {f"anonymous.{k}": inputs[f"identified.{k}"] for k in ("data", "places", "hierarchy")}
         window.attacks.apply_inputs({**sides, "spatial": spatial, "temporal": temporal})
@@ -349,6 +352,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
         dialog.close()
     measured["PDF export"]["written"] = pdf.exists()
     measured["release export"]["written"] = release_file.exists()
+    measured["release export"]["profile"] = profile
     measured["matching attack"]["status"] = window.attacks.status.text()[:120]
     return measured
 
