@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem,
 from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.report.numbers import interval, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS
+from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.results import Record
 
@@ -113,6 +114,9 @@ class ResultsTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
         self.setHorizontalHeaderLabels([_two_lines(c[0]) for c in COLUMNS])
+        for j, (header, _, _, key) in enumerate(COLUMNS):
+            tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
+            self.horizontalHeaderItem(j).setToolTip(tip)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
