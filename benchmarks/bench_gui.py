@@ -8,7 +8,9 @@ the same invocation, so the baseline shares the machine's load; each child's scr
 
 Measured: open (data read), run time, time to the first plotted curve, max and p99 event-loop gap over the
 run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
-end: a frozen loop delays the key press, so the freeze counts).
+end: a frozen loop delays the key press, so the freeze counts). Then each action after the run alone (PDF
+export, project save and open, release preview and write, anonymizability, matching attack): its seconds
+and its max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it).
 
 Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
                                       [--data DIR] [--json OUT]
@@ -261,6 +263,8 @@ def child(name: str, data: Path, out: Path) -> None:
     result["tab_switch_max_ms"] = max(switches) * 1000
     result["tab_switch_ms"] = {window.tabs.tabText(i): s * 1000 for i, s in enumerate(switches)}
 
+    result["actions"] = actions(window, monitor, wait, tmp)
+
     # Cancel: a second run, Esc due CANCEL_AFTER seconds in (sent when the event loop next turns).
     window.tabs.setCurrentIndex(0)
     t0 = time.perf_counter()
@@ -287,6 +291,81 @@ def child(name: str, data: Path, out: Path) -> None:
     if hasattr(monitor, "stalls"):  # every 50 ms of a stall counts once where the GUI thread was
         result["stalls"] = dict(monitor.stalls.most_common(12))
     out.write_text(json.dumps(result), encoding="utf-8")
+
+
+def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
+    """The officer's actions after a run, each measured alone (seconds, max and p99 event-loop gap):
+    PDF export, project save and open, release export (preview and write), anonymizability, attacks."""
+    from PySide6.QtWidgets import QFileDialog
+
+    pdf, project_file, release_file = tmp / "report.pdf", tmp / "bench.psproj", tmp / "release.csv"
+    settings = window.session.project.settings
+    profile = f"{settings['spatial'][-1]}:{settings['temporal'][-1]}"  # the grid's coarsest cell
+    QFileDialog.getSaveFileName = staticmethod(lambda *a, **k: (str(pdf), ""))
+    busy = lambda: any(not w.background for w in window.runner.active)  # noqa: E731
+    dialog = None
+
+    def release() -> None:
+        nonlocal dialog
+        dialog = window.export_release()
+        dialog.profile.setCurrentText(profile)  # the same in both trees (the default is the recommendation)
+        dialog.start_preview()
+        wait(lambda: dialog.prepared is not None or not busy(), "the release preview")
+        dialog.out.setText(str(release_file))
+        dialog.start_write()
+
+    def attack() -> None:
+        """The events matched against themselves at the release's profile: the attack's full work, without
+        depending on how a release file is read back."""
+        spatial, temporal = profile.rsplit(":", 1)
+        inputs = window.attacks.inputs()
+        sides = {f"anonymous.{k}": inputs[f"identified.{k}"] for k in ("data", "places", "hierarchy")}
+        window.attacks.apply_inputs({**sides, "spatial": spatial, "temporal": temporal})
+        window.attacks.start(window.attacks.matching_request())
+
+    steps = (
+        ("PDF export", window.export_report, lambda: not busy()),
+        ("project save", lambda: window._save_to(project_file), lambda: True),
+        (
+            "project open",
+            lambda: window.open_project(project_file),
+            lambda: window.session.dataset is not None,
+        ),
+        ("release export", release, lambda: not busy()),
+        ("anonymizability", window.anonymizability.start, lambda: not busy()),
+        ("matching attack", attack, lambda: not busy()),
+    )
+    measured: dict[str, dict] = {}
+    for label, start, done in steps:
+        wait(lambda: not busy(), "the previous action")
+        monitor.gaps.clear()
+        monitor.recording = True
+        t0 = time.perf_counter()
+        start()
+        wait(done, label)
+        elapsed = time.perf_counter() - t0
+        settle = time.perf_counter() + 0.05  # a few ticks after: a freeze inside start() counts too
+        wait(lambda end=settle: time.perf_counter() > end, "")
+        monitor.recording = False
+        measured[label] = {"s": elapsed, **monitor.summary()}
+    if dialog is not None:
+        dialog.close()
+    measured["PDF export"]["written"] = pdf.exists()
+    measured["release export"]["written"] = release_file.exists()
+    measured["release export"]["profile"] = profile
+    measured["matching attack"]["status"] = window.attacks.status.text()[:120]
+    return measured
+
+
+def action_table(rows: list[dict]) -> str:
+    """One row per dataset, tree and action: seconds and the max and p99 event-loop gap."""
+    head = ("dataset", "tree", "action", "s", "max gap ms", "p99 gap ms")
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    for r in rows:
+        for label, a in (r.get("actions") or {}).items():
+            cells = [r["dataset"], r["tree"], label, fmt(a["s"])]
+            lines.append(" | ".join([*cells, fmt(a["gap_max_ms"], "ms"), fmt(a["gap_p99_ms"], "ms")]))
+    return "\n".join(lines)
 
 
 # -- parent ---------------------------------------------------------------------------------------------
@@ -381,6 +460,8 @@ def main() -> int:
                 rows.append(row)
                 print(f"{name} / {tree.label}: {json.dumps(row)}", file=sys.stderr, flush=True)
     print(table(rows))
+    print()
+    print(action_table(rows))
     path = write_results("bench_gui", {"base": args.base, "cpus": os.cpu_count(), "rows": rows}, args.json)
     print(f"written {path} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0

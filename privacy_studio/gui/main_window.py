@@ -1,4 +1,5 @@
-"""The main window: project side panel, plot tabs, results table, messages, status bar with Cancel."""
+"""The main window: the step bar over one step at a time (Data → Grid → Run → Decide → Release → Report),
+the toolbar with Run and Cancel, and the status bar with progress."""
 
 from __future__ import annotations
 
@@ -11,24 +12,19 @@ from PySide6.QtWidgets import (
     QDialog,
     QDockWidget,
     QFileDialog,
-    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSplitter,
-    QStackedWidget,
     QTabWidget,
     QToolBar,
-    QTreeWidget,
-    QTreeWidgetItem,
     QWidget,
 )
 
 from privacy_studio import __version__
-from privacy_studio.core.analyses import AnonymizabilityResults, record_release
+from privacy_studio.core.analyses import AnonymizabilityResults, ReleaseRecord, record_release
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
 from privacy_studio.core.report.record import project_digest
@@ -54,6 +50,8 @@ from privacy_studio.gui.results import Record, as_record, profile_label
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.session import Session
 from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
+from privacy_studio.gui.step_pages import DataPage, ProjectTree, ReleasePage, ReportPage
+from privacy_studio.gui.steps import STEPS, Progress, StepView, scrolled
 from privacy_studio.gui.wheel_guard import WheelGuard, guard_wheel
 from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
@@ -96,15 +94,6 @@ def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskCo
         yield as_record(result)
 
 
-def _scrolled(widget: QWidget) -> QScrollArea:
-    """``widget`` in a scroll area, so a panel's minimum size never forces the window beyond the screen."""
-    area = QScrollArea()
-    area.setWidget(widget)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    return area
-
-
 class MainWindow(QMainWindow):
     """One window per open project; every long computation runs in ``self.runner``."""
 
@@ -141,38 +130,23 @@ class MainWindow(QMainWindow):
         self.start_page.import_data.connect(lambda: self.show_import())
         self.start_page.open_project.connect(self.ask_open)
         self.start_page.open_recent.connect(self.open_project)
-        self.central = QStackedWidget()
-        self.central.addWidget(self.start_page)
-        self.central.addWidget(self.tabs)
-        self.setCentralWidget(self.central)
         self.table_timer = QTimer(self)
         self.table_timer.setSingleShot(True)
         self.table_timer.setInterval(TABLE_DELAY_MS)
         self.table_timer.timeout.connect(self._fill_table)
-
-        self.tree = QTreeWidget()
-        self.tree.setHeaderHidden(True)
-        self.tree.itemActivated.connect(self._tree_activated)
+        self.tree = ProjectTree()
+        self.tree.wanted.connect(self._tree_wanted)
         self.summary = SummaryPanel()
         self.grid = GridPanel()
-        self.side_tabs = QTabWidget()
-        self.grid_page, self.summary_page = _scrolled(self.grid), _scrolled(self.summary)
-        self.side_tabs.addTab(self.grid_page, "Grid")
-        self.side_tabs.addTab(self.summary_page, "Data")
-        side = QSplitter(Qt.Orientation.Vertical)
-        side.addWidget(self.tree)
-        side.addWidget(self.side_tabs)
-        side.setSizes([150, 730])  # the tree's four top rows (sources, grid, results, analyses) all visible
         self.results_table = ResultsTable()
         self.log_panel = LogPanel()
         self.help_panel = HelpPanel()
-        self.project_dock = self._dock("Project", side, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.results_dock = self._dock("Results", self.results_table, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.log_dock = self._dock("Messages", self.log_panel, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.results_dock, self.log_dock)
-        self.results_dock.raise_()
-        self.help_dock = self._dock("Measures help", self.help_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.help_dock = QDockWidget("Measures help", self)
+        self.help_dock.setObjectName("Measures_help")
+        self.help_dock.setWidget(self.help_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.help_dock)
         self.help_dock.hide()
+        self._mount_steps()
 
         self.status_label = QLabel("Ready")
         self.progress = QProgressBar()
@@ -202,36 +176,60 @@ class MainWindow(QMainWindow):
         self.session.changed.connect(self._show_start_or_tabs)
         self.session.dirty_changed.connect(self._update_title)
         self.runner.started.connect(self._track_status)
-        self._mount_analysis_panels()
         self._restore_state()
         self._refresh_tree()
         self._update_title()
         self._show_start_or_tabs()
+        self.show_step("data")
         guard_wheel(self, self.wheel_guard)
 
     # -- construction ------------------------------------------------------------------------------
-    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(title.replace(" ", "_"))
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
-
-    def _mount_analysis_panels(self) -> None:
-        """Add the self-contained analysis panels as tabs, wired to the session."""
+    def _mount_steps(self) -> None:
+        """The main area: the step bar over one step's page (Data, Grid, Run, Decide, Release, Report)."""
         self.tradeoff = TradeoffPanel(self.session, self.runner)
         self.anonymizability = AnonymizabilityPanel(self.runner)
         self.attacks = AttacksPanel(self.session, self.runner)
-        for panel, title in (
-            (self.tradeoff, "Trade-off"),
-            (self.anonymizability, "Anonymizability"),
-            (self.attacks, "Attacks"),
-        ):
-            self.tabs.addTab(_scrolled(panel), title)
+        self.tabs.addTab(scrolled(self.anonymizability), "Anonymizability")
+        self.bottom_tabs = QTabWidget()
+        self.bottom_tabs.setDocumentMode(True)
+        self.bottom_tabs.addTab(self.results_table, "Results")
+        self.bottom_tabs.addTab(self.log_panel, "Messages")
+        self.run_split = QSplitter(Qt.Orientation.Vertical)
+        self.run_split.addWidget(self.tabs)
+        self.run_split.addWidget(self.bottom_tabs)
+        self.run_split.setStretchFactor(0, 3)
+        self.run_split.setStretchFactor(1, 1)
+        self.data_page = DataPage(self.start_page, self.tree, scrolled(self.summary))
+        self.release_page = ReleasePage(scrolled(self.attacks))
+        self.release_page.export_requested.connect(self.export_release)
+        self.report_page = ReportPage()
+        self.report_page.details_requested.connect(self.edit_report_details)
+        self.report_page.export_requested.connect(self.export_report)
+        contents = {
+            "data": self.data_page,
+            "grid": scrolled(self.grid),
+            "run": self.run_split,
+            "decide": scrolled(self.tradeoff),
+            "release": self.release_page,
+            "report": self.report_page,
+        }
+        self.steps = StepView(contents)
+        self.central = self.steps.stack
+        self.setCentralWidget(self.steps)
         self.session.dataset_changed.connect(
             lambda ds: self.anonymizability.set_events(ds.events if ds is not None else None)
         )
         self.anonymizability.resultsChanged.connect(self._keep_anonymizability)
+
+    def show_step(self, key: str, tab: str = "") -> None:
+        """Fill the window with step ``key`` (and, in the Run step, the tab titled ``tab``)."""
+        self.steps.show_step(key)
+        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        if tab in titles:
+            self.tabs.setCurrentIndex(titles.index(tab))
+
+    def _tree_wanted(self, key: str, tab: str) -> None:
+        self.show_step(key or "data", tab)
 
     def _keep_anonymizability(self) -> None:
         """Store the panel's results in the project; restoring a saved state is not a change."""
@@ -296,8 +294,16 @@ class MainWindow(QMainWindow):
         )
         self.cancel_action.setEnabled(False)
         view_menu = self.menuBar().addMenu("&View")
-        for dock in (self.project_dock, self.results_dock, self.log_dock, self.help_dock):
-            view_menu.addAction(dock.toggleViewAction())
+        for number, step in enumerate(STEPS, 1):
+            self._action(
+                view_menu,
+                f"&{number} {step.title}",
+                lambda _=False, k=step.key: self.show_step(k),
+                f"Ctrl+{number}",
+                step.purpose,
+            )
+        view_menu.addSeparator()
+        view_menu.addAction(self.help_dock.toggleViewAction())
         help_menu = self.menuBar().addMenu("&Help")
         self._action(help_menu, "&Measures help", self.show_help, QKeySequence.StandardKey.HelpContents)
         self._action(help_menu, "&About Privacy Studio", self.show_about)
@@ -316,11 +322,18 @@ class MainWindow(QMainWindow):
         self.toolbar = bar
 
     def _show_start_or_tabs(self) -> None:
-        """The start page while there is neither data nor results; the result tabs otherwise."""
+        """The Data step shows the start page while there is neither data nor results; every step's line
+        says again what is missing."""
         project = self.session.project
         empty = self.session.dataset is None and not project.results and not project.sources
         self.start_page.set_recent(self.recent_files())
-        self.central.setCurrentWidget(self.start_page if empty else self.tabs)
+        self.data_page.show_start(empty)
+        progress = Progress(
+            self.session.dataset is not None, len(self.grid.checked_cells()), len(project.results)
+        )
+        self.steps.update_needs(progress)
+        self.release_page.show_release(project.analysis(ReleaseRecord))
+        self.report_page.show_details(ReportDetails.of(project.analyses))
 
     # -- state -------------------------------------------------------------------------------------
     def _restore_state(self) -> None:
@@ -330,8 +343,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self.restoreState(state)
-        else:  # first start: the plots get most of the height, the results table a quarter
-            self.resizeDocks([self.results_dock], [self.height() // 4], Qt.Orientation.Vertical)
+        self.run_split.setSizes([3 * self.height() // 4, self.height() // 4])
 
     def recent_files(self) -> list[str]:
         value = self.qsettings.value("recent", [])
@@ -367,7 +379,7 @@ class MainWindow(QMainWindow):
     def error(self, message: str, details: str = "") -> None:
         """Show a problem once, readably, and keep it in the messages."""
         self.log(message, "error", details)
-        self.log_dock.raise_()
+        self.bottom_tabs.setCurrentWidget(self.log_panel)
         QMessageBox.warning(self, "Privacy Studio", message)
 
     # -- project files -----------------------------------------------------------------------------
@@ -395,6 +407,7 @@ class MainWindow(QMainWindow):
             self.grid.engine_box.set_choice(self.session.project.engine)
             self._offer_attributes(self.session.project)
             self.anonymizability.restore([])
+            self.show_step("data")
             self.log("New project")
 
     def ask_open(self) -> None:
@@ -432,6 +445,7 @@ class MainWindow(QMainWindow):
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
         self.anonymizability.restore(stored.content if stored else [])
         self._remember(Path(path))
+        self.show_step("run" if project.results else "grid" if project.sources else "data")
         self.log(f"Opened {path}")
         if relocated:
             self.session.set_dirty(True)
@@ -527,7 +541,9 @@ class MainWindow(QMainWindow):
         self.session.set_dataset(dataset, path, reader, sha256)
         self._offer_attributes(self.session.project)  # the attributes of other people no longer apply
         self.grid.set_hierarchy_levels(dataset.hierarchy)
-        self.side_tabs.setCurrentWidget(self.grid_page)
+        self._refresh_tree()  # the grid panel sets its levels silently: its ticked cells count again
+        self._show_start_or_tabs()
+        self.show_step("grid")
         self.log(
             f"Imported {path}: {dataset.report.rows_kept:,} rows kept, "
             f"{dataset.report.rows_rejected:,} rejected"
@@ -624,6 +640,7 @@ class MainWindow(QMainWindow):
         worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
         worker.signals.done.connect(self._run_done)
         self.run_worker = worker
+        self.show_step("run")
         self.grid.run_button.setEnabled(False)
         self.run_action.setEnabled(False)
         self.log(
@@ -664,7 +681,7 @@ class MainWindow(QMainWindow):
         self.grid.attribute_box.set_file(source.path if source is not None else None, columns)
 
     def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
-        """After a run, compute every profile's information loss off the GUI thread; the Trade-off tab
+        """After a run, compute every profile's information loss off the GUI thread; the Decide step
         weighs it when no expert scored the profiles, and the project keeps it."""
         from privacy_studio.core.project_run import computed_utility
 
@@ -775,33 +792,8 @@ class MainWindow(QMainWindow):
 
     # -- tree --------------------------------------------------------------------------------------
     def _refresh_tree(self) -> None:
-        project = self.session.project
-        self.tree.clear()
-        sources = QTreeWidgetItem(self.tree, ["Data sources"])
-        for source in project.sources:
-            item = QTreeWidgetItem(sources, [Path(source.path).name])
-            item.setToolTip(0, source.path)
-        grid = QTreeWidgetItem(self.tree, [f"Grid ({len(self.grid.checked_cells())} cells ticked)"])
-        results = QTreeWidgetItem(self.tree, [f"Results ({len(project.results)} profiles)"])
-        for rec in project.results:
-            QTreeWidgetItem(results, [profile_label(rec)])
-        analyses = QTreeWidgetItem(self.tree, ["Analyses"])
-        for i in range(self.tabs.count()):
-            QTreeWidgetItem(analyses, [self.tabs.tabText(i)])
-        for item in (sources, grid, results):
-            item.setExpanded(True)
-        self._tree_targets = {id(sources): self.summary_page, id(grid): self.grid_page}
-
-    def _tree_activated(self, item: QTreeWidgetItem, _column: int) -> None:
-        parent = item.parent()
-        if parent is not None and parent.text(0) == "Analyses":
-            self.tabs.setCurrentIndex(parent.indexOfChild(item))
-        elif parent is not None and parent.text(0).startswith("Results"):
-            self.results_dock.raise_()
-        else:
-            target = self._tree_targets.get(id(parent or item))
-            if target is not None:
-                self.side_tabs.setCurrentWidget(target)
+        titles = [self.tabs.tabText(i) for i in range(self.tabs.count())]
+        self.tree.fill(self.session.project, len(self.grid.checked_cells()), titles)
 
     # -- export and help ---------------------------------------------------------------------------
     def export_plot(self) -> None:

@@ -21,10 +21,12 @@ SAMPLE_PROJECT = Path(__file__).resolve().parents[2] / "sample_data" / "sample.p
 STEPS = (
     "<b>1. Bring the data in.</b> Import a file of events (calls, card payments, check-ins) or open a "
     "project. You see how each column was read and which rows were left out.",
-    "<b>2. Measure the risk.</b> In the Grid tab (left), tick the generalizations to try (place × time) and "
-    "press <b>Run</b> in the toolbar. Results appear profile by profile; you can look around meanwhile.",
-    "<b>3. Decide.</b> Compare risk and usefulness in the Trade-off tab, then write the PDF report "
-    "(File › Export report).",
+    "<b>2. Measure the risk.</b> In the <b>Grid</b> step, tick the generalizations to try (place × time) and "
+    "press <b>Run</b> in the toolbar. Results appear profile by profile in the <b>Run</b> step; you can look "
+    "around meanwhile.",
+    "<b>3. Decide, release, report.</b> Compare risk and usefulness in the <b>Decide</b> step, write the "
+    "data at the chosen profile in <b>Release</b>, and the PDF in <b>Report</b>. The bar above leads "
+    "through the steps and says what each one still needs.",
 )
 
 

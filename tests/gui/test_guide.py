@@ -12,7 +12,7 @@ from .test_flow import RUN_TIMEOUT, tick_cells
 
 
 def test_start_page_until_there_is_data(window, qtbot, tmp_path):
-    assert window.central.currentWidget() is window.start_page
+    assert window.steps.current == "data" and window.data_page.currentWidget() is window.start_page
     assert window.start_page.sample_button.isEnabled() == SAMPLE_PROJECT.exists()
     assert not window.start_page.recent.isVisibleTo(window.start_page), "no recent projects yet"
     window._remember(tmp_path / "earlier.psproj")
@@ -20,7 +20,7 @@ def test_start_page_until_there_is_data(window, qtbot, tmp_path):
     assert window.start_page.recent.count() == 1
     if SAMPLE_PROJECT.exists():
         window.start_page.sample_button.click()
-        assert window.central.currentWidget() is window.tabs
+        assert window.steps.current == "grid", "a project with data and no results opens on its grid"
         assert window.windowTitle().startswith("sample.psproj"), "the title names the project at once"
         qtbot.waitUntil(lambda: window.session.dataset is not None, timeout=120_000)
 

@@ -38,7 +38,7 @@ def _record(spatial: str, temporal: str, places: int = 0, reference_p: int = 1) 
 
 
 def test_hidden_plots_wait_until_shown_and_bursts_redraw_once(window, qtbot, monkeypatch):
-    window.central.setCurrentWidget(window.tabs)
+    window.show_step("run")
     window.tabs.setCurrentIndex(0)
     drawn: dict[str, int] = {}
     for plot in window.plots:
@@ -73,7 +73,7 @@ def test_heatmap_opens_at_the_reference_p(window):
 def test_risk_map_draws_cells_and_places_only_when_zoomed_in(window, qtbot):
     loc_map = window.plots[-1]
     assert isinstance(loc_map, LocationEmMap) and loc_map.runner is window.runner
-    window.central.setCurrentWidget(window.tabs)
+    window.show_step("run")
     window.tabs.setCurrentWidget(loc_map)
     loc_map.set_records([_record("raw", "1h", places=3 * MAX_PLACES_SHOWN)])
     qtbot.waitUntil(lambda: loc_map.cells is not None, timeout=5000)
@@ -140,7 +140,7 @@ def test_a_second_run_asks_before_replacing_results(imported_window, qtbot, monk
 
 def test_scrolling_over_a_setting_without_focus_leaves_it_alone(window, qtbot):
     box = window.grid.samples
-    window.side_tabs.setCurrentWidget(window.grid_page)
+    window.show_step("grid")
     before = box.value()
     wheel = QWheelEvent(
         QPointF(5, 5),
@@ -192,13 +192,13 @@ def test_profiles_differ_in_marker_as_well_as_colour(window):
 
 def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
     panel = window.tradeoff
-    window.central.setCurrentWidget(window.tabs)
+    window.show_step("run")
     window.tabs.setCurrentIndex(0)
     window.session.add_result(_record("zip", "1h"))
     window.session.add_result(_record("district", "1w"))
     qtbot.wait(REDRAW_WAIT_MS)
     assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
-    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    window.show_step("decide")
     qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)
 
 
@@ -264,8 +264,7 @@ def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only
     from privacy_studio.core.risk.catalogue import RISK_FIELDS
 
     panel = window.tradeoff
-    window.central.setCurrentWidget(window.tabs)
-    window.tabs.setCurrentIndex(window.tabs.indexOf(panel.parentWidget().parentWidget()))
+    window.show_step("decide")
     for i, spatial in enumerate(("antenna", "zip", "district", "municipality")):
         record = _record(spatial, "1h")
         for entry in record["by_p"]:

@@ -86,7 +86,8 @@ def test_main_window_after_a_run_is_not_blank(xvfb_display, sample_subset):
 
 
 def test_every_tab_is_screenshot_at_both_sizes(large_xvfb_display, sample_subset):
-    """Start page, import dialog, every tab after a run at 1280×720 and 1600×1000, and the release preview."""
+    """Start page, import dialog, every step (every Run tab) after a run at 1280×720 and 1600×1000, and the
+    release preview and report details dialogs."""
     from PySide6.QtGui import QImage
 
     env = {**os.environ, "DISPLAY": large_xvfb_display, "QT_QPA_PLATFORM": "xcb"}
@@ -101,11 +102,11 @@ def test_every_tab_is_screenshot_at_both_sizes(large_xvfb_display, sample_subset
     assert done.returncode == 0, done.stderr[-3000:]
     for size in ("1280x720", "1600x1000"):
         shots = sorted((TAB_SHOTS / size).glob("[0-9][0-9]_*.png"))
-        assert len(shots) >= 9, f"{size}: one screenshot per tab"
+        assert len(shots) >= 12, f"{size}: one screenshot per step and per tab of the Run step"
         width, height = map(int, size.split("x"))
         for shot in shots:
             image = QImage(str(shot))
-            if shot.name.startswith(("00_import", "10_release")):
+            if shot.name.startswith(("00_import", "98_release", "99_report")):
                 assert image.height() <= height, f"{shot.name}: the dialog fits a 720-pixel screen"
                 continue
             assert (image.width(), image.height()) == (width, height), shot.name

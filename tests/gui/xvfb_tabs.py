@@ -1,4 +1,4 @@
-"""Run by test_xvfb.py on a real X server: the start page, then every tab after a run, at each window size.
+"""Run by test_xvfb.py on a real X server: the start page, every step (and tab) after a run, at each size.
 
 Usage: python xvfb_tabs.py EVENTS ANTENNAS HIERARCHY OUT_DIR  (writes OUT_DIR/WxH/NN_name.png)
 """
@@ -10,11 +10,15 @@ import sys
 import time
 from pathlib import Path
 
+from fit import cut_off  # the same check as test_fit_1280.py, here on a real X server
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 from xvfb_app import wait_for  # the same wait as the main-window script beside this one
 
+from privacy_studio.core.report_details import ReportDetails
+from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
 from privacy_studio.gui.main_window import MainWindow
+from privacy_studio.gui.steps import KEYS
 
 SIZES = ((1280, 720), (1600, 1000))
 
@@ -47,6 +51,7 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     dialog.tz.setText("Europe/Paris")
     settle(app, 1.5)
     dialog.grab().save(str(first / "00_import_dialog.png"))
+    problems = [f"import dialog: {p}" for p in cut_off(dialog)]
     dialog.start_import()
     wait_for(app, lambda: window.session.dataset is not None, "the import")
     dialog.close()
@@ -63,18 +68,34 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     for width, height in SIZES:
         window.resize(width, height)
         folder = Path(out) / f"{width}x{height}"
-        for i in range(window.tabs.count()):
-            window.tabs.setCurrentIndex(i)
-            settle(app, 0.6)
-            save(window, folder, f"{i + 1:02d} {window.tabs.tabText(i)}")
+        shot = 0
+        for key in KEYS:  # every step; the Run step once per tab
+            window.show_step(key)
+            titles = [window.tabs.tabText(i) for i in range(window.tabs.count())] if key == "run" else [""]
+            for title in titles:
+                window.show_step(key, title)
+                settle(app, 0.6)
+                shot += 1
+                save(window, folder, f"{shot:02d} {key} {title}")
+                problems += [f"{width}x{height} {key} {title}: {p}" for p in cut_off(window)]
     release = window.export_release()  # issue #15 item 6: the first rows as they would be released
     release.start_preview()
     wait_for(app, lambda: release.preview_table.rowCount() > 0, "the release preview")
     settle(app, 0.6)
-    release.grab().save(str(Path(out) / "{}x{}".format(*SIZES[0]) / "10_release_preview.png"))
+    release.grab().save(str(Path(out) / "{}x{}".format(*SIZES[0]) / "98_release_preview.png"))
+    problems += [f"release dialog: {p}" for p in cut_off(release)]
     release.close()
+    details = ReportDetailsDialog(window.session.project.name, ReportDetails(), window)
+    details.show()
+    settle(app, 0.6)
+    details.grab().save(str(Path(out) / "{}x{}".format(*SIZES[0]) / "99_report_details.png"))
+    problems += [f"report details dialog: {p}" for p in cut_off(details)]
+    details.close()
     window.session.set_dirty(False)
     window.close()
+    if problems:  # cut off on a real screen: the test fails with the list
+        print("\n".join(problems), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -12,6 +12,7 @@ from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.numbers import interval, lower_bound, number, one_in, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS
 from privacy_studio.gui import help as measure_help
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.results import Record
 
 
@@ -57,7 +58,7 @@ COUNT_TIPS = {
 }
 #: Rows measured to size the columns (every row's numbers have the same form).
 WIDTH_ROWS = 12
-#: Shown for a measure that was not computed (not ticked in the Grid tab).
+#: Shown for a measure that was not computed (not ticked in the Grid step).
 NOT_COMPUTED = "—"
 #: Keys of the shares (and their intervals) the catalogue marks as proportions: shown as percentages,
 #: written as the report writes them.
@@ -103,12 +104,21 @@ def _level_words(name: Callable[[str], str], code: str) -> str:
         return ""
 
 
+def _two_lines(header: str) -> str:
+    """A header of several words on two lines, split at the space nearest its middle (narrower columns)."""
+    spaces = [i for i, c in enumerate(header) if c == " "]
+    if len(header) < 9 or not spaces:
+        return header
+    cut = min(spaces, key=lambda i: abs(2 * i - len(header)))
+    return f"{header[:cut]}\n{header[cut + 1 :]}"
+
+
 class ResultsTable(QTableWidget):
     """Rows (profile, p) of the result records."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(COLUMNS), parent)
-        self.setHorizontalHeaderLabels([c[0] for c in COLUMNS])
+        self.setHorizontalHeaderLabels([_two_lines(c[0]) for c in COLUMNS])
         for j, (header, _, _, key) in enumerate(COLUMNS):
             tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
             self.horizontalHeaderItem(j).setToolTip(tip)
@@ -118,6 +128,7 @@ class ResultsTable(QTableWidget):
         # Column widths from the header and the first rows: measuring every cell of a 120-row table took
         # 30 ms of the GUI thread at the end of each run.
         self.horizontalHeader().setResizeContentsPrecision(WIDTH_ROWS)
+        fit_columns(self)  # narrowed to the table's width: it never scrolls sideways
 
     def set_records(self, records: list[Record]) -> None:
         rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
@@ -132,7 +143,7 @@ class ResultsTable(QTableWidget):
                 )
                 item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
                 if value is None:
-                    item.setToolTip("not computed: tick this measure in the Grid tab and run again")
+                    item.setToolTip("not computed: tick this measure in the Grid step and run again")
                 elif key in LEVEL_NAMES:
                     item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
                 if isinstance(value, int | float):
@@ -142,7 +153,7 @@ class ResultsTable(QTableWidget):
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
         if first_fill:  # measuring every cell again on each refill took longer than filling them
-            self.resizeColumnsToContents()
+            fit_columns(self)
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""

@@ -59,6 +59,7 @@ from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, ri
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.user_keys import project_salt
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_title
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.panels.aggregates_tab import AggregatesTab
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
@@ -108,8 +109,10 @@ def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
-            table.setItem(r, c, QTableWidgetItem(text))
-    table.resizeColumnsToContents()
+            item = QTableWidgetItem(text)
+            item.setToolTip(text)  # the whole text where a narrowed column cuts it
+            table.setItem(r, c, item)
+    fit_columns(table)
 
 
 #: Share of the plotted utility range and of the risk scale a Pareto point's label takes.

@@ -30,7 +30,7 @@ from privacy_studio.gui.plots.profile_choice import ProfileCombo
 from privacy_studio.gui.results import Record, p_values
 
 #: What an empty plot says, so a newcomer knows how to fill it.
-NO_RESULTS = "No results yet: tick cells in the Grid tab (left) and press Run (Ctrl+R)."
+NO_RESULTS = "No results yet: tick cells in the Grid step and press Run (Ctrl+R)."
 
 #: Colours of successive profiles (colour-blind friendly, Okabe-Ito).
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")

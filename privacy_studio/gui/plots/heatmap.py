@@ -169,7 +169,7 @@ class UnicityHeatmap(PlotTab):
         if verdicts:
             ceiling = float(self.criteria.get("ceiling") or 0.05)
             self.note.setText(
-                "✓ / ✗: the release criteria of the Trade-off tab "
+                "✓ / ✗: the release criteria of the Decide step "
                 f"({_field_label(self.criteria.get('risk_measure'))} at p = {self.criteria.get('risk_p')}, "
                 "upper end of "
                 f"its 95 % interval where it has one, at most {ceiling:.1%}; unique whole traces and the "
