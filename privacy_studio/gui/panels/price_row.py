@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from privacy_studio.core.generalize import PriceLevel, price_label
 from privacy_studio.core.naming import price_name, price_short
@@ -20,14 +20,17 @@ class PriceRow(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.boxes: dict[str, QCheckBox] = {}
-        self.layout_ = QHBoxLayout(self)
-        self.layout_.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self)  # the title and Add above, the choices below: fits half of a 1280 px window
+        rows.setContentsMargins(0, 0, 0, 0)
+        top, self.layout_ = QHBoxLayout(), QHBoxLayout()
+        rows.addLayout(top)
+        rows.addLayout(self.layout_)
         title = QLabel("Amount (card transactions):")
         title.setToolTip(
             "Each ticked choice evaluates every ticked cell again with the amount released in price bins "
             "(a factor of ten split into N bins); 'no amount' keeps it out of the release."
         )
-        self.layout_.addWidget(title)
+        top.addWidget(title)
         self.edit = QLineEdit()
         self.edit.setPlaceholderText("bins per ×10")
         self.edit.setMaximumWidth(110)
@@ -38,8 +41,9 @@ class PriceRow(QWidget):
             self.add(choice)
         self.boxes["none"].setChecked(True)
         self.layout_.addStretch(1)
-        self.layout_.addWidget(self.edit)
-        self.layout_.addWidget(self.add_button)
+        top.addStretch(1)
+        top.addWidget(self.edit)
+        top.addWidget(self.add_button)
 
     def add(self, text: str) -> bool:
         """Offer a price choice (unticked); False with ``message`` set for a choice that is not one."""
@@ -54,7 +58,7 @@ class PriceRow(QWidget):
         box = QCheckBox(price_short(choice))
         box.setToolTip(price_name(choice))
         box.toggled.connect(lambda _checked: self.edited.emit())
-        self.layout_.insertWidget(len(self.boxes) + 1, box)
+        self.layout_.insertWidget(len(self.boxes), box)
         self.boxes[choice] = box
         return True
 
