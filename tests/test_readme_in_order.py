@@ -34,6 +34,7 @@ NOT_RUNNABLE = {
     ),
     "privacy-studio report sample_data/sample.psproj --pdf report.pdf [": "a template (optional flags)",
     "privacy-studio release PROJECT.psproj": "a template (PROJECT)",
+    "privacy-studio aggregate PROJECT.psproj": "a template (PROJECT)",
     "privacy-studio generate --users N": "a template (N, D, S, DIR)",
     "privacy-studio project new DATA": "a template (DATA, LEVELS, WIDTHS)",
     "privacy-studio project run P.psproj": "a template (P)",

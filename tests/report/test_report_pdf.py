@@ -145,7 +145,7 @@ def test_cli_report_of_the_sample_project(tmp_path: Path) -> None:
     # issue #25: judged against several attackers by default, no profile of the sample passes (district × 1w,
     # the least risky, has 79 % unique whole traces and 23 % at worst-case risk 1); the report says so
     assert headline["recommended"] is None and "no profile meets the release criteria" in text
-    assert "Every release criterion at district × 1w (the least risky profile)" in text
+    assert "Every release criterion at districts × 1 week (the least risky profile)" in text
     for label, value in zip(grid.labels, risk, strict=True):
         assert label_words(label) in text and share(value) in text
     assert "Not available: no user-attributes" not in text  # the sample has an attributes file

@@ -169,7 +169,7 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
             else "the least risky profile"
         )
         if inp.analysis is not None:
-            section.add(Paragraph(f"Every release criterion at {grid.labels[focus]} ({role}):"))
+            section.add(Paragraph(f"Every release criterion at {label_words(grid.labels[focus])} ({role}):"))
             section.add(*(Paragraph(_check_line(c)) for c in inp.analysis.checks[focus]))
         section.add(
             Paragraph(f"Also measured at {label_words(grid.labels[focus])} ({role}):", "note"),
