@@ -13,7 +13,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
@@ -44,6 +43,7 @@ from privacy_studio.core.numbers import count
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
 from privacy_studio.core.release.defaults import candidates
+from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -67,7 +67,7 @@ def effect_text(prepared: PreparedAggregate) -> str:
     )
 
 
-class AggregateDialog(QDialog):
+class AggregateDialog(WorkerDialog):
     """Prepare, preview and write a differentially private aggregate of the session's dataset."""
 
     written = Signal(object)  # the AggregateManifest
@@ -190,29 +190,8 @@ class AggregateDialog(QDialog):
         if path:
             self.out.setText(path)
 
-    def _start(self, worker: Worker, on_finished: Any) -> Worker:
-        self.problems.setText("")
-        self.progress.setValue(0)
-        self.progress.setVisible(True)
-        for button in (self.preview_button, self.write_button):
-            button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        worker.signals.progress.connect(
-            lambda f, m: (self.progress.setValue(round(f * 1000)), self.progress.setFormat(f"{m} %p%"))
-        )
-        worker.signals.finished.connect(on_finished)
-        worker.signals.failed.connect(lambda message, _trace: self._stop(message))
-        worker.signals.cancelled.connect(lambda _items: self._stop("Cancelled: nothing was written."))
-        self.worker = worker
-        return self.runner.start(worker)
-
-    def _stop(self, problem: str = "") -> None:
-        self.worker = None
-        self.progress.setVisible(False)
-        self.cancel_button.setEnabled(False)
-        self.preview_button.setEnabled(True)
-        self.write_button.setEnabled(self.prepared is not None)
-        self.problems.setText(problem)
+    def _write_allowed(self) -> bool:
+        return self.prepared is not None
 
     def start_preview(self) -> Worker | None:
         """Prepare the aggregate in a worker; the figures and first rows are shown when it is done."""

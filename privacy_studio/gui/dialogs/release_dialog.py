@@ -13,7 +13,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -48,6 +47,7 @@ from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
+from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -112,7 +112,7 @@ def effect_text(prepared: PreparedRelease) -> str:
     )
 
 
-class ReleaseDialog(QDialog):
+class ReleaseDialog(WorkerDialog):
     """Prepare, preview and write a release of the session's dataset."""
 
     released = Signal(object)  # the ReleaseManifest
@@ -259,10 +259,12 @@ class ReleaseDialog(QDialog):
     def _needs_reason(self) -> bool:
         return self.prepared is not None and not self.prepared.passes
 
-    def _update_write(self, *_: Any) -> None:
+    def _write_allowed(self) -> bool:
         """Writing needs a preview, and a typed reason when the preview fails the release criteria."""
-        ready = self.prepared is not None and self.worker is None
-        self.write_button.setEnabled(ready and (not self._needs_reason() or bool(self.reason.text().strip())))
+        return self.prepared is not None and (not self._needs_reason() or bool(self.reason.text().strip()))
+
+    def _update_write(self, *_: Any) -> None:
+        self.write_button.setEnabled(self.worker is None and self._write_allowed())
 
     def options(self) -> ReleaseOptions:
         """The choices as release options; :class:`ReleaseError` for an impossible one."""
@@ -292,30 +294,6 @@ class ReleaseDialog(QDialog):
             self.out.setText(path)
 
     # -- work --------------------------------------------------------------------------------------
-    def _start(self, worker: Worker, on_finished: Any) -> Worker:
-        self.problems.setText("")
-        self.progress.setValue(0)
-        self.progress.setVisible(True)
-        for button in (self.preview_button, self.write_button):
-            button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        worker.signals.progress.connect(
-            lambda f, m: (self.progress.setValue(round(f * 1000)), self.progress.setFormat(f"{m} %p%"))
-        )
-        worker.signals.finished.connect(on_finished)
-        worker.signals.failed.connect(lambda message, _trace: self._stop(message))
-        worker.signals.cancelled.connect(lambda _items: self._stop("Cancelled: nothing was written."))
-        self.worker = worker
-        return self.runner.start(worker)
-
-    def _stop(self, problem: str = "") -> None:
-        self.worker = None
-        self.progress.setVisible(False)
-        self.cancel_button.setEnabled(False)
-        self.preview_button.setEnabled(True)
-        self._update_write()
-        self.problems.setText(problem)
-
     def start_preview(self) -> Worker | None:
         """Prepare the release in a worker; the counts, figures and first rows are shown when it is done."""
         if self.dataset is None:
