@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from privacy_studio.core.naming import label_words
 from privacy_studio.core.tradeoff.extrapolation import SubsampleCurve
 from privacy_studio.gui.workers import TaskRunner
 
@@ -37,7 +38,8 @@ def test_live_results_fill_the_pareto_view(panel, thesis_profiles, thesis_scores
     # names cover no other (issue #15: twelve names over clustered points were unreadable).
     named = [t.toPlainText() for t in panel.point_labels]
     assert panel.dominance.rowCount() == 12
-    assert named[0] == a.recommendation.label and set(named) <= set(a.pareto.front) | {named[0]}
+    front = {label_words(label) for label in a.pareto.front}  # in words, as the table beside the plot
+    assert named[0] == label_words(a.recommendation.label) and set(named) <= front | {named[0]}
     assert "same whichever" in panel.tau_message.text()
     image = panel.pareto_plot.grab().toImage()
     colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}

@@ -606,7 +606,7 @@ class TradeoffPanel(QWidget):
         for i in _spaced_labels(a.utility, a.risk, [i for i in candidates if known[i]]):
             below = a.risk[i] >= top  # under the highest points, not cut off by the plot's top edge
             anchor = (float(a.utility[i] < low), float(not below))
-            text = pg.TextItem(a.labels[i], color="#333333", anchor=anchor)
+            text = pg.TextItem(label_words(a.labels[i]), color="#333333", anchor=anchor)
             text.setPos(a.utility[i], a.risk[i])
             self.pareto_plot.addItem(text)
             self.point_labels.append(text)
