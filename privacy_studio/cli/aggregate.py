@@ -43,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="contribution bound: each person counts in at most N cells (their N most frequent)",
     )
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="E",
+        help="the total ε all aggregates of these people may spend: a file that would take the project's "
+        "aggregates (earlier ones included) over it is refused before any data is read",
+    )
     p.add_argument("--out", required=True, metavar="FILE.csv", help="the aggregate file")
     p.add_argument("--overwrite", action="store_true", help="replace an existing file and manifest")
     p.set_defaults(func=run)
@@ -55,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
         prepare_aggregate,
         write_aggregate,
     )
+    from privacy_studio.core.aggregate.budget import check_budget, spent
     from privacy_studio.core.aggregate.export import check_aggregate_targets, grid_profiles
-    from privacy_studio.core.analyses import AggregateReleases, AnalysisError
+    from privacy_studio.core.analyses import AnalysisError, ReleaseHistory, record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
@@ -76,12 +84,17 @@ def run(args: argparse.Namespace) -> int:
         options.validate()
         check_aggregate_targets(args.out, args.overwrite)
         project = Project.load(args.project)
-        records = project.analysis(AggregateReleases) or AggregateReleases()
+        check_budget(spent(ReleaseHistory.of(project.analyses).entries), options, args.budget)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
         prepared = prepare_aggregate(dataset, options, control.sub(0.2, 0.8), grid_profiles(project))
         manifest = write_aggregate(
-            prepared, args.out, project=project, overwrite=args.overwrite, control=control.sub(0.8, 1.0)
+            prepared,
+            args.out,
+            project=project,
+            overwrite=args.overwrite,
+            control=control.sub(0.8, 1.0),
+            budget=args.budget,
         )
     except (AggregateError, ReleaseError, ProjectError, ReaderError, AnalysisError) as exc:
         raise UserError(str(exc)) from None
@@ -91,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     print(summary(manifest))
-    records.add(manifest)
-    project.store(records)
+    record_release(project.analyses, "aggregate", manifest)
     try:
         project.save()
     except ProjectError as exc:
@@ -115,6 +127,7 @@ def summary(manifest: AggregateManifest) -> str:
             f"aggregate written: {manifest.file} ({manifest.rows:,} cells: {o.label}) and "
             f"{manifest.file}.manifest.json",
             f"mechanism: {m.describe()}",
+            f"privacy loss so far: {_with_this(manifest)}",
             f"expected absolute error per cell {plain(m.expected_abs_error, 3)} people (an empty cell, "
             f"clamped at 0: {plain(m.expected_abs_error_empty, 3)}); within ±{m.error_bound_95} in 95 % of "
             "cells",
@@ -132,3 +145,12 @@ def summary(manifest: AggregateManifest) -> str:
             "with the manifest's part marked not private, out of the publication",
         ]
     )
+
+
+def _with_this(manifest: AggregateManifest) -> str:
+    """What the project's aggregates spend together now that this file is written, and the budget."""
+    from privacy_studio.core.aggregate.budget import PrivacyLoss
+    from privacy_studio.core.aggregate.options import plain
+
+    after = (manifest.before or PrivacyLoss()).plus(manifest.options).describe()
+    return after if manifest.budget is None else f"{after} (budget ε = {plain(manifest.budget)})"

@@ -313,10 +313,11 @@ class ReleaseRecord:
 
 
 #: Kinds of release a project records -> (module, class) of their typed record, read lazily (the release
-#: package builds on this module). Another kind (e.g. an aggregate release) adds its own entry; records of a
-#: kind this studio does not know are kept as they are.
+#: package builds on this module): ``rows``, the data at a profile; ``aggregate``, a differentially private
+#: table. Records of a kind this studio does not know are kept as they are.
 RELEASE_KINDS: dict[str, tuple[str, str]] = {
-    "rows": ("privacy_studio.core.release.manifest", "ReleaseManifest")
+    "rows": ("privacy_studio.core.release.manifest", "ReleaseManifest"),
+    "aggregate": ("privacy_studio.core.aggregate.manifest", "AggregateManifest"),
 }
 
 
@@ -379,35 +380,39 @@ class ReleaseHistory:
 
     @classmethod
     def of(cls, analyses: dict[str, Any]) -> ReleaseHistory:
-        """The project's releases; an older project's single last release becomes its history."""
+        """The project's releases. Older projects kept only their last rows release (``release``) and their
+        aggregates apart (``aggregate_releases``): those join the history, in the order they were made."""
         saved = read_analysis(analyses, cls)
         if saved is not None:
-            return saved
-        last = read_analysis(analyses, ReleaseRecord)
-        return cls([] if last is None else [("rows", last)])
+            history = saved
+        else:
+            last = read_analysis(analyses, ReleaseRecord)
+            history = cls([] if last is None else [("rows", last)])
+        legacy = read_analysis(analyses, AggregateReleases)
+        if legacy is not None and legacy.manifests:
+            entries = history.entries + [("aggregate", m) for m in legacy.manifests]
+            history = cls(sorted(entries, key=lambda e: str(getattr(e[1], "created", ""))))
+        return history
 
 
 def record_release(analyses: dict[str, Any], kind: str, record: Any) -> None:
-    """Add a release to the project's history; a ``rows`` release also becomes the last one the report
-    describes (``analyses["release"]``)."""
+    """Add a release to the project's history (an older project's separate aggregate list joins it); a
+    ``rows`` release also becomes the last one the report describes (``analyses["release"]``)."""
     history = ReleaseHistory.of(analyses)
     history.entries.append((kind, record))
     store_analysis(analyses, history)
+    analyses.pop(AggregateReleases.KEY, None)
     if kind == "rows":
         store_analysis(analyses, record)
 
 
 @dataclass
 class AggregateReleases:
-    """The manifests of the differentially private aggregates written from the project (``core.aggregate``),
-    oldest first; one per file name (writing a file again replaces its entry)."""
+    """How projects before the one release history kept their differentially private aggregates
+    (``core.aggregate``): read, checked and moved into :class:`ReleaseHistory`, never written anew."""
 
     KEY: ClassVar[str] = "aggregate_releases"
     manifests: list[Any] = field(default_factory=list)
-
-    def add(self, manifest: Any) -> None:
-        """Record ``manifest``, replacing an earlier one for the same file."""
-        self.manifests = [m for m in self.manifests if m.file != manifest.file] + [manifest]
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [m.to_dict() for m in self.manifests]

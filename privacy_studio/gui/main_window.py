@@ -877,12 +877,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _aggregated(self, manifest: AggregateManifest) -> None:
-        from privacy_studio.core.analyses import AggregateReleases
-
-        project = self.session.project
-        records = project.analysis(AggregateReleases) or AggregateReleases()
-        records.add(manifest)
-        project.store(records)
+        record_release(self.session.project.analyses, "aggregate", manifest)
         self.session.set_dirty(True)
         self.session.changed.emit()
         self.log(f"Aggregate written: {manifest.file}, {manifest.options.label} (manifest beside it)")

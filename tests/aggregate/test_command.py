@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from privacy_studio import cli
-from privacy_studio.core.analyses import AggregateReleases
+from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.project import Project
 
 BASE = ["--profile", "district:1w", "--max-points-per-person", "10"]
@@ -40,20 +40,42 @@ def test_full_grid_manifest_and_record(sample_project: Path, kind: str, capsys):
     assert manifest["mechanism"]["library"] == "opendp" and manifest["mechanism"]["scale"] == 10.0
     assert manifest["inputs"] and all(len(i["sha256"]) == 64 for i in manifest["inputs"])
     assert manifest["studio_version"]
-    recorded = Project.load(sample_project).analysis(AggregateReleases)
-    assert recorded is not None and recorded.manifests[-1].sha256 == manifest["sha256"]
+    recorded = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("aggregate")
+    assert recorded[-1].sha256 == manifest["sha256"]
+    assert manifest["before"] == {"epsilon": 0.0, "delta": 0.0, "aggregates": 0, "microdata": []}
     printed = capsys.readouterr().out
     assert f"{manifest['not_private']['people_cut']:,} of" in printed
 
 
-def test_writing_the_same_file_again_replaces_its_record(sample_project: Path):
+def test_every_file_written_counts_in_the_privacy_loss(sample_project: Path, capsys):
+    """Writing a file again does not take back the first one (it may have been shared): both count."""
     out = sample_project.parent / "d.csv"
     assert _run(sample_project, out, "--epsilon", "1") == 0
     assert _run(sample_project, out, "--epsilon", "0.5", "--delta", "1e-6", "--overwrite") == 0
     assert _run(sample_project, out.with_name("e.csv"), "--epsilon", "2") == 0
-    recorded = Project.load(sample_project).analysis(AggregateReleases)
-    assert [(m.file, m.options.epsilon) for m in recorded.manifests] == [("d.csv", 0.5), ("e.csv", 2.0)]
-    assert recorded.manifests[0].mechanism.name == "discrete Gaussian"
+    recorded = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("aggregate")
+    assert [(m.file, m.options.epsilon) for m in recorded] == [("d.csv", 1.0), ("d.csv", 0.5), ("e.csv", 2.0)]
+    assert recorded[1].mechanism.name == "discrete Gaussian"
+    assert [(m.before.epsilon, m.before.delta, m.before.aggregates) for m in recorded] == [
+        (0.0, 0.0, 0),
+        (1.0, 0.0, 1),
+        (1.5, 1e-6, 2),
+    ]
+    assert "3 aggregates of these people spend ε = 3.5, δ = 0.000001 together" in capsys.readouterr().out
+
+
+def test_a_file_over_the_budget_is_refused_before_reading_and_changes_nothing(sample_project: Path, capsys):
+    assert _run(sample_project, sample_project.parent / "a.csv", "--epsilon", "0.6", "--budget", "1") == 0
+    capsys.readouterr()
+    before = sample_project.read_bytes()
+    out = sample_project.parent / "b.csv"
+    assert _run(sample_project, out, "--epsilon", "0.5", "--budget", "1") == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "ε = 1.1, over the budget of 1" in err and "lower --epsilon to at most 0.4" in err
+    assert not out.exists() and sample_project.read_bytes() == before
+    assert _run(sample_project, out, "--epsilon", "0.4", "--budget", "1") == 0
+    manifest = json.loads(out.with_name("b.csv.manifest.json").read_text())
+    assert manifest["budget"] == 1.0 and manifest["before"]["epsilon"] == 0.6
 
 
 @pytest.mark.parametrize(

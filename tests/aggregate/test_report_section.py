@@ -49,7 +49,8 @@ def test_the_section_repeats_every_manifest_and_adds_up_the_budget(sample_projec
             assert f"| {plain(f['utility_vs_finest'], 3)} ({f['finest']}) |" in text
         else:
             assert f["utility_vs_finest"] is None and "moves" in f["vs_finest_problem"]
-    assert "the 2 files recorded here together spend ε = 1.5 and δ = 0.000001" in text
+    assert "2 aggregates of these people spend ε = 1.5, δ = 0.000001 together." in text
+    assert "microdata" not in text.split("What it does not cover.")[1].split("(3)")[0]
     assert "What the guarantee covers." in text and "What it does not cover." in text
     assert not re.search(r"\de-\d", text) and "not_private" not in text and "density_map" not in text
     assert "the units of level district in the hierarchy file" in text
@@ -72,3 +73,16 @@ def test_the_microdata_score_at_the_same_profile_stands_beside_it(sample_project
     project.store(ComputedUtility({"district × 1w": {"density_map": 0.7832}}))
     text = _section_text(build_report(project), "Aggregate release")
     assert "| 0.783 (district × 1w) | no risk results yet" in text
+
+
+def test_rows_released_beside_the_aggregates_are_named_as_not_covered(sample_project: Path):
+    folder = sample_project.parent
+    rows = ["release", str(sample_project), "--profile", "district:1w", "--k-anonymity", "2"]
+    assert cli.main([*rows, "--out", str(folder / "r.csv")]) == 0
+    base = ["aggregate", str(sample_project), "--profile", "district:1w", "--max-points-per-person", "10"]
+    assert cli.main([*base, "--epsilon", "1", "--out", str(folder / "d.csv")]) == 0
+    manifest = json.loads((folder / "d.csv.manifest.json").read_text())
+    assert manifest["before"] == {"epsilon": 0.0, "delta": 0.0, "aggregates": 0, "microdata": ["r.csv"]}
+    text = _section_text(build_report(Project.load(sample_project)), "Aggregate release")
+    assert "released as microdata (r.csv), no ε bounds them." in text
+    assert "not what the microdata files reveal on their own" in text

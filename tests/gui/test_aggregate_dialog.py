@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 
+from privacy_studio.core.analyses import ReleaseHistory
+
 
 def _preview(dialog, qtbot):
     with qtbot.waitSignal(dialog.prepared_changed, timeout=120_000, check_params_cb=lambda p: p is not None):
@@ -37,8 +39,8 @@ def test_preview_then_write_the_full_grid_and_record_it(imported_window, qtbot, 
     assert [r["people"] for r in rows[:20]] == [dialog.preview_table.item(i, 2).text() for i in range(20)]
     stored = json.loads(out.with_name("density.csv.manifest.json").read_text())
     assert stored["sha256"] == manifest.sha256 and stored["options"]["max_points_per_person"] == 5
-    records = imported_window.session.project.analyses["aggregate_releases"]
-    assert [r["sha256"] for r in records] == [manifest.sha256]
+    records = ReleaseHistory.of(imported_window.session.project.analyses).of_kind("aggregate")
+    assert [r.sha256 for r in records] == [manifest.sha256]
     assert imported_window.session.dirty
     # The Trade-off panel's Aggregates tab places it beside the microdata candidates
     tab = imported_window.tradeoff.aggregates

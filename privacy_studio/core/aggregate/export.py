@@ -15,12 +15,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from privacy_studio.core.aggregate.budget import spent
 from privacy_studio.core.aggregate.cells import BoundedCounts, CellGrid, bounded_counts, contributions
 from privacy_studio.core.aggregate.figures import AggregateFigures
 from privacy_studio.core.aggregate.footing import score_vs_finest
 from privacy_studio.core.aggregate.manifest import AggregateManifest, CellsInfo
 from privacy_studio.core.aggregate.noise import Mechanism, add_noise, calibrate, post_process
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
+from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
@@ -159,8 +161,10 @@ def write_aggregate(
     project: Project | None = None,
     overwrite: bool = False,
     control: TaskControl | None = None,
+    budget: float | None = None,
 ) -> AggregateManifest:
-    """Write the cells (read back and compared before the file gets its name), then the manifest."""
+    """Write the cells (read back and compared before the file gets its name), then the manifest, which
+    records what the project's earlier releases had spent (and ``budget``, the ε they are all held to)."""
     control = as_control(control)
     target, manifest_file = check_aggregate_targets(out, overwrite)
     digest: list[str] = []
@@ -190,6 +194,8 @@ def write_aggregate(
         project_file=None if project is None or project.path is None else str(project.path),
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
         inputs=[] if project is None else [InputFile(s.path, sha256_of(s.path)) for s in project.sources],
+        before=None if project is None else spent(ReleaseHistory.of(project.analyses).entries),
+        budget=budget,
     )
     try:
         manifest.write(manifest_file)

@@ -12,9 +12,10 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from privacy_studio import __version__
+from privacy_studio.core.aggregate.budget import PrivacyLoss
 from privacy_studio.core.aggregate.figures import AggregateFigures
 from privacy_studio.core.aggregate.noise import Mechanism
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
@@ -40,7 +41,6 @@ class CellsInfo:
 class AggregateManifest:
     """Everything needed to know what an aggregate file holds, its guarantee and its accuracy."""
 
-    KEY: ClassVar[str] = "aggregate_releases"
     file: str
     sha256: str
     rows: int
@@ -53,6 +53,9 @@ class AggregateManifest:
     project_file: str | None = None
     project_sha256: str | None = None
     inputs: list[InputFile] = field(default_factory=list)
+    # what earlier releases of the same people had spent when this file was written (older manifests: None)
+    before: PrivacyLoss | None = None
+    budget: float | None = None  # the ε budget all aggregates of these people were held to, if one was set
     studio_version: str = __version__
     created: str = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0).isoformat())
     version: int = MANIFEST_VERSION
@@ -81,9 +84,10 @@ class AggregateManifest:
                     "mechanism": Mechanism(**d["mechanism"]),
                     "not_private": AggregateFigures(**d["not_private"]),
                     "inputs": [InputFile(**i) for i in d.get("inputs", [])],
+                    "before": None if d.get("before") is None else PrivacyLoss.from_dict(d["before"]),
                 }
             )
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise AggregateError(f"the aggregate manifest is damaged ({exc})") from None
 
     def write(self, path: str | Path) -> None:

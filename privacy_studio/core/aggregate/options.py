@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
+from privacy_studio.core.release.options import ReleaseError
 
 #: ``density``: distinct people per (place, time bin); ``od``: distinct people moving from one place to the
 #: next (consecutive points of their trace) per time bin of the origin.
@@ -20,8 +21,9 @@ def plain(value: float, digits: int = 4) -> str:
     return np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
 
 
-class AggregateError(Exception):
-    """An aggregate that cannot be made as asked: one sentence saying why; nothing was written."""
+class AggregateError(ReleaseError):
+    """An aggregate that cannot be made as asked: one sentence saying why; nothing was written (a kind of
+    release error, so a damaged aggregate record in the release history is reported like any other)."""
 
 
 @dataclass(frozen=True)

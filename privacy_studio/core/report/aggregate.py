@@ -1,6 +1,6 @@
 """The Aggregate release part of the report: the differentially private tables written from the project
-(``analyses["aggregate_releases"]``), what their guarantee covers and does not, and their utility next to the
-microdata candidates'."""
+(the ``aggregate`` entries of its release history), what their guarantee covers and does not, what they
+spend together with every other release of the same people, and their utility next to the microdata's."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import math
 from typing import TYPE_CHECKING
 
 from privacy_studio.core.aggregate import AggregateManifest
+from privacy_studio.core.aggregate.budget import spent
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
 from privacy_studio.core.aggregate.options import plain
-from privacy_studio.core.analyses import AggregateReleases, AnalysisError, ComputedUtility
+from privacy_studio.core.analyses import AnalysisError, ComputedUtility, ReleaseHistory
 from privacy_studio.core.numbers import count
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 
@@ -28,25 +29,25 @@ KIND_WORDS = {
 def aggregate_section(inp: ReportInputs) -> Section:
     """Every aggregate the project recorded, the guarantee in plain words, its limits and its utility."""
     try:
-        record = inp.project.analysis(AggregateReleases)
+        history = ReleaseHistory.of(inp.project.analyses)
     except AnalysisError as exc:
         return Section(
             TITLE, [Paragraph(f"The stored aggregate records could not be read ({exc}).", "warning")]
         )
-    if record is None or not record.manifests:
+    manifests = history.of_kind("aggregate")
+    if not manifests:
         return absent(
             TITLE,
             "no differentially private aggregate was written from this project (privacy-studio aggregate …, "
             "or File › Export aggregate).",
         )
-    manifests = record.manifests
     return Section(
         TITLE,
         [
             *[_written(m) for m in manifests],
             _table(manifests),
             _guarantee(manifests),
-            _not_covered(manifests),
+            _not_covered(history),
             _utility(inp, manifests),
         ],
     )
@@ -115,19 +116,23 @@ def _guarantee(manifests: list[AggregateManifest]) -> Paragraph:
     )
 
 
-def _not_covered(manifests: list[AggregateManifest]) -> Paragraph:
-    eps = sum(m.options.epsilon for m in manifests)
-    delta = sum(m.options.delta for m in manifests)
+def _not_covered(history: ReleaseHistory) -> Paragraph:
+    manifests: list[AggregateManifest] = history.of_kind("aggregate")
     places = "; ".join(sorted({m.cells.places_from for m in manifests}))
-    spent = (
-        f"the {len(manifests)} files recorded here together spend ε = {plain(eps)} and δ = {plain(delta)}"
-        if len(manifests) > 1
-        else f"this file spends ε = {plain(eps)}, δ = {plain(delta)} of it"
+    loss = spent(history.entries)
+    microdata = (
+        " Rows of the same people were also released as microdata, which no ε covers: the guarantee "
+        "bounds what the aggregates add, not what the microdata files reveal on their own."
+        if loss.microdata
+        else ""
     )
+    budgets = sorted({m.budget for m in manifests if m.budget is not None})
+    budget = f" They were held to a budget of ε = {plain(budgets[-1])}." if budgets else ""
     return Paragraph(
         "What it does not cover. (1) The list of places and the period are published as they are, without "
-        f"noise ({places}; the bins run from the first to the last event). (2) Privacy losses add up: "
-        f"{spent}, and every further release about the same people spends more. (3) The guarantee is for "
+        f"noise ({places}; the bins run from the first to the last event). (2) Privacy losses add up, and "
+        f"every file written counts, one written again under the same name too: {loss.describe()}.{budget}"
+        f"{microdata} Every further release about the same people spends more. (3) The guarantee is for "
         "one person: people who always move together (a household of k people) are protected only at k "
         "times ε. (4) People who were in more cells than the bound are counted in only their most frequent "
         "ones, so busy cells are under-counted. (5) The manifest's part marked not private (people cut, "

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from privacy_studio.core.analyses import AggregateReleases, AnalysisError
+from privacy_studio.core.analyses import AnalysisError, ReleaseHistory
 from privacy_studio.core.report.aggregate import utility_table
 
 EMPTY = "No aggregate written yet: File › Export aggregate (or privacy-studio aggregate) writes one."
@@ -28,16 +28,16 @@ class AggregatesTab(QWidget):
     def show_project(self, project: Any, recommended: str | None, no_recommendation: str) -> None:
         """Fill the table from ``project``'s aggregate records (a damaged record is said, not raised)."""
         try:
-            record = None if project is None else project.analysis(AggregateReleases)
+            manifests = [] if project is None else ReleaseHistory.of(project.analyses).of_kind("aggregate")
         except AnalysisError as exc:
             self._fill([], [])
             self.note.setText(f"The stored aggregate records could not be read ({exc}).")
             return
-        if record is None or not record.manifests:
+        if not manifests:
             self._fill([], [])
             self.note.setText(EMPTY)
             return
-        table = utility_table(project, record.manifests, recommended, no_recommendation)
+        table = utility_table(project, manifests, recommended, no_recommendation)
         self._fill(table.columns, table.rows)
         self.note.setText(f"{table.caption}. {table.note}")
 
