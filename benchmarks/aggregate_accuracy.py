@@ -24,7 +24,6 @@ from privacy_studio.core.aggregate import AggregateOptions, prepare_aggregate
 from privacy_studio.core.aggregate.export import grid_profiles
 from privacy_studio.core.analyses import ComputedUtility
 from privacy_studio.core.project import Project
-from privacy_studio.core.release import parse_profile
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,14 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     project = Project.load(args.project)
     dataset = project.load_dataset()
-    profile = parse_profile(args.profile)
-    options = AggregateOptions(
-        profile.spatial.label,
-        profile.temporal.label,
-        args.kind,
-        args.epsilon,
-        args.delta,
-        args.max_points_per_person,
+    options = AggregateOptions.at(
+        args.profile, args.kind, args.epsilon, args.delta, args.max_points_per_person
     )
     profiles = grid_profiles(project)
     noise_error, total_error, within, utility, vs_finest = [], [], [], [], []

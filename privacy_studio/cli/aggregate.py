@@ -68,18 +68,12 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
-    from privacy_studio.core.release import ReleaseError, parse_profile
+    from privacy_studio.core.release import ReleaseError
 
     bar = ProgressBar(sys.stderr)
     try:
-        profile = parse_profile(args.profile)
-        options = AggregateOptions(
-            profile.spatial.label,
-            profile.temporal.label,
-            args.kind,
-            args.epsilon,
-            args.delta,
-            args.max_points_per_person,
+        options = AggregateOptions.at(
+            args.profile, args.kind, args.epsilon, args.delta, args.max_points_per_person
         )
         options.validate()
         check_aggregate_targets(args.out, args.overwrite)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from privacy_studio.core.generalize import Profile
-from privacy_studio.core.release.options import ReleaseError
+from privacy_studio.core.release.options import ReleaseError, parse_profile
 
 #: ``density``: distinct people per (place, time bin); ``od``: distinct people moving from one place to the
 #: next (consecutive points of their trace) per time bin of the origin.
@@ -36,6 +36,12 @@ class AggregateOptions:
     epsilon: float
     delta: float
     max_points_per_person: int
+
+    @classmethod
+    def at(cls, profile: str, kind: str, epsilon: float, delta: float, bound: int) -> AggregateOptions:
+        """The options for a profile as ``--profile`` takes it (``district:1w``); not yet validated."""
+        parsed = parse_profile(profile)
+        return cls(parsed.spatial.label, parsed.temporal.label, kind, epsilon, delta, bound)
 
     @property
     def profile(self) -> Profile:
