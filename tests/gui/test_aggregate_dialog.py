@@ -42,6 +42,10 @@ def test_preview_then_write_the_full_grid_and_record_it(imported_window, qtbot, 
     records = ReleaseHistory.of(imported_window.session.project.analyses).of_kind("aggregate")
     assert [r.sha256 for r in records] == [manifest.sha256]
     assert imported_window.session.dirty
+    assert dialog.spent.text() == "no aggregate of these people was written before"
+    again = imported_window.export_aggregate()
+    assert again.spent.text().startswith("1 aggregate of these people spends ε = 1, δ = 0")
+    again.close()
     # The Trade-off panel's Aggregates tab places it beside the microdata candidates
     tab = imported_window.tradeoff.aggregates
     assert tab.table.rowCount() == 1 and tab.table.item(0, 0).text() == "density.csv (ε = 1)"

@@ -36,9 +36,11 @@ from privacy_studio.core.aggregate import (
     prepare_aggregate,
     write_aggregate,
 )
+from privacy_studio.core.aggregate.budget import spent
 from privacy_studio.core.aggregate.export import grid_profiles
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
 from privacy_studio.core.aggregate.options import plain
+from privacy_studio.core.analyses import AnalysisError, ReleaseHistory
 from privacy_studio.core.numbers import count
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
@@ -65,6 +67,15 @@ def effect_text(prepared: PreparedAggregate) -> str:
         f"private, for your decision only): mean error {plain(f.mean_abs_error_true, 3)} per cell; utility "
         f"{f.utility:.2f} of 10 ({SCORE_WORDS[f.score]}), {f.utility_bound_only:.2f} with the bound alone."
     )
+
+
+def spent_text(project: Project) -> str:
+    """What the project's earlier releases spend, in a sentence (losses add up over every aggregate)."""
+    try:
+        loss = spent(ReleaseHistory.of(project.analyses).entries)
+    except AnalysisError as exc:
+        return f"the project's release records could not be read ({exc})"
+    return loss.describe() + ("; this file adds its ε to the sum" if loss.aggregates else "")
 
 
 class AggregateDialog(WorkerDialog):
@@ -118,6 +129,9 @@ class AggregateDialog(WorkerDialog):
         form.addRow("Cells per person at most", self.bound)
         form.addRow("Aggregate file", out_row)
         form.addRow("", self.overwrite)
+        self.spent = QLabel(spent_text(project))
+        self.spent.setWordWrap(True)
+        form.addRow("Spent so far", self.spent)
         self.figures = QLabel("")
         self.figures.setWordWrap(True)
         self.preview_table = QTableWidget(0, 0)
