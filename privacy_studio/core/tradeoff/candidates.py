@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from privacy_studio.core.naming import label_words
-from privacy_studio.core.numbers import number
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 #: The suppression thresholds in the release's own fixed order, with the ``release`` flag of each.
@@ -148,7 +148,7 @@ class Candidate:
         failed = [c for c in self.checks if not c.passed]
         if not self.checks:
             return "nobody is left to release"
-        return "; ".join(f"{c.name} is {c.value_text()} (limit {number(100 * c.limit)} %)" for c in failed)
+        return "; ".join(f"{c.name} is {c.value_text()} (limit {share(c.limit)})" for c in failed)
 
     def release_command(self, project: str, out: str) -> str:
         """The ``release`` command that writes this candidate."""
@@ -166,6 +166,7 @@ class Candidate:
             "released_people": self.released_people,
             "released_rows": self.released_rows,
             "released_events": self.released_events,
+            "released_share": self.released_share,
             "utility": self.utility if math.isfinite(self.utility) else None,
             "verdict": self.verdict,
             "criteria": [{**c.to_dict(), "note": c.note} for c in self.checks],
@@ -213,6 +214,40 @@ class SearchResult:
     seconds: float
     utility_name: str
     judged_by: dict[str, Any] = field(default_factory=dict)  # measure, p, criteria as the project saved them
+
+    def lines(self, utility_title: str = "utility") -> list[str]:
+        """The search in plain sentences: what was searched, the recommended candidate or why none, and
+        the most useful candidates that failed, with why."""
+        measured = self.measured()
+        from_run = sum(c.verdict == FROM_RUN for c in measured)
+        profiles = len(dict.fromkeys(c.profile for c in self.candidates))
+        out = [
+            f"Protection search: {count(len(self.candidates))} candidates ({count(profiles)} profiles × "
+            f"{count(len(self.ladder))} suppression settings) in {number(self.seconds)} s; "
+            f"{count(len(measured) - from_run)} measured on their rows as written, {count(from_run)} "
+            "without suppression judged by the project's run, the rest not measured (less useful than "
+            "the recommended candidate, so they could not have been chosen)."
+        ]
+        c = self.recommended
+        if c is None:
+            out.append(f"Recommended candidate: none ({self.why_none}).")
+        else:
+            out.append(
+                f"Recommended candidate: {c.name()}, the most useful that meets every release criterion "
+                f"on its rows as written: {count(c.released_people)} of {count(c.total_people)} people "
+                f"released ({share(c.released_share)}), {count(c.released_rows)} rows for "
+                f"{count(c.released_events)} events, {utility_title} {number(c.utility)} after suppression."
+            )
+            out += [f"  ✓ {k.name}: {k.value_text()} (limit {share(k.limit)})" for k in c.checks]
+        failed = self.best_failing()
+        if failed:
+            out.append("More useful candidates that fail, and why:")
+            out += [
+                f"  {f.name()} ({utility_title} {number(f.utility)}, {count(f.released_people)} of "
+                f"{count(f.total_people)} people): {f.why_failed()}"
+                for f in failed
+            ]
+        return out
 
     def measured(self) -> list[Candidate]:
         return [c for c in self.candidates if c.verdict != SKIPPED]
