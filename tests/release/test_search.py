@@ -125,7 +125,9 @@ def test_a_suppression_reads_and_describes_itself():
     s = Suppression(5, 2, 10)
     assert Suppression.from_dict(s.to_dict()) == s
     assert s.to_dict() == {"k_anonymity": 5, "min_people_per_point": 2, "max_points_per_person": 10}
-    assert s.describe() == "at most 10 points per person, points of fewer than 2 people dropped, k-anonymity 5"
+    assert (
+        s.describe() == "at most 10 points per person, points of fewer than 2 people dropped, k-anonymity 5"
+    )
     assert s.flags() == ["--max-points-per-person", "10", "--min-people-per-point", "2", "--k-anonymity", "5"]
     assert Suppression().describe() == "no suppression" and Suppression().none
     with pytest.raises(ValueError):
