@@ -154,6 +154,9 @@ def measure_candidate(
         verdict=MEASURED,
         checks=tuple(prepared.checks),
         passes=prepared.passes,
+        p=prepared.measured.p,
+        sampled_at_p=prepared.measured.n_sampled,
+        excluded_at_p=prepared.measured.n_excluded,
     )
 
 

@@ -131,6 +131,9 @@ class Candidate:
     verdict: str = SKIPPED  # MEASURED, FROM_RUN or SKIPPED
     checks: tuple[CriterionCheck, ...] = ()
     passes: bool = False
+    p: int | None = None  # once measured: the p of the figures at p, the people they were drawn from and
+    sampled_at_p: int | None = None  # those left out of them for having fewer than p points
+    excluded_at_p: int | None = None
 
     @property
     def released_share(self) -> float:
@@ -150,11 +153,18 @@ class Candidate:
             return "nobody is left to release"
         return "; ".join(f"{c.name} is {c.value_text()} (limit {share(c.limit)})" for c in failed)
 
-    def release_command(self, project: str, out: str) -> str:
-        """The ``release`` command that writes this candidate."""
-        flags = " ".join(self.suppression.flags())
-        return f"privacy-studio release {project} --profile {self.profile} {flags} --out {out}".replace(
-            "  ", " "
+    def coverage(self) -> str:
+        """Whom the figures at p cover, e.g. ``the figures at p = 4 cover 241 of the 3,451 released people
+        (3,210 have fewer than 4 points)``; empty before it is measured."""
+        if self.p is None or self.sampled_at_p is None or self.excluded_at_p is None:
+            return ""
+        covered = self.sampled_at_p - self.excluded_at_p
+        sampled = (
+            "" if self.sampled_at_p == self.released_people else f", a sample of {count(self.sampled_at_p)}"
+        )
+        return (
+            f"the figures at p = {self.p} cover {count(covered)} of the {count(self.released_people)} "
+            f"released people{sampled} ({count(self.excluded_at_p)} have fewer than {self.p} points)"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,6 +181,9 @@ class Candidate:
             "verdict": self.verdict,
             "criteria": [{**c.to_dict(), "note": c.note} for c in self.checks],
             "passes": self.passes,
+            "p": self.p,
+            "sampled_at_p": self.sampled_at_p,
+            "excluded_at_p": self.excluded_at_p,
         }
 
     @classmethod
@@ -196,6 +209,8 @@ class Candidate:
             verdict=verdict,
             checks=tuple(check_from_dict(c) for c in d.get("criteria") or []),
             passes=bool(d.get("passes", False)),
+            **{key: _threshold(d.get(key), key) for key in ("p", "sampled_at_p")},
+            excluded_at_p=None if d.get("excluded_at_p") is None else int(d["excluded_at_p"]),
         )
 
 
@@ -236,7 +251,8 @@ class SearchResult:
                 f"Recommended candidate: {c.name()}, the most useful that meets every release criterion "
                 f"on its rows as written: {count(c.released_people)} of {count(c.total_people)} people "
                 f"released ({share(c.released_share)}), {count(c.released_rows)} rows for "
-                f"{count(c.released_events)} events, {utility_title} {number(c.utility)} after suppression."
+                f"{count(c.released_events)} events, {utility_title} {number(c.utility)} after suppression; "
+                f"{c.coverage()}."
             )
             out += [f"  ✓ {k.name}: {k.value_text()} (limit {share(k.limit)})" for k in c.checks]
         failed = self.best_failing()
