@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from privacy_studio.core.generalize import Traces, generalize
 from privacy_studio.core.progress import TaskControl, as_control
-from privacy_studio.core.release.defaults import _key, measure_settings, policy
+from privacy_studio.core.release.defaults import measure_settings, policy, profile_key, split_key
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.suppression import suppress
 from privacy_studio.core.tradeoff.candidates import (
@@ -41,8 +41,6 @@ __all__ = ["DEFAULT_LADDER", "Candidate", "SearchResult", "Suppression", "judged
 
 def options_of(candidate: Candidate | tuple[str, str, str], suppression: Suppression) -> ReleaseOptions:
     """The release options (per-point rows, no count column) that write a profile with ``suppression``."""
-    from privacy_studio.core.release.defaults import split_key
-
     spatial, temporal, price = split_key(candidate.profile) if isinstance(candidate, Candidate) else candidate
     return ReleaseOptions(spatial, temporal, price=price, **suppression.to_dict())
 
@@ -88,7 +86,7 @@ def _profiles(project: Project, analysis: TradeoffAnalysis) -> list[_Profile]:
     for i, label in enumerate(analysis.labels):
         parts = (str(grid.spatial[i]), str(grid.temporal[i]), str(grid.price[i] or "none"))
         passes = all(c.passed for c in analysis.checks[i])
-        out.append(_Profile(_key(*parts), label, parts, float(analysis.utility[i]), passes))
+        out.append(_Profile(profile_key(*parts), label, parts, float(analysis.utility[i]), passes))
     return out
 
 
