@@ -16,6 +16,7 @@ from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 
 if TYPE_CHECKING:
+    from privacy_studio.core.project import Project
     from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
     from privacy_studio.core.tradeoff.candidates import SearchResult
     from privacy_studio.core.tradeoff.decision import DecisionInputs
@@ -71,6 +72,7 @@ def read_scores(path: Path) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.atomic import write_text
+    from privacy_studio.core.release.search import judged_by
     from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, ReleaseCriteria
     from privacy_studio.core.tradeoff.decision import Overrides, decide
     from privacy_studio.core.utility import UtilityGrid
@@ -98,14 +100,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     inputs = load_inputs(Path(args.input), args.save)
-    found = protection_search(Path(args.input), args.search)
+    project, found = protection_search(Path(args.input), args.search)
     if args.scores:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
     try:
         analysis = decide(inputs, overrides)
+        judged = None if project is None else judged_by(project, analysis)
         missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not math.isfinite(v)]
         document = analysis.to_dict()
-        current = found if overrides == Overrides() and not args.scores else None
+        current = found if found is not None and not args.scores and found.judged_by == judged else None
         document["recommendation"].update(recommendation_fields(current, analysis))
         document["candidates"] = (
             None if found is None else {**found.to_dict(), "current": current is not None}
@@ -128,17 +131,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def protection_search(path: Path, run_it: bool) -> SearchResult | None:
-    """A project's protection search: run and saved with ``--search``, else the stored one if current."""
+def protection_search(path: Path, run_it: bool) -> tuple[Project | None, SearchResult | None]:
+    """A project and its protection search (run and saved first with ``--search``); (None, None) for a
+    results file."""
     from privacy_studio.core.project import Project, ProjectError
-    from privacy_studio.core.release.search import stored_search
+    from privacy_studio.core.tradeoff.candidates import SearchResult
 
     if path.suffix != ".psproj":
         if run_it:
             raise UserError(
                 "--search needs a project (.psproj): it prepares releases from the project's data"
             )
-        return None
+        return None, None
     try:
         project = Project.load(path)
         if run_it:
@@ -147,7 +151,7 @@ def protection_search(path: Path, run_it: bool) -> SearchResult | None:
             if search_project(project) != 0:
                 raise UserError("the search was cancelled; the project is unchanged")
             project.save()
-        return stored_search(project)
+        return project, project.analysis(SearchResult)
     except (ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None
 

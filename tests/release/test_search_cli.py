@@ -51,7 +51,9 @@ def test_tradeoff_json_gives_the_recommended_candidate(searched: Path, tmp_path:
     listed = doc["candidates"]["candidates"]
     assert doc["candidates"]["current"] and len(listed) == len(found.candidates)
     assert listed[doc["candidates"]["recommended"]]["released_share"] == rec.released_people / 1992
-    # a command that judges by other criteria than the search did does not present it as its recommendation
+    # the saved ceiling given again judges alike; other criteria do not present the search as theirs
+    assert cli.main(["tradeoff", str(searched), "--ceiling", "0.05", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["candidates"]["current"]
     assert cli.main(["tradeoff", str(searched), "--ceiling", "0.2", "--json", str(out)]) == 0
     assert not json.loads(out.read_text())["candidates"]["current"]
 

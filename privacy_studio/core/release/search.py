@@ -36,7 +36,19 @@ if TYPE_CHECKING:
     from privacy_studio.core.project import Project
     from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 
-__all__ = ["DEFAULT_LADDER", "Candidate", "SearchResult", "Suppression", "judged_by", "search"]
+__all__ = [
+    "DEFAULT_LADDER",
+    "Candidate",
+    "SearchResult",
+    "Suppression",
+    "grid_profiles",
+    "judged_by",
+    "measure_candidate",
+    "options_of",
+    "score_all",
+    "search",
+    "stored_search",
+]
 
 
 def options_of(candidate: Candidate | tuple[str, str, str], suppression: Suppression) -> ReleaseOptions:
@@ -48,11 +60,10 @@ def options_of(candidate: Candidate | tuple[str, str, str], suppression: Suppres
 def judged_by(project: Project, analysis: TradeoffAnalysis) -> dict:
     """What a search is judged by: the measure, p, criteria, utility and the profiles of the results; a
     stored search whose record differs from the project's current one is out of date."""
-    choice = project.choice()
     return {
         "measure": analysis.measure,
         "p": analysis.p,
-        "criteria": choice.criteria.to_choices(),
+        "criteria": analysis.criteria.to_choices(),
         "utility": analysis.utility_name,
         "profiles": list(analysis.labels),
         "seed": int(project.settings.get("seed", 0)),
@@ -78,7 +89,7 @@ class _Profile:
     passes_in_run: bool
 
 
-def _profiles(project: Project, analysis: TradeoffAnalysis) -> list[_Profile]:
+def grid_profiles(project: Project, analysis: TradeoffAnalysis) -> list[_Profile]:
     from privacy_studio.core.tradeoff.grid import grid_table
 
     grid = grid_table(project.results)
@@ -174,7 +185,7 @@ def search(
     if not ladder:
         raise ValueError("the suppression ladder is empty: give at least one setting to try")
     analysis = analysis or decide(DecisionInputs.of_project(project, dataset))
-    profiles = _profiles(project, analysis)
+    profiles = grid_profiles(project, analysis)
     by_key = {p.key: p for p in profiles}
     scored = score_all(profiles, dataset, tuple(ladder), control.sub(0.0, 0.15))
     order: list[Candidate] = []

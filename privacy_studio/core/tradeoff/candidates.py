@@ -147,7 +147,7 @@ class Candidate:
     def why_failed(self) -> str:
         """The failing criteria in words, or why it was not measured."""
         if self.verdict == SKIPPED:
-            return "not measured: less useful than the recommended candidate"
+            return "not measured: less useful than the recommended candidate (or without a utility score)"
         failed = [c for c in self.checks if not c.passed]
         if not self.checks:
             return "nobody is left to release"
