@@ -18,6 +18,7 @@ from privacy_studio.core.tradeoff.criteria import check_profiles
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
+    from privacy_studio.core.tradeoff.candidates import Candidate
 
 #: Catalogue measures whose results the release criteria read (the risk measure's own is added to them).
 CRITERIA_MEASURES = ("unicity", "k_anonymity", "worst_case")
@@ -41,13 +42,13 @@ class Candidates:
         return self.recommended or self.least_risky
 
 
-def _key(spatial: str, temporal: str, price: str = "none") -> str:
+def profile_key(spatial: str, temporal: str, price: str = "none") -> str:
     """A profile as ``--profile`` takes it: ``district:1w``, ``shop:1d:price/3`` with the amount in bins."""
     return f"{spatial}:{temporal}" + ("" if price == "none" else f":price/{price}")
 
 
 def split_key(key: str) -> tuple[str, str, str]:
-    """(spatial, temporal, price) of a :func:`_key` (a grid level such as ``grid:5`` has a colon too)."""
+    """(spatial, temporal, price) of a :func:`profile_key` (``grid:5`` has a colon too)."""
     place_time, _, price = key.partition(":price/") if ":price/" in key else (key, "", "none")
     spatial, _, temporal = place_time.rpartition(":")
     return spatial, temporal, price
@@ -62,12 +63,12 @@ def candidates(project: Project) -> Candidates:
     cells = settings.get("cells") or [
         (s, t) for s in settings.get("spatial", []) for t in settings.get("temporal", [])
     ]
-    profiles = [_key(s, t, price) for price in settings.get("price", ["none"]) for s, t in cells]
+    profiles = [profile_key(s, t, price) for price in settings.get("price", ["none"]) for s, t in cells]
     inputs = resolve_inputs(project)
     grid = inputs.grid
     if grid is None:
         return Candidates(profiles, None, None, [], "it has no risk results yet")
-    keys = [_key(*profile) for profile in zip(grid.spatial, grid.temporal, grid.price, strict=True)]
+    keys = [profile_key(*profile) for profile in zip(grid.spatial, grid.temporal, grid.price, strict=True)]
     judged = policy(project)
     checks = check_profiles(grid, judged.criteria, judged.measure, judged.p, judged.risk_name)
     bound = np.asarray([c[0].value if c[0].value is not None else np.nan for c in checks], np.float64)
@@ -121,6 +122,15 @@ def suggestions(
         if prepared.passes:
             found.append(Suggestion(profile, k, prepared.released.people, prepared.before.people))
     return found
+
+
+def recommended_candidate(project: Project) -> Candidate | None:
+    """The candidate (profile and suppression) the project's protection search recommends, when the
+    search is still current (same criteria, measure, utility and results)."""
+    from privacy_studio.core.release.search import stored_search
+
+    found = stored_search(project)
+    return None if found is None else found.recommended
 
 
 def recommended_profile(project: Project) -> tuple[str, str]:
