@@ -67,7 +67,7 @@ def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None
     choice = project.engine_choice()
     files = project.events_files() if choice.name != "numba" else None
     results = choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8))
-    project.results = [jsonable(r.to_dict()) for r in results]
+    project.results = list(results)
     project.import_report = jsonable(dataset.report.to_dict())
     project.store(computed_utility(dataset, settings, control.sub(0.8, 0.85)))
     project.store(profile_sizes(dataset, settings.spatial + [s for s, _ in settings.cell_labels()]))
@@ -100,9 +100,9 @@ def seed_spread(
     control = control or TaskControl()
     choice = project.choice()
     base = RiskSettings.from_dict(project.settings)
-    row = next(r for r in project.results if r.get("label") == label)
-    cell = (str(row["spatial"]), str(row["temporal"]))
-    price = [str(row.get("price") or "none")]
+    row = next(r for r in project.results if r.label == label)
+    cell = (row.spatial, row.temporal)
+    price = [row.price or "none"]
     ps = {} if choice.risk_p is None else {"p_values": [choice.risk_p], "reference_p": choice.risk_p}
     seeds = [base.seed + k for k in range(n_seeds)]
     engine = project.engine_choice()
@@ -117,8 +117,8 @@ def seed_spread(
                 engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))
             )
         )
-        entry = next((e for e in result.to_dict()["by_p"] if e.get("p") == choice.risk_p), {})
-        values.append(entry.get(choice.risk_measure))
+        entry = next((e for e in result.by_p if e.p == choice.risk_p), None)
+        values.append(None if entry is None else entry.value(choice.risk_measure))
     return SeedSpread(label, choice.risk_measure, choice.risk_p, seeds, values)
 
 

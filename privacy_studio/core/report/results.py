@@ -212,12 +212,12 @@ def kanonymity_section(inp: ReportInputs) -> Section:
     """Per profile: the dataset's k and the share of people in groups of identical traces below 2 … 100."""
     rows = []
     for r in inp.project.results:
-        kanon = r.get("kanon")
+        kanon = r.kanon
         if kanon:
             below = kanon.get("share_below", {})
             rows.append(
                 [
-                    label_words(r.get("label", "")),
+                    label_words(r.label),
                     count(kanon.get("k")),
                     *(share(below.get(k)) for k in KANON_K),
                 ]
@@ -241,15 +241,15 @@ def theory_section(inp: ReportInputs) -> Section:
     """The Bernoulli sparsity model at each profile's n, d and fill rate, beside the measured uniqueness."""
     rows, first = [], None
     for r in inp.project.results:
-        n, d, q = r.get("n_users"), r.get("d"), r.get("fill_rate")
+        n, d, q = r.n_users, r.d, r.fill_rate
         if not (n and d and isinstance(q, float) and math.isfinite(q)):
             continue
-        first = first or (int(n), float(q), int(d), label_words(r.get("label", "")))
+        first = first or (int(n), float(q), int(d), label_words(r.label))
         curve = sparsity_curves(int(n), q, [d])
-        unique = (r.get("kanon") or {}).get("share_below", {}).get("2")
+        unique = (r.kanon or {}).get("share_below", {}).get("2")
         rows.append(
             [
-                label_words(r.get("label", "")),
+                label_words(r.label),
                 count(n),
                 count(d),
                 one_in(q),
@@ -508,7 +508,7 @@ def groups_section(inp: ReportInputs) -> Section:
     rec = inp.recommendation
     label = rec.label if rec is not None and rec.label is not None else grid.labels[0]
     row = inp.project.results[grid.labels.index(label)]
-    per_user = row.get("per_user") or {}
+    per_user = row.per_user or {}
     if not per_user.get("unique_rate"):
         return absent("Risk by group", f"the results of {label_words(label)} keep no per-user risk.")
     try:
