@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from privacy_studio.core.project import Project
+from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
-from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.user_keys import keyed_results, user_keys
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"

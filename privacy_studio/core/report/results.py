@@ -535,7 +535,7 @@ def groups_section(inp: ReportInputs) -> Section:
         ]
         for r in report.rows
     ]
-    at = row.get("reference_p")
+    at = row.reference_p
     table = Table(
         f"Table 6. Risk by group for profile {label_words(label)}"
         + ("" if at is None else f" at p = {at}")
