@@ -16,7 +16,7 @@ import numpy as np
 
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, risk_field
 from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
@@ -493,6 +493,7 @@ class TradeoffChoice:
         if unknown:
             raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")
         measure = d.get("risk_measure", "unicity")
+        measure = risk_field(measure) if isinstance(measure, str) else measure  # any catalogue word
         if measure not in RISK_MEASURES:
             raise AnalysisError(f"{where}.risk_measure {measure!r} is not one of {', '.join(RISK_MEASURES)}")
         utility = d.get("utility")
