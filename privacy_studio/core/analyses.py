@@ -445,6 +445,17 @@ ANALYSES: dict[str, type] = {
 A = TypeVar("A")
 
 
+#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Attacks,
+#: anonymizability and release records describe the data and files written, so a new run keeps them.
+DERIVED_FROM_RESULTS: tuple[type, ...] = (
+    ComputedUtility,
+    ProfileSizes,
+    SeedSpread,
+    PopulationExtrapolation,
+    RiskByGroup,
+)
+
+
 def read_analysis(analyses: dict[str, Any], cls: type[A]) -> A | None:
     """The analysis of type ``cls`` saved in a project's ``analyses``, or None when absent."""
     stored = analyses.get(cls.KEY)  # type: ignore[attr-defined]

@@ -414,6 +414,15 @@ class Project:
 
         return EventFiles(source.path, ReaderOptions.from_dict(source.reader))
 
+    def clear_results(self) -> None:
+        """Forget the results and every analysis derived from them (``analyses.DERIVED_FROM_RESULTS``), so
+        a new run never shows figures of the previous one beside its own."""
+        from privacy_studio.core.analyses import DERIVED_FROM_RESULTS
+
+        self.results = []
+        for cls in DERIVED_FROM_RESULTS:
+            self.analyses.pop(cls.KEY, None)
+
     def analysis(self, cls: type[A]) -> A | None:
         """The saved analysis of type ``cls`` (see ``core.analyses``), or None when not computed yet."""
         from privacy_studio.core.analyses import read_analysis
@@ -655,7 +664,9 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: settings: {exc}") from None
     try:
-        TradeoffChoice.from_dict(d["tradeoff"])
+        choice = TradeoffChoice.from_dict(d["tradeoff"])
+        if "risk_measure" in d["tradeoff"]:  # an alias (em_disclosure) is read as its field (em)
+            d["tradeoff"] = {**d["tradeoff"], "risk_measure": choice.risk_measure}
         d["analyses"] = validate_analyses(d["analyses"])
     except ValueError as exc:
         raise ProjectError(f"{origin}: {exc}") from None

@@ -623,7 +623,7 @@ class MainWindow(QMainWindow):
         self.session.set_settings(settings)
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
-        self.session.project.results = []
+        self.session.project.clear_results()  # and the analyses derived from them
         self.session.results_changed.emit([])
         choice, files = self._engine_and_files()
         worker = Worker(

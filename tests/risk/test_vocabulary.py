@@ -95,4 +95,5 @@ def test_a_project_file_takes_a_name_and_an_alias(tmp_path, word):
     path = Project(tradeoff={"risk_measure": word, "risk_p": 4, "utility": None, "ceiling": 0.05}).save(
         tmp_path / "p.psproj"
     )
-    assert Project.load(path).choice().risk_measure == risk_field(word) == "kl"
+    project = Project.load(path)
+    assert project.choice().risk_measure == project.tradeoff["risk_measure"] == risk_field(word) == "kl"

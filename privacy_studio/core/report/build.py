@@ -45,9 +45,12 @@ if TYPE_CHECKING:
     from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 
-def build_report(project: Project, dataset: Dataset | None = None) -> ReportContent:
-    """The report's content; sections whose inputs are missing stay and say what is missing."""
-    inp = resolve_inputs(project, dataset)
+def build_report(
+    project: Project, dataset: Dataset | None = None, inputs: ReportInputs | None = None
+) -> ReportContent:
+    """The report's content; sections whose inputs are missing stay and say what is missing. ``inputs``
+    (from :func:`resolve_inputs`) lets a command that already decided build on its decision."""
+    inp = inputs if inputs is not None else resolve_inputs(project, dataset)
     headline: dict[str, float | str | None] = {}
     sections = [
         summary_section(inp, headline),
