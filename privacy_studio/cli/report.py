@@ -15,10 +15,14 @@ from privacy_studio.cli import UserError
 from privacy_studio.core.report_details import DECISIONS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.project import Project
+    from privacy_studio.core.report import ReportContent
+    from privacy_studio.core.report.inputs import ReportInputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -109,13 +113,13 @@ def run(args: argparse.Namespace) -> int:
     control = TaskControl(bar)
     try:
         dataset = _load(project, control.sub(0.0, 0.1), args.rerun)
-        computed = _compute(project, dataset, args, control.sub(0.1, 0.85))
+        computed, content = _compute(project, dataset, args, control.sub(0.1, 0.85))
         computed = apply_details(project, args) or computed
         if computed and args.save:
             project.save()
-        from privacy_studio.gui.report_pdf import export_report
+        from privacy_studio.gui.report_pdf import render_pdf
 
-        export_report(project, pdf, control.sub(0.85, 1.0), dataset)
+        render_pdf(content(), pdf, control.sub(0.85, 1.0))
     except (ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
@@ -124,10 +128,9 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     if args.text:
         from privacy_studio.core.atomic import WriteError, write_text
-        from privacy_studio.core.report import build_report
 
         try:
-            write_text(args.text, build_report(project, dataset).text())
+            write_text(args.text, content().text())
         except WriteError as exc:
             raise UserError(str(exc)) from None
     print(f"report written to {pdf}")
@@ -155,41 +158,46 @@ def _load(project: Project, control: TaskControl, rerun: bool) -> Dataset | None
 
 def _compute(
     project: Project, dataset: Dataset | None, args: argparse.Namespace, control: TaskControl
-) -> bool:
-    """Run what the report needs and the project lacks; True if the project changed."""
+) -> tuple[bool, Callable[[], ReportContent]]:
+    """Run what the report needs and the project lacks; True if the project changed, and the report's
+    content (built once, when first asked, on the one decision of this command)."""
+    from functools import cache
+
     from privacy_studio.core.project import jsonable
     from privacy_studio.core.project_run import run_analysis
+    from privacy_studio.core.report import build_report
+    from privacy_studio.core.report.inputs import resolve_inputs
 
-    changed = False
+    changed, decided = False, None
     if not project.results or args.rerun:
         if dataset is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
-        run_analysis(project, dataset, control.sub(0, 0.7))  # on the engine saved with the project
+        decided = run_analysis(project, dataset, control.sub(0, 0.7))  # on the project's engine
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())
         changed = True
+    inputs = resolve_inputs(project, dataset, decided)
     if args.population is not None:
         if dataset is None:
             raise ValueError("--population needs the project's input data, which is missing")
-        project.store(extrapolate(project, dataset, args.population, control.sub(0.7, 1.0)))
+        project.store(extrapolate(inputs, args.population, control.sub(0.7, 1.0)))
         changed = True
-    return changed
+    return changed, cache(lambda: build_report(project, dataset, inputs))
 
 
-def extrapolate(
-    project: Project, dataset: Dataset, population: int, control: TaskControl
-) -> PopulationExtrapolation:
-    """Unicity of the recommended (else first) profile on 10 % … 100 % user subsets, for the report's fit."""
+def extrapolate(inp: ReportInputs, population: int, control: TaskControl) -> PopulationExtrapolation:
+    """The chosen risk measure (as the window extrapolates it) of the recommended (else first) profile on
+    10 % … 100 % user subsets, for the report's fit."""
     from dataclasses import replace
 
     from privacy_studio.core.analyses import PopulationExtrapolation
-    from privacy_studio.core.report.inputs import resolve_inputs
+    from privacy_studio.core.risk.catalogue import canonical
     from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.tradeoff.extrapolation import runner_estimator, subsample_curve
 
-    inp = resolve_inputs(project, dataset)
-    assert inp.grid is not None
+    project, dataset = inp.project, inp.dataset
+    assert inp.grid is not None and dataset is not None
     rec = inp.recommendation
     i = inp.grid.labels.index(rec.label) if rec is not None and rec.label is not None else 0
     p = inp.p if inp.p is not None else 1
@@ -199,13 +207,12 @@ def extrapolate(
         temporal=[inp.grid.temporal[i]],
         cells=None,
         p_values=[p],
-        measures=["unicity"],
+        measures=[canonical(inp.measure)],
         reference_p=p,
     )
     seed = int(project.settings.get("seed", 0))
-    curve = subsample_curve(
-        dataset.events.n_users, runner_estimator(dataset, settings, "unicity", p), seed=seed, control=control
-    )
+    estimate = runner_estimator(dataset, settings, inp.measure, p)
+    curve = subsample_curve(dataset.events.n_users, estimate, seed=seed, control=control)
     return PopulationExtrapolation(
-        "unicity", p, inp.grid.labels[i], curve.n.tolist(), curve.risk.tolist(), population
+        inp.measure, p, inp.grid.labels[i], curve.n.tolist(), curve.risk.tolist(), population
     )

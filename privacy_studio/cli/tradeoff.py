@@ -52,7 +52,12 @@ def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
         ) from None
     if not isinstance(document, dict) or not isinstance(document.get("profiles"), list):
         raise UserError(f"{path} is not the JSON of 'privacy-studio risk' (no 'profiles' list)")
-    return DecisionInputs(document["profiles"])
+    from privacy_studio.core.risk.results import results_of
+
+    try:
+        return DecisionInputs(results_of(document["profiles"], str(path)))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def read_scores(path: Path) -> dict:

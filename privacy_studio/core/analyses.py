@@ -16,7 +16,7 @@ import numpy as np
 
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, risk_field
 from privacy_studio.core.tradeoff.candidates import SearchResult
 from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
@@ -452,6 +452,17 @@ ANALYSES: dict[str, type] = {
 A = TypeVar("A")
 
 
+#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Attacks,
+#: anonymizability and release records describe the data and files written, so a new run keeps them.
+DERIVED_FROM_RESULTS: tuple[type, ...] = (
+    ComputedUtility,
+    ProfileSizes,
+    SeedSpread,
+    PopulationExtrapolation,
+    RiskByGroup,
+)
+
+
 def read_analysis(analyses: dict[str, Any], cls: type[A]) -> A | None:
     """The analysis of type ``cls`` saved in a project's ``analyses``, or None when absent."""
     stored = analyses.get(cls.KEY)  # type: ignore[attr-defined]
@@ -500,6 +511,7 @@ class TradeoffChoice:
         if unknown:
             raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")
         measure = d.get("risk_measure", "unicity")
+        measure = risk_field(measure) if isinstance(measure, str) else measure  # any catalogue word
         if measure not in RISK_MEASURES:
             raise AnalysisError(f"{where}.risk_measure {measure!r} is not one of {', '.join(RISK_MEASURES)}")
         utility = d.get("utility")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from privacy_studio.core.risk.catalogue import canonical
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -249,10 +251,9 @@ def _key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+#: Words for the topics besides the catalogue's names and aliases (which ``canonical`` resolves).
 _ALIASES = {
     "epsilon": "unicity",
-    "em": "em_disclosure",
-    "kl": "kl_disclosure",
     "worstcase": "worst_case",
     "worst_case_risk": "worst_case",
     "kanonymity": "k_anonymity",
@@ -268,7 +269,7 @@ _ALIASES = {
 
 def explain(name: str) -> Explanation:
     """The explanation of a measure by key, title or a common alias ("k-disclosure", "EM", "Pareto")."""
-    key = _key(name)
+    key = canonical(_key(name))
     key = _ALIASES.get(key, key)
     if key in EXPLANATIONS:
         return EXPLANATIONS[key]

@@ -21,6 +21,7 @@ import numpy as np
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import WriteError, write_text
+from privacy_studio.core.risk.results import ProfileResult, results_of
 from privacy_studio.core.saved_figures import check_saved_result
 from privacy_studio.core.user_keys import KEY as USER_KEYS
 from privacy_studio.core.user_keys import check_salt, keyed_project_parts
@@ -212,7 +213,7 @@ class Project:
     name: str = "Untitled"
     sources: list[DataSource] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[ProfileResult] = field(default_factory=list)
     import_report: dict[str, Any] | None = None
     utility: dict[str, Any] = field(default_factory=_default_utility)
     tradeoff: dict[str, Any] = field(default_factory=_default_tradeoff)
@@ -229,7 +230,7 @@ class Project:
         """The JSON document (current schema); with ``folder``, source paths are relative to it. Per-user
         results are keyed by a salted hash, never by the original ids (``core.user_keys``)."""
         analyses = dict(self.analyses)
-        results = keyed_project_parts(self.results, analyses)
+        results = keyed_project_parts([r.to_dict() for r in self.results], analyses)
         if USER_KEYS in analyses:  # the salt stays the project's own from now on
             self.analyses[USER_KEYS] = analyses[USER_KEYS]
         return {
@@ -254,12 +255,12 @@ class Project:
         """Validate and migrate a parsed document, then build the project; ``origin`` names it in errors."""
         d = migrate(d, origin)
         _validate(d, origin)
-        d["results"] = keyed_project_parts(d["results"], d["analyses"])  # older files named users by id
+        keyed = keyed_project_parts(d["results"], d["analyses"])  # older files named users by id
         return cls(
             name=d["name"],
             sources=[DataSource.from_dict(s, folder) for s in d["sources"]],
             settings=d["settings"],
-            results=d["results"],
+            results=parse_results(keyed, origin),
             import_report=d["import_report"],
             utility=d["utility"],
             tradeoff=d["tradeoff"],
@@ -413,6 +414,15 @@ class Project:
 
         return EventFiles(source.path, ReaderOptions.from_dict(source.reader))
 
+    def clear_results(self) -> None:
+        """Forget the results and every analysis derived from them (``analyses.DERIVED_FROM_RESULTS``), so
+        a new run never shows figures of the previous one beside its own."""
+        from privacy_studio.core.analyses import DERIVED_FROM_RESULTS
+
+        self.results = []
+        for cls in DERIVED_FROM_RESULTS:
+            self.analyses.pop(cls.KEY, None)
+
     def analysis(self, cls: type[A]) -> A | None:
         """The saved analysis of type ``cls`` (see ``core.analyses``), or None when not computed yet."""
         from privacy_studio.core.analyses import read_analysis
@@ -439,6 +449,14 @@ class Project:
 
 
 # --- parsing and validation ---------------------------------------------------------------------------
+
+
+def parse_results(results: list[dict[str, Any]], origin: str) -> list[ProfileResult]:
+    """The saved results (already range-checked) as typed results, read once when the project opens."""
+    try:
+        return results_of(results, f"{origin}: results")
+    except ValueError as exc:
+        raise ProjectError(str(exc)) from None
 
 
 def parse_document(raw: bytes, origin: str) -> Any:
@@ -646,7 +664,9 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     except (ValueError, TypeError) as exc:
         raise ProjectError(f"{origin}: settings: {exc}") from None
     try:
-        TradeoffChoice.from_dict(d["tradeoff"])
+        choice = TradeoffChoice.from_dict(d["tradeoff"])
+        if "risk_measure" in d["tradeoff"]:  # an alias (em_disclosure) is read as its field (em)
+            d["tradeoff"] = {**d["tradeoff"], "risk_measure": choice.risk_measure}
         d["analyses"] = validate_analyses(d["analyses"])
     except ValueError as exc:
         raise ProjectError(f"{origin}: {exc}") from None

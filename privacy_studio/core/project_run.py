@@ -17,6 +17,7 @@ from privacy_studio.core.utility import computed_utilities
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 
 
 def computed_utility(
@@ -55,9 +56,12 @@ def with_attributes(project: Project, settings: RiskSettings) -> RiskSettings:
     return settings
 
 
-def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None = None) -> None:
-    """Run the project's risk grid on its engine and compute every profile's information loss; the
-    results, the import report and the computed utility replace those the project held."""
+def run_analysis(
+    project: Project, dataset: Dataset, control: TaskControl | None = None
+) -> TradeoffAnalysis | None:
+    """Run the project's risk grid on its engine and compute every profile's information loss and the
+    headline's seed spread; the results and the analyses derived from them replace those the project held
+    (stale ones are removed). Returns the decision the seed spread was chosen by (None if none)."""
     from privacy_studio.core.risk.settings import RiskSettings
 
     control = control or TaskControl()
@@ -66,25 +70,32 @@ def run_analysis(project: Project, dataset: Dataset, control: TaskControl | None
     settings = with_attributes(project, RiskSettings.from_dict(project.settings))
     choice = project.engine_choice()
     files = project.events_files() if choice.name != "numba" else None
-    results = choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8))
-    project.results = [jsonable(r.to_dict()) for r in results]
+    results = list(choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8)))
+    project.clear_results()
+    project.results = results
     project.import_report = jsonable(dataset.report.to_dict())
     project.store(computed_utility(dataset, settings, control.sub(0.8, 0.85)))
     project.store(profile_sizes(dataset, settings.spatial + [s for s, _ in settings.cell_labels()]))
-    headline = headline_profile(project)
+    analysis = project_decision(project)
+    headline = None if analysis is None else headline_profile(analysis)
     if headline is not None:
         project.store(seed_spread(project, dataset, headline, control=control.sub(0.85, 1.0)))
+    return analysis
 
 
-def headline_profile(project: Project) -> str | None:
-    """The profile the headline is about: the recommended one, else the least risky; None when the decision
-    cannot be derived (e.g. the chosen p was not computed)."""
+def project_decision(project: Project) -> TradeoffAnalysis | None:
+    """The project's decision on its saved choices; None when it cannot be derived (e.g. the chosen p was
+    not computed, or no utility is known)."""
     from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
 
     try:
-        analysis = decide(DecisionInputs.of_project(project))
+        return decide(DecisionInputs.of_project(project))
     except ValueError:
         return None
+
+
+def headline_profile(analysis: TradeoffAnalysis) -> str | None:
+    """The profile the headline is about: the recommended one, else the least risky."""
     if analysis.recommendation.label is not None:
         return analysis.recommendation.label
     known = [i for i, r in enumerate(analysis.risk) if r == r]
@@ -100,9 +111,9 @@ def seed_spread(
     control = control or TaskControl()
     choice = project.choice()
     base = RiskSettings.from_dict(project.settings)
-    row = next(r for r in project.results if r.get("label") == label)
-    cell = (str(row["spatial"]), str(row["temporal"]))
-    price = [str(row.get("price") or "none")]
+    row = next(r for r in project.results if r.label == label)
+    cell = (row.spatial, row.temporal)
+    price = [row.price or "none"]
     ps = {} if choice.risk_p is None else {"p_values": [choice.risk_p], "reference_p": choice.risk_p}
     seeds = [base.seed + k for k in range(n_seeds)]
     engine = project.engine_choice()
@@ -117,8 +128,8 @@ def seed_spread(
                 engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))
             )
         )
-        entry = next((e for e in result.to_dict()["by_p"] if e.get("p") == choice.risk_p), {})
-        values.append(entry.get(choice.risk_measure))
+        entry = next((e for e in result.by_p if e.p == choice.risk_p), None)
+        values.append(None if entry is None else entry.value(choice.risk_measure))
     return SeedSpread(label, choice.risk_measure, choice.risk_p, seeds, values)
 
 

@@ -46,7 +46,7 @@ from privacy_studio.gui.plots.heatmap import UnicityHeatmap
 from privacy_studio.gui.plots.location_map import LocationEmMap
 from privacy_studio.gui.plots.sparsity import SparsityPlot
 from privacy_studio.gui.plots.unicity import UnicityPlot
-from privacy_studio.gui.results import Record, as_record, profile_label
+from privacy_studio.gui.results import Record, as_record, profile_label, records_of
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.session import Session
 from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
@@ -623,7 +623,7 @@ class MainWindow(QMainWindow):
         self.session.set_settings(settings)
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
-        self.session.project.results = []
+        self.session.project.clear_results()  # and the analyses derived from them
         self.session.results_changed.emit([])
         choice, files = self._engine_and_files()
         worker = Worker(
@@ -753,7 +753,7 @@ class MainWindow(QMainWindow):
 
     def _fill_table(self) -> None:
         self.table_timer.stop()
-        self.results_table.set_records(self.session.project.results)
+        self.results_table.set_records(records_of(self.session.project.results))
 
     # -- status bar --------------------------------------------------------------------------------
     @Slot(object)

@@ -10,8 +10,23 @@ import math
 from typing import Any
 
 from privacy_studio.core.naming import price_short, priced_profile_name, profile_short
+from privacy_studio.core.risk.results import ProfileResult
 
 Record = dict[str, Any]
+
+
+def records_of(results: list[ProfileResult]) -> list[Record]:
+    """The records of a project's typed results, as the plots and tables read them."""
+    return [r.to_dict() for r in results]
+
+
+def replace_result(results: list[ProfileResult], new: ProfileResult) -> list[ProfileResult]:
+    """``results`` with ``new`` in place of the result of the same profile (appended if new)."""
+    key = (new.spatial, new.temporal, new.price or "none")
+    for i, old in enumerate(results):
+        if (old.spatial, old.temporal, old.price or "none") == key:
+            return [*results[:i], new, *results[i + 1 :]]
+    return [*results, new]
 
 
 def as_record(result: Any) -> Record:
@@ -65,15 +80,3 @@ def series(rec: Record, key: str) -> tuple[list[float], list[float]]:
 def p_values(records: list[Record]) -> list[int]:
     """Every knowledge size present in the records, ascending."""
     return sorted({int(e["p"]) for r in records for e in r.get("by_p") or [] if e.get("p") is not None})
-
-
-def replace_record(records: list[Record], rec: Record) -> list[Record]:
-    """``records`` with ``rec`` in place of the record of the same profile (appended if new)."""
-
-    def key(r: Record) -> tuple:
-        return r.get("spatial"), r.get("temporal"), r.get("price") or "none"
-
-    for i, old in enumerate(records):
-        if key(old) == key(rec):
-            return [*records[:i], rec, *records[i + 1 :]]
-    return [*records, rec]

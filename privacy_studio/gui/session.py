@@ -13,7 +13,8 @@ from PySide6.QtCore import QObject, Signal
 from privacy_studio.core.project import DataSource, Project
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
-from privacy_studio.gui.results import Record, replace_record
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.gui.results import Record, records_of, replace_result
 
 
 class Session(QObject):
@@ -36,7 +37,7 @@ class Session(QObject):
         self.project = project
         self.dataset = dataset
         self.dataset_changed.emit(dataset)
-        self.results_changed.emit(list(project.results))
+        self.results_changed.emit(records_of(project.results))
         self.changed.emit()
         self.set_dirty(False)
 
@@ -119,8 +120,8 @@ class Session(QObject):
             self._edited()
 
     def add_result(self, record: Record) -> None:
-        self.project.results = replace_record(self.project.results, record)
-        self.results_changed.emit(list(self.project.results))
+        self.project.results = replace_result(self.project.results, ProfileResult.from_dict(record))
+        self.results_changed.emit(records_of(self.project.results))
         self._edited()
 
     def _edited(self) -> None:

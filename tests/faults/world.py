@@ -11,6 +11,7 @@ from pathlib import Path
 
 from privacy_studio.core.io import ReaderOptions
 from privacy_studio.core.project import Project
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from tests.faults.conftest import write_events
 from tests.faults.harness import Run, judge_error
@@ -88,7 +89,7 @@ def make_world(root: Path, results: bool = True) -> World:
     project.add_source(w.data, options.to_dict())
     project.add_source(w.attributes, {}, role="attributes")
     if results:
-        project.results = [copy.deepcopy(RESULT)]
+        project.results = [ProfileResult.from_dict(copy.deepcopy(RESULT))]
     project.save(w.project)
     return w
 

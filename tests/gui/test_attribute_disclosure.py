@@ -7,6 +7,7 @@ import shutil
 
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
+from privacy_studio.gui.results import records_of
 from tests.gui.conftest import SAMPLE
 from tests.gui.test_flow import run_and_wait, tick_cells, without_timings
 
@@ -43,7 +44,7 @@ def test_sensitive_attribute_chosen_in_the_grid_tab_is_measured_and_kept(
     settings = tick_cells(win)
     assert settings["sensitive"] == ["income_band"] and settings["l_diversity"] == 2
     run_and_wait(qtbot, win, settings)
-    stored = win.session.project.results
+    stored = records_of(win.session.project.results)
     assert stored and all(r["attributes"] for r in stored)
     expected = [
         r.to_dict()

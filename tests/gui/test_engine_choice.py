@@ -6,6 +6,7 @@ import pytest
 
 from privacy_studio.core.project import Project
 from privacy_studio.gui.main_window import MainWindow
+from privacy_studio.gui.results import records_of
 from tests.engines.helpers import assert_worst_at_least
 
 from .test_flow import expected_records, run_and_wait, tick_cells
@@ -56,7 +57,7 @@ def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window
     choose_engine(win, "duckdb")
     run_and_wait(qtbot, win, settings)
     assert any("on the duckdb engine" in text for _, text in win.log_panel.lines)
-    records = win.session.project.results
+    records = records_of(win.session.project.results)
     expected = expected_records(win, {**settings, "exact_budget": 0})  # duckdb's sampled estimate
     assert [r["label"] for r in records] == [r["label"] for r in expected]
     for got, want in zip(records, expected, strict=True):

@@ -17,7 +17,7 @@ from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.user_keys import keyed_results
 from privacy_studio.gui.main_window import MainWindow
-from privacy_studio.gui.results import by_p, profile_label, series
+from privacy_studio.gui.results import by_p, profile_label, records_of, series
 
 CELLS = (("district", "1w"), ("zip", "6h"), ("antenna", "1h"))
 P_VALUES = (1, 3)
@@ -89,7 +89,7 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     settings = tick_cells(win)
     run_and_wait(qtbot, win, settings)
     expected = expected_records(win, settings)
-    records = win.session.project.results
+    records = records_of(win.session.project.results)
     assert [(r["spatial"], r["temporal"]) for r in records] == [tuple(c) for c in settings["cells"]]
     assert sorted(map(tuple, settings["cells"])) == sorted(CELLS)
     assert without_timings(records) == without_timings(expected)
@@ -135,7 +135,7 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
     # Saved per-user results name users by salted keys, never by their ids (issue #24).
     salt = other.session.project.analyses["user_keys"]["salt"]
-    assert other.session.project.results == keyed_results(jsonable(records), salt)
+    assert records_of(other.session.project.results) == keyed_results(jsonable(records), salt)
     assert other.grid.settings() == settings
     assert plotted_state(other) == shown
     assert not other.session.dirty
@@ -164,7 +164,7 @@ def test_cancel_mid_run_keeps_finished_profiles(imported_window, qtbot, monkeypa
     with qtbot.waitSignal(worker.signals.cancelled, timeout=RUN_TIMEOUT):
         pass
     qtbot.waitUntil(lambda: win.run_worker is None)
-    results = win.session.project.results
+    results = records_of(win.session.project.results)
     assert len(results) == 1
     assert [e["p"] for e in results[0]["by_p"]] == list(range(P_VALUES[0], P_VALUES[-1] + 1))
     assert win.session.project.settings == settings
@@ -319,7 +319,7 @@ def test_a_run_stores_the_computed_information_loss_and_profile_sizes(imported_w
     run_and_wait(qtbot, win, tick_cells(win))
     qtbot.waitUntil(lambda: win.session.project.analysis(ComputedUtility) is not None, timeout=120_000)
     stored = win.session.project.analysis(ComputedUtility)
-    labels = {r["label"] for r in win.session.project.results}
+    labels = {r.label for r in win.session.project.results}
     assert set(stored.scores) | set(stored.problems) == labels and stored.scores
     sizes = win.session.project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["district"] > 0

@@ -102,7 +102,7 @@ def _with_results_and_no_passing_profile(window) -> None:
     session = window.session
     settings = RiskSettings(["district", "zip"], ["1w"], p_values=[4], measures=["unicity"], samples=200)
     dataset = session.dataset
-    session.project.results = [r.to_dict() for r in run_grid(dataset, settings, dataset.hierarchy)]
+    session.project.results = list(run_grid(dataset, settings, dataset.hierarchy))
     session.project.settings.update(spatial=["district", "zip"], temporal=["1w"], cells=None)
     session.project.tradeoff["ceiling"] = 0.0001
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from privacy_studio.core.risk.results import ProfileResult
+
 
 @pytest.mark.parametrize("method, field", [("set_utility", "utility"), ("set_tradeoff", "tradeoff")])
 def test_setting_a_tradeoff_field_marks_the_project_changed(qtbot, method: str, field: str) -> None:
@@ -38,7 +40,7 @@ def test_importing_new_data_drops_what_described_the_old_people(qtbot) -> None:
         DataSource("old.csv", "aa", {}),
         DataSource("attributes.csv", "bb", {}, role="attributes"),
     ]
-    project.results = [{"label": "old"}]
+    project.results = [ProfileResult(label="old")]
     project.analyses = {"attacks": {"matching": {}}}
     project.utility = {"domains": ["transport"], "scores": {"zip × 1h": {"transport": 7.0}}}
     report = SimpleNamespace(to_dict=lambda: {"rows_read": 3})

@@ -103,8 +103,8 @@ def test_the_report_says_what_the_amount_adds_per_profile(project):
     effects = amount_effects(grid, "unicity", 4)
     assert [(e.spatial, e.price) for e in effects] == [("shop", "3"), ("district", "3")]
     for e in effects:
-        row = {r["label"]: r for r in project.results}
-        base = next(b for b in row[f"{e.spatial} × 1d"]["by_p"] if b["p"] == 4)["unicity"]
+        row = {r.label: r for r in project.results}
+        base = row[f"{e.spatial} × 1d"].value("unicity", 4)
         assert e.without == base and e.absolute == pytest.approx(e.with_amount - base)
     report = build_report(project)
     results = next(s for s in report.sections if s.title == "Results")

@@ -17,8 +17,10 @@ from privacy_studio.core.project import (
     Project,
     ProjectError,
     migrate,
+    parse_document,
     sha256_of,
 )
+from privacy_studio.core.risk.results import PResult, ProfileResult
 
 DATA = Path(__file__).parent / "data"
 
@@ -36,7 +38,11 @@ def _sample_project(folder: Path) -> Project:
         folder / "inputs" / "events.csv", {"tz": "UTC", "antennas": str(folder / "inputs/antennas.csv")}
     )
     p.settings = {"spatial": ["zip"], "temporal": ["1h"], "p_values": [1, 2], "seed": 3}
-    p.results = [{"label": "zip/1h", "unicity": [np.float64(0.25), 0.5], "n": np.int64(4), "ci": (0.1, 0.4)}]
+    p.results = [
+        ProfileResult.from_dict(
+            {"label": "zip/1h", "unicity": [np.float64(0.25), 0.5], "n": np.int64(4), "ci": (0.1, 0.4)}
+        )
+    ]
     p.utility = {"domains": ["transport"], "scores": {"zip/1h": {"transport": 7.0}}}
     p.analyses = {"anonymizability": {"k": [2, 5]}}
     return p
@@ -47,7 +53,9 @@ def test_round_trip_keeps_everything(inputs: Path) -> None:
     saved = p.save(inputs / "study.psproj")
     q = Project.load(saved)
     assert q.to_dict() == p.to_dict()  # numpy values become plain numbers and tuples lists in the file
-    assert q.results[0]["unicity"] == [0.25, 0.5] and q.results[0]["ci"] == [0.1, 0.4]
+    saved_result = q.to_dict()["results"][0]  # keys no field reads are kept as they were
+    assert saved_result == {"label": "zip/1h", "unicity": [0.25, 0.5], "n": 4, "ci": [0.1, 0.4]}
+    assert q.results[0].label == "zip/1h"
     assert q.path == saved and q.missing_sources() == []
 
 
@@ -104,9 +112,11 @@ def test_save_is_atomic_and_leaves_no_temp_files(inputs: Path, monkeypatch: pyte
 
 
 def test_non_finite_numbers_are_stored_as_null(tmp_path: Path) -> None:
-    p = Project(results=[{"em": float("nan"), "kl": np.float32("inf"), "ok": np.float64(0.5)}])
+    entry = PResult(p=2, em=float("nan"), kl=float(np.float32("inf")))
+    p = Project(results=[ProfileResult(label="a", by_p=[entry], fill_rate=np.float64(0.5))])
     p.save(tmp_path / "p.psproj")
-    assert Project.load(tmp_path / "p.psproj").results == [{"em": None, "kl": None, "ok": 0.5}]
+    (loaded,) = Project.load(tmp_path / "p.psproj").results
+    assert (loaded.by_p[0].em, loaded.by_p[0].kl, loaded.fill_rate) == (None, None, 0.5)
 
 
 def test_save_without_path_is_a_clear_error() -> None:
@@ -232,18 +242,23 @@ def test_any_json_content_round_trips(
     error and nothing written: the studio never writes a file that opening would refuse (e.g. a result whose
     d is not a whole number)."""
     folder = tmp_path_factory.mktemp("rt")
-    p = Project(name=name, results=results, analyses=analyses)
+    try:
+        typed = [ProfileResult.from_dict(r) for r in results]
+    except (TypeError, ValueError, AttributeError):
+        return  # not a risk result: opening refuses it (test_results_that_are_not_risk_results_are_refused)
+    p = Project(name=name, results=typed, analyses=analyses)
     p.sources.append(DataSource(path=str(folder / "x.csv"), reader={"tz": "UTC"}))
     try:
         p.save(folder / "p.psproj")
     except ProjectError:
         assert not (folder / "p.psproj").exists()
         return
-    assert Project.load(folder / "p.psproj") == p
+    loaded = Project.load(folder / "p.psproj")
+    assert loaded == p and loaded.to_dict()["results"] == p.to_dict()["results"]
 
 
 def test_saving_refuses_what_opening_would_refuse(tmp_path: Path) -> None:
-    p = Project(name="x", results=[{"d": []}])
+    p = Project(name="x", results=[ProfileResult(d=[])])  # type: ignore[arg-type]
     with pytest.raises(ProjectError, match=r"results\[0\]\.d is \[\], expected a whole number"):
         p.save(tmp_path / "p.psproj")
     assert not (tmp_path / "p.psproj").exists()
@@ -287,3 +302,57 @@ def test_schema_2_gets_no_price_axis_like_the_golden_schema_3(inputs: Path) -> N
     old = Project.load(inputs / "v2_project.psproj")
     assert old == Project.load(inputs / "v3_project.psproj")
     assert old.settings["price"] == ["none"]
+
+
+@pytest.mark.parametrize("name", ["v0_project", "v1_project", "v2_project", "v3_project"])
+def test_golden_results_round_trip_byte_identical(inputs: Path, name: str) -> None:
+    """Results are parsed into ``ProfileResult`` on opening and written with ``to_dict()`` on saving: the
+    file's results come back byte for byte, even those of older studios with keys no field reads."""
+    raw = migrate(parse_document((inputs / f"{name}.psproj").read_bytes(), name))["results"]
+    project = Project.load(inputs / f"{name}.psproj")
+    assert all(isinstance(r, ProfileResult) for r in project.results)
+    saved = json.loads(project.save(inputs / "again.psproj").read_text(encoding="utf-8"))["results"]
+    assert json.dumps(saved, ensure_ascii=False) == json.dumps(raw, ensure_ascii=False)
+
+
+def test_a_run_result_round_trips_byte_identical(tmp_path: Path) -> None:
+    """A current result (every field, interval, class sizes) reads back equal and writes back unchanged."""
+    entry = PResult(p=2, unicity=0.5, unicity_ci=(0.4, 0.6), class_sizes={1: 3, 4: 1}, n_sampled=7)
+    result = ProfileResult("zip", "1h", "zip × 1h", 9, 4, 12, 0.25, 40, [entry], kanon={"k": 1})
+    project = Project(results=[result])
+    first = project.save(tmp_path / "a.psproj").read_text(encoding="utf-8")
+    again = Project.load(tmp_path / "a.psproj")
+    assert again.results == [result]
+    second = json.loads(again.save(tmp_path / "b.psproj").read_text(encoding="utf-8"))["results"]
+    assert second == json.loads(first)["results"] == [json.loads(json.dumps(result.to_dict()))]
+
+
+@pytest.mark.parametrize(
+    "field", ["unicity", "records_at_risk", "highest_risk", "k_disclosure", "worst_mean"]
+)
+def test_every_share_of_the_catalogue_is_range_checked_on_opening(tmp_path: Path, field: str) -> None:
+    """The catalogue's ``proportion`` drives the check: ``records_at_risk = 7.0`` is refused as
+    ``unicity = 7.0`` always was (the old list of shares missed it)."""
+    doc = _golden()
+    doc["results"] = [{"label": "a", "spatial": "zip", "temporal": "1h", "by_p": [{"p": 1, field: 7.0}]}]
+    (tmp_path / "p.psproj").write_text(json.dumps(doc))
+    with pytest.raises(ProjectError, match=rf"by_p\[0\]\.{field} is 7.0, but a share lies between 0 and 1"):
+        Project.load(tmp_path / "p.psproj")
+
+
+def test_em_may_exceed_one_but_not_be_negative(tmp_path: Path) -> None:
+    doc = _golden()
+    doc["results"] = [{"label": "a", "by_p": [{"p": 1, "kl": 7.0}]}]
+    (tmp_path / "p.psproj").write_text(json.dumps(doc))
+    assert Project.load(tmp_path / "p.psproj").results[0].by_p[0].value("kl_disclosure") == 7.0
+    doc["results"][0]["by_p"][0]["em"] = -1.0
+    (tmp_path / "p.psproj").write_text(json.dumps(doc))
+    with pytest.raises(ProjectError, match=r"em is -1\.0, expected a finite number ≥ 0"):
+        Project.load(tmp_path / "p.psproj")
+
+
+@pytest.mark.parametrize("results", [[{"by_p": 5}], [{"attributes": 5}]])
+def test_results_that_are_not_risk_results_are_refused(tmp_path: Path, results: list) -> None:
+    (tmp_path / "p.psproj").write_text(json.dumps({**_golden(), "results": results}))
+    with pytest.raises(ProjectError, match=r"results"):
+        Project.load(tmp_path / "p.psproj")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from privacy_studio.core.project import Project
+from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
@@ -36,7 +37,7 @@ def sample_with_results(tmp_path_factory) -> tuple[Path, list[dict]]:
 def test_a_saved_project_holds_no_original_user_id(sample_with_results):
     path, results = sample_with_results
     project = Project.load(path)
-    project.results = results
+    project.results = results_of(results, "run")
     project.save()
     text = path.read_text()
     ids = results[0]["per_user"]["user_ids"]
@@ -48,7 +49,7 @@ def test_a_saved_project_holds_no_original_user_id(sample_with_results):
 def test_risk_by_group_is_the_same_with_keys(sample_with_results):
     path, results = sample_with_results
     project = Project.load(path)
-    project.results = results
+    project.results = results_of(results, "run")
     project.save()
     reopened = Project.load(path)
     attributes = read_attributes(SAMPLE / "attributes.csv")
@@ -67,8 +68,8 @@ def test_an_older_file_is_keyed_when_opened(sample_with_results, tmp_path: Path)
     old.write_text(json.dumps(document))
     project = Project.load(old)
     salt = project.analyses["user_keys"]["salt"]
-    assert project.results[0]["per_user"]["user_keys"] == user_keys(results[0]["per_user"]["user_ids"], salt)
-    assert "user_ids" not in project.results[0]["per_user"]
+    assert project.results[0].per_user["user_keys"] == user_keys(results[0]["per_user"]["user_ids"], salt)
+    assert "user_ids" not in project.results[0].per_user
 
 
 def test_keys_by_hand():
@@ -91,7 +92,7 @@ def test_a_signature_survives_saving_keyed_results(sample_with_results):
 
     path, results = sample_with_results
     project = Project.load(path)
-    project.results = [dict(r) for r in results]
+    project.results = results_of(results, "run")
     sign_details(project, ReportDetails(decision="release approved")).store(project.analyses)
     project.save()
     reopened = Project.load(path)

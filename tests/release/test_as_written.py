@@ -233,7 +233,7 @@ def test_without_a_recommendation_it_lists_what_passes_with_suppression(fresh_pr
     project = Project.load(fresh_project)
     dataset = project.load_dataset()
     settings = RiskSettings(["district", "zip"], ["1w"], p_values=[4], measures=["unicity"], samples=1000)
-    project.results = [r.to_dict() for r in run_grid(dataset, settings, dataset.hierarchy)]
+    project.results = list(run_grid(dataset, settings, dataset.hierarchy))
     project.settings.update(spatial=["district", "zip"], temporal=["1w"], cells=None, p_values=[4])
     project.tradeoff["ceiling"] = 0.02  # district × 1w's bound (3.6 %) fails it; with k = 2 the file passes
     project.save()

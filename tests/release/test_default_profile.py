@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from privacy_studio import cli
-from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.project import Project
 from privacy_studio.core.report import build_report
 from privacy_studio.core.report.inputs import resolve_inputs
 from privacy_studio.core.risk.settings import RiskSettings
@@ -23,7 +23,7 @@ def test_the_recommended_profile_is_the_default(sample_project: Path, capsys):
         samples=300,
         seed=3,
     )
-    project.results = [jsonable(r.to_dict()) for r in run_grid(project.load_dataset(), settings)]
+    project.results = list(run_grid(project.load_dataset(), settings))
     project.tradeoff["ceiling"] = 0.99  # the most useful profile that qualifies (ceilings must be < 1) wins
     project.save()
     recommended = resolve_inputs(project).recommendation.label

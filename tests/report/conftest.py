@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from privacy_studio.core.project import Project
+from privacy_studio.core.risk.results import results_of
 
 SPATIAL = ["antenna", "zip", "district"]
 TEMPORAL = ["1h", "6h", "1d"]
@@ -55,7 +56,7 @@ def fake_results(spatial: list[str] = SPATIAL, temporal: list[str] = TEMPORAL, p
 
 def fake_project(with_utility: bool = True, ceiling: float = 0.2) -> Project:
     project = Project(name="Hand-made grid")
-    project.results = fake_results()
+    project.results = results_of(fake_results(), "fake results")
     project.settings = {
         "spatial": SPATIAL,
         "temporal": TEMPORAL,

@@ -17,6 +17,7 @@ from privacy_studio.core.report import KeyFigures, build_report
 from privacy_studio.core.report.content import Paragraph, Table
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import DECISIONS, DEFAULT_P_RATIONALE, KEY, ReportDetails
+from privacy_studio.core.risk.results import results_of
 
 
 def _section(report, title):
@@ -192,17 +193,17 @@ def test_summary_shows_whom_each_headline_covers_and_the_evidence_against(make_p
     figures = _figures(summary)
     assert not any("People in the dataset" in label for label in figures)
     rec = report.headline["recommended"]
-    row = next(r for r in project.results if r["label"] == rec)
-    at4 = next(e for e in row["by_p"] if e["p"] == 4)
-    covered = at4["n_sampled"] - at4["n_excluded"]
-    assert f"covers {covered:,} of {at4['n_sampled']:,} people" in figures["Recommended profile"][1]
+    row = next(r for r in project.results if r.label == rec)
+    at4 = row.at(4)
+    covered = at4.n_sampled - at4.n_excluded
+    assert f"covers {covered:,} of {at4.n_sampled:,} people" in figures["Recommended profile"][1]
     # issue #25: unique whole traces and the worst case are release criteria, listed with their values
     lines = _criteria_lines(summary)
-    unique = share(row["kanon"]["share_below"]["2"])
+    unique = share(row.kanon["share_below"]["2"])
     assert any("share of people with a unique whole trace: " + unique in line for line in lines)
-    assert any("share of people at worst-case risk 1 at p = 4: " + share(at4["worst_share_at_1"]) in line
+    assert any("share of people at worst-case risk 1 at p = 4: " + share(at4.worst_share_at_1) in line
                for line in lines)  # fmt: skip
-    assert figures["Excluded at p = 4"][0] == share(at4["n_excluded"] / at4["n_sampled"])
+    assert figures["Excluded at p = 4"][0] == share(at4.n_excluded / at4.n_sampled)
 
 
 def test_unicity_at_a_higher_p_is_shown_beside_the_recommendation(make_project) -> None:
@@ -210,17 +211,16 @@ def test_unicity_at_a_higher_p_is_shown_beside_the_recommendation(make_project) 
     project.tradeoff["risk_p"] = 2
     report = build_report(project)
     figures = _figures(_section(report, "Summary for decision makers"))
-    row = next(r for r in project.results if r["label"] == report.headline["recommended"])
-    at4 = next(e for e in row["by_p"] if e["p"] == 4)
-    assert figures["Unicity at p = 4"][0] == share(at4["unicity"])
+    row = next(r for r in project.results if r.label == report.headline["recommended"])
+    assert figures["Unicity at p = 4"][0] == share(row.value("unicity", 4))
 
 
 @pytest.mark.parametrize("exact", [True, False])
 def test_sampled_worst_case_is_called_a_lower_bound(make_project, exact: bool) -> None:
     project = make_project()
     for row in project.results:
-        for entry in row["by_p"]:
-            entry.update(worst_mean=0.3, worst_share_at_1=0.25, worst_exact=exact)
+        for entry in row.by_p:
+            entry.worst_mean, entry.worst_share_at_1, entry.worst_exact = 0.3, 0.25, exact
     report = build_report(project)
     (line,) = [x for x in _criteria_lines(_section(report, "Summary for decision makers")) if "worst" in x]
     assert ("25.0%" if exact else "≥ 25.0%") in line
@@ -247,9 +247,9 @@ def test_report_and_tradeoff_json_give_the_same_power_law_and_decision(make_resu
 
     spatial, temporal = ["grid:1", "grid:2", "grid:5"], ["1h", "6h", "1d"]
     project = Project(name="Grid levels")
-    project.results = make_results(spatial, temporal)
+    project.results = results_of(make_results(spatial, temporal), "fake results")
     project.settings = {"spatial": spatial, "temporal": temporal, "p_values": [1, 2, 3, 4], "seed": 1}
-    labels = [r["label"] for r in project.results]
+    labels = [r.label for r in project.results]
     project.utility = {
         "domains": ["planning"],
         "scores": {lab: {"planning": 9.0 - i} for i, lab in enumerate(labels)},
@@ -331,9 +331,9 @@ def test_heat_map_and_headline_give_the_all_points_figure_where_over_a_tenth_is_
     are not named."""
     project = make_project()
     for row in project.results:
-        for entry in row["by_p"]:
-            left_out = 30 if row["spatial"] == "district" else 0
-            entry.update(n_excluded_in_file=left_out, unicity_all_points=0.0625)
+        for entry in row.by_p:
+            entry.n_excluded_in_file = 30 if row.spatial == "district" else 0
+            entry.unicity_all_points = 0.0625
     report = build_report(project)
     summary = _section(report, "Summary for decision makers")
     caption = summary.blocks[-1].caption

@@ -14,6 +14,7 @@ from privacy_studio.core.naming import label_words, spatial_short, temporal_shor
 from privacy_studio.core.numbers import count, interval, number, share
 from privacy_studio.core.project import Project
 from privacy_studio.core.report import HeatmapFigure, KeyFigures, PlotFigure, Section, Table, build_report
+from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.tradeoff import grid_table, pareto, recommend
 
 SECTIONS = [
@@ -124,7 +125,7 @@ def test_without_utility_no_recommendation_and_no_pareto(make_project) -> None:
 
 def test_computed_information_loss_can_be_the_utility(make_project) -> None:
     project = make_project(with_utility=False)
-    labels = [r["label"] for r in project.results]
+    labels = [r.label for r in project.results]
     project.analyses["information_loss"] = {
         label: {"points_kept": 10.0 - i} for i, label in enumerate(labels)
     }
@@ -174,18 +175,18 @@ def test_pareto_figure_and_table_match_the_core(make_project) -> None:
 def test_unicity_curves_have_one_series_per_profile_with_bands(make_project) -> None:
     project = make_project()
     figure = _blocks(_section(build_report(project), "Unicity against p"), PlotFigure)[0]
-    assert [s.name for s in figure.series] == [label_words(r["label"]) for r in project.results]
-    first = project.results[0]["by_p"]
-    assert figure.series[0].y == [e["unicity"] for e in first]
-    assert figure.series[0].hi == [e["unicity_ci"][1] for e in first]
+    assert [s.name for s in figure.series] == [label_words(r.label) for r in project.results]
+    first = project.results[0].by_p
+    assert figure.series[0].y == [e.unicity for e in first]
+    assert figure.series[0].hi == [e.unicity_ci[1] for e in first]
 
 
 def test_kanonymity_table_carries_the_results(make_project) -> None:
     project = make_project()
     table = _blocks(_section(build_report(project), "Full-fingerprint k-anonymity"), Table)[0]
     for row, result in zip(table.rows, project.results, strict=True):
-        assert row[0] == label_words(result["label"]) and row[1] == count(result["kanon"]["k"])
-        assert row[2:] == [share(result["kanon"]["share_below"][k]) for k in ("2", "5", "10", "100")]
+        assert row[0] == label_words(result.label) and row[1] == count(result.kanon["k"])
+        assert row[2:] == [share(result.kanon["share_below"][k]) for k in ("2", "5", "10", "100")]
 
 
 def test_sparsity_theory_matches_the_plain_formula(make_project) -> None:
@@ -193,13 +194,13 @@ def test_sparsity_theory_matches_the_plain_formula(make_project) -> None:
     section = _section(build_report(project), "Sparsity theory")
     table = _blocks(section, Table)[0]
     for row, r in zip(table.rows, project.results, strict=True):
-        n, d, q = r["n_users"], r["d"], r["fill_rate"]
+        n, d, q = r.n_users, r.d, r.fill_rate
         p_unique = (1 - (q * q + (1 - q) ** 2) ** d) ** (n - 1)
         p_2anon = (1 - p_unique) ** n
-        assert row[4:] == [share(p_unique), share(p_2anon), share(r["kanon"]["share_below"]["2"])]
+        assert row[4:] == [share(p_unique), share(p_2anon), share(r.kanon["share_below"]["2"])]
     curve = next(s for s in _blocks(section, PlotFigure)[0].series if s.name == "P(unique)")
     first = project.results[0]
-    q, n = first["fill_rate"], first["n_users"]
+    q, n = first.fill_rate, first.n_users
     for d, value in zip(curve.x, curve.y, strict=True):
         assert value == pytest.approx((1 - (q * q + (1 - q) ** 2) ** d) ** (n - 1), rel=1e-9, abs=1e-300)
 
@@ -258,7 +259,7 @@ def test_any_grid_gives_a_consistent_report(
         if i < len(results):
             for e in results[i]["by_p"]:
                 e["kl"] = None
-    project = Project(results=results)
+    project = Project(results=results_of(results, "fake results"))
     report = build_report(project)
     grid = grid_table(results)
     p = report.headline["p"]
@@ -297,8 +298,8 @@ def test_limitations_count_people_evaluated_on_fewer_than_p_points(make_project)
 
     project = make_project()
     for profile in project.results:
-        for entry in profile["by_p"]:
-            entry["n_short"] = 7 if profile["spatial"] == "zip" and entry["p"] == 4 else 0
+        for entry in profile.by_p:
+            entry.n_short = 7 if profile.spatial == "zip" and entry.p == 4 else 0
     project.settings["short_traces"] = "all-points"
     notes = [b.text for b in _blocks(_section(build_report(project), "Limitations"), Paragraph)]
     short = [t for t in notes if "evaluated on all the points they have" in t]
@@ -316,7 +317,7 @@ def test_attribute_disclosure_is_said_in_plain_words(make_project) -> None:
         AttributeFigures("income_band", "set", True, 80, 20, 0.05, 0.1, 0.8, 0.1, 1, 1.0, 0.3, 3, 0.2, 4, 7),
     ]
     for result in project.results:
-        result["attributes"] = [f.to_dict() for f in figures]
+        result.attributes = list(figures)
     section = _section(build_report(project), "Attribute disclosure")
     text = " ".join(getattr(b, "text", "") for b in section.blocks)
     assert (
@@ -328,8 +329,8 @@ def test_attribute_disclosure_is_said_in_plain_words(make_project) -> None:
         "same income band (80 people sampled, 7 of them without a value, counted as unknown; 20 with fewer "
         "than 4 points left out)." in text
     )
-    headline = next(r for r in project.results if text.startswith(f"Profile {r['label']}:"))
-    alone = headline["kanon"]["share_below"]["2"]
+    headline = next(r for r in project.results if text.startswith(f"Profile {r.label}:"))
+    alone = headline.kanon["share_below"]["2"]
     assert (
         f"Someone alone with their whole trace counts as homogeneous: {100 * alone:.1f}% of people are."
         in text

@@ -145,7 +145,7 @@ def _check_plain(project: Project, folder: Path) -> str:
     readable = _without_command_lines(text)
     keys = [k for k in KEYS if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", readable)]
     assert not keys, keys
-    labels = [r["label"] for r in project.results if r["label"] in readable]
+    labels = [r.label for r in project.results if r.label in readable]
     assert not labels, f"profiles named by their keys: {labels}"
     assert not _words_outside_the_text_area(pdf), _words_outside_the_text_area(pdf)[:10]
     assert not _cells_broken_inside_a_word(content), _cells_broken_inside_a_word(content)[:10]

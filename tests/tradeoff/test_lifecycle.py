@@ -40,7 +40,7 @@ def test_project_new_keeps_the_p_list_and_run_saves_results_and_computed_utility
     assert project.settings["p_values"] == [1, 2, 4]
     assert len(project.results) == 4 and project.import_report is not None
     computed = project.analysis(ComputedUtility)
-    assert computed is not None and set(computed.scores) == {r["label"] for r in project.results}
+    assert computed is not None and set(computed.scores) == {r.label for r in project.results}
     sizes = project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["grid:5"] == 25.0 and sizes.period_seconds > 0
     spread = project.analysis(SeedSpread)
@@ -49,9 +49,8 @@ def test_project_new_keeps_the_p_list_and_run_saves_results_and_computed_utility
         and spread.seeds == [0, 1, 2, 3, 4]
         and (spread.measure, spread.p) == ("unicity", 4)
     )
-    row = next(r for r in project.results if r["label"] == spread.profile)
-    at4 = next(e for e in row["by_p"] if e["p"] == 4)
-    assert spread.values[0] == at4["unicity"]  # the first seed is the run's own: the same figure
+    row = next(r for r in project.results if r.label == spread.profile)
+    assert spread.values[0] == row.value("unicity", 4)  # the first seed is the run's own: the same figure
     words = label_words(spread.profile)
     assert f"Over 5 seeds (0, 1, 2, 3, 4), unicity at p = 4 of {words}" in spread.sentence()
 

@@ -9,6 +9,7 @@ import pytest
 
 from privacy_studio.cli import main
 from privacy_studio.core.project import Project
+from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.tradeoff import grid_table
 from privacy_studio.core.tradeoff.analysis import analyse, coarseness
 
@@ -59,7 +60,7 @@ def test_cli_on_results_json_and_scores_csv(tmp_path, capsys, thesis_profiles, t
 
 
 def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, thesis_scores):
-    project = Project(name="thesis", results=thesis_profiles(), utility=thesis_scores)
+    project = Project(name="thesis", results=results_of(thesis_profiles(), "thesis"), utility=thesis_scores)
     project.tradeoff = {"risk_measure": "unicity", "risk_p": 1, "utility": "transport", "ceiling": 0.2}
     path = project.save(tmp_path / "thesis.psproj")
     out = tmp_path / "t.json"
@@ -88,7 +89,9 @@ def test_cli_on_a_project_uses_saved_choices(tmp_path, capsys, thesis_profiles, 
     ],
 )
 def test_cli_bad_choices_give_one_line(tmp_path, capsys, args, message, thesis_profiles, thesis_scores):
-    path = Project(results=thesis_profiles(), utility=thesis_scores).save(tmp_path / "p.psproj")
+    path = Project(results=results_of(thesis_profiles(), "thesis"), utility=thesis_scores).save(
+        tmp_path / "p.psproj"
+    )
     assert main(["tradeoff", str(path), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
@@ -112,7 +115,7 @@ def test_cli_risk_by_group(tmp_path, capsys, thesis_profiles, thesis_scores):
             "unique_rate": [1.0, 1.0, 0.0, None],
             "em": None,
         }
-    path = Project(results=records, utility=thesis_scores).save(tmp_path / "p.psproj")
+    path = Project(results=results_of(records, "records"), utility=thesis_scores).save(tmp_path / "p.psproj")
     attrs = tmp_path / "people.csv"
     attrs.write_text("user_id,gender\na,f\nb,f\nc,m\nd,m\ne,m\n")
     out = tmp_path / "t.json"

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from privacy_studio.core.naming import label_words
+from privacy_studio.core.risk.results import results_of
 from privacy_studio.core.tradeoff.extrapolation import SubsampleCurve
 from privacy_studio.gui.workers import TaskRunner
 
@@ -108,7 +109,7 @@ def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profile
     session = Session()
     panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
-    session.replace(Project(results=thesis_profiles(), utility=thesis_scores))
+    session.replace(Project(results=results_of(thesis_profiles(), "thesis"), utility=thesis_scores))
     assert panel.analysis is not None and panel.analysis.utility_name == "transport"
     panel.ceiling.setValue(1.0)
     assert session.project.tradeoff["ceiling"] == pytest.approx(0.01) and session.dirty
@@ -142,7 +143,9 @@ def test_population_subsamples_run_in_a_worker(qtbot):
     panel = TradeoffPanel(session, TaskRunner())
     qtbot.addWidget(panel)
     assert panel.measure_subsamples() is None and "first" in panel.population_text.text()
-    project = Project(results=records, utility={"domains": ["d"], "scores": {"raw × all": {"d": 5}}})
+    project = Project(
+        results=results_of(records, "records"), utility={"domains": ["d"], "scores": {"raw × all": {"d": 5}}}
+    )
     project.settings = settings.to_dict()
     project.tradeoff = {"risk_measure": "unicity", "risk_p": 1, "utility": "d", "ceiling": 1.0}
     session.replace(project, SimpleNamespace(events=events, hierarchy=None))

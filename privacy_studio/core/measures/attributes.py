@@ -15,9 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Words of ordered scales a band may be written in, lowest first; a column whose values all belong to one
 #: scale is ordered by it.
@@ -58,6 +61,8 @@ def read_attributes(path: str | Path) -> pd.DataFrame:
     from privacy_studio.core.io.sniff import check_side_table
 
     check_side_table(str(path))
+    import pandas as pd  # deferred: reading results (project files) must not load pandas
+
     try:
         table = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -78,6 +83,8 @@ def user_column(columns: list[str]) -> str:
 
 def attribute_columns(path: str | Path) -> list[str]:
     """The attribute columns of an attributes file, from its header alone (the window offers them at once)."""
+    import pandas as pd  # deferred: reading results (project files) must not load pandas
+
     try:
         columns = list(pd.read_csv(path, nrows=0, dtype=str).columns)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -313,6 +320,8 @@ def figures(
 
 def trace_classes(indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
     """A class label per user: users with identical whole traces share one (0 .. classes - 1)."""
+    import pandas as pd  # deferred: reading results (project files) must not load pandas
+
     keys = [points[indptr[u] : indptr[u + 1]].tobytes() for u in range(len(indptr) - 1)]
     return pd.factorize(pd.Series(keys, dtype=object))[0].astype(np.int64)
 

@@ -228,9 +228,9 @@ def read_back(path: Path, prepared: PreparedRelease, control: TaskControl, parqu
 def project_kanon(project: Project, options: ReleaseOptions) -> dict | None:
     """The full-fingerprint k-anonymity the project measured at the release's profile, if it did."""
     for result in project.results:
-        profile = (result.get("spatial"), result.get("temporal"), result.get("price") or "none")
+        profile = (result.spatial, result.temporal, result.price or "none")
         if profile == (options.spatial, options.temporal, options.price):
-            return result.get("kanon")
+            return result.kanon
     return None
 
 

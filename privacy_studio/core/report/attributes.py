@@ -8,12 +8,13 @@ from privacy_studio.core.measures.attributes import TRACE, AttributeFigures
 from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.inputs import ReportInputs
+from privacy_studio.core.risk.results import ProfileResult
 
 TITLE = "Attribute disclosure"
 
 
-def _figures(result: dict) -> list[AttributeFigures]:
-    return [AttributeFigures.from_dict(a) for a in result.get("attributes") or []]
+def _figures(result: ProfileResult) -> list[AttributeFigures]:
+    return list(result.attributes or [])
 
 
 def _who(figure: AttributeFigures) -> str:
@@ -37,13 +38,13 @@ def sentence(figure: AttributeFigures) -> str:
 
 def attribute_section(inp: ReportInputs) -> Section:
     """Homogeneity in words for the recommended (else first) profile, and the table of every profile."""
-    results = [r for r in inp.project.results if r.get("attributes")]
+    results = [r for r in inp.project.results if r.attributes]
     if not results:
         return absent(TITLE, "no sensitive attribute was chosen (--sensitive, or the Grid tab's attributes).")
     rec = inp.recommendation
-    headline = next((r for r in results if rec is not None and r.get("label") == rec.label), results[0])
-    text = f"Profile {headline.get('label', '')}: " + " ".join(map(sentence, _figures(headline)))
-    alone = ((headline.get("kanon") or {}).get("share_below") or {}).get("2")
+    headline = next((r for r in results if rec is not None and r.label == rec.label), results[0])
+    text = f"Profile {headline.label}: " + " ".join(map(sentence, _figures(headline)))
+    alone = ((headline.kanon or {}).get("share_below") or {}).get("2")
     if alone is not None:
         text += f" Someone alone with their whole trace counts as homogeneous: {share(alone)} of people are."
     words = [Paragraph(text)]
@@ -53,7 +54,7 @@ def attribute_section(inp: ReportInputs) -> Section:
             classes = "whole trace" if f.classes == TRACE else f"p = {f.p}"
             rows.append(
                 [
-                    result.get("label", ""), f.attribute, classes + (" (ordered)" if f.ordered else ""),
+                    result.label, f.attribute, classes + (" (ordered)" if f.ordered else ""),
                     count(f.n_people), share(f.homogeneous), share(f.below_distinct_l),
                     share(f.below_entropy_l), share(f.above_t), count(f.min_distinct_l),
                     number(f.min_entropy_l, 3), number(f.max_t, 3),

@@ -46,9 +46,12 @@ if TYPE_CHECKING:
     from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 
-def build_report(project: Project, dataset: Dataset | None = None) -> ReportContent:
-    """The report's content; sections whose inputs are missing stay and say what is missing."""
-    inp = resolve_inputs(project, dataset)
+def build_report(
+    project: Project, dataset: Dataset | None = None, inputs: ReportInputs | None = None
+) -> ReportContent:
+    """The report's content; sections whose inputs are missing stay and say what is missing. ``inputs``
+    (from :func:`resolve_inputs`) lets a command that already decided build on its decision."""
+    inp = inputs if inputs is not None else resolve_inputs(project, dataset)
     headline: dict[str, float | str | None] = {}
     sections = [
         summary_section(inp, headline),
@@ -273,7 +276,7 @@ def method_section(inp: ReportInputs) -> Section:
     )
     section.add(Paragraph(f"Command line that reproduces the risk figures: {reproduce_command(inp)}", "note"))
     shown = list(dict.fromkeys(MEASURE_EXPLANATION[m] for m in MEASURE_NAMES if _computed(inp, m)))
-    if any(r.get("kanon") for r in inp.project.results):
+    if any(r.kanon for r in inp.project.results):
         shown.append("k_anonymity")
     if inp.project.results:
         shown.append("sparsity_theory")
@@ -464,8 +467,8 @@ def appendix_section(inp: ReportInputs) -> Section:
             ]
             for e in entries
         ]
-        detail = f"{count(row.get('n_users'))} users, d = {count(row.get('d'))}"
-        fill = row.get("fill_rate")
+        detail = f"{count(row.n_users)} users, d = {count(row.d)}"
+        fill = row.fill_rate
         if isinstance(fill, float) and math.isfinite(fill):
             detail += f", fill rate {one_in(fill)}"
         table = Table(

@@ -8,8 +8,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.numbers import interval, lower_bound
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS, format_value
+from privacy_studio.core.risk.catalogue import (
+    FIELD_MEASURE,
+    RISK_FIELDS,
+    WORST_FIELDS,
+    format_value,
+    risk_field,
+)
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
@@ -95,11 +102,15 @@ class ReportInputs:
         return self.grid.upper(self.measure, self.p)
 
 
-def resolve_inputs(project: Project, dataset: Dataset | None = None) -> ReportInputs:
-    """Read the project's results and trade-off settings; problems become notes the report shows."""
+def resolve_inputs(
+    project: Project, dataset: Dataset | None = None, decided: TradeoffAnalysis | None = None
+) -> ReportInputs:
+    """Read the project's results and trade-off settings; problems become notes the report shows. The
+    decision is derived here once per command: ``decided`` (the one a run just derived, e.g.) is used when
+    it is for the measure and p the report is about."""
     notes: list[str] = []
     choice = project.tradeoff
-    measure = str(choice.get("risk_measure") or "unicity")
+    measure = risk_field(str(choice.get("risk_measure") or "unicity"))
     if measure not in MEASURE_NAMES:
         notes.append(f"The project asks for risk measure {measure!r}, which is unknown: unicity is used.")
         measure = "unicity"
@@ -116,7 +127,11 @@ def resolve_inputs(project: Project, dataset: Dataset | None = None) -> ReportIn
             notes.append(f"{MEASURE_NAMES[measure]} was not computed: unicity is used instead.")
             measure = "unicity"
     inp = ReportInputs(project, dataset, grid, measure, p, notes, None, None, ceiling)
-    if grid is not None:
+    if decided is not None and (decided.measure, decided.p) == (measure, p):
+        spread = project.analysis(SeedSpread)  # stored by the run after it decided
+        same = spread is not None and (spread.measure, spread.p) == (measure, p)
+        inp.analysis = replace(decided, seed_spread=spread) if same else decided
+    elif grid is not None:
         inp.analysis = _decide(project, dataset, measure, p, notes)
     if inp.analysis is not None:
         inp.utility_name, inp.utility = inp.analysis.utility_name, inp.analysis.utility

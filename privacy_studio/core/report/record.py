@@ -50,7 +50,7 @@ def project_digest(project: Project) -> str:
         jsonable(project.settings),
         jsonable(project.tradeoff),
         jsonable(project.engine),
-        jsonable(keyed_project_parts(project.results, project.analyses)),  # as saved
+        jsonable(keyed_project_parts([r.to_dict() for r in project.results], project.analyses)),  # as saved
         [s.sha256 for s in project.sources],
         None if release is None else release.release_sha256,
     )

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolation
+from privacy_studio.core.analyses import ComputedUtility, PopulationExtrapolation, RiskByGroup
 from privacy_studio.core.explanations import EXPLANATIONS
 from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.io.report import ImportReport
@@ -37,9 +37,10 @@ from privacy_studio.core.report.inputs import (
     measure_cells,
     measure_columns,
 )
-from privacy_studio.core.tradeoff import ordinal_equivalence, pareto
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.tradeoff import ordinal_equivalence
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
-from privacy_studio.core.tradeoff.groups import per_user_ids, read_attributes, risk_by_group
+from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.user_keys import project_salt
 from privacy_studio.core.utility import COMPUTED_SCORES, utility_title
 
@@ -212,12 +213,12 @@ def kanonymity_section(inp: ReportInputs) -> Section:
     """Per profile: the dataset's k and the share of people in groups of identical traces below 2 … 100."""
     rows = []
     for r in inp.project.results:
-        kanon = r.get("kanon")
+        kanon = r.kanon
         if kanon:
             below = kanon.get("share_below", {})
             rows.append(
                 [
-                    label_words(r.get("label", "")),
+                    label_words(r.label),
                     count(kanon.get("k")),
                     *(share(below.get(k)) for k in KANON_K),
                 ]
@@ -241,15 +242,15 @@ def theory_section(inp: ReportInputs) -> Section:
     """The Bernoulli sparsity model at each profile's n, d and fill rate, beside the measured uniqueness."""
     rows, first = [], None
     for r in inp.project.results:
-        n, d, q = r.get("n_users"), r.get("d"), r.get("fill_rate")
+        n, d, q = r.n_users, r.d, r.fill_rate
         if not (n and d and isinstance(q, float) and math.isfinite(q)):
             continue
-        first = first or (int(n), float(q), int(d), label_words(r.get("label", "")))
+        first = first or (int(n), float(q), int(d), label_words(r.label))
         curve = sparsity_curves(int(n), q, [d])
-        unique = (r.get("kanon") or {}).get("share_below", {}).get("2")
+        unique = (r.kanon or {}).get("share_below", {}).get("2")
         rows.append(
             [
-                label_words(r.get("label", "")),
+                label_words(r.label),
                 count(n),
                 count(d),
                 one_in(q),
@@ -306,8 +307,8 @@ def pareto_section(inp: ReportInputs) -> Section:
             "no utility scores: enter expert scores per profile, or run the project's analysis (Run in the "
             "studio, privacy-studio project run), which computes every profile's information loss.",
         )
-    risk = inp.risk()
-    result = pareto(grid.labels, risk, inp.utility)
+    assert inp.analysis is not None  # the utility comes from the decision
+    risk, result = inp.analysis.risk, inp.analysis.pareto  # derived once, as the window and tradeoff do
     known = [i for i, label in enumerate(grid.labels) if label not in result.missing]
     front = [grid.labels.index(label) for label in result.front]
     dominated = [i for i in known if i not in front]
@@ -396,10 +397,10 @@ def information_loss_blocks(inp: ReportInputs) -> list:
 def ordinal_section(inp: ReportInputs) -> Section:
     grid = inp.grid
     assert grid is not None
-    measures = grid.measures(inp.p)
-    if len(measures) < 2:
+    # the decision's table; without one (no utility scores) the rankings are compared here
+    table = inp.analysis.ordinal if inp.analysis is not None else ordinal_equivalence(grid.measures(inp.p))
+    if len(table.names) < 2:
         return absent("Ordinal equivalence", "fewer than two risk measures were computed.")
-    table = ordinal_equivalence(measures)
     names = [MEASURE_NAMES[n] for n in table.names]
     rows = [[names[i], *(number(table.tau[i, j], 3) for j in range(len(names)))] for i in range(len(names))]
     at = "" if inp.p is None else f" at p = {inp.p}"
@@ -496,34 +497,35 @@ def extrapolation_section(inp: ReportInputs) -> Section:
     return Section("Population extrapolation", [figure, Paragraph(result.describe(what), "warning")])
 
 
+def _group_report(inp: ReportInputs, row: ProfileResult) -> GroupReport | str:
+    """Risk by group measured on ``row``'s per-user risks, or why it cannot be."""
+    source = inp.project.attributes_source()
+    if source is None:
+        return "the project has no user-attributes file (gender, age band, …)."
+    if not source.exists():
+        return f"the user-attributes file {source.path} was not found."
+    per_user = row.per_user or {}
+    if not per_user.get("unique_rate"):
+        return f"the results of {label_words(row.label)} keep no per-user risk."
+    try:
+        salt = project_salt(inp.project.analyses) if per_user.get("user_keys") else None
+        return risk_by_group_of(row, read_attributes(source.path), salt)
+    except ValueError as exc:
+        return str(exc)
+
+
 def groups_section(inp: ReportInputs) -> Section:
-    """Risk by user group, from the project's attributes file and the per-user results of one profile."""
+    """Risk by user group of the recommended (else first) profile: the analysis the window or ``tradeoff
+    --attributes`` stored for it, else measured from the project's attributes file and per-user results."""
     grid = inp.grid
     assert grid is not None
-    source = next((s for s in inp.project.sources if s.role == "attributes"), None)
-    if source is None:
-        return absent("Risk by group", "the project has no user-attributes file (gender, age band, …).")
-    if not source.exists():
-        return absent("Risk by group", f"the user-attributes file {source.path} was not found.")
     rec = inp.recommendation
     label = rec.label if rec is not None and rec.label is not None else grid.labels[0]
     row = inp.project.results[grid.labels.index(label)]
-    per_user = row.get("per_user") or {}
-    if not per_user.get("unique_rate"):
-        return absent("Risk by group", f"the results of {label_words(label)} keep no per-user risk.")
-    try:
-        salt = project_salt(inp.project.analyses) if per_user.get("user_keys") else None
-        ids, attributes = per_user_ids(per_user, read_attributes(source.path), salt)
-        if ids is None:
-            return absent("Risk by group", f"the results of {label} keep no per-user risk.")
-        report = risk_by_group(
-            ids,
-            np.asarray([np.nan if v is None else v for v in per_user["unique_rate"]], dtype=np.float64),
-            None if per_user.get("em") is None else np.asarray(per_user["em"], dtype=np.float64),
-            attributes,
-        )
-    except ValueError as exc:
-        return absent("Risk by group", str(exc))
+    stored = inp.project.analysis(RiskByGroup)
+    report = stored.report if stored is not None and stored.profile == label else _group_report(inp, row)
+    if isinstance(report, str):
+        return absent("Risk by group", report)
     rows = [
         [
             r.attribute,
@@ -535,7 +537,7 @@ def groups_section(inp: ReportInputs) -> Section:
         ]
         for r in report.rows
     ]
-    at = row.get("reference_p")
+    at = row.reference_p
     table = Table(
         f"Table 6. Risk by group for profile {label_words(label)}"
         + ("" if at is None else f" at p = {at}")

@@ -174,7 +174,12 @@ CATALOGUE: tuple[Measure, ...] = (
 )
 
 BY_NAME: dict[str, Measure] = {m.name: m for m in CATALOGUE}
-_ALIASES: dict[str, str] = {alias: m.name for m in CATALOGUE for alias in m.aliases}
+#: Every word for a measure -> its name: fields, aliases (older project files and scripts), names.
+_WORDS: dict[str, str] = {
+    **{f.name: m.name for m in CATALOGUE for f in m.fields},
+    **{alias: m.name for m in CATALOGUE for alias in m.aliases},
+    **{m.name: m.name for m in CATALOGUE},
+}
 #: Every measure's name, in catalogue order.
 MEASURE_NAMES: tuple[str, ...] = tuple(BY_NAME)
 #: The measures computed when none are chosen.
@@ -195,8 +200,10 @@ def format_value(name: str, value: float | None) -> str:
 
 
 def canonical(name: str) -> str:
-    """The catalogue name of ``name`` (old names such as ``kdisc`` are accepted); unknown names unchanged."""
-    return _ALIASES.get(name, name)
+    """The catalogue name of a measure given by its name, an alias (``kdisc``, ``em``) or one of its fields
+    (``worst_mean``): the one vocabulary of every command, project file and the window; unknown names
+    unchanged (the caller refuses them with the list)."""
+    return _WORDS.get(name, name)
 
 
 def risk_field(name: str) -> str:

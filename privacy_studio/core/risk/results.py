@@ -6,11 +6,13 @@ the command line's JSON (keys of issue #3) and the project file's stored results
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
 from privacy_studio.core.measures.attributes import AttributeFigures
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, risk_field
 
 
 def float_or_none(x: float) -> float | None:
@@ -24,11 +26,56 @@ def json_floats(a: np.ndarray) -> list[float | None]:
     return [None if np.isnan(v) else float(v) for v in np.asarray(a, dtype=np.float64)]
 
 
+@dataclass(frozen=True)
+class Stored:
+    """How a project file held a result: its keys in order and the values of keys no field reads (written
+    by an older or newer studio), so a result read and saved again comes back unchanged, byte for byte."""
+
+    keys: tuple[str, ...]
+    extra: dict[str, Any]
+
+    @classmethod
+    def of(cls, d: dict, known: set[str]) -> Stored:
+        return cls(tuple(d), {k: v for k, v in d.items() if k not in known})
+
+    def restore(self, written: dict, defaults: dict[str, Any]) -> dict:
+        """``written`` (a ``to_dict``) in the stored key order with the unread keys back; a field the file
+        did not have is left out while it keeps its default (set since reading: written)."""
+        out = {
+            k: written[k] if k in written else self.extra[k]
+            for k in self.keys
+            if k in written or k in self.extra
+        }
+        for key, value in written.items():
+            if key not in out and not (key in defaults and value == defaults[key]):
+                out[key] = value
+        return out
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    """The default of every field of dataclass ``cls`` that has one, as ``to_dict`` writes it."""
+    out: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.default is not MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+def _copy(value: Any) -> Any:
+    return dict(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else value
+
+
+def _known(cls: type) -> set[str]:
+    return {f.name for f in fields(cls) if f.name != "stored"}
+
+
 @dataclass
 class PResult:
     """All measures at one p (p is None for explicit knowledge); None where a measure was not asked."""
 
-    p: int | None
+    p: int | None = None
     unicity: float | None = None
     unicity_ci: tuple[float, float] | None = None
     k_disclosure: float | None = None
@@ -54,38 +101,51 @@ class PResult:
     # unicity with those people evaluated on all their points (short traces: all-points), so a figure that
     # leaves many out can be read beside the conservative one; None with short traces all-points itself
     unicity_all_points: float | None = None
+    stored: Stored | None = field(default=None, compare=False, repr=False)  # read from a file: its shape
+
+    def value(self, name: str) -> float | None:
+        """The value of the catalogue's risk field ``name`` (a field such as ``em``, or a measure's name or
+        alias such as ``em_disclosure``); None where it was not computed. ValueError for other names."""
+        key = risk_field(name)
+        if key not in RISK_FIELDS:
+            raise ValueError(f"unknown risk measure {name!r}; use one of {', '.join(RISK_FIELDS)}")
+        value = getattr(self, key)
+        return None if value is None else float(value)
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["stored"]
         d["unicity_ci"] = None if self.unicity_ci is None else list(self.unicity_ci)
         d["class_sizes"] = (
             None if self.class_sizes is None else {str(k): v for k, v in self.class_sizes.items()}
         )
-        return d
+        return d if self.stored is None else self.stored.restore(d, _P_DEFAULTS)
 
     @classmethod
     def from_dict(cls, d: dict) -> PResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
+        known = _known(cls)
+        kwargs = {k: v for k, v in d.items() if k in known}
         if kwargs.get("unicity_ci") is not None:
             kwargs["unicity_ci"] = tuple(kwargs["unicity_ci"])
         if kwargs.get("class_sizes") is not None:
             kwargs["class_sizes"] = {int(k): v for k, v in kwargs["class_sizes"].items()}
-        return cls(**kwargs)
+        return cls(**kwargs, stored=Stored.of(d, known))
 
 
 @dataclass
 class ProfileResult:
     """One profile's results over all p, plus detail arrays at the reference p for maps and histograms."""
 
-    spatial: str
-    temporal: str
-    label: str
-    n_users: int
-    d: int
-    nnz: int
-    fill_rate: float
-    n_events: int
-    by_p: list[PResult]
+    # every field has a default so that results of older studios, which lacked some, can be read
+    spatial: str = ""
+    temporal: str = ""
+    label: str = ""
+    n_users: int = 0
+    d: int = 0
+    nnz: int = 0
+    fill_rate: float = 0.0
+    n_events: int = 0
+    by_p: list[PResult] = field(default_factory=list)
     kanon: dict | None = None
     per_user: dict = field(default_factory=dict)
     per_location: dict = field(default_factory=dict)
@@ -99,18 +159,52 @@ class ProfileResult:
     price: str = "none"  # price bins per factor of ten, or "none" (amount not released; older results)
     # attribute disclosure: per sensitive attribute, whole-trace classes then anonymity sets (None: not asked)
     attributes: list[AttributeFigures] | None = None
+    stored: Stored | None = field(default=None, compare=False, repr=False)  # read from a file: its shape
+
+    def at(self, p: int | None) -> PResult | None:
+        """The entry for knowledge size ``p`` (or the only entry for explicit knowledge); None if absent."""
+        return next((r for r in self.by_p if r.p == p or r.p is None), None)
+
+    def value(self, name: str, p: int | None) -> float | None:
+        """The catalogue risk field ``name`` at ``p`` (see :meth:`PResult.value`); None where absent."""
+        entry = self.at(p)
+        return None if entry is None else entry.value(name)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        """Its JSON record; nested tables are copied one level deep, not element by element (per-user
+        arrays of a large file would take the window's thread too long)."""
+        d = {f.name: _copy(getattr(self, f.name)) for f in fields(self) if f.name != "stored"}
         d["by_p"] = [r.to_dict() for r in self.by_p]
         if self.attributes is None:
             del d["attributes"]  # results without attribute disclosure keep the keys they always had
-        return d
+        else:
+            d["attributes"] = [a.to_dict() for a in self.attributes]
+        return d if self.stored is None else self.stored.restore(d, _DEFAULTS)
 
     @classmethod
     def from_dict(cls, d: dict) -> ProfileResult:
-        kwargs = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
-        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p", [])]
+        """Read a ``to_dict`` (or an older studio's result, whose missing keys take their defaults)."""
+        known = _known(cls)
+        kwargs = {k: v for k, v in d.items() if k in known}
+        kwargs["by_p"] = [PResult.from_dict(r) for r in d.get("by_p") or []]
         if kwargs.get("attributes") is not None:
             kwargs["attributes"] = [AttributeFigures.from_dict(a) for a in kwargs["attributes"]]
-        return cls(**kwargs)
+        return cls(**kwargs, stored=Stored.of(d, known))
+
+
+_P_DEFAULTS = _defaults(PResult)
+_DEFAULTS = {**_defaults(ProfileResult), "attributes": None}
+
+
+def results_of(profiles: list, origin: str) -> list[ProfileResult]:
+    """Typed results from their JSON (a project's ``results``, a ``risk --json`` file's ``profiles``);
+    ValueError naming ``origin`` and the entry when one is not a risk result."""
+    out = []
+    for i, d in enumerate(profiles):
+        if not isinstance(d, dict) or not isinstance(d.get("by_p") or [], list):
+            raise ValueError(f"{origin}: entry {i + 1} is not a risk result (an object with a by_p list)")
+        try:
+            out.append(ProfileResult.from_dict(d))
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            raise ValueError(f"{origin}: entry {i + 1} is not a risk result ({exc})") from None
+    return out

@@ -21,6 +21,7 @@ from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
+    from privacy_studio.core.risk.results import ProfileResult
 
 #: The computed score used when no expert scored any profile: the share of detail each person keeps.
 DEFAULT_COMPUTED = "points_kept"
@@ -31,7 +32,7 @@ class DecisionInputs:
     """Everything a decision is derived from; ``sizes`` None means unit areas are unknown (grid:L levels
     are L² anyway)."""
 
-    results: list[dict]
+    results: list[ProfileResult]
     experts: UtilityGrid = field(default_factory=UtilityGrid)
     choice: TradeoffChoice = field(default_factory=TradeoffChoice)
     computed: ComputedUtility | None = None
@@ -44,7 +45,7 @@ class DecisionInputs:
         sizes = project.analysis(ProfileSizes)
         if sizes is None and dataset is not None and project.results:
             start, end = dataset.events.period()
-            levels = list(dict.fromkeys(str(r.get("spatial")) for r in project.results))
+            levels = list(dict.fromkeys(r.spatial for r in project.results))
             sizes = ProfileSizes(unit_areas(dataset.events, levels, dataset.hierarchy), float(end - start))
         return cls(
             project.results,

@@ -62,6 +62,7 @@ from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_ti
 from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.panels.aggregates_tab import AggregatesTab
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
+from privacy_studio.gui.results import records_of
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 COMPUTED_PREFIX = "computed: "
@@ -871,7 +872,7 @@ class TradeoffPanel(QWidget):
         stored = project.analysis(ComputedUtility)
         self.computed = {} if stored is None else dict(stored.scores)
         self.set_choices(project.tradeoff)
-        self.set_results(project.results)
+        self.set_results(records_of(project.results))
         self._restore_population(project)
         self.load_project_attributes(project)
 
