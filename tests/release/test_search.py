@@ -20,7 +20,7 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.io import Dataset, ReaderOptions
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.project import Project
 from privacy_studio.core.project_run import computed_utility
 from privacy_studio.core.release import prepare_release
 from privacy_studio.core.release.defaults import measure_settings, policy
@@ -61,7 +61,7 @@ def _project(dataset: Dataset, ceiling: float) -> Project:
     risk = RiskSettings(spatial=["raw"], temporal=TEMPORAL, p_values=[2], samples=500, seed=1, reference_p=2)
     project = Project(name="search test", settings=risk.to_dict())
     project.tradeoff.update(risk_measure="unicity", risk_p=2, ceiling=ceiling)
-    project.results = [jsonable(r.to_dict()) for r in run_grid(dataset.events, risk, None)]
+    project.results = list(run_grid(dataset.events, risk, None))
     project.store(computed_utility(dataset, risk))
     return project
 

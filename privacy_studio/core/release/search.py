@@ -234,8 +234,9 @@ def _why_none(scored: list[Candidate], analysis: TradeoffAnalysis) -> str:
     )
 
 
-def stored_search(project: Project) -> SearchResult | None:
-    """The project's saved search, if it is still current (same criteria, measure, utility and results)."""
+def stored_search(project: Project, analysis: TradeoffAnalysis | None = None) -> SearchResult | None:
+    """The project's saved search, if it is still current (same criteria, measure, utility and results)
+    for ``analysis``, the caller's decision (derived here when not given)."""
     from privacy_studio.core.analyses import read_analysis
     from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
 
@@ -243,7 +244,7 @@ def stored_search(project: Project) -> SearchResult | None:
     if saved is None or not project.results:
         return None
     try:
-        current = judged_by(project, decide(DecisionInputs.of_project(project)))
+        current = judged_by(project, analysis or decide(DecisionInputs.of_project(project)))
     except ValueError:
         return None
     return saved if saved.judged_by == current else None

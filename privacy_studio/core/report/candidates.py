@@ -28,7 +28,7 @@ def candidates_section(inp: ReportInputs) -> Section:
             TITLE, "no protection search was run (privacy-studio project run, or tradeoff --search)."
         )
     section = Section(TITLE)
-    if stored_search(inp.project) is None:
+    if stored_search(inp.project, inp.analysis) is None:
         section.add(
             Paragraph(
                 "The search below was made for earlier results, criteria or releases: run it again "
@@ -77,7 +77,7 @@ def recommended_candidate_sentence(inp: ReportInputs) -> Paragraph | None:
     from privacy_studio.core.release.search import stored_search
 
     try:
-        found = stored_search(inp.project)
+        found = stored_search(inp.project, inp.analysis)
     except (AnalysisError, ValueError):
         return None
     if found is None or found.recommended is None:
