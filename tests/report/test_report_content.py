@@ -21,6 +21,7 @@ SECTIONS = [
     "Decision record",
     "Method",
     "Results",
+    "Protection search: profiles with suppression",
     "Release",
     "Aggregate release",
     "Limitations",
@@ -74,6 +75,7 @@ def test_absent_inputs_are_said_not_hidden(make_project) -> None:
         "Linkage attacks",
         "Anonymizability",
         "Import report",
+        "Protection search: profiles with suppression",
     ):
         section = _section(report, title)
         assert not section.available
