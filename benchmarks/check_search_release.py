@@ -35,7 +35,7 @@ def records(path: Path) -> dict[str, frozenset]:
 def week_bins(path: Path) -> bool:
     """Whether every published time is a Monday midnight (UTC): the file's bins are weeks."""
     times = pd.to_datetime(pd.read_csv(path, dtype=str)["time"], utc=True)
-    return bool(((times.dt.dayofweek == 0) & (times == times.dt.normalize())).all())
+    return bool(((times.dt.day_of_week == 0) & (times == times.dt.normalize())).all())
 
 
 def exact_at_p(people: dict[str, frozenset], p: int) -> tuple[int, int, int, int]:
