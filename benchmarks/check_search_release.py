@@ -32,6 +32,12 @@ def records(path: Path) -> dict[str, frozenset]:
     return {user: frozenset(group) for user, group in rows.groupby(df["user"])}
 
 
+def week_bins(path: Path) -> bool:
+    """Whether every published time is a Monday midnight (UTC): the file's bins are weeks."""
+    times = pd.to_datetime(pd.read_csv(path, dtype=str)["time"], utc=True)
+    return bool(((times.dt.day_of_week == 0) & (times == times.dt.normalize())).all())
+
+
 def exact_at_p(people: dict[str, frozenset], p: int) -> tuple[int, int, int, int]:
     """(people with ≥ p rows, p-subsets unique to their owner, people with at least one such subset,
     p-subsets in all)."""
@@ -87,6 +93,7 @@ def main() -> None:
         "rows": rows,
         "k": int(sizes.min()),
         "unique_share": float((sizes == 1).mean()),
+        "week_bins": week_bins(args.release),
         "p": args.p,
         "people_with_p_points": eligible,
         "p_subsets": total,

@@ -90,12 +90,8 @@ def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     from privacy_studio.core.generalize import price_label
     from privacy_studio.core.release import ReleaseError, ReleaseOptions, parse_profile
-    from privacy_studio.core.release.defaults import (
-        recommended_candidate,
-        recommended_price,
-        recommended_profile,
-        split_key,
-    )
+    from privacy_studio.core.release.defaults import recommended_price, recommended_profile, split_key
+    from privacy_studio.core.release.search import recommended_candidate
     from privacy_studio.core.tradeoff.candidates import SUPPRESSION_FLAGS
 
     price = args.price or "none"

@@ -79,3 +79,10 @@ def test_release_without_profile_writes_what_the_tradeoff_promised(searched: Pat
     assert sizes.min() >= rec.suppression.k_anonymity
     # the release is recorded, so the search (judged against the earlier releases) is out of date now
     assert stored_search(Project.load(searched)) is None
+
+
+def test_search_needs_a_project(tmp_path: Path, capsys):
+    results = tmp_path / "risk.json"
+    results.write_text('{"profiles": []}')
+    assert cli.main(["tradeoff", str(results), "--search"]) == 2
+    assert "--search needs a project (.psproj)" in capsys.readouterr().err

@@ -22,6 +22,7 @@ SECTIONS = [
     "Decision record",
     "Method",
     "Results",
+    "Protection search: profiles with suppression",
     "Release",
     "Aggregate release",
     "Limitations",
@@ -75,6 +76,7 @@ def test_absent_inputs_are_said_not_hidden(make_project) -> None:
         "Linkage attacks",
         "Anonymizability",
         "Import report",
+        "Protection search: profiles with suppression",
     ):
         section = _section(report, title)
         assert not section.available

@@ -45,6 +45,7 @@ __all__ = [
     "judged_by",
     "measure_candidate",
     "options_of",
+    "recommended_candidate",
     "score_all",
     "search",
     "stored_search",
@@ -248,3 +249,10 @@ def stored_search(project: Project, analysis: TradeoffAnalysis | None = None) ->
     except ValueError:
         return None
     return saved if saved.judged_by == current else None
+
+
+def recommended_candidate(project: Project) -> Candidate | None:
+    """The candidate (profile and suppression) the project's protection search recommends, when the
+    search is still current (same criteria, measure, utility and results)."""
+    found = stored_search(project)
+    return None if found is None else found.recommended
