@@ -19,15 +19,15 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges, price_label
+from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
+from privacy_studio.core.risk.results import ProfileResult, profile_result
 from privacy_studio.core.runner import (
-    ProfileResult,
     RiskSettings,
     check_levels,
     json_floats,
@@ -170,14 +170,12 @@ class RelationalEngine(SqlBackend):
             per_location = self._per_location(em, loaded, profile, labels)
         self.drop("ps_freq")
         self.drop("ps_gen")
-        return ProfileResult(
-            spatial=profile.spatial.label,
-            temporal=profile.temporal.label,
-            label=profile.label,
+        return profile_result(
+            profile,
+            settings,
             n_users=loaded.n_users,
-            d=int(n_units * n_bins),
+            d=n_units * n_bins,
             nnz=nnz,
-            fill_rate=float(nnz / (loaded.n_users * n_units * n_bins)) if n_units else 0.0,
             n_events=loaded.n_events,
             by_p=by_p,
             kanon=kanon,
@@ -186,7 +184,6 @@ class RelationalEngine(SqlBackend):
             timings={k: float(v) for k, v in timings.items()},
             knowledge=model.name,
             reference_p=settings.reference_p,
-            price=price_label(profile.price),
         )
 
     def _class_histogram(self) -> pa.Table:

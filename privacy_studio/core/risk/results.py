@@ -7,10 +7,16 @@ the command line's JSON (keys of issue #3) and the project file's stored results
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from privacy_studio.core.generalize import price_label
 from privacy_studio.core.measures.attributes import AttributeFigures
+
+if TYPE_CHECKING:
+    from privacy_studio.core.generalize import Profile
+    from privacy_studio.core.risk.settings import RiskSettings
 
 
 def float_or_none(x: float) -> float | None:
@@ -114,3 +120,33 @@ class ProfileResult:
         if kwargs.get("attributes") is not None:
             kwargs["attributes"] = [AttributeFigures.from_dict(a) for a in kwargs["attributes"]]
         return cls(**kwargs)
+
+
+def profile_result(
+    profile: Profile,
+    settings: RiskSettings,
+    *,
+    n_users: int,
+    d: int,
+    nnz: int,
+    n_events: int,
+    by_p: list[PResult],
+    **details: Any,
+) -> ProfileResult:
+    """One profile's result with its labels, price, fill rate and run options (short traces, exact mode)
+    taken from ``profile`` and ``settings``, so no engine can report other options than it ran with."""
+    return ProfileResult(
+        spatial=profile.spatial.label,
+        temporal=profile.temporal.label,
+        label=profile.label,
+        n_users=int(n_users),
+        d=int(d),
+        nnz=int(nnz),
+        fill_rate=float(nnz / (n_users * d)) if n_users and d else 0.0,
+        n_events=int(n_events),
+        by_p=by_p,
+        short_traces=settings.short_traces,
+        exact=settings.exact,
+        price=price_label(profile.price),
+        **details,
+    )
