@@ -111,6 +111,12 @@ class SparkEngine(RelationalEngine):
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
 
+    def create_alias(self, name: str, source: str) -> None:
+        frame = self._frames[source]  # the same stored blocks under a second name
+        self.drop(name)
+        self._frames[name] = frame
+        frame.createOrReplaceTempView(name)
+
     def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
         # A window without PARTITION BY ranks every key in one task (100M ids on one executor). Instead a
         # global sort spreads the keys over range partitions, each row gets its partition and a
