@@ -191,7 +191,12 @@ def test_card_transactions_read_by_duckdb_give_the_price_bins_of_the_reader(tmp_
     path.write_text("\n".join(lines) + "\n")
     options = ReaderOptions(hierarchy=str(SAMPLE / "shop_hierarchy.csv"), tz="Europe/Paris", use_cache=False)
     risk = RiskSettings(
-        ["shop", "district"], ["1d"], p_values=[1, 2, 4], samples=200, price=["none", "3", "1"], seed=5,
+        ["shop", "district"],
+        ["1d"],
+        p_values=[1, 2, 4],
+        samples=200,
+        price=["none", "3", "1"],
+        seed=5,
         exact_budget=0,  # relational engines only sample: compare sampled with sampled
     )
     expected, got = both(str(path), options, risk)
