@@ -67,6 +67,7 @@ def main() -> int:
         p_values=[1, 2, 4],
         samples=2000,
         measures=["unicity", "kdisc", "kanon", "worst"],
+        exact_budget=0,  # numba would make cheap p exact; relational engines sample: compare like with like
     )
     if args.grid:
         risk = RiskSettings(
