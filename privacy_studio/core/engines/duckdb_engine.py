@@ -109,6 +109,7 @@ class DuckDBEngine(RelationalEngine):
                 f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
                 "folder the studio can create and write"
             ) from None
+        self.temp_dir = temp_dir  # named in messages (the private folder inside it goes on close)
         limit = memory_bytes(memory_limit) if memory_limit is not None else default_limit()
         #: DuckDB's buffer pool in bytes (None: DuckDB's own default, where the available memory is unknown).
         self.pool = None if limit is None else buffer_pool_bytes(limit)
@@ -136,7 +137,7 @@ class DuckDBEngine(RelationalEngine):
             raise ValueError(
                 f"this run cannot finish on the duckdb engine: by its estimate about {count(rows)} events "
                 f"need {_gb(need)} of memory and spill space, but it may use {_gb(self.pool)} of memory "
-                f"and {self._folder.name} has {_gb(free)} free, so give --temp-dir a folder on a disk "
+                f"and {self.temp_dir} has {_gb(free)} free, so give --temp-dir a folder on a disk "
                 f"with at least {_gb(need - self.pool)} free"
             )
 
@@ -155,7 +156,7 @@ class DuckDBEngine(RelationalEngine):
             limit = "its" if self.pool is None else f"its {_gb(self.pool)}"
             raise ValueError(
                 f"the duckdb engine ran out of {limit} memory limit even with spilling to "
-                f"{self._folder.name} ({str(exc).splitlines()[0]})"
+                f"{self.temp_dir} ({str(exc).splitlines()[0]})"
             ) from None
         except self._duckdb.IOException as exc:
             raise ValueError(
