@@ -48,7 +48,7 @@ class Loaded:
     tz: str
     location_ids: np.ndarray  # str, index = location code
     hierarchy: Hierarchy | None
-    coordinates: bool  # ps_ev has x, y (NULL where an event has none)
+    coordinates: bool  # the events have km x, y (in ps_ev unless located and no km grid is asked)
     located: bool  # every event has a location code
     locations_xy: bool  # ps_loc(loc, x, y) lists the locations' km coordinates
     local_range: tuple[int, int]  # first and last wall-clock second of the events
