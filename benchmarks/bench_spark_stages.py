@@ -1,11 +1,13 @@
 """Where the Spark engine spends its time: every Spark action of a run timed, against numba on the same file.
 
     python benchmarks/bench_spark_stages.py [--city benchmarks/results/cache/city_100000_30_parquet]
-        [--memory 3g] [--threads 2] [--quick] [--json OUT]
+        [--memory 3g] [--threads 2] [--quick] [--grid] [--json OUT]
 
-Reads a Parquet city made by ``bench_engines.py`` (``events.parquet`` + ``antennas.csv`` + ``hierarchy.csv``)
-or, with ``--quick``, the sample data's CSV. Prints the per-profile stages (generalize / kanon / estimate),
-the Spark actions by total time, and writes JSON with Spark/numba ratios from this same invocation.
+Reads a Parquet city made by ``bench_engines.py`` (``events.parquet`` + ``antennas.csv`` +
+``hierarchy.csv``) or, with ``--quick``, the sample data's CSV; ``--grid`` runs issue #30's 12-profile grid
+({antenna, zip, district} × {1h, 6h, 12h, 1w}, p = 1..10, S = 10,000, all measures) instead of district and
+raw × 1h at p 1, 2, 4. Prints the per-profile stages (generalize / kanon / estimate), the Spark actions by
+total time, and writes JSON with Spark/numba ratios from this same invocation.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def main() -> int:
     ap.add_argument("--memory", default="3g", help="Spark driver memory (local mode: all of Spark's)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="the sample data's CSV (2,000 users) instead")
+    ap.add_argument("--grid", action="store_true", help="the 12-profile grid of issue #30 instead")
     ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "spark_stages.json"))
     args = ap.parse_args()
     if args.quick:
@@ -64,7 +67,16 @@ def main() -> int:
         p_values=[1, 2, 4],
         samples=2000,
         measures=["unicity", "kdisc", "kanon", "worst"],
+        exact_budget=0,  # numba would make cheap p exact; relational engines sample: compare like with like
     )
+    if args.grid:
+        risk = RiskSettings(
+            spatial=["antenna", "zip", "district"],
+            temporal=["1h", "6h", "12h", "1w"],
+            p_values=list(range(1, 11)),
+            samples=10_000,
+            exact_budget=0,
+        )
     t0 = time.perf_counter()
     dataset = load_dataset(str(path), options)
     numba_load = time.perf_counter() - t0

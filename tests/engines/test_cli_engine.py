@@ -101,3 +101,10 @@ def test_rejected_rows_are_reported_by_every_engine(tmp_path, capsys):
     assert "2 rejected" in numba_err and "2 rejected" in duckdb_err
     assert "line numbers not tracked" in duckdb_err  # the engine counts rows; the reader also names lines
     assert duckdb_err.count("without their line numbers") == 1
+
+
+def test_duckdb_json_names_the_short_traces_option_it_ran_with(tmp_path):
+    numba = risk_json(tmp_path, "numba", "--exact-budget", "0", "--short-traces", "all-points")
+    duckdb = risk_json(tmp_path, "duckdb", "--short-traces", "all-points")
+    assert {p["short_traces"] for p in duckdb["profiles"]} == {"all-points"}
+    assert [comparable(p) for p in duckdb["profiles"]] == [comparable(p) for p in numba["profiles"]]

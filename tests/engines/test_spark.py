@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,6 +100,28 @@ def test_sample_files_read_by_spark_give_the_in_memory_numbers(spark):
         assert disclosure_labels(mine) == disclosure_labels(theirs)
         assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
     assert not spark.sparkContext._jsc.sc().isStopped()  # the engine left the session it found running
+
+
+def test_a_parquet_grid_coarsened_from_one_pass_gives_the_in_memory_numbers(spark, tmp_path):
+    """Parquet rows are re-read (never stored) and every profile comes from one generalized base table."""
+    table = pacsv.read_csv(SAMPLE / "events.csv")
+    seconds = pa.compute.cast(pa.compute.cast(table["time"], pa.timestamp("s", tz="UTC")), pa.int64())
+    path = tmp_path / "events.parquet"
+    pq.write_table(pa.table({"user": table["user"], "time": seconds, "location": table["location"]}), path)
+    options = sample_options(tz="Europe/Paris")
+    risk = RiskSettings(
+        exact_budget=0,
+        spatial=["antenna", "district"],
+        temporal=["1h", "1w", "all"],
+        p_values=[1, 2, 4],
+        measures=["unicity", "kdisc", "kanon", "worst"],
+        samples=200,
+        seed=3,
+    )
+    expected = list(run_grid(load_dataset(str(path), options), risk))
+    with open_engine("spark") as engine:
+        got = list(engine.run_grid(EventFiles(str(path), options), risk))
+    assert [comparable(r) for r in got] == [comparable(r) for r in expected]
 
 
 def test_card_transactions_read_by_spark_give_the_in_memory_price_bins(spark, tmp_path):

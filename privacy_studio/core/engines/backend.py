@@ -60,6 +60,15 @@ class SqlBackend(ABC):
         columns keep their types.
         """
 
+    def create_alias(self, name: str, source: str) -> None:
+        """Relation ``name`` holding the rows of table ``source`` (a copy here; a back end may share them)."""
+        self.create_table(name, f"SELECT * FROM {source}")
+
+    def create_scan(self, name: str, kind: str, sql: str) -> None:
+        """Relation ``name`` over the input files (``kind`` csv or parquet), read by a few later queries:
+        stored as a table here; a back end that re-reads such files cheaply may keep it a view instead."""
+        self.create_table(name, sql)
+
     def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
         """Table ``name(key, code)``: each row of ``distinct_sql`` (distinct ``key`` values) with its 0-based
         rank in ascending order, i.e. the code ``np.unique`` gives it."""

@@ -4,16 +4,22 @@ tables outgrow ``memory_limit``; it reads CSV/Parquet files itself, so the event
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from privacy_studio.core.engines import plan
+from privacy_studio.core.engines.auto import available_memory
 from privacy_studio.core.engines.backend import FileRead
+from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.engines.memory import is_memory_size, memory_bytes
 from privacy_studio.core.engines.relational import RelationalEngine
+from privacy_studio.core.io.cache import cache_dir
+from privacy_studio.core.numbers import count
 from privacy_studio.core.progress import Cancelled
 
 #: CSV read buffer: DuckDB's default (32 MB) alone would not fit under small memory limits.
@@ -24,6 +30,19 @@ CSV_BUFFER = 4 << 20
 #: people an 8 GB pool made a 9.1 GiB process), for limits of at least ``RESERVE_FROM`` bytes.
 RESERVE = 0.25
 RESERVE_FROM = 1_000_000_000
+#: Without ``--memory-limit`` the engine takes this share of the memory available when it starts (other
+#: programs keep the rest; DuckDB's own default, 80 % of all RAM, let a 10M-person run be killed).
+DEFAULT_SHARE = 0.5
+#: Buffer pool per DuckDB thread: each thread's hash tables and sort runs need room of their own, so a
+#: small limit runs fewer threads rather than failing (DuckDB advises 1-4 GB a thread for joins).
+POOL_PER_THREAD = 1 << 30
+#: The estimate of a run's working set (memory plus spill), per input event: ``ps_ev`` (16 bytes), the
+#: generalizing aggregate's hash table and the largest ``ps_gen`` (16 bytes per user-point) at once.
+WORK_BYTES_PER_EVENT = 80
+#: Text input kept parsed as ``ps_rows`` while the events are coded: bytes per byte of text, and the
+#: shortest text row assumed when counting rows from the size (gzip: ~6 bytes of text per byte).
+ROWS_PER_TEXT_BYTE = 1.5
+SHORTEST_ROW = 30
 
 
 def buffer_pool_bytes(limit: int) -> int:
@@ -31,10 +50,40 @@ def buffer_pool_bytes(limit: int) -> int:
     return int(limit * (1 - RESERVE)) if limit >= RESERVE_FROM else limit
 
 
+def default_limit() -> int | None:
+    """Bytes the engine may use when none is given: half the available memory (None where unknown)."""
+    available = available_memory()
+    return int(available * DEFAULT_SHARE) if available else None
+
+
+def default_threads(pool: int | None) -> int:
+    """Threads for a buffer pool of ``pool`` bytes: the cores, fewer when the pool is small."""
+    cores = os.cpu_count() or 1
+    return cores if pool is None else max(1, min(cores, pool // POOL_PER_THREAD))
+
+
+def work_bytes(files: EventFiles) -> tuple[int, int]:
+    """(estimated input events, estimated working-set bytes) of reading and measuring ``files``."""
+    paths = [files.path]
+    if os.path.isdir(files.path):
+        paths = [os.path.join(files.path, f) for f in sorted(os.listdir(files.path))]
+    rows = work = 0
+    for path in paths:
+        if path.lower().endswith(".parquet"):
+            n = pq.ParquetFile(path).metadata.num_rows
+            rows, work = rows + n, work + n * WORK_BYTES_PER_EVENT
+        elif os.path.isfile(path):
+            text = os.path.getsize(path) * (6 if path.lower().endswith((".gz", ".zip")) else 1)
+            n = text // SHORTEST_ROW
+            rows, work = rows + n, work + n * WORK_BYTES_PER_EVENT + int(text * ROWS_PER_TEXT_BYTE)
+    return rows, work
+
+
 class DuckDBEngine(RelationalEngine):
     """A private in-memory DuckDB database whose blocks, tables included, go to a spill folder under
     ``temp_dir`` (deleted on close) beyond its buffer pool, as its operators' intermediates do. The pool
-    gets ``memory_limit`` less a reserve (:func:`buffer_pool_bytes`) so the whole process stays within it.
+    gets ``memory_limit`` (default: half the memory available) less a reserve (:func:`buffer_pool_bytes`)
+    so the whole process stays within it; the spill folder defaults to the studio's cache folder.
 
     In memory rather than a database file: tables are then not compressed and written to disk (with a
     checkpoint) when there is room for them, which made building the event tables 2.6× slower at 1M people.
@@ -51,24 +100,46 @@ class DuckDBEngine(RelationalEngine):
             raise ValueError(f"memory limit {memory_limit!r} not understood (use e.g. 4GB, 512MB)")
         if threads is not None and (isinstance(threads, bool) or int(threads) < 1):
             raise ValueError(f"threads must be a whole number ≥ 1, got {threads!r}")
+        temp_dir = str(temp_dir) if temp_dir is not None else str(cache_dir() / "spill")
         try:
-            if temp_dir is not None:
-                os.makedirs(temp_dir, exist_ok=True)
+            os.makedirs(temp_dir, exist_ok=True)
             self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
         except OSError as exc:
             raise ValueError(
                 f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
                 "folder the studio can create and write"
             ) from None
+        self.temp_dir = temp_dir  # named in messages (the private folder inside it goes on close)
+        limit = memory_bytes(memory_limit) if memory_limit is not None else default_limit()
+        #: DuckDB's buffer pool in bytes (None: DuckDB's own default, where the available memory is unknown).
+        self.pool = None if limit is None else buffer_pool_bytes(limit)
+        self.threads = int(threads) if threads is not None else default_threads(self.pool)
         self._duckdb = duckdb
         self.con = duckdb.connect(":memory:")
-        self.con.execute(f"SET temp_directory = {plan.quote(os.path.join(self._folder.name, 'spill'))}")
-        self.con.execute("SET preserve_insertion_order = false")
-        if memory_limit is not None:
-            self.con.execute(f"SET memory_limit = '{buffer_pool_bytes(memory_bytes(memory_limit))}B'")
-        if threads is not None:
-            self.con.execute(f"SET threads = {int(threads)}")
+        self.con.execute(f"SET temp_directory = {plan.quote(self.spill_dir)}")
+        self.con.execute("SET preserve_insertion_order = false")  # lets scans and joins stream unordered
+        if self.pool is not None:
+            self.con.execute(f"SET memory_limit = '{self.pool}B'")
+        self.con.execute(f"SET threads = {self.threads}")
         self._arrow: dict[str, pa.Table] = {}
+
+    @property
+    def spill_dir(self) -> str:
+        """The folder DuckDB spills to (created by DuckDB when it first spills; removed on close)."""
+        return os.path.join(self._folder.name, "spill")
+
+    def check_capacity(self, source: object) -> None:
+        if not isinstance(source, EventFiles) or self.pool is None:
+            return  # an in-memory table is already in memory: its copy fits where it does
+        rows, need = work_bytes(source)
+        free = shutil.disk_usage(self._folder.name).free
+        if need > self.pool + free:
+            raise ValueError(
+                f"this run cannot finish on the duckdb engine: by its estimate about {count(rows)} events "
+                f"need {_gb(need)} of memory and spill space, but it may use {_gb(self.pool)} of memory "
+                f"and {self.temp_dir} has {_gb(free)} free, so give --temp-dir a folder on a disk "
+                f"with at least {_gb(need - self.pool)} free"
+            )
 
     def execute(self, sql: str) -> pa.Table:
         with self._errors():
@@ -82,9 +153,10 @@ class DuckDBEngine(RelationalEngine):
         except self._duckdb.InterruptException:
             raise Cancelled("cancelled by the user") from None
         except self._duckdb.OutOfMemoryException as exc:
+            limit = "its" if self.pool is None else f"its {_gb(self.pool)}"
             raise ValueError(
-                "the duckdb engine ran out of memory even with spilling "
-                f"({str(exc).splitlines()[0]}); raise --memory-limit or use fewer threads"
+                f"the duckdb engine ran out of {limit} memory limit even with spilling to "
+                f"{self.temp_dir} ({str(exc).splitlines()[0]})"
             ) from None
         except self._duckdb.IOException as exc:
             raise ValueError(
@@ -101,6 +173,17 @@ class DuckDBEngine(RelationalEngine):
             if "interrupted" in str(exc).lower():
                 raise Cancelled("cancelled by the user") from None
             raise
+
+    def create_alias(self, name: str, source: str) -> None:
+        self.drop(name)
+        self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+
+    def create_scan(self, name: str, kind: str, sql: str) -> None:
+        if kind != "parquet":  # parsing text again would cost more than keeping its rows
+            return self.create_table(name, sql)
+        self.drop(name)  # a view: Parquet is read again by each of the few queries, never held
+        with self._errors():
+            self.con.execute(f"CREATE VIEW {name} AS {sql}")
 
     def register(self, name: str, table: pa.Table) -> None:
         self.drop(name)
@@ -142,3 +225,8 @@ class DuckDBEngine(RelationalEngine):
     def close(self) -> None:
         self.con.close()
         self._folder.cleanup()
+
+
+def _gb(n: int) -> str:
+    """Bytes as GB with one decimal (the memory limits' unit)."""
+    return f"{n / 1e9:.1f} GB"

@@ -48,7 +48,7 @@ class Loaded:
     tz: str
     location_ids: np.ndarray  # str, index = location code
     hierarchy: Hierarchy | None
-    coordinates: bool  # ps_ev has x, y (NULL where an event has none)
+    coordinates: bool  # the events have km x, y (in ps_ev unless located and no km grid is asked)
     located: bool  # every event has a location code
     locations_xy: bool  # ps_loc(loc, x, y) lists the locations' km coordinates
     local_range: tuple[int, int]  # first and last wall-clock second of the events
@@ -73,10 +73,11 @@ def is_utc(tz: str) -> bool:
     return tz in ("UTC", "utc", "Z", "")
 
 
-def load_source(engine: SqlBackend, source: object, control: TaskControl) -> Loaded:
-    """Register or read ``source`` (Dataset, EventTable or :class:`EventFiles`) as ``ps_ev``."""
+def load_source(engine: SqlBackend, source: object, control: TaskControl, keep_xy: bool = True) -> Loaded:
+    """Register or read ``source`` (Dataset, EventTable or :class:`EventFiles`) as ``ps_ev``; files read
+    without ``keep_xy`` leave the events' km coordinates out when locations place them (no km grid asked)."""
     if isinstance(source, EventFiles):
-        return load_files(engine, source, control)
+        return load_files(engine, source, control, keep_xy)
     events = getattr(source, "events", source)
     if not isinstance(events, EventTable):
         raise ValueError("the engine needs a Dataset, an EventTable or EventFiles(path, options)")
@@ -235,7 +236,7 @@ def refuse_unsupported(files: EventFiles) -> None:
         raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
 
 
-def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> Loaded:
+def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep_xy: bool = True) -> Loaded:
     """Read ``files`` in the engine as ``ps_ev`` and the users' ids as ``ps_users``."""
     refuse_unsupported(files)
     options = files.options
@@ -274,8 +275,9 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
     if place_xy is not None:
         register_locations(engine, *place_xy)
     priced = layout.fmt == "transactions" and "amount" in roles
-    engine.create_table(
+    engine.create_scan(
         "ps_rows",
+        kind,
         _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced),
     )
     _count_rejections(engine, report, places)
@@ -303,9 +305,12 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl) -> L
         locations_xy = True
     if proj is not None:
         report.note(projection_note(proj))
+    # Narrow columns: ps_ev is the largest table (4 + 8 + 4 bytes an event without coordinates or amounts).
+    xy = f", {x} AS x, {y} AS y" if keep_xy or not located else ""
     engine.create_table(
         "ps_ev",
-        f"SELECT s.u AS u, r.t AS t, {loc} AS loc, {x} AS x, {y} AS y, r.a AS a FROM ps_rows r "
+        f"SELECT CAST(s.u AS INTEGER) AS u, r.t AS t, CAST({loc} AS INTEGER) AS loc{xy}"
+        f"{', r.a AS a' if priced else ''} FROM ps_rows r "
         f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
     )
     engine.drop("ps_rows")

@@ -239,9 +239,39 @@ def gen_sql(
         joins += PRICE_JOIN.format(guess=magnitude_guess(price.per_decade))
         point = f"({point}) * {int(price.n_bins)} + {price.expr}"
     return (
-        f"SELECT u, point, CAST(count(*) AS BIGINT) AS cnt FROM "
+        f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM "
         f"(SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}) g GROUP BY u, point"
     )
+
+
+def derived_gen_sql(unit_kind: str, base: BinAxis, axis: BinAxis) -> str:
+    """``ps_gen`` coarsened from ``ps_base`` (the locations in ``base``'s time bins) instead of the events.
+
+    A base point is ``loc * base.n_bins + b``; its bin starts ``base.origin + b * base.width`` local seconds,
+    which lies in bin ``floor((start - origin) / width)`` of ``axis`` since both are aligned to Monday and
+    ``axis.width`` is a multiple of ``base.width`` (or None: one bin). ``unit_kind``: ``loc`` or ``level``.
+    """
+    loc = floor_div("b.point", base.n_bins)
+    if axis.width is None:
+        time_bin = "CAST(0 AS BIGINT)"
+    else:
+        fine = f"b.point - {loc} * {int(base.n_bins)}"
+        time_bin = floor_div(f"{base.origin - axis.origin} + ({fine}) * {base.width}", axis.width)
+    unit, joins = (loc, "") if unit_kind == "loc" else ("m.unit", f" JOIN ps_units m ON m.loc = {loc}")
+    return (
+        "SELECT u, point, CAST(sum(cnt) AS INTEGER) AS cnt FROM "
+        f"(SELECT b.u AS u, {unit} * {int(axis.n_bins)} + {time_bin} AS point, b.cnt AS cnt "
+        f"FROM ps_base b{joins}) g GROUP BY u, point"
+    )
+
+
+@dataclass(frozen=True)
+class BinAxis:
+    """A profile's time bins: width in seconds (None: one bin), first bin's local start, number of bins."""
+
+    width: int | None
+    origin: int
+    n_bins: int
 
 
 def spatial_only_sql(n_bins: int) -> str:

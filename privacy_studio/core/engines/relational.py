@@ -19,15 +19,15 @@ import pyarrow as pa
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges, price_label
+from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
+from privacy_studio.core.risk.results import ProfileResult, profile_result
 from privacy_studio.core.runner import (
-    ProfileResult,
     RiskSettings,
     check_levels,
     json_floats,
@@ -89,6 +89,10 @@ class RelationalEngine(SqlBackend):
     #: Rows read, kept and rejected by reason in the last run's input (None for an in-memory EventTable).
     import_report: ImportReport | None = None
 
+    def check_capacity(self, source: object) -> None:
+        """``ValueError`` in one sentence, before any work, when this engine's own estimate says the run
+        on ``source`` cannot finish within the memory and disk it may use."""
+
     # -- the plan ------------------------------------------------------------------------------------------
 
     def run_grid(
@@ -106,10 +110,18 @@ class RelationalEngine(SqlBackend):
 
     def _grid(self, source: object, settings: RiskSettings, model, control: TaskControl):
         profiles = settings.profiles()
+        self.check_capacity(source)
         control.report(0.0, "reading the events")
-        loaded = load_source(self, source, control.sub(0.0, 0.05))
+        keep_xy = any(p.spatial.kind == "grid" for p in profiles)
+        loaded = load_source(self, source, control.sub(0.0, 0.05), keep_xy)
         self.import_report = loaded.report
         check_levels(profiles, loaded, loaded.hierarchy)
+        base = grid_base(loaded, profiles)
+        if base is not None:  # one pass over the events for the whole grid; they are not needed again
+            control.report(0.05, "generalizing the events once for the grid")
+            bins = plan.bin_expr(loaded.with_tz, base.width, base.origin)
+            self.create_table("ps_base", plan.gen_sql("loc", None, base.n_bins, bins, loaded.with_tz))
+            self.drop("ps_ev")
         if loaded.n_users == 0:
             raise ValueError("the dataset has no users: nothing to measure")
         users = sample_users(loaded.n_users, settings.samples, settings.seed)
@@ -119,7 +131,8 @@ class RelationalEngine(SqlBackend):
             step = control.sub(
                 0.05 + 0.95 * i / len(profiles), 0.05 + 0.95 * (i + 1) / len(profiles), label=profile.label
             )
-            yield self._profile(loaded, profile, settings, model, users, user_ids, step)
+            yield self._profile(loaded, profile, settings, model, users, user_ids, step, base)
+        self.drop("ps_base")
         control.report(1.0, "grid done")
 
     def _profile(
@@ -131,12 +144,13 @@ class RelationalEngine(SqlBackend):
         users: np.ndarray,
         user_ids: np.ndarray,
         control: TaskControl,
+        base: plan.BinAxis | None = None,
     ) -> ProfileResult:
         timings: dict[str, float] = {}
         want = set(settings.measures)
         control.report(0.0, "generalizing")
         t0 = time.perf_counter()
-        n_units, n_bins, labels = generalize_sql(self, loaded, profile)
+        n_units, n_bins, labels = generalize_sql(self, loaded, profile, base)
         nnz = int(self.execute(plan.shape_sql()).column("nnz")[0].as_py())
         timings["generalize"] = time.perf_counter() - t0
         kanon = None
@@ -170,14 +184,12 @@ class RelationalEngine(SqlBackend):
             per_location = self._per_location(em, loaded, profile, labels)
         self.drop("ps_freq")
         self.drop("ps_gen")
-        return ProfileResult(
-            spatial=profile.spatial.label,
-            temporal=profile.temporal.label,
-            label=profile.label,
+        return profile_result(
+            profile,
+            settings,
             n_users=loaded.n_users,
-            d=int(n_units * n_bins),
+            d=n_units * n_bins,
             nnz=nnz,
-            fill_rate=float(nnz / (loaded.n_users * n_units * n_bins)) if n_units else 0.0,
             n_events=loaded.n_events,
             by_p=by_p,
             kanon=kanon,
@@ -186,7 +198,6 @@ class RelationalEngine(SqlBackend):
             timings={k: float(v) for k, v in timings.items()},
             knowledge=model.name,
             reference_p=settings.reference_p,
-            price=price_label(profile.price),
         )
 
     def _class_histogram(self) -> pa.Table:
@@ -433,18 +444,45 @@ class RelationalEngine(SqlBackend):
 
 
 def generalize_sql(
-    engine: RelationalEngine, loaded: Loaded, profile: Profile
+    engine: RelationalEngine, loaded: Loaded, profile: Profile, base: plan.BinAxis | None = None
 ) -> tuple[int, int, tuple[str, float | None]]:
-    """Build ``ps_gen`` for ``profile``; return n_units and the points per unit (time bins x price bins)
-    as ``generalize`` has them, and the unit kind and grid size (:func:`unit_labels` names the units)."""
+    """Build ``ps_gen`` for ``profile``, coarsened from ``ps_base`` when ``base`` gives its bins, else from
+    the events; return n_units and the points per unit (time bins x price bins) as ``generalize`` has
+    them, and the unit kind and grid size (:func:`unit_labels` names the units)."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
-    width = profile.temporal.seconds
-    origin, n_bins = plan.bins_of_range(*loaded.local_range, width) if loaded.n_events else (0, 1)
-    bin_sql = plan.bin_expr(loaded.with_tz, width, origin)
+    axis = time_axis(loaded, profile.temporal.seconds)
+    if base is not None:
+        if unit_kind == "loc" and axis == base:
+            engine.create_alias("ps_gen", "ps_base")
+        else:
+            engine.create_table("ps_gen", plan.derived_gen_sql(unit_kind, base, axis))
+        return n_units, axis.n_bins, (unit_kind, km)
+    bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
     price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
-    engine.create_table("ps_gen", plan.gen_sql(unit_kind, km, n_bins, bin_sql, loaded.with_tz, price))
+    engine.create_table("ps_gen", plan.gen_sql(unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price))
     engine.drop("ps_pedge")
-    return n_units, n_bins * (1 if price is None else price.n_bins), (unit_kind, km)
+    return n_units, axis.n_bins * (1 if price is None else price.n_bins), (unit_kind, km)
+
+
+def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
+    """The time bins of width ``width`` over the events' local period, as ``time_bins`` aligns them."""
+    origin, n_bins = plan.bins_of_range(*loaded.local_range, width) if loaded.n_events else (0, 1)
+    return plan.BinAxis(width, origin, n_bins)
+
+
+def grid_base(loaded: Loaded, profiles: list[Profile]) -> plan.BinAxis | None:
+    """The bins of ``ps_base`` (the locations in the grid's finest time bins) when every profile can be
+    coarsened from it: located events, locations or hierarchy levels, no price, every width a multiple of
+    the finest (or one bin); None when some profile must be generalized from the events themselves."""
+    if len(profiles) < 2 or not loaded.located or not loaded.n_events:
+        return None
+    if any(p.price is not None or p.spatial.kind not in ("raw", "level") for p in profiles):
+        return None
+    widths = {p.temporal.seconds for p in profiles} - {None}
+    finest = min(widths, default=None)
+    if finest is not None and any(w % finest for w in widths):
+        return None
+    return time_axis(loaded, finest)
 
 
 def price_axis_sql(engine: RelationalEngine, loaded: Loaded, per_decade: int) -> plan.PriceSql:

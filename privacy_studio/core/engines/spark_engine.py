@@ -111,6 +111,20 @@ class SparkEngine(RelationalEngine):
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
 
+    def create_scan(self, name: str, kind: str, sql: str) -> None:
+        if kind != "parquet":  # parsing text again would cost more than storing its rows
+            return self.create_table(name, sql)
+        frame = self._run(lambda: self.session.sql(sql), f"planning {name}")  # lazy: each use re-reads
+        self.drop(name)
+        self._frames[name] = frame
+        frame.createOrReplaceTempView(name)
+
+    def create_alias(self, name: str, source: str) -> None:
+        frame = self._frames[source]  # the same stored blocks under a second name
+        self.drop(name)
+        self._frames[name] = frame
+        frame.createOrReplaceTempView(name)
+
     def create_ranked(self, name: str, distinct_sql: str, key: str, code: str) -> None:
         # A window without PARTITION BY ranks every key in one task (100M ids on one executor). Instead a
         # global sort spreads the keys over range partitions, each row gets its partition and a

@@ -7,12 +7,17 @@ the command line's JSON (keys of issue #3) and the project file's stored results
 from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from privacy_studio.core.generalize import price_label
 from privacy_studio.core.measures.attributes import AttributeFigures
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, risk_field
+
+if TYPE_CHECKING:
+    from privacy_studio.core.generalize import Profile
+    from privacy_studio.core.risk.settings import RiskSettings
 
 
 def float_or_none(x: float) -> float | None:
@@ -208,3 +213,33 @@ def results_of(profiles: list, origin: str) -> list[ProfileResult]:
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             raise ValueError(f"{origin}: entry {i + 1} is not a risk result ({exc})") from None
     return out
+
+
+def profile_result(
+    profile: Profile,
+    settings: RiskSettings,
+    *,
+    n_users: int,
+    d: int,
+    nnz: int,
+    n_events: int,
+    by_p: list[PResult],
+    **details: Any,
+) -> ProfileResult:
+    """One profile's result with its labels, price, fill rate and run options (short traces, exact mode)
+    taken from ``profile`` and ``settings``, so no engine can report other options than it ran with."""
+    return ProfileResult(
+        spatial=profile.spatial.label,
+        temporal=profile.temporal.label,
+        label=profile.label,
+        n_users=int(n_users),
+        d=int(d),
+        nnz=int(nnz),
+        fill_rate=float(nnz / (n_users * d)) if n_users and d else 0.0,
+        n_events=int(n_events),
+        by_p=by_p,
+        short_traces=settings.short_traces,
+        exact=settings.exact,
+        price=price_label(profile.price),
+        **details,
+    )

@@ -1,0 +1,80 @@
+"""DuckDB's own limits: half the available memory by default, spills in the cache folder, threads that fit
+the pool, and a run its estimate says cannot finish refused in one sentence before any work."""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+
+from privacy_studio.core.engines import EventFiles, duckdb_engine, open_engine
+from privacy_studio.core.engines.memory import memory_bytes
+from privacy_studio.core.io import ReaderOptions
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.risk.settings import RiskSettings
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+Usage = namedtuple("Usage", "total used free")
+
+
+def setting(engine, name: str) -> str:
+    return engine.execute(f"SELECT current_setting('{name}') AS v").column("v")[0].as_py()
+
+
+def pool_of(engine) -> int:
+    return memory_bytes(setting(engine, "memory_limit").replace(" ", ""))
+
+
+def test_without_a_limit_duckdb_takes_half_the_available_memory_less_the_reserve(monkeypatch):
+    monkeypatch.setattr(duckdb_engine, "available_memory", lambda: 16 * 10**9)
+    with open_engine("duckdb") as engine:
+        assert abs(pool_of(engine) - 6 * 10**9) / 6e9 < 0.02  # 8 GB for the process, 6 GB of it the pool
+        assert engine.pool == 6 * 10**9
+
+
+def test_spills_go_to_the_cache_folder_and_are_removed_on_close(private_cache):
+    with open_engine("duckdb", memory_limit="1GB") as engine:
+        spill = setting(engine, "temp_directory")
+        assert Path(spill).is_relative_to(private_cache)
+        folder = Path(spill).parent
+        assert folder.is_dir()
+    assert not folder.exists()
+    with open_engine("duckdb", memory_limit="1GB", temp_dir=str(private_cache / "mine")) as engine:
+        assert Path(setting(engine, "temp_directory")).is_relative_to(private_cache / "mine")
+
+
+def test_threads_follow_the_pool_and_insertion_order_is_not_kept():
+    cores = os.cpu_count() or 1
+    with open_engine("duckdb", memory_limit="48MB") as engine:
+        assert int(setting(engine, "threads")) == 1  # a small pool runs one thread rather than failing
+        assert str(setting(engine, "preserve_insertion_order")).lower() == "false"
+    with open_engine("duckdb", memory_limit="48MB", threads=2) as engine:
+        assert int(setting(engine, "threads")) == 2  # as asked
+    assert duckdb_engine.default_threads(64 * 2**30) == cores
+
+
+def test_a_run_that_cannot_finish_is_refused_in_one_sentence_before_it_starts(monkeypatch):
+    options = ReaderOptions(antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv"))
+    files = EventFiles(str(SAMPLE / "events.csv"), options)
+    rows, need = duckdb_engine.work_bytes(files)
+    assert rows >= 78_000 and need > rows * duckdb_engine.WORK_BYTES_PER_EVENT  # the sample's 78k events
+    monkeypatch.setattr(duckdb_engine.shutil, "disk_usage", lambda path: Usage(10**9, 10**9 - 1000, 1000))
+    settings = RiskSettings(spatial=["district"], temporal=["1h"], p_values=[1, 2], samples=50)
+    said: list[str] = []
+    control = TaskControl(lambda fraction, message: said.append(message))
+    with open_engine("duckdb", memory_limit="1MB") as engine, pytest.raises(ValueError) as caught:
+        next(engine.run_grid(files, settings, control))
+    message = str(caught.value)
+    assert message.startswith("this run cannot finish on the duckdb engine")
+    assert message.count(". ") == 0 and "\n" not in message and "--temp-dir" in message
+    assert "--memory-limit" not in message
+    assert said == []  # refused before reading anything
+
+
+def test_a_run_within_memory_and_disk_is_accepted(monkeypatch):
+    options = ReaderOptions(antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv"))
+    files = EventFiles(str(SAMPLE / "events.csv"), options)
+    with open_engine("duckdb", memory_limit="1GB") as engine:
+        engine.check_capacity(files)  # 78k events: far below 1 GB and the free disk
