@@ -60,6 +60,8 @@ class EventTable:
     merchant_ids: np.ndarray | None = None
     locations: LocationTable | None = None
     place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
+    # compact tables (the in-memory engine's): no per-event x/y/lat/lon, each event sits at its location's
+    coordinates_at_places: bool = False
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
     _offsets: np.ndarray | None = field(default=None, repr=False, compare=False)
     _period: tuple[int, int] | None = field(default=None, repr=False, compare=False)
@@ -114,7 +116,8 @@ class EventTable:
         return self._local_time
 
     def has_coordinates(self) -> bool:
-        return self.x_km is not None and self.y_km is not None
+        """Whether events have km coordinates: their own columns, or (compact tables) their places'."""
+        return (self.x_km is not None and self.y_km is not None) or self.coordinates_at_places
 
     def period(self) -> tuple[int, int]:
         """First and last event time (UTC seconds); (0, 0) for an empty table. Computed once per table."""
