@@ -642,6 +642,10 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
 
     Points and counts are int32 when the profile's d and the number of events allow it, else int64.
     """
+    if events.rows_dropped:
+        raise RuntimeError(
+            "the events' rows were freed after the run's traces were made: nothing to generalize"
+        )
     units = spatial_units(events, profile.spatial, hierarchy)
     none = np.zeros(0, dtype=np.int64)
     grid, utc, clock = BinGrid(None, 1, 0), none, (none, none, none, 0)

@@ -151,3 +151,28 @@ def test_permuting_in_place_equals_gathering(values, rng):
     kept = order.copy()
     permute_in_place(values, order)
     assert np.array_equal(values, expected) and np.array_equal(order, kept)
+
+
+def test_a_compact_table_frees_its_rows_once_every_trace_derives_from_the_first(city):
+    _, parquet, options = city
+    settings = RiskSettings(["raw", "zip", "district"], TEMPORAL, p_values=[1, 2, 3, 5], samples=120)
+    full = load_dataset(str(parquet), options)
+    dataset = load_dataset(str(parquet), options, compact=True)
+    n, summary = dataset.events.n_events, dataset.summary()
+    before = [r.to_dict() for r in run_grid(full, settings)]
+    after = [r.to_dict() for r in run_grid(dataset, settings)]
+    for r in before + after:
+        r.pop("timings")
+    assert after == before
+    events = dataset.events
+    assert events.rows_dropped and len(events.time) == 0 and events.n_events == n
+    assert dataset.summary() == summary
+    with pytest.raises(RuntimeError, match="freed"):
+        generalize(events, Profile.parse("raw", "1h"))
+
+
+def test_rows_stay_when_a_profile_cannot_derive_from_the_first(city):
+    _, parquet, options = city
+    dataset = load_dataset(str(parquet), options, compact=True)
+    list(run_grid(dataset, RiskSettings(["raw", "grid:1.5"], ["1h"], p_values=[1, 2], samples=50)))
+    assert not dataset.events.rows_dropped
