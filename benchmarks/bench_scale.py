@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     args.data.mkdir(parents=True, exist_ok=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)  # the runs write their JSON there
     folders = {size: ensure_month(args.data, size) for size in sizes}
     if args.generate_only:
         return 0
