@@ -60,9 +60,12 @@ class EventTable:
     merchant_ids: np.ndarray | None = None
     locations: LocationTable | None = None
     place_tolerance_km: float = 0.0  # coordinate-only events this close are at one place (0: identical)
+    # compact tables (the in-memory engine's): no per-event x/y/lat/lon, each event sits at its location's
+    coordinates_at_places: bool = False
     _local_time: np.ndarray | None = field(default=None, repr=False, compare=False)
     _offsets: np.ndarray | None = field(default=None, repr=False, compare=False)
     _period: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    _dropped_rows: int | None = field(default=None, repr=False, compare=False)  # see drop_rows
 
     def __post_init__(self) -> None:
         n = len(self.user)
@@ -82,7 +85,21 @@ class EventTable:
     # -- sizes -------------------------------------------------------------------------------------
     @property
     def n_events(self) -> int:
-        return len(self.user)
+        return len(self.user) if self._dropped_rows is None else self._dropped_rows
+
+    @property
+    def rows_dropped(self) -> bool:
+        return self._dropped_rows is not None
+
+    def drop_rows(self) -> None:
+        """Free the per-event columns once a run has made every trace it needs from them (the in-memory
+        engine's compact tables, issue #30); counts, period, per-user offsets and dictionaries stay."""
+        self.period()
+        self.user_offsets()
+        n = self.n_events
+        for name, value in self.row_columns().items():
+            setattr(self, name, value[:0].copy())
+        self._local_time, self._dropped_rows = None, n
 
     @property
     def n_users(self) -> int:
@@ -114,7 +131,8 @@ class EventTable:
         return self._local_time
 
     def has_coordinates(self) -> bool:
-        return self.x_km is not None and self.y_km is not None
+        """Whether events have km coordinates: their own columns, or (compact tables) their places'."""
+        return (self.x_km is not None and self.y_km is not None) or self.coordinates_at_places
 
     def period(self) -> tuple[int, int]:
         """First and last event time (UTC seconds); (0, 0) for an empty table. Computed once per table."""

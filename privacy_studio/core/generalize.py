@@ -336,6 +336,8 @@ def _grid_units(events: EventTable, km: float) -> SpatialUnits:
         raise ValueError(
             "a km grid needs coordinates (x_km/y_km or lat/lon) for the events or their locations"
         )
+    if events.x_km is None:
+        return _grid_units_at_places(events, km)
     if np.isnan(events.x_km).any() or np.isnan(events.y_km).any():
         raise ValueError("a km grid needs coordinates on every event; some events have none")
     cx = np.floor(events.x_km / km).astype(np.int64)
@@ -350,6 +352,22 @@ def _grid_units(events: EventTable, km: float) -> SpatialUnits:
     ids = np.asarray([f"cell({x},{y})" for x, y in cells], dtype=str)
     xy = (cells.astype(np.float64) + 0.5) * km
     return SpatialUnits(inverse, len(cells), ids, xy)
+
+
+def _grid_units_at_places(events: EventTable, km: float) -> SpatialUnits:
+    """The cells of a compact table (every event at its location's coordinates): each location's cell,
+    numbered as :func:`_grid_units` numbers the cells of the events and the locations."""
+    loc = events.locations
+    ok = np.isfinite(loc.x_km) & np.isfinite(loc.y_km)
+    if not ok.all() and not ok[events.location].all():
+        raise ValueError("a km grid needs coordinates on every event; some events have none")
+    cells, inverse = _unique_cells(
+        np.floor(loc.x_km[ok] / km).astype(np.int64), np.floor(loc.y_km[ok] / km).astype(np.int64)
+    )
+    code_map = np.zeros(len(loc), dtype=np.int64)
+    code_map[ok] = inverse
+    ids = np.asarray([f"cell({x},{y})" for x, y in cells], dtype=str)
+    return SpatialUnits(events.location, len(cells), ids, (cells.astype(np.float64) + 0.5) * km, code_map)
 
 
 def _unique_cells(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -597,6 +615,23 @@ def event_points(events: EventTable, profile: Profile, hierarchy: Hierarchy | No
     return EventPoints(key, units, n_bins, origin, n_price)
 
 
+#: Events generalized at a time: the event-length buffers of :func:`generalize` hold at most this many rows
+#: (or one user's events, if longer), so their memory does not grow with the data.
+BLOCK_EVENTS = 1 << 24
+
+
+def user_blocks(offsets: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Consecutive user ranges ``[a, b)`` of about ``size`` events each (at least one user each)."""
+    n_users = len(offsets) - 1
+    out, a = [], 0
+    while a < n_users:
+        b = int(np.searchsorted(offsets, offsets[a] + size, side="right")) - 1
+        b = min(max(b, a + 1), n_users)
+        out.append((a, b))
+        a = b
+    return out
+
+
 def smallest_int(largest: int) -> type[np.signedinteger]:
     """int32 when every value up to ``largest`` fits in it (half the memory), else int64."""
     return np.int32 if largest < 2**31 else np.int64
@@ -607,6 +642,10 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
 
     Points and counts are int32 when the profile's d and the number of events allow it, else int64.
     """
+    if events.rows_dropped:
+        raise RuntimeError(
+            "the events' rows were freed after the run's traces were made: nothing to generalize"
+        )
     units = spatial_units(events, profile.spatial, hierarchy)
     none = np.zeros(0, dtype=np.int64)
     grid, utc, clock = BinGrid(None, 1, 0), none, (none, none, none, 0)
@@ -618,31 +657,47 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
     if profile.price is not None:
         priced = price_bins(events.amount, profile.price)
         pbins, n_price = priced.bins, priced.n_bins
-    offsets = events.user_offsets()
-    args = (
-        offsets,
-        units.per_event,
-        none if units.code_map is None else np.array(units.code_map, dtype=np.int64),  # one specialization
-        units.n_units,
-        utc,
-        clock,
-        grid.origin,
-        grid.width or 1,
-        pbins,
-        grid.n_bins,
-        n_price,
-    )
+    code_map = none if units.code_map is None else np.array(units.code_map, dtype=np.int64)
     d = units.n_units * grid.n_bins * n_price
-    points = np.empty(events.n_events, dtype=smallest_int(d - 1))
-    counts = np.empty(events.n_events, dtype=smallest_int(events.n_events))
-    indptr = np.zeros(len(offsets), dtype=np.int64)
-    np.cumsum(event_traces(*args, points, counts), out=indptr[1:])
-    compact_rows(offsets, indptr, points, counts)
-    points.resize(indptr[-1], refcheck=False)  # ours alone: shrinking gives the tail back without a copy
-    counts.resize(indptr[-1], refcheck=False)
+    dtypes = smallest_int(d - 1), smallest_int(events.n_events)
+    per_row = (units.per_event, utc, pbins)  # per-event inputs (empty: not used)
+    fixed = (code_map, units.n_units, clock, grid.origin, grid.width or 1, grid.n_bins, n_price)
+    indptr, points, counts = traces_by_block(events.user_offsets(), per_row, fixed, dtypes)
     return Traces(
         profile, indptr, points, counts, units.n_units, grid.n_bins, n_price, units.ids, units.xy, grid.origin
     )
+
+
+def traces_by_block(
+    offsets: np.ndarray, per_row: tuple, fixed: tuple, dtypes: tuple[type, type]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR traces (indptr, points, counts) made by ``event_traces`` over blocks of users of at most
+    :data:`BLOCK_EVENTS` events: each block's distinct points go into two arrays grown in place, so the
+    event-length temporaries are one block long (the result equals one pass over all users)."""
+    unit_of, utc, pbins = per_row
+    code_map, n_units, clock, origin, width, n_bins, n_price = fixed
+    points, counts = np.empty(0, dtype=dtypes[0]), np.empty(0, dtype=dtypes[1])
+    indptr = np.zeros(len(offsets), dtype=np.int64)
+    blocks = user_blocks(offsets, BLOCK_EVENTS)
+    longest = max((int(offsets[b] - offsets[a]) for a, b in blocks), default=0)
+    keys, n_at = np.empty(longest, dtype=dtypes[0]), np.empty(longest, dtype=dtypes[1])
+    for a, b in blocks:
+        lo, hi = int(offsets[a]), int(offsets[b])
+        block = offsets[a : b + 1] - lo
+        rows = [values[lo:hi] if len(values) else values for values in (unit_of, utc, pbins)]
+        lengths = event_traces(
+            block, rows[0], code_map, n_units, rows[1], clock, origin, width, rows[2], n_bins, n_price,
+            keys, n_at,
+        )  # fmt: skip
+        local = np.zeros(b - a + 1, dtype=np.int64)
+        np.cumsum(lengths, out=local[1:])
+        compact_rows(block, local, keys, n_at)
+        start, n = len(points), int(local[-1])
+        points.resize(start + n, refcheck=False)  # ours alone: grown in place (realloc), no second copy
+        counts.resize(start + n, refcheck=False)
+        points[start:], counts[start:] = keys[:n], n_at[:n]
+        indptr[a + 1 : b + 1] = start + local[1:]
+    return indptr, points, counts
 
 
 def coarsen(

@@ -27,9 +27,12 @@ from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.index import PointIndex, build_index
 from privacy_studio.core.knowledge import (
     GIVEN,
+    Activity,
     Explicit,
     KnowledgeModel,
     MatchingModel,
+    TopLocations,
+    Uniform,
     combined_table,
     parse_knowledge,
     read_known_events,
@@ -827,6 +830,23 @@ def python_orders(
     return ptr, (np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64))
 
 
+def rows_not_needed(
+    events: EventTable,
+    model: KnowledgeModel,
+    settings: RiskSettings,
+    plan: DerivationPlan,
+    base: Profile,
+    profiles: list[Profile],
+) -> bool:
+    """Whether a compact table's rows may be freed once ``base`` is generalized: sampled inclusion models
+    (uniform, activity, top locations) only read traces, and every profile derives from ``base``."""
+    if not events.coordinates_at_places or settings.exact or events.rows_dropped:
+        return False
+    if not isinstance(model, Uniform | Activity | TopLocations):
+        return False
+    return all(plan.derivable(base, profile) for profile in profiles)
+
+
 def run_grid(
     dataset_or_events: object,
     settings: RiskSettings,
@@ -862,6 +882,8 @@ def run_grid(
         t0 = time.perf_counter()
         if i == 0 and not isinstance(model, Explicit):
             pool.append(generalize(events, base_profile(profiles, hierarchy), hierarchy))
+            if rows_not_needed(events, model, settings, plan, pool[0].profile, profiles):
+                events.drop_rows()  # every later profile derives from these traces (issue #30)
             step.check()
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
         if not isinstance(model, Explicit):

@@ -63,11 +63,33 @@ def test_parquet_is_sized_by_its_rows_and_large_inputs_go_out_of_core(
         {"user": [f"u{i % 50}" for i in range(n)], "time": list(range(n)), "location": ["A"] * n}
     )
     pq.write_table(table, path, compression="zstd")
-    assert auto.estimated_memory([str(path)]) == n * auto.BYTES_PER_EVENT
-    monkeypatch.setattr(auto, "available_memory", lambda: 100 * n * auto.BYTES_PER_EVENT)
+    need = n * auto.BYTES_PER_EVENT + auto.FIXED_BYTES  # the compact columns: user, time, place (issue #30)
+    assert auto.estimated_memory([str(path)]) == need
+    monkeypatch.setattr(auto, "available_memory", lambda: 2 * need)
     assert auto.resolve_engine("auto", str(path)) == "numba"
-    monkeypatch.setattr(auto, "available_memory", lambda: n * auto.BYTES_PER_EVENT)
+    monkeypatch.setattr(auto, "available_memory", lambda: need)
     assert auto.resolve_engine("auto", str(path)) == "duckdb"
+
+
+def test_per_event_numbers_of_the_file_add_to_the_estimate(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from privacy_studio.core.engines import auto
+
+    n = 3000
+    base = {"user": [f"u{i % 7}" for i in range(n)], "time": list(range(n)), "location": ["A"] * n}
+    pq.write_table(pa.table(base), tmp_path / "plain.parquet")
+    pq.write_table(pa.table({**base, "lat": [45.0] * n, "lon": [4.0] * n}), tmp_path / "latlon.parquet")
+    # lat and lon, plus the x/y projected from them: four numbers more per event
+    extra = auto.estimated_memory([str(tmp_path / "latlon.parquet")]) - auto.estimated_memory(
+        [str(tmp_path / "plain.parquet")]
+    )
+    assert extra == 4 * auto.BYTES_PER_NUMBER * n
+    pacsv.write_csv(pa.table(base), tmp_path / "plain.csv")
+    rows = auto.input_rows(str(tmp_path / "plain.csv"))
+    assert abs(rows - n) / n < 0.1  # from the first lines' length: an estimate
 
 
 def test_duckdb_choice_reads_the_files_and_matches_the_in_memory_run(sample_files: EventFiles) -> None:

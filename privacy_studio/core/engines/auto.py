@@ -1,4 +1,5 @@
-"""``--engine auto``: the in-memory numba engine when the loaded data fits in RAM, else DuckDB out-of-core."""
+"""``--engine auto``: the in-memory numba engine when its compact columns fit in the memory available (the
+kernel's MemAvailable, what psutil reports), else DuckDB out-of-core."""
 
 from __future__ import annotations
 
@@ -8,12 +9,17 @@ from privacy_studio.core.engines.ingest import file_size, refuse_unsupported
 from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.io.options import ReaderOptions
 
-#: Rough in-memory bytes per byte of text input, by kind: columnar arrays + traces + index.
-BYTES_PER_INPUT_BYTE = {"csv": 1.5, "gz": 6.0}
-#: Peak bytes per event of the in-memory engine (3,813 MiB for 42.1M events of the 1M-user city read from
-#: Parquet, benchmarks/bench_engines.py on 2026-11-24; 110 before issue #17's memory work). Parquet is sized
-#: by its row count: its compression varies far too much.
-BYTES_PER_EVENT = 95
+#: Peak bytes per event of the in-memory engine's compact columns (user int32, UTC seconds int64, place
+#: int32; nothing per event that comes from the place table): columns, the first profile's traces and index
+#: and the sampling's work, fitted on the 1M and 3M-person months of ``benchmarks/bench_scale.py``
+#: (docs/engines-benchmark.md). Issue #30: 95 before, when every event also held four coordinates.
+BYTES_PER_EVENT = 40
+#: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
+BYTES_PER_NUMBER = 8
+#: The interpreter, numba, pyarrow and the dictionaries of a month, whatever its size.
+FIXED_BYTES = 600 * 2**20
+#: Rows per byte of text input are estimated from its first lines; gzip/zip files expand about this much.
+COMPRESSION_RATIO = 4.0
 #: Share of the available memory the in-memory engine may plan to use.
 USABLE_SHARE = 0.6
 
@@ -51,18 +57,45 @@ def parquet_rows(path: str) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
 
 
-def estimated_memory(paths: list[str]) -> int:
-    """Bytes the in-memory engine would need for ``paths``: Parquet by row count, text by size and kind."""
+def input_rows(path: str) -> int:
+    """Rows of one input: Parquet from its footers, text from its size over the first lines' mean length."""
+    if input_kind(path) == "parquet":
+        return parquet_rows(path)
+    from privacy_studio.core.io.sniff import sniff
+
+    sniffed = sniff(path)
+    lines = max(sniffed.sample.count("\n"), 1)
+    per_line = max(len(sniffed.sample.encode()) / lines, 1.0)
+    size = file_size(path) * (COMPRESSION_RATIO if sniffed.compression else 1.0)
+    return int(size / per_line)
+
+
+def bytes_per_event(path: str, options: ReaderOptions) -> int:
+    """Peak bytes per event of the compact columns for this input: the fixed three, plus every further
+    number the reader keeps per event (lat/lon of the file's own also give projected x/y)."""
+    from privacy_studio.core.io.errors import ReaderError
+    from privacy_studio.core.io.source import FLOAT_ROLES, inspect_file
+
+    if os.path.isdir(path):  # a folder of Parquet files: their first file tells the columns
+        path = os.path.join(path, next(f for f in sorted(os.listdir(path)) if f.lower().endswith(".parquet")))
+    try:
+        roles = inspect_file(path, options).roles
+    except ReaderError:  # the reader will say what is wrong; size it as the plain three columns
+        return BYTES_PER_EVENT
+    numbers = sum(role in roles for role in FLOAT_ROLES)
+    if "lat" in roles and "x_km" not in roles:
+        numbers += 2
+    return BYTES_PER_EVENT + BYTES_PER_NUMBER * numbers
+
+
+def estimated_memory(paths: list[str], options: ReaderOptions | None = None) -> int:
+    """Peak bytes the in-memory engine needs for ``paths``: rows × bytes per event, plus a fixed part."""
     total = 0
     for p in paths:
-        if not os.path.exists(p):
+        if not os.path.exists(p) or (os.path.isdir(p) and input_kind(p) != "parquet"):
             continue
-        kind = input_kind(p)
-        if kind == "parquet":
-            total += parquet_rows(p) * BYTES_PER_EVENT
-        else:
-            total += int(file_size(p) * BYTES_PER_INPUT_BYTE[kind])
-    return total
+        total += input_rows(p) * bytes_per_event(p, options or ReaderOptions())
+    return total + FIXED_BYTES if total else 0
 
 
 def resolve_engine(name: str, input_paths: list[str] | str, options: ReaderOptions | None = None) -> str:
@@ -75,7 +108,7 @@ def resolve_engine(name: str, input_paths: list[str] | str, options: ReaderOptio
     available = available_memory()
     if available is None or not all(duckdb_reads(p, options or ReaderOptions()) for p in paths):
         return "numba"
-    return "duckdb" if estimated_memory(paths) > USABLE_SHARE * available else "numba"
+    return "duckdb" if estimated_memory(paths, options) > USABLE_SHARE * available else "numba"
 
 
 def duckdb_reads(path: str, options: ReaderOptions) -> bool:

@@ -35,8 +35,11 @@ class NumbaEngine:
         settings.validate()
         if isinstance(source, EventFiles):
             from privacy_studio.core.io import load_dataset
+            from privacy_studio.core.knowledge import Explicit, parse_knowledge
 
-            source = load_dataset(source.path, source.options, control=control.sub(0.0, 0.1))
+            # compact columns (no per-event coordinates) unless explicit knowledge merges in its own events
+            compact = not isinstance(parse_knowledge(settings.knowledge), Explicit)
+            source = load_dataset(source.path, source.options, control=control.sub(0.0, 0.1), compact=compact)
             control = control.sub(0.1, 1.0)
         self.import_report = getattr(source, "report", None)
         before = numba.get_num_threads()

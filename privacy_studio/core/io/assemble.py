@@ -15,40 +15,64 @@ from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
-from privacy_studio.core.kernels.rows import gather, is_sorted, sort_order
+from privacy_studio.core.kernels.rows import is_sorted, permute_in_place, sort_order
 
 
 def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]:
-    """int32 codes and sorted str ids of the ids actually used (codes follow string order)."""
+    """int32 codes and sorted str ids of the ids actually used (codes follow string order).
+
+    Consumes ``pieces`` (the list is emptied): each piece's codes are written into one int32 array and the
+    piece is freed, so no event-length temporaries beyond the codes themselves.
+    """
     if not pieces:
         return np.zeros(0, dtype=np.int32), np.asarray([], dtype=str)
-    chunked = pa.chunked_array(pieces).unify_dictionaries()
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunked.chunks]).astype(
-        np.int64
+    starts = np.cumsum([0] + [len(p.dictionary) for p in pieces])
+    used = np.zeros(starts[-1], dtype=bool)
+    for piece, start in zip(pieces, starts, strict=False):
+        used[start + piece.indices.to_numpy(zero_copy_only=False)] = True
+    entries = pa.concat_arrays([p.dictionary for p in pieces]).filter(pa.array(used))
+    values, inverse = np.unique(
+        np.asarray(entries.to_numpy(zero_copy_only=False), dtype=str), return_inverse=True
     )
-    values = np.asarray(chunked.chunks[0].dictionary.to_pylist(), dtype=str)
-    used = np.bincount(codes, minlength=len(values)) > 0
-    order = np.argsort(values, kind="stable")
-    order = order[used[order]]
-    rank = np.full(len(values), -1, dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[codes].astype(np.int32), values[order]
+    del entries
+    rank = np.full(starts[-1], -1, dtype=np.int32)
+    rank[used] = inverse.ravel()
+    del inverse, used
+    codes = np.empty(sum(len(p) for p in pieces), dtype=np.int32)
+    row = 0
+    pieces.reverse()  # popped from the end: each piece is freed as soon as its codes are written
+    for start in starts[:-1]:
+        piece = pieces.pop()
+        n = len(piece)
+        np.take(rank[start:], piece.indices.to_numpy(zero_copy_only=False), out=codes[row : row + n])
+        row += n
+    return codes, values
 
 
 class _Sorter:
-    """Puts each column in (user, time) order once complete, so one unsorted copy lives at a time."""
+    """Puts each column (the reader's own buffers) in (user, time) order in place: no second copy."""
 
     def __init__(self, user: np.ndarray, time: np.ndarray, n_users: int) -> None:
         self.order = None if is_sorted(user, time) else sort_order(user, time, n_users)
 
     def arrange(self, values: np.ndarray) -> np.ndarray:
-        return values if self.order is None else gather(values, self.order)
+        if self.order is not None:
+            permute_in_place(values, self.order)
+        return values
 
 
 def assemble(
-    columns: Columns, places: Places | None, tz: str, report: ImportReport, place_tolerance_m: float = 0.0
+    columns: Columns,
+    places: Places | None,
+    tz: str,
+    report: ImportReport,
+    place_tolerance_m: float = 0.0,
+    compact: bool = False,
 ) -> EventTable:
-    """The EventTable of all kept rows, coordinates projected with one projection for events and places."""
+    """The EventTable of all kept rows, coordinates projected with one projection for events and places.
+
+    ``compact``: events whose coordinates are their places' (every event at a location of a side file with
+    coordinates, no coordinate columns of its own) get no per-event coordinate columns at all."""
     ids, numeric = columns.ids, columns.numeric
     user, user_ids = factorize(ids.pop("user", []))
     time = numeric.pop("time").take()
@@ -75,7 +99,11 @@ def assemble(
             )
         extra["interaction"] = sorter.arrange(codes.astype(np.int8))
         extra["interaction_names"] = tuple(names.tolist())
-    locations = _project(extra, location, location_ids, places, report)
+    at_places = compact and _coordinates_at_places(extra, location, places)
+    if at_places:
+        locations = _places_only(location, places, report)
+    else:
+        locations = _project(extra, location, location_ids, places, report)
     return EventTable(
         user=user,
         time=time,
@@ -85,8 +113,30 @@ def assemble(
         tz=tz,
         locations=locations,
         place_tolerance_km=place_tolerance_m / 1000.0,
+        coordinates_at_places=at_places,
         **extra,
     )
+
+
+def _coordinates_at_places(extra: dict, location: np.ndarray, places: Places | None) -> bool:
+    """Whether every event's coordinates would be its place's: no coordinate columns of its own, every
+    event at a location, and a side file giving the places' coordinates."""
+    own = any(k in extra for k in ("lat", "lon", "x_km", "y_km"))
+    return not own and side_file_coordinates(places) and bool(len(location)) and bool((location >= 0).all())
+
+
+def _places_only(location: np.ndarray, places: Places, report: ImportReport) -> LocationTable:
+    """The location table of a compact table, with the notes :func:`_project` writes for the same input."""
+    missing_at = np.isnan(places.lat)
+    if missing_at.any():
+        missing = int(np.bincount(location, minlength=len(missing_at))[missing_at].sum())
+        if missing:
+            report.note(
+                f"{missing:,} events are at locations without coordinates (km grids will refuse them)"
+            )
+    proj = LocalProjection.centred_on(places.lat, places.lon)
+    report.note(projection_note(proj))
+    return LocationTable(places.ids, places.lat, places.lon, *proj.forward(places.lat, places.lon))
 
 
 def _project(

@@ -44,9 +44,13 @@ def folder_files(path: str, options: ReaderOptions) -> tuple[list[str], ReaderOp
 
 
 def load_dataset(
-    path: str, options: ReaderOptions | None = None, control: TaskControl | None = None
+    path: str, options: ReaderOptions | None = None, control: TaskControl | None = None, compact: bool = False
 ) -> Dataset:
-    """Read ``path`` (file or folder) with ``options``; raise :class:`ReaderError` with one clear message."""
+    """Read ``path`` (file or folder) with ``options``; raise :class:`ReaderError` with one clear message.
+
+    ``compact`` (the in-memory engine's runs): no per-event coordinates where they are the places' own
+    (``EventTable.coordinates_at_places``); such a table bypasses the columnar cache both ways, so the
+    window never opens one."""
     options = options if options is not None else ReaderOptions()
     control = as_control(control)
     path = os.fspath(path)
@@ -57,7 +61,7 @@ def load_dataset(
     for side in (options.antennas, options.hierarchy, options.locations):
         if side:
             check_readable(side, folder_allowed=False)
-    key = cache.cache_key(path, options) if options.use_cache else None
+    key = cache.cache_key(path, options) if options.use_cache and not compact else None
     damage = None
     if key is not None:
         try:
@@ -103,7 +107,7 @@ def load_dataset(
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     control.report(0.85, "sorting and indexing events")
-    events = assemble(columns, places, options.tz, report, options.place_tolerance_m)
+    events = assemble(columns, places, options.tz, report, options.place_tolerance_m, compact)
     hierarchy = places.hierarchy() if places is not None else None
     sources = [SourceFile.of(f) for f in files] + [
         SourceFile.of(p) for p in (options.antennas, options.hierarchy, options.locations) if p
