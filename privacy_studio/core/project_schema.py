@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from privacy_studio import __version__
+from privacy_studio.core.risk.catalogue import DEFAULT_RISK
 from privacy_studio.core.risk.results import ProfileResult, results_of
 from privacy_studio.core.saved_figures import check_saved_result
 from privacy_studio.core.user_keys import KEY as USER_KEYS
@@ -38,7 +39,7 @@ def default_engine() -> dict[str, Any]:
 
 
 def default_tradeoff() -> dict[str, Any]:
-    return {"risk_measure": "unicity", "risk_p": 4, "utility": None, "ceiling": 0.05}
+    return {"risk_measure": DEFAULT_RISK, "risk_p": 4, "utility": None, "ceiling": 0.05}
 
 
 def parse_results(results: list[dict[str, Any]], origin: str) -> list[ProfileResult]:
