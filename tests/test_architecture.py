@@ -122,3 +122,19 @@ def test_no_new_cycle_between_the_packages() -> None:
 def _core_packages() -> list[str]:
     core = PACKAGE / "core"
     return sorted(f"privacy_studio.core.{p.name}" for p in core.iterdir() if (p / "__init__.py").exists())
+
+
+def test_rendering_uses_no_widget() -> None:
+    """The PDF is drawn with QtGui alone; the one QtWidgets name is the application object ``_ensure_app``
+    creates when none exists (so widgets made later in the same process still work)."""
+    import ast
+
+    found = []
+    for path in sorted((PACKAGE / "rendering").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "PySide6.QtWidgets":
+                inside = [f.name for f in functions if f.lineno <= node.lineno <= (f.end_lineno or 0)]
+                found.append((path.name, inside, [a.name for a in node.names]))
+    assert found == [("pdf.py", ["_ensure_app"], ["QApplication"])]
