@@ -445,11 +445,10 @@ ANALYSES: dict[str, type] = {
 A = TypeVar("A")
 
 
-#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Attacks,
-#: anonymizability and release records describe the data and files written, so a new run keeps them.
+#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Profile
+#: sizes, attacks, anonymizability and release records describe the data and the files written: kept.
 DERIVED_FROM_RESULTS: tuple[type, ...] = (
     ComputedUtility,
-    ProfileSizes,
     SeedSpread,
     PopulationExtrapolation,
     RiskByGroup,
