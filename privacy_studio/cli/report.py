@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         computed = apply_details(project, args) or computed
         if computed and args.save:
             project.save()
-        from privacy_studio.gui.report_pdf import render_pdf
+        from privacy_studio.rendering import render_pdf
 
         render_pdf(content(), pdf, control.sub(0.85, 1.0))
     except (ProjectError, ValueError) as exc:

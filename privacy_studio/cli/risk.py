@@ -15,6 +15,7 @@ from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, WORST
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
+    from privacy_studio.core.risk.results import PResult, ProfileResult
     from privacy_studio.core.runner import RiskSettings
 
 
@@ -57,30 +58,28 @@ PRICE_HELP = (
 )
 
 
-def _cell(key: str, field: Field, entry: dict) -> str:
+def _cell(key: str, field: Field, entry: PResult) -> str:
     """One value of a ``by_p`` entry as the report writes it: shares as percentages, a sampled worst case as
     the lower bound it is, EM and KL in plain decimals."""
-    value = entry.get(key)
     if key == field.interval:
-        return interval(value) or DASH
+        return interval(getattr(entry, key)) or DASH
     if key in WORST_FIELDS:
-        return lower_bound(value, exact=bool(entry.get("worst_exact", False)))
-    return format_value(key, value)
+        return lower_bound(entry.value(key), exact=entry.worst_exact)
+    return format_value(key, entry.value(key))
 
 
-def table_fields(profiles: list[dict]) -> list[tuple[str, Field, int]]:
+def table_fields(profiles: list[ProfileResult]) -> list[tuple[str, Field, int]]:
     """(key, field, width) of every catalogue field some profile has, intervals right after their value."""
-    present = {k for prof in profiles for r in prof["by_p"] for k, v in r.items() if v is not None}
     out = []
     for name, field in RISK_FIELDS.items():
-        if name in present:
+        if any(r.value(name) is not None for prof in profiles for r in prof.by_p):
             out.append((name, field, max(10, len(field.short))))
             if field.interval is not None:
                 out.append((field.interval, field, 16))
     return out
 
 
-def print_table(profiles: list[dict], out=None) -> None:
+def print_table(profiles: list[ProfileResult], out=None) -> None:
     """One line per profile and p: the counts, whether the row is exact or sampled (``excl`` counts the
     people in the file when exact, the sampled ones when sampled), then every measure computed."""
     out = out or sys.stdout
@@ -91,47 +90,41 @@ def print_table(profiles: list[dict], out=None) -> None:
     width = max([len("profile"), *map(len, names)])
     print(f"{'profile':<{width}} " + " ".join(f"{name:>{w}}" for name, w in cols), file=out)
     for prof, label in zip(profiles, names, strict=True):
-        for r in prof["by_p"]:
-            p = "-" if r["p"] is None else str(r["p"])
-            values = [
-                count(prof["n_users"]),
-                count(prof["d"]),
-                p,
-                r.get("method", "sampled"),
-                count(r["n_excluded"]),
-            ]
+        for r in prof.by_p:
+            p = "-" if r.p is None else str(r.p)
+            values = [count(prof.n_users), count(prof.d), p, r.method, count(r.n_excluded)]
             values += [_cell(key, f, r) for key, f, _ in measured]
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<{width}} {cells}", file=out)
             label = ""
-        short = [(r["p"], r.get("n_short", 0)) for r in prof["by_p"] if r.get("n_short")]
+        short = [(r.p, r.n_short) for r in prof.by_p if r.n_short]
         if short:
             counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
             print(f"{'':<{width}} evaluated on fewer than p points (all-points): {counts}", file=out)
-        if prof.get("kanon"):
-            k = prof["kanon"]
+        if prof.kanon:
+            k = prof.kanon
             unique = share(k["share_below"]["2"])
             print(f"{'':<{width}} full-fingerprint k = {k['k']}, unique whole traces {unique}", file=out)
 
 
-def profile_words(prof: dict) -> str:
-    """A profile of the JSON in words (``1 km squares × 1 hour``), its levels as given when unreadable."""
+def profile_words(prof: ProfileResult) -> str:
+    """A profile in words (``1 km squares × 1 hour``), its levels as given when unreadable."""
     from privacy_studio.core.naming import label_words  # imports numba: not for --help
 
-    return label_words(str(prof.get("label") or f"{prof['spatial']} × {prof['temporal']}"))
+    return label_words(prof.label or f"{prof.spatial} × {prof.temporal}")
 
 
-def print_attributes(profiles: list[dict], out=None) -> None:
+def print_attributes(profiles: list[ProfileResult], out=None) -> None:
     """Attribute disclosure per profile and sensitive attribute, one line per kind of class."""
     out = out or sys.stdout
     for prof in profiles:
-        for a in prof.get("attributes") or []:
+        for a in (f.to_dict() for f in prof.attributes or []):
             where = "whole trace" if a["classes"] == "trace" else f"p = {a['p']} known points"
             if not a["n_people"]:
-                print(f"{prof['label']:<22} {a['attribute']}, {where}: nobody covered", file=out)
+                print(f"{prof.label:<22} {a['attribute']}, {where}: nobody covered", file=out)
                 continue
             print(
-                f"{prof['label']:<22} {a['attribute']}, {where}: homogeneous {a['homogeneous']:.3f}, "
+                f"{prof.label:<22} {a['attribute']}, {where}: homogeneous {a['homogeneous']:.3f}, "
                 f"below distinct l={a['l']} {a['below_distinct_l']:.3f}, below entropy l={a['l']} "
                 f"{a['below_entropy_l']:.3f}, above t={a['t']:g} {a['above_t']:.3f} (min distinct l "
                 f"{a['min_distinct_l']}, min entropy l {a['min_entropy_l']:.2f}, max t {a['max_t']:.3f}; "
@@ -305,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
             confirm_exact(source, settings, args.yes)
         with open_engine_from_args(name, args) as engine:
-            profiles = [result.to_dict() for result in engine.run_grid(source, settings, control=control)]
+            results = list(engine.run_grid(source, settings, control=control))
             imported = engine.import_report
     except (ReaderError, ValueError) as exc:
         bar.close()
@@ -316,8 +309,9 @@ def run(args: argparse.Namespace) -> int:
     bar.close()
     if imported is not None:
         print(imported.summary_text(), file=sys.stderr)
-    print_table(profiles)
-    print_attributes(profiles)
+    print_table(results)
+    print_attributes(results)
+    profiles = [r.to_dict() for r in results]
     output = {"profiles": profiles, "settings": settings.to_dict(), "input": args.input, "engine": name}
     if imported is not None:
         output["import"] = imported.to_dict()

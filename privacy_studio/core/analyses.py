@@ -16,7 +16,7 @@ import numpy as np
 
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS, risk_field
+from privacy_studio.core.risk.catalogue import DEFAULT_RISK, RISK_FIELDS, risk_field
 from privacy_studio.core.tradeoff.candidates import SearchResult
 from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
@@ -165,7 +165,7 @@ class SeedSpread:
         seeds, values = _paired_lists(d, "seeds", "values", where)
         return cls(
             str(d.get("profile", "")),
-            str(d.get("measure", "unicity")),
+            str(d.get("measure", DEFAULT_RISK)),
             _p(d.get("p"), f"{where}.p"),
             [_whole(s, f"{where}.seeds") for s in seeds],
             [None if v is None else _number(v, f"{where}.values") for v in values],
@@ -202,7 +202,7 @@ class PopulationExtrapolation:
         if model not in MODELS:
             raise AnalysisError(f"{where}: unknown model {model!r}; use one of {', '.join(MODELS)}")
         return cls(
-            measure=str(d.get("measure", "unicity")),
+            measure=str(d.get("measure", DEFAULT_RISK)),
             p=_p(d.get("p"), f"{where}.p"),
             profile=str(d.get("profile", "")),
             n=[_number(v, f"{where}.n", 1.0) for v in n],
@@ -452,11 +452,10 @@ ANALYSES: dict[str, type] = {
 A = TypeVar("A")
 
 
-#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Attacks,
-#: anonymizability and release records describe the data and files written, so a new run keeps them.
+#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Profile
+#: sizes, attacks, anonymizability and release records describe the data and the files written: kept.
 DERIVED_FROM_RESULTS: tuple[type, ...] = (
     ComputedUtility,
-    ProfileSizes,
     SeedSpread,
     PopulationExtrapolation,
     RiskByGroup,
@@ -490,7 +489,7 @@ class TradeoffChoice:
     """The project's ``tradeoff`` section: the risk measure, p and utility the decision uses, and the
     release criteria (the ceiling and optional limits)."""
 
-    risk_measure: str = "unicity"
+    risk_measure: str = DEFAULT_RISK
     risk_p: int | None = 4
     utility: str | None = None
     criteria: ReleaseCriteria = field(default_factory=ReleaseCriteria)
@@ -510,7 +509,7 @@ class TradeoffChoice:
         unknown = sorted(set(d) - known)
         if unknown:
             raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")
-        measure = d.get("risk_measure", "unicity")
+        measure = d.get("risk_measure", DEFAULT_RISK)
         measure = risk_field(measure) if isinstance(measure, str) else measure  # any catalogue word
         if measure not in RISK_MEASURES:
             raise AnalysisError(f"{where}.risk_measure {measure!r} is not one of {', '.join(RISK_MEASURES)}")

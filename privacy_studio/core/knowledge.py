@@ -16,8 +16,7 @@ import pyarrow as pa
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.timeparse import OUT_OF_RANGE, TimeParser, outside_supported_range
-
-UNIFORM, ACTIVITY, TOP, RAREST, GIVEN = 0, 1, 2, 3, 4
+from privacy_studio.core.kernels.orders import ACTIVITY, GIVEN, RAREST, TOP, UNIFORM  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)

@@ -830,7 +830,7 @@ class MainWindow(QMainWindow):
         """File ▸ Export report: the PDF is built and painted in a worker (it took 1–4 s on the GUI thread),
         with progress and cancel; a cancelled or failed export leaves any earlier file as it was."""
         try:
-            from privacy_studio.gui.report_pdf import export_report
+            from privacy_studio.rendering import export_report
         except ImportError:
             self.error("The PDF report is not available in this build.")
             return None

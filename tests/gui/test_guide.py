@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QMessageBox
 
+from privacy_studio.gui.results import records_of
 from privacy_studio.gui.start_page import SAMPLE_PROJECT
 
 from .test_flow import RUN_TIMEOUT, tick_cells
@@ -58,8 +59,8 @@ def test_importing_with_a_project_open_starts_a_new_one(imported_window, qtbot, 
     from privacy_studio.core.user_keys import keyed_results
 
     earlier = Project.load(saved)  # saved per-user results name users by salted keys (issue #24)
-    expected = keyed_results(first_results, earlier.analyses["user_keys"]["salt"])
-    assert earlier.results == expected, "the earlier project is untouched"
+    expected = keyed_results(records_of(first_results), earlier.analyses["user_keys"]["salt"])
+    assert records_of(earlier.results) == expected, "the earlier project is untouched"
 
 
 def test_import_is_not_started_when_the_user_keeps_unsaved_work(imported_window, monkeypatch):

@@ -67,7 +67,7 @@ def assert_pages_not_blank(path: Path, folder: Path) -> int:
 
 
 def test_pdf_of_a_hand_made_project(make_project, tmp_path: Path) -> None:
-    from privacy_studio.gui.report_pdf import export_report
+    from privacy_studio.rendering import export_report
 
     project = make_project()
     out = export_report(project, tmp_path / "report.pdf")
@@ -86,7 +86,7 @@ def test_pdf_of_a_hand_made_project(make_project, tmp_path: Path) -> None:
 
 def test_figures_are_drawn(make_project) -> None:
     from privacy_studio.core.report import HeatmapFigure, PlotFigure
-    from privacy_studio.gui.report_pdf import render_figure
+    from privacy_studio.rendering import render_figure
 
     report = build_report(make_project())
     results = next(s for s in report.sections if s.title == "Results")
@@ -99,7 +99,7 @@ def test_figures_are_drawn(make_project) -> None:
 
 
 def test_unwritable_target_is_a_clear_error(make_project, tmp_path: Path) -> None:
-    from privacy_studio.gui.report_pdf import export_report
+    from privacy_studio.rendering import export_report
 
     with pytest.raises(ValueError, match="does not exist"):
         export_report(make_project(), tmp_path / "no" / "such" / "folder" / "r.pdf")
@@ -156,7 +156,7 @@ def test_cli_report_of_the_sample_project(tmp_path: Path) -> None:
 
 def test_cancel_stops_the_export(make_project, tmp_path: Path) -> None:
     from privacy_studio.core.progress import Cancelled, TaskControl
-    from privacy_studio.gui.report_pdf import export_report
+    from privacy_studio.rendering import export_report
 
     seen: list[float] = []
     control = TaskControl(lambda f, _m: seen.append(f))

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.gui
 
 
 def test_pdf_pages_match_the_layout_and_the_project_names_it(make_project, tmp_path: Path) -> None:
-    from privacy_studio.gui import report_pdf
+    from privacy_studio.rendering import pdf as report_pdf
 
     project = make_project()
     out = report_pdf.export_report(project, tmp_path / "r.pdf")
@@ -29,7 +29,7 @@ def test_pdf_pages_match_the_layout_and_the_project_names_it(make_project, tmp_p
 
 
 def test_a_failed_page_check_keeps_the_previous_file(make_project, tmp_path: Path, monkeypatch) -> None:
-    from privacy_studio.gui import report_pdf
+    from privacy_studio.rendering import pdf as report_pdf
 
     target = tmp_path / "r.pdf"
     target.write_bytes(b"the previous report")
@@ -41,7 +41,7 @@ def test_a_failed_page_check_keeps_the_previous_file(make_project, tmp_path: Pat
 
 
 def test_page_count_of_a_hand_written_pdf() -> None:
-    from privacy_studio.gui.report_pdf import pdf_page_count
+    from privacy_studio.rendering import pdf_page_count
 
     pages = b"1 0 obj << /Type /Pages /Count 2 /Kids [2 0 R 3 0 R] >>\n"
     pages += b"2 0 obj << /Type /Page >>\n3 0 obj <</Type/Page/Parent 1 0 R>>\n"
@@ -49,7 +49,7 @@ def test_page_count_of_a_hand_written_pdf() -> None:
 
 
 def test_columns_are_never_narrower_than_a_header_word_and_wide_tables_split() -> None:
-    from privacy_studio.gui.report_pdf import _ColumnWidths, _ensure_app
+    from privacy_studio.rendering.pdf import _ColumnWidths, _ensure_app
 
     _ensure_app()
     narrow = _ColumnWidths(Table("c", ["Excluded", "In file"], [["1", "2"]]), 2000.0)
@@ -68,7 +68,7 @@ def test_columns_are_never_narrower_than_a_header_word_and_wide_tables_split() -
 
 
 def test_a_table_without_column_titles_has_no_header_row() -> None:
-    from privacy_studio.gui.report_pdf import _ensure_app, _HtmlBuilder
+    from privacy_studio.rendering.pdf import _ensure_app, _HtmlBuilder
 
     _ensure_app()
     builder = _HtmlBuilder(None, 2000.0, None)  # type: ignore[arg-type]
@@ -78,7 +78,7 @@ def test_a_table_without_column_titles_has_no_header_row() -> None:
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils (pdftoppm) not installed")
 def test_no_page_but_the_last_is_nearly_empty(make_project, tmp_path: Path) -> None:
     """A section that opens a page flows on instead when the page before it would stay nearly empty."""
-    from privacy_studio.gui.report_pdf import SPARSE_PAGE, export_report
+    from privacy_studio.rendering import SPARSE_PAGE, export_report
 
     from .test_report_pdf import page_images
 

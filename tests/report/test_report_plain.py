@@ -82,7 +82,7 @@ def gowalla(tmp_path_factory: pytest.TempPathFactory) -> Project:
 
 
 def _render(project: Project, folder: Path) -> tuple[ReportContent, Path]:
-    from privacy_studio.gui.report_pdf import render_pdf
+    from privacy_studio.rendering import render_pdf
 
     content = build_report(project)
     return content, render_pdf(content, folder / "report.pdf")
@@ -116,7 +116,7 @@ def _words_outside_the_text_area(path: Path) -> list[str]:
 
 def _cells_broken_inside_a_word(content: ReportContent) -> list[str]:
     """Every table cell whose text the layout wraps at a place that is not a space or hyphen."""
-    from privacy_studio.gui.report_pdf import laid_out
+    from privacy_studio.rendering import laid_out
 
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -179,7 +179,7 @@ def test_the_checks_catch_what_they_look_for(tmp_path: Path) -> None:
     from PySide6.QtGui import QPainter
 
     from privacy_studio.core.report import Paragraph, Section
-    from privacy_studio.gui.report_pdf import DPI, laid_out, render_pdf
+    from privacy_studio.rendering import DPI, laid_out, render_pdf
 
     bad = ReportContent(
         "t", "s", [], [Section("x", [Paragraph("2.455e-06 of worst_share_at_1, source 000")])]

@@ -198,7 +198,7 @@ def test_unreadable_anonymizability_is_said() -> None:
 @pytest.mark.gui
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed")
 def test_pdf_holds_the_worst_case_sections(make_project, tmp_path: Path) -> None:
-    from privacy_studio.gui.report_pdf import export_report
+    from privacy_studio.rendering import export_report
     from tests.report.test_report_pdf import assert_pages_not_blank, pdf_text
 
     project = make_project()

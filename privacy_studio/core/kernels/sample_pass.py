@@ -18,8 +18,8 @@ import numpy as np
 from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.disclosure import em_kl_of_set
 from privacy_studio.core.kernels.intersect import walk_start, walk_step
+from privacy_studio.core.kernels.orders import ACTIVITY, GIVEN, RAREST, TOP, UNIFORM
 from privacy_studio.core.kernels.rng import stream_key, uniform01
-from privacy_studio.core.knowledge import ACTIVITY, GIVEN, RAREST, TOP, UNIFORM
 
 #: Fixed sub-ranges per call: the unit of parallel work and of per-point partial sums.
 N_PARTS = 8

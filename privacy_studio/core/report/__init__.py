@@ -1,4 +1,4 @@
-"""Report content independent of rendering: build it from a project, render it with ``gui.report_pdf``."""
+"""Report content independent of rendering: built from a project, drawn by ``privacy_studio.rendering``."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ from privacy_studio.core.report.record import (
 )
 from privacy_studio.core.report.release import last_release, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, left_out_note, results_section
-from privacy_studio.core.risk.catalogue import BY_NAME, canonical
+from privacy_studio.core.risk.catalogue import BY_NAME, canonical, interval_of
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
     assert inp.grid is not None
     entry = inp.grid.by_p[i].get(inp.p, {})
     value = format_measure(inp.measure, entry.get(inp.measure))
-    ci = interval(entry.get(f"{inp.measure}_ci")) if inp.measure == "unicity" else ""
+    ci = interval(entry.get(key)) if (key := interval_of(inp.measure)) else ""
     if entry.get("method") == "exact":
         ci = "exact: every choice of points of every person"
     profile = label_words(inp.grid.labels[i])

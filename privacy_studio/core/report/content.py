@@ -1,6 +1,6 @@
 """The report as data: sections of paragraphs, key figures, tables and figure data, independent of rendering.
 
-Renderers (the PDF writer in ``gui/report_pdf.py``, the plain-text form below) draw exactly these numbers, so
+Renderers (the PDF writer in ``rendering/pdf.py``, the plain-text form below) draw exactly these numbers, so
 what the officer reads and what the tests check are the same.
 """
 

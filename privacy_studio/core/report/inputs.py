@@ -11,10 +11,12 @@ import numpy as np
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.numbers import interval, lower_bound
 from privacy_studio.core.risk.catalogue import (
+    DEFAULT_RISK,
     FIELD_MEASURE,
     RISK_FIELDS,
     WORST_FIELDS,
     format_value,
+    interval_of,
     risk_field,
 )
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
@@ -40,11 +42,11 @@ format_measure = format_value  # the report's name for the catalogue's formatter
 
 
 def measure_columns(measures: list[str]) -> list[str]:
-    """Column titles for :func:`measure_cells`: each measure, with unicity followed by its interval."""
+    """Column titles for :func:`measure_cells`: each measure, followed by its interval if it has one."""
     out = []
     for m in measures:
         out.append(MEASURE_NAMES[m])
-        if m == "unicity":
+        if interval_of(m) is not None:
             out.append("95% interval")
     return out
 
@@ -58,8 +60,8 @@ def measure_cells(entry: dict, measures: list[str]) -> list[str]:
             out.append(lower_bound(entry.get(m), exact=bool(entry.get("worst_exact", False))))
         else:
             out.append(format_measure(m, entry.get(m)))
-        if m == "unicity":
-            out.append(interval(entry.get("unicity_ci")) or "–")
+        if (key := interval_of(m)) is not None:
+            out.append(interval(entry.get(key)) or "–")
     return out
 
 
@@ -110,10 +112,11 @@ def resolve_inputs(
     it is for the measure and p the report is about."""
     notes: list[str] = []
     choice = project.tradeoff
-    measure = risk_field(str(choice.get("risk_measure") or "unicity"))
+    measure = risk_field(str(choice.get("risk_measure") or DEFAULT_RISK))
     if measure not in MEASURE_NAMES:
-        notes.append(f"The project asks for risk measure {measure!r}, which is unknown: unicity is used.")
-        measure = "unicity"
+        used = MEASURE_NAMES[DEFAULT_RISK]
+        notes.append(f"The project asks for risk measure {measure!r}, which is unknown: {used} is used.")
+        measure = DEFAULT_RISK
     wanted_p = choice.get("risk_p", 4)
     ceiling = float(choice.get("ceiling", 0.05))
     grid = grid_table(project.results) if project.results else None
@@ -123,9 +126,10 @@ def resolve_inputs(
         if wanted_p not in available and available:
             p = min(available, key=lambda q: (abs((q or 0) - (wanted_p or 0)), -(q or 0)))
             notes.append(f"No results at p = {wanted_p} for every profile: p = {p} is used instead.")
-        if not np.isfinite(grid.values(measure, p)).any() and measure != "unicity":
-            notes.append(f"{MEASURE_NAMES[measure]} was not computed: unicity is used instead.")
-            measure = "unicity"
+        if not np.isfinite(grid.values(measure, p)).any() and measure != DEFAULT_RISK:
+            used = MEASURE_NAMES[DEFAULT_RISK]
+            notes.append(f"{MEASURE_NAMES[measure]} was not computed: {used} is used instead.")
+            measure = DEFAULT_RISK
     inp = ReportInputs(project, dataset, grid, measure, p, notes, None, None, ceiling)
     if decided is not None and (decided.measure, decided.p) == (measure, p):
         spread = project.analysis(SeedSpread)  # stored by the run after it decided

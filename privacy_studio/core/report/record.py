@@ -29,6 +29,7 @@ from privacy_studio.core.report_details import (
     ReportDetails,
     figures_digest,
 )
+from privacy_studio.core.risk.catalogue import interval_of
 from privacy_studio.core.user_keys import keyed_project_parts
 from privacy_studio.versions import library_versions
 
@@ -285,7 +286,7 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
         i = grid.labels.index(rec.label)
         entry = grid.by_p[i].get(inp.p, {})
         value = format_measure(inp.measure, entry.get(inp.measure))
-        ci = interval(entry.get("unicity_ci")) if inp.measure == "unicity" else ""
+        ci = interval(entry.get(key)) if (key := interval_of(inp.measure)) else ""
         section.add(
             Paragraph(
                 f"If {label_words(rec.label)} is released, {inp.risk_label} is {value} {ci}".rstrip()

@@ -186,6 +186,8 @@ MEASURE_NAMES: tuple[str, ...] = tuple(BY_NAME)
 DEFAULT_MEASURES: tuple[str, ...] = tuple(m.name for m in CATALOGUE if m.default)
 #: Every per-p risk field, in catalogue order (the trade-off's and the report's risk measures).
 RISK_FIELDS: dict[str, Field] = {f.name: f for m in CATALOGUE for f in m.fields}
+#: The risk field a decision ranks profiles by unless the project chooses another (the catalogue's first).
+DEFAULT_RISK: str = CATALOGUE[0].fields[0].name
 #: The measure each risk field belongs to.
 FIELD_MEASURE: dict[str, Measure] = {f.name: m for m in CATALOGUE for f in m.fields}
 #: The worst-case fields: lower bounds unless every choice of p points was tried (``worst_exact``).
@@ -214,6 +216,12 @@ def risk_field(name: str) -> str:
         return name
     measure = BY_NAME.get(canonical(name))
     return measure.fields[0].name if measure is not None and measure.fields else name
+
+
+def interval_of(name: str) -> str | None:
+    """The key of a risk field's 95 % interval in a ``by_p`` entry, or None when it has none."""
+    field = RISK_FIELDS.get(name)
+    return None if field is None else field.interval
 
 
 def needs(measures: set[str] | list[str], output: str) -> bool:
