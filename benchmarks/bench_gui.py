@@ -325,11 +325,11 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
 
     steps = (
         ("PDF export", window.export_report, lambda: not busy()),
-        ("project save", lambda: window._save_to(project_file), lambda: True),
+        ("project save", lambda: window._save_to(project_file), lambda: not busy()),
         (
-            "project open",
+            "project open",  # read and checked in a worker, then its data read in another
             lambda: window.open_project(project_file),
-            lambda: window.session.dataset is not None,
+            lambda: not busy() and window.session.dataset is not None,
         ),
         ("release export", release, lambda: not busy()),
         ("anonymizability", window.anonymizability.start, lambda: not busy()),

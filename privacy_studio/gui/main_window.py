@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from privacy_studio import __version__
 from privacy_studio.core.analyses import AnonymizabilityResults, ReleaseRecord, record_release
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.project import SUFFIX, Project, ProjectError, jsonable
+from privacy_studio.core.project import Project, ProjectError, jsonable
 from privacy_studio.core.report.record import project_digest
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
@@ -53,6 +53,7 @@ from privacy_studio.gui.start_page import SAMPLE_PROJECT, StartPage
 from privacy_studio.gui.step_pages import DataPage, ProjectTree, ReleasePage, ReportPage
 from privacy_studio.gui.steps import STEPS, Progress, StepView, scrolled
 from privacy_studio.gui.wheel_guard import WheelGuard, guard_wheel
+from privacy_studio.gui.window_files import ProjectFiles
 from privacy_studio.gui.workers import TaskRunner, Worker, format_duration
 
 if TYPE_CHECKING:
@@ -66,12 +67,10 @@ if TYPE_CHECKING:
     from privacy_studio.gui.dialogs.aggregate_dialog import AggregateDialog
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
-MAX_RECENT = 8
 #: During a run, the results table is rebuilt at most this often (milliseconds), and once at the end.
 TABLE_DELAY_MS = 1500
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
-PROJECT_FILTER = f"Privacy Studio project (*{SUFFIX})"
 
 
 def _report_text(report: dict[str, Any] | None) -> str:
@@ -82,19 +81,13 @@ def _report_text(report: dict[str, Any] | None) -> str:
     return ImportReport.from_dict(report).summary_text()
 
 
-def _read_project_data(project: Project, control: TaskControl | None = None) -> tuple[Any, list[str]]:
-    """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
-    dataset = project.load_dataset(control, changed_ok=True)  # the window shows which changed
-    return dataset, [source.path for source in project.changed_sources()]
-
-
 def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskControl) -> Iterator[Record]:
     """The run's results as the window keeps them, converted in the worker (large results take a while)."""
     for result in run_grid(*args, control=control):
         yield as_record(result)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ProjectFiles, QMainWindow):
     """One window per open project; every long computation runs in ``self.runner``."""
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
@@ -345,24 +338,6 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         self.run_split.setSizes([3 * self.height() // 4, self.height() // 4])
 
-    def recent_files(self) -> list[str]:
-        value = self.qsettings.value("recent", [])
-        return [value] if isinstance(value, str) else list(value or [])
-
-    def _remember(self, path: Path) -> None:
-        text = str(Path(path).resolve())
-        recent = [text, *(p for p in self.recent_files() if p != text)][:MAX_RECENT]
-        self.qsettings.setValue("recent", recent)
-        self._update_recent_menu()
-
-    def _update_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        for i, path in enumerate(self.recent_files()):
-            action = self.recent_menu.addAction(f"&{i + 1} {Path(path).name}")
-            action.setToolTip(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
-        self.recent_menu.setEnabled(bool(self.recent_files()))
-
     def _update_title(self, *_: Any) -> None:
         self.setWindowTitle(f"{self.session.title}[*] — Privacy Studio")
         self.setWindowModified(self.session.dirty)
@@ -382,134 +357,24 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setCurrentWidget(self.log_panel)
         QMessageBox.warning(self, "Privacy Studio", message)
 
-    # -- project files -----------------------------------------------------------------------------
-    def maybe_save(self) -> bool:
-        """Ask about unsaved changes; ``False`` if the user chose to stay."""
-        if not self.session.dirty:
-            return True
-        answer = QMessageBox.question(
-            self,
-            "Unsaved changes",
-            f"Save the changes to {self.session.title}?",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-        )
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
-
+    # -- project files (the rest is gui/window_files.py) ----------------------------------------------
     def new_project(self) -> None:
         if self.maybe_save():
-            self.cancel_run()
-            self.session.replace(Project())
+            self.show_project(Project(), [])
             self.grid.set_levels([], [])
-            self.grid.engine_box.set_choice(self.session.project.engine)
-            self._offer_attributes(self.session.project)
-            self.anonymizability.restore([])
             self.show_step("data")
             self.log("New project")
 
-    def ask_open(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", f"{PROJECT_FILTER};;All files (*)")
-        if path:
-            self.open_path(path)
-
-    def open_path(self, path: str | Path) -> None:
-        """Open a project, or start importing a data file, depending on what ``path`` is."""
-        if str(path).lower().endswith(SUFFIX):
-            self.open_project(path)
-        else:
-            self.show_import(str(path))
-
-    def open_project(self, path: str | Path) -> bool:
-        """Load a ``.psproj``, relocate missing inputs with the user, then read the data in the background.
-
-        The file and its typed analyses are read and validated completely before anything in the window
-        changes: a broken project is one message box and leaves the open project as it was.
-        """
-        if not self.maybe_save():
-            return False
-        try:
-            project = Project.load(path)
-            stored = project.analysis(AnonymizabilityResults)
-        except (ProjectError, ValueError, TypeError, OSError) as exc:
-            self.error(str(exc) or f"{path}: cannot be opened")
-            return False
-        relocated = self._relocate_missing(project)
+    def show_project(self, project: Project, anonymizability: list[dict[str, Any]]) -> None:
+        """Swap ``project`` in (just opened or new): the run stops, every panel shows the project's state."""
         self.cancel_run()
         self.session.replace(project)
         self.grid.apply_settings(project.settings)
         self.grid.engine_box.set_choice(project.engine)
         self._offer_attributes(project)
         self._refresh_tree()  # the grid panel applies settings silently; the tree counts its ticked cells
-        self.anonymizability.restore(stored.content if stored else [])
-        self._remember(Path(path))
+        self.anonymizability.restore(anonymizability)
         self.show_step("run" if project.results else "grid" if project.sources else "data")
-        self.log(f"Opened {path}")
-        if relocated:
-            self.session.set_dirty(True)
-        if project.sources and not project.missing_sources():
-            worker = Worker(_read_project_data, project, name="read data")
-            worker.signals.finished.connect(self._project_data_read)
-            worker.signals.failed.connect(
-                lambda msg, details: self.error(f"Cannot read the data: {msg}", details)
-            )
-            self.runner.start(worker)
-        return True
-
-    def _project_data_read(self, result: tuple[Any, list[str]]) -> None:
-        dataset, changed = result
-        for path in changed:
-            self.log(f"{path} changed since the project was saved: results may not match it", "warning")
-        self.session.attach_dataset(dataset)
-
-    def _relocate_missing(self, project: Project) -> bool:
-        """Ask where each missing input went; returns whether anything was relocated."""
-        moved = False
-        for source in project.missing_sources():
-            answer = QMessageBox.question(
-                self,
-                "Input file not found",
-                f"The project's input {source.path} (or one of its side files) is missing.\nLocate it now?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                self.log(
-                    f"Input not found: {source.path}; results are shown, the data is not loaded", "warning"
-                )
-                continue
-            new_path, _ = QFileDialog.getOpenFileName(self, f"Where is {Path(source.path).name}?")
-            if not new_path:
-                continue
-            try:
-                project.relocate(source, new_path)
-                moved = True
-            except ProjectError as exc:
-                self.error(str(exc))
-        return moved
-
-    def save(self) -> bool:
-        if self.session.path is None:
-            return self.save_as()
-        return self._save_to(self.session.path)
-
-    def save_as(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", f"{self.session.title}", PROJECT_FILTER)
-        if not path:
-            return False
-        if not path.endswith(SUFFIX):
-            path += SUFFIX
-        return self._save_to(Path(path))
-
-    def _save_to(self, path: Path) -> bool:
-        try:
-            saved = self.session.save(path)
-        except ProjectError as exc:
-            self.error(str(exc))
-            return False
-        self._remember(saved)
-        self.log(f"Saved {saved}")
-        return True
 
     # -- import ------------------------------------------------------------------------------------
     def show_import(self, path: str | None = None) -> ImportDialog | None:

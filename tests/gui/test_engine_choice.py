@@ -7,6 +7,7 @@ import pytest
 from privacy_studio.core.project import Project
 from privacy_studio.gui.main_window import MainWindow
 from tests.engines.helpers import assert_worst_at_least
+from tests.gui.project_files import open_and_wait
 
 from .test_flow import expected_records, run_and_wait, tick_cells
 
@@ -69,5 +70,5 @@ def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window
     win.session.set_dirty(False)
     choose_engine(win, "numba")
     win.session.set_dirty(False)
-    assert win.open_project(path)
+    assert open_and_wait(qtbot, win, path)
     assert win.grid.engine_box.choice()["name"] == "duckdb"

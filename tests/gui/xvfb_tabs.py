@@ -60,7 +60,7 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     for spatial in ("antenna", "zip", "district"):
         for temporal in ("1h", "6h", "1w"):
             grid.set_checked(spatial, temporal)
-    grid.p_to.setValue(6)
+    grid.p_values.line.setText("1,2,4-6")
     grid.samples.setValue(300)
     grid.reference_p.setValue(4)
     window.start_run(grid.settings())
