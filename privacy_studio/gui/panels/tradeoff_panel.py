@@ -64,7 +64,6 @@ from privacy_studio.gui.panels.aggregates_tab import AggregatesTab
 from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
-COMPUTED_PREFIX = "computed: "
 FRONT_PEN = pg.mkPen("#0072B2", width=2)
 CEILING_PEN = pg.mkPen("#D55E00", style=Qt.PenStyle.DashLine)
 POINT_BRUSH, DOMINATED_BRUSH = pg.mkBrush("#0072B2"), pg.mkBrush("#BBBBBB")
@@ -432,7 +431,7 @@ class TradeoffPanel(QWidget):
         return {
             "risk_measure": self.measure.currentData(),
             "risk_p": self.p_choice.currentData(),
-            "utility": self.utility_choice.currentText().removeprefix(COMPUTED_PREFIX) or None,
+            "utility": self.utility_choice.currentData() or None,
             "ceiling": self.ceiling.value() / 100.0,
             **limits,
             **({REASONS_KEY: {key: reason for key in limits}} if reason and limits else {}),
@@ -755,7 +754,11 @@ class TradeoffPanel(QWidget):
         self.score_table.setRowCount(len(labels))
         self.score_table.setColumnCount(len(self.scores.domains))
         self.score_table.setHorizontalHeaderLabels(self.scores.domains)
-        self.score_table.setVerticalHeaderLabels(labels)
+        for r, label in enumerate(labels):  # profiles in words; the saved key stays the item's data
+            header = QTableWidgetItem(label_words(label))
+            header.setData(Qt.ItemDataRole.UserRole, label)
+            header.setToolTip(label)
+            self.score_table.setVerticalHeaderItem(r, header)
         for r, label in enumerate(labels):
             for c, domain in enumerate(self.scores.domains):
                 value = self.scores.scores.get(label, {}).get(domain)
@@ -813,9 +816,7 @@ class TradeoffPanel(QWidget):
         wanted = self._wanted or {}
         self._wanted = None
         p_now = wanted.get("risk_p", self.p_choice.currentData() if self.p_choice.count() else 4)
-        u_now = wanted.get("utility") or self.utility_choice.currentText()
-        if u_now in COMPUTED_SCORES and u_now not in self.scores.domains:
-            u_now = COMPUTED_PREFIX + u_now
+        u_now = wanted.get("utility") or self.utility_choice.currentData()
         self._filling = True
         self.p_choice.clear()
         for p in [] if self.grid is None else self.grid.p_values():
@@ -824,11 +825,17 @@ class TradeoffPanel(QWidget):
         self.p_choice.setCurrentIndex(index if index >= 0 else self.p_choice.count() - 1)
         self.utility_choice.clear()
         computed = sorted({k for row in self.computed.values() for k in row if k in COMPUTED_SCORES})
-        self.utility_choice.addItems(self.scores.domains + [COMPUTED_PREFIX + k for k in computed])
+        for domain in self.scores.domains:  # an expert domain named like a computed score comes first
+            self.utility_choice.addItem(domain, domain)
+        for key in computed:  # in words; the saved choice is the score's key
+            self.utility_choice.addItem(f"{utility_title(key)} (computed)", key)
+            self.utility_choice.setItemData(
+                self.utility_choice.count() - 1, COMPUTED_SCORES[key], Qt.ItemDataRole.ToolTipRole
+            )
         if not u_now and not self.scores.scores and DEFAULT_COMPUTED in computed:
-            u_now = COMPUTED_PREFIX + DEFAULT_COMPUTED  # no expert scores: the decision's default
-        if u_now and self.utility_choice.findText(u_now) >= 0:
-            self.utility_choice.setCurrentText(u_now)
+            u_now = DEFAULT_COMPUTED  # no expert scores: the decision's default
+        if u_now and self.utility_choice.findData(u_now) >= 0:
+            self.utility_choice.setCurrentIndex(self.utility_choice.findData(u_now))
         self._filling = False
 
     def _ask_add(self) -> None:
