@@ -66,25 +66,64 @@ def check_columns(path: str, columns: list[str]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the project's analysis (risk grid and computed utility) and save it in the project."""
+    """Run the project's analysis (risk grid, computed utility, protection search) and save it."""
     from privacy_studio.core.project import Project, ProjectError
+    from privacy_studio.core.tradeoff.candidates import SearchResult
+    from privacy_studio.core.utility import utility_title
 
     try:
         project = Project.load(args.project)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
-    code = analyse_project(project)
+    code = analyse_project(project, search=not args.no_search)
     if code == 0:
         try:
             project.save()
         except ProjectError as exc:
             raise UserError(str(exc)) from None
         print(f"{len(project.results)} profiles analysed; results saved in {project.path}")
+        found = project.analysis(SearchResult)
+        if found is not None:
+            print(*found.lines(utility_title(found.utility_name)), sep="\n")
     return code
 
 
-def analyse_project(project) -> int:
-    """Load the project's data and run its analysis with a progress bar; 130 when cancelled."""
+def search_project(project, dataset=None, control=None, required: bool = True) -> int:
+    """Run the protection search on the project's data and keep it in the project (not saved); 130 when
+    cancelled, the project then unchanged. A search that cannot be derived (no utility, no such p) is an
+    error when ``required``, else a note."""
+    from privacy_studio.cli._progress import ProgressBar
+    from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.core.project import ProjectError
+    from privacy_studio.core.release.options import ReleaseError
+    from privacy_studio.core.release.search import search
+
+    bar = ProgressBar(sys.stderr) if control is None else None
+    control = control or TaskControl(bar)
+    try:
+        if dataset is None:
+            dataset = project.load_dataset(control.sub(0.0, 0.1))
+        found = search(project, dataset, control=control.sub(0.1, 1.0, "protection search"))
+    except (ReaderError, ProjectError, ReleaseError) as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        if required:
+            raise UserError(f"no protection search: {exc}") from None
+        print(f"note: no protection search ({exc})", file=sys.stderr)
+        return 0
+    except Cancelled:
+        return 130
+    finally:
+        if bar is not None:
+            bar.close()
+    project.store(found)
+    return 0
+
+
+def analyse_project(project, search: bool = False) -> int:
+    """Load the project's data and run its analysis with a progress bar (then, with ``search``, the
+    protection search); 130 when cancelled, the project then unchanged."""
     from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.progress import Cancelled, TaskControl
@@ -96,7 +135,9 @@ def analyse_project(project) -> int:
     try:
         note_changed(project.rehash_changed())
         dataset = project.load_dataset(control.sub(0.0, 0.1))
-        run_analysis(project, dataset, control.sub(0.1, 1.0))
+        run_analysis(project, dataset, control.sub(0.1, 0.8 if search else 1.0))
+        if search and search_project(project, dataset, control.sub(0.8, 1.0), False) != 0:
+            return 130  # nothing is saved: the project file is unchanged
     except (ReaderError, ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
@@ -145,4 +186,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "profile's information loss, and save both in the project file.",
     )
     r.add_argument("project", help="the project file (.psproj)")
+    r.add_argument(
+        "--no-search",
+        action="store_true",
+        help="skip the protection search (every profile with a ladder of suppression settings, measured "
+        "as written), which the run otherwise ends with",
+    )
     r.set_defaults(func=run)

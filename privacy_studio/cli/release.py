@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--profile",
         metavar="SPATIAL:TEMPORAL",
-        help="e.g. district:1w, grid:2:6h or shop:1d:price/3 (default: the profile the project recommends)",
+        help="e.g. district:1w, grid:2:6h or shop:1d:price/3 (default: the project's recommended candidate, "
+        "profile and suppression, from its protection search; else the profile it recommends)",
     )
     p.add_argument(
         "--price",
@@ -89,13 +90,26 @@ def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     from privacy_studio.core.generalize import price_label
     from privacy_studio.core.release import ReleaseError, ReleaseOptions, parse_profile
-    from privacy_studio.core.release.defaults import recommended_price, recommended_profile
+    from privacy_studio.core.release.defaults import (
+        recommended_candidate,
+        recommended_price,
+        recommended_profile,
+        split_key,
+    )
+    from privacy_studio.core.tradeoff.candidates import SUPPRESSION_FLAGS
 
     price = args.price or "none"
     if args.profile:
         profile = parse_profile(args.profile)
         spatial, temporal = profile.spatial.label, profile.temporal.label
         price = args.price or price_label(profile.price)
+    elif (candidate := recommended_candidate(project)) is not None:
+        spatial, temporal, price = split_key(candidate.profile)
+        price = args.price or price
+        if not any(getattr(args, name) is not None for name in SUPPRESSION_FLAGS):
+            for name, value in candidate.suppression.to_dict().items():
+                setattr(args, name, value)
+        print(f"profile: {candidate.name()}, the project's recommended candidate", file=sys.stderr)
     else:
         try:
             spatial, temporal = recommended_profile(project)

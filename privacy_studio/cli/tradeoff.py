@@ -16,6 +16,8 @@ from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 
 if TYPE_CHECKING:
+    from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+    from privacy_studio.core.tradeoff.candidates import SearchResult
     from privacy_studio.core.tradeoff.decision import DecisionInputs
 
 
@@ -96,23 +98,83 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     inputs = load_inputs(Path(args.input), args.save)
+    found = protection_search(Path(args.input), args.search)
     if args.scores:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
     try:
         analysis = decide(inputs, overrides)
         missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not math.isfinite(v)]
         document = analysis.to_dict()
+        current = found if overrides == Overrides() and not args.scores else None
+        document["recommendation"].update(recommendation_fields(current, analysis))
+        document["candidates"] = (
+            None if found is None else {**found.to_dict(), "current": current is not None}
+        )
         if args.attributes:
             labels = analysis.labels
             document["risk_by_group"] = groups(args, labels, inputs.results, analysis.recommendation.label)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     print(summary(analysis, missing))
+    if found is not None:
+        from privacy_studio.core.utility import utility_title
+
+        note = [] if current is not None else ["(judged by the project's saved choices, not this command's)"]
+        print("", *found.lines(utility_title(found.utility_name)), *note, sep="\n")
     if "risk_by_group" in document:
         print(groups_text(document["risk_by_group"]))
     if args.json:
         write_text(args.json, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def protection_search(path: Path, run_it: bool) -> SearchResult | None:
+    """A project's protection search: run and saved with ``--search``, else the stored one if current."""
+    from privacy_studio.core.project import Project, ProjectError
+    from privacy_studio.core.release.search import stored_search
+
+    if path.suffix != ".psproj":
+        if run_it:
+            raise UserError(
+                "--search needs a project (.psproj): it prepares releases from the project's data"
+            )
+        return None
+    try:
+        project = Project.load(path)
+        if run_it:
+            from privacy_studio.cli.project import search_project
+
+            if search_project(project) != 0:
+                raise UserError("the search was cancelled; the project is unchanged")
+            project.save()
+        return stored_search(project)
+    except (ProjectError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def recommendation_fields(found: SearchResult | None, analysis: TradeoffAnalysis) -> dict:
+    """``recommendation.suppression``, ``released_people``, ``total_people`` and ``candidate``: from the
+    project's current protection search, else the recommended profile released whole (no suppression)."""
+    from privacy_studio.core.tradeoff.candidates import Suppression
+
+    if found is not None:
+        c = found.recommended
+        if c is None:
+            return {"suppression": None, "released_people": None, "total_people": None, "candidate": None}
+        return {
+            "suppression": c.suppression.to_dict(),
+            "released_people": c.released_people,
+            "total_people": c.total_people,
+            "candidate": c.to_dict(),
+        }
+    label = analysis.recommendation.label
+    people = None if label is None else analysis.population[analysis.labels.index(label)].in_file
+    return {
+        "suppression": None if label is None else Suppression().to_dict(),
+        "released_people": people,
+        "total_people": people,
+        "candidate": None,
+    }
 
 
 def groups(args: argparse.Namespace, labels: list[str], results: list, recommended: str | None) -> dict:
@@ -300,5 +362,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="OUT", help="write the whole analysis as JSON")
     p.add_argument(
         "--save", action="store_true", help="store the analysis run for a project without results in it"
+    )
+    p.add_argument(
+        "--search",
+        action="store_true",
+        help="search every profile with a ladder of suppression settings, measured as written, and save it "
+        "in the project (project run does it too); the most useful passing candidate is recommended",
     )
     p.set_defaults(func=run)

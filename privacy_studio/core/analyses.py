@@ -17,6 +17,7 @@ import numpy as np
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.tradeoff.candidates import SearchResult
 from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
@@ -439,6 +440,7 @@ ANALYSES: dict[str, type] = {
         ReleaseRecord,
         ReleaseHistory,
         AggregateReleases,
+        SearchResult,
     )
 }
 

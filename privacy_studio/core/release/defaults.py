@@ -18,6 +18,7 @@ from privacy_studio.core.tradeoff.criteria import check_profiles
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.project import Project
+    from privacy_studio.core.tradeoff.candidates import Candidate
 
 #: Catalogue measures whose results the release criteria read (the risk measure's own is added to them).
 CRITERIA_MEASURES = ("unicity", "k_anonymity", "worst_case")
@@ -121,6 +122,15 @@ def suggestions(
         if prepared.passes:
             found.append(Suggestion(profile, k, prepared.released.people, prepared.before.people))
     return found
+
+
+def recommended_candidate(project: Project) -> Candidate | None:
+    """The candidate (profile and suppression) the project's protection search recommends, when the
+    search is still current (same criteria, measure, utility and results)."""
+    from privacy_studio.core.release.search import stored_search
+
+    found = stored_search(project)
+    return None if found is None else found.recommended
 
 
 def recommended_profile(project: Project) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from privacy_studio.core.io.dataset import period_text
 from privacy_studio.core.naming import label_words, price_name, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import count, interval, one_in, share
 from privacy_studio.core.report.aggregate import aggregate_section
+from privacy_studio.core.report.candidates import candidates_section, recommended_candidate_sentence
 from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
 from privacy_studio.core.report.evidence import all_points_text, coverage, evidence_against
 from privacy_studio.core.report.inputs import (
@@ -54,6 +55,7 @@ def build_report(project: Project, dataset: Dataset | None = None) -> ReportCont
         decision_record_section(inp),
         method_section(inp),
         results_section(inp),
+        candidates_section(inp),
         release_section(project.analyses),
         aggregate_section(inp),
         limitations_section(inp),
@@ -162,6 +164,9 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         )
     else:
         section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
+    candidate = recommended_candidate_sentence(inp)
+    if candidate is not None:
+        section.add(candidate)
     if focus is not None:
         role = (
             "the recommended profile"
