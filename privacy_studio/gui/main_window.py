@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from privacy_studio import __version__
 from privacy_studio.core.analyses import AnonymizabilityResults, ReleaseRecord, record_release
 from privacy_studio.core.progress import TaskControl
-from privacy_studio.core.project import Project, ProjectError, jsonable
+from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.report.record import project_digest
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.release import ReleaseManifest
     from privacy_studio.core.risk.settings import RiskSettings
+    from privacy_studio.core.tradeoff.candidates import Candidate
     from privacy_studio.gui.dialogs.aggregate_dialog import AggregateDialog
     from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
@@ -180,6 +181,7 @@ class MainWindow(ProjectFiles, QMainWindow):
     def _mount_steps(self) -> None:
         """The main area: the step bar over one step's page (Data, Grid, Run, Decide, Release, Report)."""
         self.tradeoff = TradeoffPanel(self.session, self.runner)
+        self.tradeoff.candidates.use_requested.connect(self.export_release)
         self.anonymizability = AnonymizabilityPanel(self.runner)
         self.attacks = AttacksPanel(self.session, self.runner)
         self.tabs.addTab(scrolled(self.anonymizability), "Anonymizability")
@@ -225,12 +227,10 @@ class MainWindow(ProjectFiles, QMainWindow):
         self.show_step(key or "data", tab)
 
     def _keep_anonymizability(self) -> None:
-        """Store the panel's results in the project; restoring a saved state is not a change."""
-        state = jsonable(self.anonymizability.state())
-        stored = self.session.project.analysis(AnonymizabilityResults)
-        if (stored.content if stored else []) != state:
-            self.session.project.store(AnonymizabilityResults(state))
-            self.session.set_dirty(True)
+        """Store the panel's new results in the project (its records were made in the worker; restoring a
+        saved state emits nothing, so this is always a change)."""
+        self.session.project.store(AnonymizabilityResults(self.anonymizability.state()))
+        self.session.set_dirty(True)
 
     def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -260,7 +260,7 @@ class MainWindow(ProjectFiles, QMainWindow):
         self._action(
             file_menu,
             "Export re&lease…",
-            self.export_release,
+            lambda: self.export_release(),
             tip="Write the data at a profile, measured again",
         )
         self._action(
@@ -717,11 +717,15 @@ class MainWindow(ProjectFiles, QMainWindow):
         self.runner.start(worker, kind="report")
         return worker
 
-    def export_release(self) -> ReleaseDialog:
-        """Open the release dialog on the session's data; a written release is recorded in the project."""
+    def export_release(self, candidate: Candidate | None = None) -> ReleaseDialog:
+        """Open the release dialog on the session's data, set from ``candidate`` (else the current search's
+        recommended candidate, if any); a written release is recorded in the project."""
         from privacy_studio.gui.dialogs.release_dialog import ReleaseDialog
 
         dialog = ReleaseDialog(self.runner, self.session.project, self.session.dataset, self)
+        candidate = candidate or self.tradeoff.candidates.recommended()
+        if candidate is not None:
+            dialog.use_candidate(candidate)
         dialog.released.connect(self._released)
         dialog.show()
         return dialog

@@ -39,6 +39,7 @@ from privacy_studio.core.tradeoff.groups import GroupReport
 from privacy_studio.core.tradeoff.powerlaw import dataset_unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid, utility_title
 from privacy_studio.gui.panels.aggregates_tab import AggregatesTab
+from privacy_studio.gui.panels.candidates_tab import CandidatesTab
 from privacy_studio.gui.panels.tradeoff_groups import GroupViews
 from privacy_studio.gui.panels.tradeoff_population import PopulationViews
 from privacy_studio.gui.panels.tradeoff_views import AnalysisViews
@@ -81,7 +82,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
             session.results_changed.connect(self._results_arrived)
             session.dataset_changed.connect(self.measure_unit_areas)
             session.changed.connect(self._project_maybe_replaced)
-            session.changed.connect(self.show_aggregates)
+            session.changed.connect(self.show_stored)
             self._project = None
             self._project_maybe_replaced()
 
@@ -107,6 +108,27 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
 
     # -- construction ------------------------------------------------------------------------------
     def _build(self) -> None:
+        left = self._build_choices()  # first: the Pareto plot draws the ceiling chosen there
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_pareto(), "Pareto")
+        self.candidates = CandidatesTab(self.session, self.runner)
+        self.candidates.searched.connect(lambda _found: self.show_stored())
+        self.tabs.addTab(self.candidates, "Candidates")
+        self.tabs.addTab(self._build_ordinal(), "Ordinal equivalence")
+        self.tabs.addTab(self._build_power_law(), "Power law")
+        self.tabs.addTab(self._build_population(), "Population")
+        self.tabs.addTab(self._build_groups(), "Risk by group")
+        self.aggregates = AggregatesTab()
+        self.tabs.addTab(self.aggregates, "Aggregates")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([300, 560])
+        QVBoxLayout(self).addWidget(splitter)
+        self._refresh_choices()
+
+    def _build_choices(self) -> QWidget:
+        """The left column: expert scores, then the measure, p, utility, ceiling and release criteria."""
         self.score_table = QTableWidget(0, 0)
         self.score_table.itemChanged.connect(self._score_edited)
         self.score_table.horizontalHeader().sectionDoubleClicked.connect(self._ask_rename)
@@ -156,21 +178,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         form.addRow("Reason for changed limits", self.limit_reason)
         left_layout.addLayout(form)
         left_layout.addWidget(self.message)
-
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self._build_pareto(), "Pareto")
-        self.tabs.addTab(self._build_ordinal(), "Ordinal equivalence")
-        self.tabs.addTab(self._build_power_law(), "Power law")
-        self.tabs.addTab(self._build_population(), "Population")
-        self.tabs.addTab(self._build_groups(), "Risk by group")
-        self.aggregates = AggregatesTab()
-        self.tabs.addTab(self.aggregates, "Aggregates")
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(self.tabs)
-        splitter.setSizes([300, 560])
-        QVBoxLayout(self).addWidget(splitter)
-        self._refresh_choices()
+        return left
 
     # -- inputs ------------------------------------------------------------------------------------
     def set_results(self, records: list[Any]) -> None:
@@ -271,13 +279,13 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         self.analysis = None
         if self.grid is None or not self.grid.labels:
             self._draw_pareto()
-            self.show_aggregates()
+            self.show_stored()
             return
         name = self.utility_choice.currentText()
         if not name:
             self.message.setText("Add a utility domain and type expert scores (0-10) to see the trade-off.")
             self._draw_pareto()
-            self.show_aggregates()
+            self.show_stored()
             return
         try:
             inputs = DecisionInputs(
@@ -294,7 +302,12 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         self._draw_pareto()
         self._draw_ordinal()
         self._draw_power_law()
+        self.show_stored()
+
+    def show_stored(self) -> None:
+        """The analyses the project stores beside this one: its aggregates and its protection search."""
         self.show_aggregates()
+        self.candidates.show_project(getattr(self.session, "project", None), self.analysis)
 
     def show_aggregates(self) -> None:
         """The recorded aggregates beside the microdata candidates, with this tab's recommendation."""

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.utility import utility_title
 from privacy_studio.gui.panels.tradeoff_widgets import (
     CEILING_PEN,
@@ -30,6 +31,22 @@ from privacy_studio.gui.panels.tradeoff_widgets import (
     spaced_labels,
     tab_page,
 )
+
+
+def dominance_row(a: TradeoffAnalysis, i: int) -> list[str]:
+    """Profile ``i`` in the dominance table: its risk and utility, Pareto status, criteria and people."""
+    label = a.labels[i]
+    status = "missing" if label in a.pareto.missing else ("front" if label in a.pareto.front else "dominated")
+    failed = ", ".join(c.name for c in a.checks[i] if not c.passed)
+    return [
+        label_words(label),
+        format_value(a.measure, a.risk[i]),
+        number(a.utility[i]),
+        status,
+        ", ".join(map(label_words, a.pareto.dominated_by.get(label, []))),
+        "pass" if a.passed(label) else f"fail: {failed}",
+        a.population[i].sentence(),
+    ]
 
 
 class AnalysisViews:
@@ -123,27 +140,7 @@ class AnalysisViews:
         self.chosen.setData(a.utility[chosen], a.risk[chosen])
         self.recommendation.setText(("⚠ " + rec.warning) if rec.warning else rec.reasoning)
         self.evidence.setText("\n".join(a.evidence_lines()))
-        rows = []
-        for i, label in enumerate(a.labels):
-            status = (
-                "missing"
-                if label in a.pareto.missing
-                else ("front" if label in a.pareto.front else "dominated")
-            )
-            rows.append(
-                [
-                    label_words(label),
-                    format_value(a.measure, a.risk[i]),
-                    number(a.utility[i]),
-                    status,
-                    ", ".join(map(label_words, a.pareto.dominated_by.get(label, []))),
-                    "pass"
-                    if a.passed(label)
-                    else "fail: " + ", ".join(c.name for c in a.checks[i] if not c.passed),
-                    a.population[i].sentence(),
-                ]
-            )
-        fill_table(self.dominance, rows)
+        fill_table(self.dominance, [dominance_row(a, i) for i in range(len(a.labels))])
 
     def _draw_ordinal(self) -> None:
         table = self.analysis.ordinal if self.analysis else None
