@@ -5,6 +5,7 @@ the chosen one. The search runs in the window's task runner with progress and ca
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
@@ -57,6 +58,8 @@ class CandidatesTab(QWidget):
         self.result: SearchResult | None = None
         self.current = False  # whether the shown search still matches the project's choices and results
         self.worker: Worker | None = None
+        #: Called before a search so the project holds the choices shown (the panel's, when mounted).
+        self.before_search: Callable[[], str] = lambda: ""
         self.summary = QLabel(NO_SEARCH)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -138,6 +141,10 @@ class CandidatesTab(QWidget):
         dataset = getattr(self.session, "dataset", None)
         if project is None or dataset is None or not project.results:
             self.summary.setText("Import the data and run the grid first: the search starts from its results")
+            return None
+        problem = self.before_search()
+        if problem:
+            self.summary.setText(problem)
             return None
         worker = Worker(search, project, dataset, name="protection search")
         worker.signals.progress.connect(lambda _f, message: self.summary.setText(f"Searching: {message}"))

@@ -113,6 +113,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         self.tabs.addTab(self._build_pareto(), "Pareto")
         self.candidates = CandidatesTab(self.session, self.runner)
         self.candidates.searched.connect(lambda _found: self.show_stored())
+        self.candidates.before_search = self.keep_choices
         self.tabs.addTab(self.candidates, "Candidates")
         self.tabs.addTab(self._build_ordinal(), "Ordinal equivalence")
         self.tabs.addTab(self._build_power_law(), "Power law")
@@ -381,6 +382,18 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         if self.session is not None:
             self.session.set_tradeoff(self.choices())
         self.choices_changed.emit(self.choices())
+
+    def keep_choices(self) -> str:
+        """Write the shown choices into the project (a search judges by them); what is wrong, or ``""``."""
+        if self.analysis is None:
+            return self.message.text() or "Choose a utility and the criteria first."
+        try:
+            TradeoffChoice.from_dict(self.choices())
+        except ValueError as exc:
+            return str(exc)
+        if self.session is not None:
+            self.session.set_tradeoff(self.choices())
+        return ""
 
     def _refresh_choices(self) -> None:
         """Fill the p and utility choosers from the results and scores, keeping the current choices."""
