@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from privacy_studio import __version__
+from privacy_studio.core import json_parts
 from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.saved_figures import check_saved_result
 from privacy_studio.core.user_keys import KEY as USER_KEYS
@@ -473,7 +474,7 @@ def parse_document(raw: bytes, origin: str) -> Any:
             f"{origin}: not UTF-8 text (byte {exc.start}); expected a project in JSON"
         ) from None
     try:
-        return json.loads(text)
+        return json_parts.loads(text)  # in parts: a large file read in a worker lets the window paint
     except RecursionError:
         raise ProjectError(f"{origin}: nested too deeply to be a Privacy Studio project") from None
     except json.JSONDecodeError as exc:
