@@ -1,12 +1,11 @@
-"""The known-points field of the Grid step: p as people write it ("1,2,4-6"), read as the CLI's ``--p``."""
+"""The Grid step's known-points field: p as people write it ("1,2,4-6"), read as the commands' ``--p``."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from privacy_studio.cli import UserError
-from privacy_studio.cli.risk import parse_p_values
+from privacy_studio.core.risk.settings import p_values_of
 
 DEFAULT_P = list(range(1, 11))
 
@@ -27,9 +26,9 @@ def p_text(values: list[int]) -> str:
 def p_problem(text: str) -> str:
     """One sentence saying what is wrong with ``text`` as p values, or ``""`` when it reads."""
     try:
-        parse_p_values(text)
-    except UserError as exc:
-        return f"p {str(exc).removeprefix('--p ')}."
+        p_values_of(text)
+    except ValueError as exc:
+        return f"p {text.strip()!r}: {exc}."
     return ""
 
 
@@ -75,5 +74,5 @@ class PValuesField(QWidget):
         self.message.setText(problem)
         self.message.setVisible(bool(problem))
         if not problem:
-            self._values = parse_p_values(text)
+            self._values = p_values_of(text)
             self.edited.emit()
