@@ -48,6 +48,7 @@ from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
 from privacy_studio.core.tradeoff.candidates import Candidate
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
@@ -370,8 +371,10 @@ class ReleaseDialog(WorkerDialog):
         self.removed_table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, text in enumerate(row):
-                self.removed_table.setItem(i, j, QTableWidgetItem(text))
-        self.removed_table.resizeColumnsToContents()
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)  # the whole text where a narrowed column cuts it
+                self.removed_table.setItem(i, j, item)
+        fit_columns(self.removed_table)  # suppression adds rows with long labels: no sideways scrolling
         self.figures.setText(effect_text(prepared))
         if prepared.passes:
             self.verdict.setStyleSheet("")

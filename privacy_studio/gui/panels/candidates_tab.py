@@ -29,7 +29,7 @@ NO_SEARCH = (
 )
 
 
-def candidate_row(candidate: Candidate, recommended: bool, utility: str) -> list[str]:
+def candidate_row(candidate: Candidate, recommended: bool) -> list[str]:
     """One candidate as the table shows it: its name, whom it keeps, its utility and its verdict."""
     people = (
         f"{count(candidate.released_people)} of {count(candidate.total_people)} "
@@ -43,7 +43,7 @@ def candidate_row(candidate: Candidate, recommended: bool, utility: str) -> list
     else:
         verdict = "passes" if candidate.passes else "fails"
     why = candidate.coverage() if candidate.passes else candidate.why_failed()
-    return [candidate.name(), people, f"{utility} {score}", verdict, why]
+    return [candidate.name(), people, score, verdict, why]
 
 
 class CandidatesTab(QWidget):
@@ -106,10 +106,10 @@ class CandidatesTab(QWidget):
                 "search; search again before releasing.",
             )
         self.summary.setText("\n".join(lines))
-        fill_table(
-            self.table,
-            [candidate_row(c, c is result.recommended, title) for c in result.candidates],
-        )
+        headers = list(COLUMNS)
+        headers[COLUMNS.index("utility")] = f"{title} (utility)"  # the search's utility, in words
+        self.table.setHorizontalHeaderLabels(headers)
+        fill_table(self.table, [candidate_row(c, c is result.recommended) for c in result.candidates])
         if result.recommended is not None:
             self.table.selectRow(result.candidates.index(result.recommended))
         self._selection_changed()
