@@ -184,6 +184,13 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
     # -- inputs ------------------------------------------------------------------------------------
     def set_results(self, records: list[Any]) -> None:
         """Show these risk results (``ProfileResult`` objects or their records); called after each one."""
+        self._take_results(records)
+        self._refresh_choices()
+        self.refresh()
+        self._refresh_group_profiles()
+
+    def _take_results(self, records: list[Any]) -> None:
+        """Keep the results and their grid, and list their profiles in the score table (no analysis yet)."""
         self.records = [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in records]
         try:
             self.grid = grid_table(self.records)
@@ -191,9 +198,6 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
             self.grid = None
             self.message.setText(str(exc))
         self._refresh_scores()
-        self._refresh_choices()
-        self.refresh()
-        self._refresh_group_profiles()
 
     def set_utility(self, utility: dict) -> None:
         """Load the project's expert scores (``{"domains": [...], "scores": {...}}``)."""
@@ -456,7 +460,8 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         self.scores = UtilityGrid.from_dict(project.utility)
         stored = project.analysis(ComputedUtility)
         self.computed = {} if stored is None else dict(stored.scores)
-        self.set_choices(project.tradeoff)
-        self.set_results(project.results)
+        self._take_results(project.results)  # first: the saved p and utility are chosen among its own
+        self.set_choices(project.tradeoff)  # one analysis for the opened project, not two
+        self._refresh_group_profiles()
         self._restore_population(project)
         self.load_project_attributes(project)
