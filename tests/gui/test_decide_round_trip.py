@@ -65,6 +65,7 @@ def test_candidates_are_listed_and_one_sets_the_release_dialog(imported_window, 
     if found.recommended is not None:
         assert sum(r[3] == "★ recommended" for r in rows) == 1
         assert tab.chosen() == found.recommended and tab.recommended() == found.recommended
+        assert found.recommended.name() in window.tradeoff.recommendation.text(), "named on the Pareto tab"
     else:
         assert found.why_none in tab.summary.text()
         tab.table.selectRow(1)

@@ -313,6 +313,13 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         """The analyses the project stores beside this one: its aggregates and its protection search."""
         self.show_aggregates()
         self.candidates.show_project(getattr(self.session, "project", None), self.analysis)
+        found = self.candidates.recommended()
+        if self.analysis is not None:  # the Pareto tab names the candidate the search recommends
+            rec = self.analysis.recommendation
+            text = ("⚠ " + rec.warning) if rec.warning else rec.reasoning
+            if found is not None:
+                text += f"\nRelease candidate of the protection search: {found.name()} (Candidates tab)."
+            self.recommendation.setText(text)
 
     def show_aggregates(self) -> None:
         """The recorded aggregates beside the microdata candidates, with this tab's recommendation."""

@@ -138,7 +138,6 @@ class AnalysisViews:
         rec = a.recommendation
         chosen = [a.labels.index(rec.label)] if rec.label else []
         self.chosen.setData(a.utility[chosen], a.risk[chosen])
-        self.recommendation.setText(("⚠ " + rec.warning) if rec.warning else rec.reasoning)
         self.evidence.setText("\n".join(a.evidence_lines()))
         fill_table(self.dominance, [dominance_row(a, i) for i in range(len(a.labels))])
 
