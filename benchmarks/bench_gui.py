@@ -9,8 +9,10 @@ the same invocation, so the baseline shares the machine's load; each child's scr
 Measured: open (data read), run time, time to the first plotted curve, max and p99 event-loop gap over the
 run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
 end: a frozen loop delays the key press, so the freeze counts). Then each action after the run alone (PDF
-export, project save and open, release preview and write, anonymizability, matching attack): its seconds
-and its max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it).
+export, project save and open, release preview and write, anonymizability, matching attack, and the
+Decide step's protection search unless BENCH_GUI_SEARCH=0): its seconds and its max and p99 event-loop gap
+(a tree without an action, e.g. an older base, shows no row for it); a last table sets each action's max
+gap beside the base's.
 
 Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
                                       [--data DIR] [--json OUT]
@@ -325,16 +327,19 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
 
     steps = (
         ("PDF export", window.export_report, lambda: not busy()),
-        ("project save", lambda: window._save_to(project_file), lambda: True),
+        ("project save", lambda: window._save_to(project_file), lambda: not busy()),
         (
-            "project open",
+            "project open",  # read and checked in a worker, then its data read in another
             lambda: window.open_project(project_file),
-            lambda: window.session.dataset is not None,
+            lambda: not busy() and window.session.dataset is not None,
         ),
         ("release export", release, lambda: not busy()),
         ("anonymizability", window.anonymizability.start, lambda: not busy()),
         ("matching attack", attack, lambda: not busy()),
     )
+    candidates = getattr(window.tradeoff, "candidates", None)  # the Decide step's protection search
+    if candidates is not None and os.environ.get("BENCH_GUI_SEARCH", "1") != "0":
+        steps += (("protection search", candidates.start_search, lambda: not busy()),)
     measured: dict[str, dict] = {}
     for label, start, done in steps:
         wait(lambda: not busy(), "the previous action")
@@ -355,6 +360,21 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path) -> dict[str, dict]:
     measured["release export"]["profile"] = profile
     measured["matching attack"]["status"] = window.attacks.status.text()[:120]
     return measured
+
+
+def gap_comparison(rows: list[dict]) -> str:
+    """Per dataset and action, the max event-loop gap on the base and on this tree, measured in the same
+    run (the target is 100 ms); an action the base does not have shows a dash."""
+    head = ("dataset", "action", "base max gap ms", "current max gap ms", "current s")
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        trees = {r["tree"].split()[0]: r.get("actions") or {} for r in rows if r["dataset"] == name}
+        base, current = trees.get("base", {}), trees.get("current", {})
+        for label, a in current.items():
+            before = base.get(label, {}).get("gap_max_ms")
+            cells = [name, label, fmt(before, "ms"), fmt(a["gap_max_ms"], "ms"), fmt(a["s"])]
+            lines.append(" | ".join(cells))
+    return "\n".join(lines)
 
 
 def action_table(rows: list[dict]) -> str:
@@ -462,6 +482,8 @@ def main() -> int:
     print(table(rows))
     print()
     print(action_table(rows))
+    print()
+    print(gap_comparison(rows))
     path = write_results("bench_gui", {"base": args.base, "cpus": os.cpu_count(), "rows": rows}, args.json)
     print(f"written {path} (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     return 0

@@ -21,27 +21,12 @@ if TYPE_CHECKING:
 
 def parse_p_values(text: str) -> list[int]:
     """``1-10``, ``1,2,4`` or a mix such as ``1-3,6``; raise ``UserError`` on anything else."""
-    from privacy_studio.core.risk.settings import MAX_P
+    from privacy_studio.core.risk.settings import p_values_of
 
-    values: list[int] = []
-    for part in text.split(","):
-        part = part.strip()
-        lo, dash, hi = part.partition("-")
-        try:
-            if dash:
-                a, b = int(lo), int(hi)
-                if b < a:
-                    raise ValueError
-                if b > MAX_P:
-                    raise UserError(f"--p {text!r}: at most {MAX_P:,} known points, got {b:,}")
-                values.extend(range(a, b + 1))
-            else:
-                values.append(int(part))
-        except ValueError:
-            raise UserError(f"--p {text!r}: expected numbers of known points like 1-10 or 1,2,4") from None
-    if any(p < 1 for p in values):
-        raise UserError(f"--p {text!r}: the number of known points must be at least 1")
-    return sorted(set(values))
+    try:
+        return p_values_of(text)
+    except ValueError as exc:
+        raise UserError(f"--p {text!r}: {exc}") from None
 
 
 def split_list(text: str, flag: str) -> list[str]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from privacy_studio import __version__
-from privacy_studio.core.atomic import WriteError, write_text
+from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.project_schema import (
     FORMAT_TAG,
     SCHEMA_VERSION,
@@ -282,9 +282,9 @@ class Project:
         project.path = p
         return project
 
-    def save(self, path: str | os.PathLike[str] | None = None) -> Path:
+    def save(self, path: str | os.PathLike[str] | None = None, control: TaskControl | None = None) -> Path:
         """Write atomically (temp file in the same folder, fsync, rename; permissions kept) and remember the
-        path."""
+        path; ``control`` reports progress and, when cancelled, leaves the earlier file as it was."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ProjectError("this project has never been saved: give a file name ending in .psproj")
@@ -295,9 +295,8 @@ class Project:
         self.app_version = __version__
         document = self.to_dict(folder)
         validate(document, str(target))  # never write a project that opening would refuse
-        text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         try:
-            write_text(target, text)
+            _write_document(target, document, control)
         except WriteError as exc:
             raise ProjectError(str(exc)) from None
         self.path = target
@@ -434,3 +433,23 @@ class Project:
         from privacy_studio.core.engines.engine_choice import EngineChoice
 
         return EngineChoice.from_dict(self.engine)
+
+
+#: Encoded pieces written between two checks for cancellation while a project is saved.
+_PIECES_PER_CHECK = 20_000
+
+
+def _write_document(target: Path, document: dict[str, Any], control: TaskControl | None) -> None:
+    """Encode and write the document piece by piece (the same text as ``json.dumps(indent=2)``), so a
+    cancelled save stops at once and the atomic write leaves the earlier file intact; progress is the share
+    of the earlier file's size written (an estimate: a saved project rarely changes size much)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    expected = target.stat().st_size if target.is_file() else 0
+    written = 0
+    with atomic_write(target) as fh:
+        for i, piece in enumerate(encoder.iterencode(document)):
+            fh.write(piece)
+            written += len(piece)
+            if control is not None and i % _PIECES_PER_CHECK == 0:
+                control.report(min(written / expected, 0.99) if expected else 0.5, "writing")
+        fh.write("\n")

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from privacy_studio import __version__
+from privacy_studio.core import json_parts
 from privacy_studio.core.risk.catalogue import DEFAULT_RISK
 from privacy_studio.core.risk.results import ProfileResult, results_of
 from privacy_studio.core.saved_figures import check_saved_result
@@ -63,7 +64,7 @@ def parse_document(raw: bytes, origin: str) -> Any:
             f"{origin}: not UTF-8 text (byte {exc.start}); expected a project in JSON"
         ) from None
     try:
-        return json.loads(text)
+        return json_parts.loads(text)  # in parts: a large file read in a worker lets the window paint
     except RecursionError:
         raise ProjectError(f"{origin}: nested too deeply to be a Privacy Studio project") from None
     except json.JSONDecodeError as exc:

@@ -45,6 +45,7 @@ COMPUTED_TITLES: dict[str, str] = {
     "points_kept": "points kept",
     "density_map": "density map",
     "od_matrix": "origin-destination flows",
+    "amount_kept": "amounts kept",
 }
 
 

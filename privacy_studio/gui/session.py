@@ -30,6 +30,7 @@ class Session(QObject):
         self.project = Project()
         self.dataset: Any = None
         self.dirty = False
+        self.edits = 0  # counts edits, so a save that ends after another edit leaves the project unsaved
 
     # -- whole project -----------------------------------------------------------------------------
     def replace(self, project: Project, dataset: Any = None) -> None:
@@ -42,6 +43,9 @@ class Session(QObject):
         self.set_dirty(False)
 
     def set_dirty(self, dirty: bool = True) -> None:
+        """Mark the project (un)saved; every change counts as an edit, so a save running meanwhile knows."""
+        if dirty:
+            self.edits += 1
         if dirty != self.dirty:
             self.dirty = dirty
             self.dirty_changed.emit(dirty)
@@ -57,11 +61,16 @@ class Session(QObject):
     def save(self, path: str | Path | None = None) -> Path:
         """Save atomically (``ProjectError`` with a readable message on failure) and clear the flag."""
         saved = self.project.save(path)
-        if self.project.name == "Untitled":
-            self.project.name = saved.stem
-        self.set_dirty(False)
-        self.changed.emit()
+        self.mark_saved(self.edits)
         return saved
+
+    def mark_saved(self, edits: int) -> None:
+        """The project was written as it stood after ``edits`` edits: unsaved only if edited since."""
+        if self.project.name == "Untitled" and self.project.path is not None:
+            self.project.name = self.project.path.stem
+        if self.edits == edits:
+            self.set_dirty(False)
+        self.changed.emit()
 
     # -- edits -------------------------------------------------------------------------------------
     def set_dataset(self, dataset: Any, path: str | Path, reader: dict[str, Any], sha256: str) -> None:

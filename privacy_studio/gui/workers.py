@@ -86,6 +86,8 @@ class Worker(QRunnable):
     """
 
     background = False
+    #: Set just before ``finished`` is emitted: whether the function returned (read once it is ``done``).
+    succeeded = False
 
     def __init__(self, fn: Callable[..., Any], *args: Any, name: str = "", **kwargs: Any) -> None:
         super().__init__()
@@ -126,6 +128,7 @@ class Worker(QRunnable):
                 result = items
             self.control.check()
             self.signals.progress.emit(1.0, "done")
+            self.succeeded = True
             self.signals.finished.emit(result)
         except Cancelled:
             self.signals.cancelled.emit(items)

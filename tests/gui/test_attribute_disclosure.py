@@ -9,6 +9,7 @@ from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.gui.results import records_of
 from tests.gui.conftest import SAMPLE
+from tests.gui.project_files import open_and_wait, save_and_wait
 from tests.gui.test_flow import run_and_wait, tick_cells, without_timings
 
 
@@ -59,10 +60,10 @@ def test_sensitive_attribute_chosen_in_the_grid_tab_is_measured_and_kept(
     assert win.session.project.attributes_source().path == str(attributes)
 
     path = tmp_path / "p.psproj"
-    assert win._save_to(path)
+    assert save_and_wait(qtbot, win, path)
     other = MainWindow(qsettings)
     qtbot.addWidget(other)
-    assert other.open_project(str(path))
+    assert open_and_wait(qtbot, other, path)
     assert other.grid.attribute_box.sensitive() == ["income_band"]
     assert other.grid.attribute_box.l_div.value() == 2
     assert other.grid.attribute_box.columns.count() == 4

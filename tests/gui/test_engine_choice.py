@@ -8,6 +8,7 @@ from privacy_studio.core.project import Project
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import records_of
 from tests.engines.helpers import assert_worst_at_least
+from tests.gui.project_files import open_and_wait
 
 from .test_flow import expected_records, run_and_wait, tick_cells
 
@@ -70,5 +71,5 @@ def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window
     win.session.set_dirty(False)
     choose_engine(win, "numba")
     win.session.set_dirty(False)
-    assert win.open_project(path)
+    assert open_and_wait(qtbot, win, path)
     assert win.grid.engine_box.choice()["name"] == "duckdb"

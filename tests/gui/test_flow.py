@@ -18,6 +18,7 @@ from privacy_studio.core.runner import run_grid
 from privacy_studio.core.user_keys import keyed_results
 from privacy_studio.gui.main_window import MainWindow
 from privacy_studio.gui.results import by_p, profile_label, records_of, series
+from tests.gui.project_files import open_and_wait, save_and_wait
 
 CELLS = (("district", "1w"), ("zip", "6h"), ("antenna", "1h"))
 P_VALUES = (1, 3)
@@ -30,8 +31,7 @@ def tick_cells(window: MainWindow, cells=CELLS) -> dict:
     grid.set_all(False)
     for spatial, temporal in cells:
         grid.set_checked(spatial, temporal)
-    grid.p_from.setValue(P_VALUES[0])
-    grid.p_to.setValue(P_VALUES[-1])
+    grid.p_values.line.setText(f"{P_VALUES[0]}-{P_VALUES[-1]}")
     grid.samples.setValue(200)
     grid.seed.setValue(7)
     grid.reference_p.setValue(P_VALUES[-1])
@@ -124,14 +124,14 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     assert win.session.dirty
 
     path = tmp_path / "flow.psproj"
-    assert win._save_to(path)
+    assert save_and_wait(qtbot, win, path)
     assert not win.session.dirty
     assert str(path.resolve()) in win.recent_files()
     shown = plotted_state(win)
 
     other = MainWindow(qsettings)
     qtbot.addWidget(other)
-    assert other.open_project(path)
+    assert open_and_wait(qtbot, other, path)
     qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
     # Saved per-user results name users by salted keys, never by their ids (issue #24).
     salt = other.session.project.analyses["user_keys"]["salt"]
@@ -175,7 +175,7 @@ def test_cancel_mid_run_keeps_finished_profiles(imported_window, qtbot, monkeypa
 def test_missing_input_is_relocated_on_open(imported_window, qtbot, tmp_path, qsettings, monkeypatch):
     win = imported_window
     path = tmp_path / "moved.psproj"
-    assert win._save_to(path)
+    assert save_and_wait(qtbot, win, path)
     source = win.session.project.events_source()
     moved = tmp_path / "elsewhere"
     moved.mkdir()
@@ -190,7 +190,7 @@ def test_missing_input_is_relocated_on_open(imported_window, qtbot, tmp_path, qs
 
     other = MainWindow(qsettings)
     qtbot.addWidget(other)
-    assert other.open_project(path)
+    assert open_and_wait(qtbot, other, path)
     assert other.session.project.events_source().path == str(moved / "events.csv")
     assert other.session.dirty, "a relocated input is an unsaved change"
     qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
@@ -208,11 +208,11 @@ def test_unsaved_changes_are_asked_about_on_close(window, monkeypatch):
     assert window.close()
 
 
-def test_corrupted_project_gives_one_clear_message(window, tmp_path, warnings_shown):
+def test_corrupted_project_gives_one_clear_message(window, qtbot, tmp_path, warnings_shown):
     shown = warnings_shown
     bad = tmp_path / "broken.psproj"
     bad.write_text('{"format": "privacy-studio-project", "schema_version": 1, "name": ')
-    assert not window.open_project(bad)
+    assert not open_and_wait(qtbot, window, bad)
     assert len(shown) == 1 and "truncated" in shown[0]
     assert window.session.project.path is None
 
@@ -236,9 +236,8 @@ def test_bad_file_import_reports_a_readable_message(window, qtbot, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("user,time,location\nu1,not a date,A1\n")
     dialog = window.show_import(str(bad))
-    worker = dialog.start_import()
-    with qtbot.waitSignal(worker.signals.done, timeout=60_000):
-        pass
+    worker = dialog.start_import()  # it may end before a signal connected now would see it: ask the runner
+    qtbot.waitUntil(lambda: worker not in window.runner.active, timeout=60_000)
     assert dialog.report.toPlainText().startswith("Import failed:")
     assert "Traceback" not in dialog.report.toPlainText()
     assert window.session.dataset is None
@@ -265,7 +264,7 @@ def test_sample_project_opens_with_its_data_and_grid(window, qtbot, warnings_sho
     sample = Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj"
     if not sample.exists():
         pytest.skip("sample_data/sample.psproj is missing")
-    assert window.open_project(sample)
+    assert open_and_wait(qtbot, window, sample)
     qtbot.waitUntil(lambda: window.session.dataset is not None, timeout=120_000)
     settings = window.session.project.settings
     assert window.grid.spatial_levels() == settings["spatial"]
@@ -299,13 +298,13 @@ def test_report_is_exported_from_the_window(imported_window, qtbot, tmp_path, mo
 
 def test_input_changed_since_saving_is_flagged_on_open(imported_window, qtbot, tmp_path, qsettings):
     path = tmp_path / "changed.psproj"
-    assert imported_window._save_to(path)
+    assert save_and_wait(qtbot, imported_window, path)
     saved = json.loads(path.read_text())
     saved["sources"][0]["sha256"] = "0" * 64
     path.write_text(json.dumps(saved))
     other = MainWindow(qsettings)
     qtbot.addWidget(other)
-    assert other.open_project(path)
+    assert open_and_wait(qtbot, other, path)
     qtbot.waitUntil(lambda: other.session.dataset is not None, timeout=120_000)
     warnings = [text for level, text in other.log_panel.lines if level == "warning"]
     assert any("changed since the project was saved" in text for text in warnings)

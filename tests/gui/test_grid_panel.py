@@ -40,8 +40,8 @@ def test_run_needs_a_ticked_cell_and_carries_the_settings(grid, qtbot):
         grid.run_button.click()
     assert "Tick at least one cell" in grid.message.text()
     grid.set_checked("zip", "1h")
-    grid.p_from.setValue(2)
-    grid.p_to.setValue(4)
+    grid.p_values.line.clear()
+    qtbot.keyClicks(grid.p_values.line, "2-4")
     with qtbot.waitSignal(grid.run_requested) as blocker:
         grid.run_button.click()
     settings = blocker.args[0]
@@ -60,11 +60,41 @@ def test_settings_round_trip_through_apply(grid, qtbot):
     assert other.settings() == saved
 
 
-def test_a_saved_p_list_is_kept_exactly_until_its_range_is_edited(grid):
-    grid.apply_settings({"p_values": [1, 2, 4]})
-    assert grid.settings()["p_values"] == [1, 2, 4]
-    grid.p_to.setValue(5)
-    assert grid.settings()["p_values"] == [1, 2, 3, 4, 5]
+def test_a_saved_p_list_is_shown_as_written_and_kept(grid):
+    grid.apply_settings({"p_values": [1, 2, 3, 4, 6, 9, 10]})
+    assert grid.p_values.line.text() == "1-4,6,9,10"
+    assert grid.settings()["p_values"] == [1, 2, 3, 4, 6, 9, 10]
+
+
+def test_p_is_typed_as_lists_and_ranges(grid, qtbot):
+    grid.p_values.line.clear()
+    emitted: list[dict] = []
+    grid.settings_edited.connect(emitted.append)
+    qtbot.keyClicks(grid.p_values.line, "1,2,4-6")
+    assert emitted[-1]["p_values"] == [1, 2, 4, 5, 6]
+    assert grid.p_values.message.isHidden()
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("1,x", "like 1-10 or 1,2,4"),
+        ("0,2", "at least 1"),
+        ("6-2", "like 1-10"),
+        ("1-20000", "at most 10,000"),
+    ],
+)
+def test_p_that_does_not_read_is_one_sentence_beside_the_field_and_no_run(grid, qtbot, typed, words):
+    grid.set_checked("zip", "1h")
+    grid.p_values.line.setText("2-3")
+    grid.p_values.line.setText(typed)
+    sentence = grid.p_values.message.text()
+    assert words in sentence and sentence.endswith(".") and sentence.count(". ") == 0
+    assert not grid.p_values.message.isHidden()
+    assert grid.settings()["p_values"] == [2, 3], "the last p that read is kept while typing"
+    with qtbot.assertNotEmitted(grid.run_requested):
+        grid.run_button.click()
+    assert grid.message.text() == sentence
 
 
 def test_knowledge_model_tolerance_and_short_traces_round_trip(grid, qtbot):

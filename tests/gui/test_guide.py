@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from privacy_studio.gui.results import records_of
 from privacy_studio.gui.start_page import SAMPLE_PROJECT
+from tests.gui.project_files import open_and_wait, save_and_wait
 
 from .test_flow import RUN_TIMEOUT, tick_cells
 
@@ -21,8 +22,8 @@ def test_start_page_until_there_is_data(window, qtbot, tmp_path):
     assert window.start_page.recent.count() == 1
     if SAMPLE_PROJECT.exists():
         window.start_page.sample_button.click()
-        assert window.steps.current == "grid", "a project with data and no results opens on its grid"
-        assert window.windowTitle().startswith("sample.psproj"), "the title names the project at once"
+        qtbot.waitUntil(lambda: window.steps.current == "grid", timeout=30_000)  # read in a worker
+        assert window.windowTitle().startswith("sample.psproj"), "the title names the opened project"
         qtbot.waitUntil(lambda: window.session.dataset is not None, timeout=120_000)
 
 
@@ -44,7 +45,7 @@ def test_importing_with_a_project_open_starts_a_new_one(imported_window, qtbot, 
     win.start_run(tick_cells(win, (("district", "1w"),)))
     qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
     saved = tmp_path / "first.psproj"
-    assert win._save_to(saved)
+    assert save_and_wait(qtbot, win, saved)
     first_results = list(win.session.project.results)
     dialog = win.show_import()
     dialog.set_source(str(sample_subset["events"]), antennas=str(sample_subset["antennas"]))
@@ -90,5 +91,5 @@ def test_project_title_right_after_opening(window, tmp_path, qtbot):
     from privacy_studio.core.project import Project
 
     path = Project(name="Bank cards 2024").save(tmp_path / "cards.psproj")
-    assert window.open_project(path)
+    assert open_and_wait(qtbot, window, path)
     assert window.windowTitle().startswith(Path(path).name)

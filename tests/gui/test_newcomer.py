@@ -10,6 +10,7 @@ from privacy_studio.core.io.dataset import period_text
 from privacy_studio.gui.plots.base import NO_RESULTS
 from privacy_studio.gui.plots.heatmap import NOT_RUN, UnicityHeatmap
 from privacy_studio.gui.plots.location_map import LocationEmMap
+from tests.gui.project_files import open_and_wait
 
 SAMPLE_PROJECT = Path(__file__).resolve().parents[2] / "sample_data" / "sample.psproj"
 
@@ -94,7 +95,7 @@ def test_profile_choice_is_wide_enough_for_its_longest_label(qtbot):
 def test_tree_counts_the_cells_ticked_in_an_opened_project(window, qtbot):
     if not SAMPLE_PROJECT.exists():
         return
-    window.open_project(SAMPLE_PROJECT)
+    assert open_and_wait(qtbot, window, SAMPLE_PROJECT)
     ticked = len(window.grid.checked_cells())
     assert ticked == 12  # the sample project keeps cells=None: every cell of its 3 x 4 grid
     grid_items = [window.tree.topLevelItem(i).text(0) for i in range(window.tree.topLevelItemCount())]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.test_bad_projects import DOCUMENT_CHANGES, RAW_DOCUMENTS, SAMPLE
+from tests.gui.project_files import settle
 
 #: Damages the window handles without refusing: it asks where a missing input went and opens the rest.
 RELOCATABLE = {"source_missing", "source_folder_missing"}
@@ -42,7 +43,8 @@ def _state(window) -> tuple:
 
 def _assert_refused(window, warnings_shown, path: Path) -> None:
     before = _state(window)
-    assert window.open_project(path) is False
+    window.open_project(path)
+    settle(window)
     assert len(warnings_shown) == 1, warnings_shown
     assert "\n" not in warnings_shown[0].strip() and "Traceback" not in warnings_shown[0]
     assert _state(window) == before
@@ -81,6 +83,7 @@ def test_the_recent_files_menu_goes_through_the_same_checks(window, warnings_sho
     window._remember(broken)
     before = _state(window)
     window.recent_menu.actions()[0].trigger()
+    settle(window)
     assert len(warnings_shown) == 1 and _state(window) == before
 
 
@@ -88,4 +91,5 @@ def test_the_command_line_path_goes_through_the_same_checks(window, warnings_sho
     broken = _write_damaged("huge_integer", tmp_path)
     before = _state(window)
     window.open_path(broken)
+    settle(window)
     assert len(warnings_shown) == 1 and _state(window) == before

@@ -47,8 +47,7 @@ def test_a_user_runs_a_priced_grid_and_sees_one_heatmap_per_price_choice(window,
     grid = window.grid
     grid.set_levels(["shop", "district"], ["1d"])
     grid.set_all(True)
-    grid.p_from.setValue(1)
-    grid.p_to.setValue(2)
+    grid.p_values.line.setText("1,2")
     grid.samples.setValue(150)
     grid.reference_p.setValue(2)
     box = grid.prices.boxes["3"]

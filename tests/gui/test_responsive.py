@@ -291,7 +291,7 @@ def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only
 
 
 def test_pareto_labels_skip_names_that_would_cover_an_earlier_one():
-    from privacy_studio.gui.panels.tradeoff_panel import _spaced_labels
+    from privacy_studio.gui.panels.tradeoff_widgets import spaced_labels as _spaced_labels
 
     utility = np.array([10.0, 9.8, 6.0, 2.0, 1.9])
     risk = np.array([1.0, 1.0, 0.5, 0.1, 0.6])

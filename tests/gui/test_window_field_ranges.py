@@ -48,14 +48,17 @@ def test_out_of_range_time_widths_are_refused_next_to_the_field(grid, text):
 
 @pytest.mark.parametrize("end", ["minimum", "maximum"])
 def test_every_value_the_grid_boxes_allow_passes_the_core_validator(grid, end):
-    boxes = [grid.p_from, grid.p_to, grid.samples, grid.draws, grid.seed, grid.reference_p, grid.risk_k]
+    grid.p_values.line.setText("1-10000" if end == "maximum" else "1")
+    boxes = [grid.samples, grid.draws, grid.seed, grid.reference_p, grid.risk_k]
     for box in boxes:
         box.setValue(getattr(box, end)())
     RiskSettings.from_dict(grid.settings(), empty_grid_ok=True).validate(empty_grid_ok=True)
 
 
 def test_grid_boxes_cannot_go_below_what_the_core_accepts(grid):
-    for box, lowest in ((grid.p_from, 1), (grid.samples, 10), (grid.draws, 1), (grid.seed, 0)):
+    grid.p_values.line.setText("-5")
+    assert grid.settings()["p_values"] == list(range(1, 11)), "a p below 1 is refused, the last one kept"
+    for box, lowest in ((grid.samples, 10), (grid.draws, 1), (grid.seed, 0)):
         box.setValue(-5)
         assert box.value() == lowest
 

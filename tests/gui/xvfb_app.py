@@ -42,7 +42,7 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     for spatial in ("antenna", "zip", "district"):
         for temporal in ("1h", "1w"):
             grid.set_checked(spatial, temporal)
-    grid.p_to.setValue(5)
+    grid.p_values.line.setText("1-5")
     grid.samples.setValue(200)
     window.start_run(grid.settings())
     wait_for(app, lambda: window.run_worker is None and window.session.project.results, "the run")

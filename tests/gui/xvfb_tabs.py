@@ -37,6 +37,26 @@ def save(window: MainWindow, folder: Path, name: str) -> None:
         raise SystemExit(f"cannot write {folder / slug}.png")
 
 
+def extra_shots(app: QApplication, window: MainWindow, folder: Path, shot: int) -> list[str]:
+    """The Decide step's candidates and the Grid step's p field saying what is wrong with a typed p."""
+    size = f"{window.width()}x{window.height()}"
+    window.show_step("decide")
+    window.tradeoff.tabs.setCurrentWidget(window.tradeoff.candidates)
+    settle(app, 0.6)
+    save(window, folder, f"{shot + 1:02d} decide candidates")
+    problems = [f"{size} decide candidates: {p}" for p in cut_off(window)]
+    window.tradeoff.tabs.setCurrentIndex(0)
+    window.show_step("grid")
+    line = window.grid.p_values.line
+    typed = line.text()
+    line.setText("1,2,x")
+    settle(app, 0.6)
+    save(window, folder, f"{shot + 2:02d} grid p that does not read")
+    problems += [f"{size} grid p message: {p}" for p in cut_off(window)]
+    line.setText(typed)
+    return problems
+
+
 def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     app = QApplication(["privacy-studio"])
     window = MainWindow(QSettings(str(Path(out) / "settings.ini"), QSettings.Format.IniFormat))
@@ -60,11 +80,14 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     for spatial in ("antenna", "zip", "district"):
         for temporal in ("1h", "6h", "1w"):
             grid.set_checked(spatial, temporal)
-    grid.p_to.setValue(6)
+    grid.p_values.line.setText("1,2,4-6")
     grid.samples.setValue(300)
     grid.reference_p.setValue(4)
     window.start_run(grid.settings())
     wait_for(app, lambda: window.run_worker is None and window.session.project.results, "the run")
+    wait_for(app, lambda: not window.runner.active, "the information loss")
+    search = window.tradeoff.candidates.start_search()  # issue #29: the Decide step lists candidates
+    wait_for(app, lambda: search not in window.runner.active, "the protection search")
     for width, height in SIZES:
         window.resize(width, height)
         folder = Path(out) / f"{width}x{height}"
@@ -78,6 +101,7 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
                 shot += 1
                 save(window, folder, f"{shot:02d} {key} {title}")
                 problems += [f"{width}x{height} {key} {title}: {p}" for p in cut_off(window)]
+        problems += extra_shots(app, window, folder, shot)
     release = window.export_release()  # issue #15 item 6: the first rows as they would be released
     release.start_preview()
     wait_for(app, lambda: release.preview_table.rowCount() > 0, "the release preview")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from PySide6.QtCore import Qt
 
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.risk.results import results_of
@@ -72,12 +73,16 @@ def test_choices_round_trip_and_drive_the_analysis(panel, thesis_profiles, thesi
     assert panel.analysis.recommendation.warning is not None
     assert panel.recommendation.text().startswith("⚠")
     panel.set_computed_utility({label: {"points_kept": 5.0} for label in panel.grid.labels})
-    panel.utility_choice.setCurrentText("computed: points_kept")
+    panel.utility_choice.setCurrentText("points kept (computed)")  # words; the key is the item's data
     assert np.all(panel.analysis.utility == 5.0)
     assert panel.choices()["utility"] == "points_kept"  # stored bare, as the report reads it
     panel.set_choices({"utility": "transport"})
     panel.set_choices({"utility": "points_kept"})
-    assert panel.utility_choice.currentText() == "computed: points_kept"
+    assert panel.utility_choice.currentText() == "points kept (computed)"
+    assert all("_" not in panel.utility_choice.itemText(i) for i in range(panel.utility_choice.count()))
+    header = panel.score_table.verticalHeaderItem(0)
+    assert header.data(Qt.ItemDataRole.UserRole) == panel.grid.labels[0] == "zip × 1h"
+    assert header.text() == label_words("zip × 1h") == "postcode areas × 1 hour", "profiles in words"
 
 
 def test_power_law_population_and_groups(panel, thesis_profiles, thesis_scores, tmp_path):

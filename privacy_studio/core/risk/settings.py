@@ -178,6 +178,26 @@ class RiskSettings:
         return settings
 
 
+def p_values_of(text: str) -> list[int]:
+    """``1-10``, ``1,2,4`` or a mix such as ``1-3,6`` as sorted p values (the commands' ``--p`` and the
+    window's p field); ``ValueError`` saying what is expected otherwise."""
+    values: list[int] = []
+    for part in text.split(","):
+        lo, dash, hi = part.strip().partition("-")
+        try:
+            first, last = (int(lo), int(hi)) if dash else (int(lo), int(lo))
+        except ValueError:
+            raise ValueError("expected numbers of known points like 1-10 or 1,2,4") from None
+        if last < first:
+            raise ValueError("expected numbers of known points like 1-10 or 1,2,4")
+        if dash and last > MAX_P:
+            raise ValueError(f"at most {MAX_P:,} known points, got {last:,}")
+        values.extend(range(first, last + 1))
+    if any(p < 1 for p in values):
+        raise ValueError("the number of known points must be at least 1")
+    return sorted(set(values))
+
+
 def _price_choice(value: object) -> str:
     """A price choice in its canonical spelling (``none`` or bins per factor of ten); unreadable values are
     kept as given for :meth:`RiskSettings.validate` to name."""

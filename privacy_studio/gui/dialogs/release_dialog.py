@@ -47,6 +47,8 @@ from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
+from privacy_studio.core.tradeoff.candidates import Candidate
+from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker
@@ -286,6 +288,21 @@ class ReleaseDialog(WorkerDialog):
         options.validate()
         return options
 
+    def use_candidate(self, candidate: Candidate) -> None:
+        """Start from a release candidate chosen in the Decide step: its profile and suppression, one row
+        per point without counts, as the protection search measured it."""
+        self.profile.setCurrentText(candidate.profile)
+        self.rows.setCurrentIndex(self.rows.findData("points"))
+        self.counts.setChecked(False)
+        self.centres.setChecked(False)
+        for name, (tick, value) in self.thresholds.items():
+            threshold = getattr(candidate.suppression, name)
+            tick.setChecked(threshold is not None)
+            if threshold is not None:
+                value.setValue(threshold)
+        self.start_note.setText(f"Release candidate from the Decide step: {candidate.name()}.")
+        self.start_note.setStyleSheet("" if candidate.passes else RED)
+
     def _browse(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
             self, "Release file", self.out.text(), "CSV (*.csv);;Parquet (*.parquet)"
@@ -354,8 +371,10 @@ class ReleaseDialog(WorkerDialog):
         self.removed_table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             for j, text in enumerate(row):
-                self.removed_table.setItem(i, j, QTableWidgetItem(text))
-        self.removed_table.resizeColumnsToContents()
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)  # the whole text where a narrowed column cuts it
+                self.removed_table.setItem(i, j, item)
+        fit_columns(self.removed_table)  # suppression adds rows with long labels: no sideways scrolling
         self.figures.setText(effect_text(prepared))
         if prepared.passes:
             self.verdict.setStyleSheet("")

@@ -40,6 +40,7 @@ from privacy_studio.core.measures.anonymizability import (
     cdf,
     sample_distances,
 )
+from privacy_studio.core.project import jsonable
 from privacy_studio.gui.plots.base import CompactGraphics
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -80,6 +81,14 @@ def _draw(plot: pg.PlotItem, curves: list[tuple[str, np.ndarray]]) -> None:
     plot.setTitle(("One value for everyone — " + "; ".join(same)) if same else None)
 
 
+def _with_records(
+    job: Callable[..., Iterator[AnonymizabilityResult]], control: Any = None
+) -> Iterator[tuple[AnonymizabilityResult, dict]]:
+    """The study's levels, each with its JSON record for the project, both made in the worker."""
+    for result in job(control=control):
+        yield result, jsonable(result.to_dict())
+
+
 class AnonymizabilityPanel(QWidget):
     """Run settings plus five result tabs; results are :class:`AnonymizabilityResult`, raw level first."""
 
@@ -90,6 +99,7 @@ class AnonymizabilityPanel(QWidget):
         self.runner = runner
         self.events: EventTable | None = None
         self.results: list[AnonymizabilityResult] = []
+        self._records: list[dict] = []  # the results as the project file keeps them
         self._fingerprints: tuple[EventTable, Fingerprints] | None = None  # of these events
         self._worker: Any = None
         self.user_parts: dict[str, np.ndarray] = {}  # the last user shown: distances split into parts
@@ -239,10 +249,10 @@ class AnonymizabilityPanel(QWidget):
         except ValueError as exc:
             self.status.setText(str(exc))
             return None
-        self.results = []
-        worker = Worker(job, name="anonymizability")
+        self.results, self._records = [], []
+        worker = Worker(_with_records, job, name="anonymizability")
         worker.signals.progress.connect(self.set_progress)
-        worker.signals.partial.connect(self.add_result)
+        worker.signals.partial.connect(self._add_converted)
         worker.signals.failed.connect(lambda message, _trace: self._finish(f"Failed: {message}"))
         worker.signals.cancelled.connect(lambda _items: self._finish("Cancelled; finished levels are kept."))
         worker.signals.finished.connect(lambda _items: self._finish("Done."))
@@ -268,24 +278,36 @@ class AnonymizabilityPanel(QWidget):
     # -- results -----------------------------------------------------------------------------------
     def add_result(self, result: AnonymizabilityResult) -> None:
         """One more level (the first is the raw data)."""
+        self._add_converted((result, jsonable(result.to_dict())))
+
+    def _add_converted(self, converted: tuple[AnonymizabilityResult, dict]) -> None:
+        """One more level with its project-file record, converted in the worker: turning every level into
+        JSON again on each result held the GUI thread 0.3-0.6 s (issue #27)."""
+        result, record = converted
         self.results.append(result)
+        self._records.append(record)
         self._update_choices()
         self.refresh()
         self.resultsChanged.emit()
 
     def set_results(self, results: list[AnonymizabilityResult] | AnonymizabilityResult) -> None:
         """Show these results (raw level first), replacing what was shown."""
-        self.results = [results] if isinstance(results, AnonymizabilityResult) else list(results)
-        self._update_choices()
-        self.refresh()
+        self._show([results] if isinstance(results, AnonymizabilityResult) else list(results))
         self.resultsChanged.emit()
 
+    def _show(self, results: list[AnonymizabilityResult], records: list[dict] | None = None) -> None:
+        self.results = results
+        self._records = records if records is not None else [jsonable(r.to_dict()) for r in results]
+        self._update_choices()
+        self.refresh()
+
     def state(self) -> list[dict]:
-        """JSON-ready results for the project file."""
-        return [r.to_dict() for r in self.results]
+        """JSON-ready results for the project file (the records kept beside the results)."""
+        return list(self._records)
 
     def restore(self, state: list[dict]) -> None:
-        self.set_results([AnonymizabilityResult.from_dict(d) for d in state])
+        """Show a project's saved results; restoring is not a change, so ``resultsChanged`` stays quiet."""
+        self._show([AnonymizabilityResult.from_dict(d) for d in state], list(state))
 
     def _update_choices(self) -> None:
         if not self.results:

@@ -28,6 +28,7 @@ from privacy_studio.core.risk.catalogue import CATALOGUE, canonical
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.panels.attribute_box import AttributeBox
 from privacy_studio.gui.panels.engine_box import EngineBox
+from privacy_studio.gui.panels.p_field import PValuesField
 from privacy_studio.gui.panels.price_row import PriceRow
 
 DEFAULT_TEMPORAL = ("1h", "6h", "12h", "1w")
@@ -56,7 +57,6 @@ class GridPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.saved_p: list[int] = []  # a project's p list, kept as given while its range is not edited
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
         self.table.setMinimumHeight(170)
@@ -102,14 +102,7 @@ class GridPanel(QWidget):
             "People with fewer than p points: left out of the estimate and counted, or evaluated on all "
             "the points they have (a conservative figure)."
         )
-        self.p_from, self.p_to = QSpinBox(), QSpinBox()
-        for box, value in ((self.p_from, 1), (self.p_to, 10)):
-            box.setRange(1, 100)
-            box.setValue(value)
-        p_row = QHBoxLayout()
-        p_row.addWidget(self.p_from)
-        p_row.addWidget(QLabel("to"))
-        p_row.addWidget(self.p_to)
+        self.p_values = PValuesField()
         self.samples = QSpinBox()
         self.samples.setRange(10, 10_000_000)
         self.samples.setSingleStep(1000)
@@ -138,7 +131,7 @@ class GridPanel(QWidget):
         form.addRow("Attacker knowledge", self.knowledge)
         form.addRow("Tolerance", self.tolerance)
         form.addRow("Fewer than p points", self.short_traces)
-        form.addRow("Points known p", p_row)
+        form.addRow("Points known p", self.p_values)
         form.addRow("People sampled", self.samples)
         form.addRow("Draws per person", self.draws)
         form.addRow("Random seed", self.seed)
@@ -183,7 +176,8 @@ class GridPanel(QWidget):
         columns = QHBoxLayout(self)
         columns.addLayout(grid_column, 1)
         columns.addLayout(layout, 1)
-        numbers = (self.p_from, self.p_to, self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
+        self.p_values.edited.connect(self._emit_edited)
+        numbers = (self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
         for box in numbers:
             box.valueChanged.connect(self._emit_edited)
         for check in (self.exact, *self.measure_boxes.values()):
@@ -299,15 +293,11 @@ class GridPanel(QWidget):
     # -- settings ----------------------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
         """The grid and parameters as the keyword arguments of ``RiskSettings`` (JSON-ready)."""
-        p_lo, p_hi = sorted((self.p_from.value(), self.p_to.value()))
-        saved = (
-            self.saved_p if self.saved_p and (min(self.saved_p), max(self.saved_p)) == (p_lo, p_hi) else []
-        )
         return {
             "spatial": self.spatial_levels(),
             "temporal": self.temporal_levels(),
             "cells": [list(c) for c in self.checked_cells()],
-            "p_values": list(saved) or list(range(p_lo, p_hi + 1)),
+            "p_values": self.p_values.values(),
             "knowledge": self._knowledge_text(),
             "short_traces": self.short_traces.currentData(),
             "measures": [k for k, box in self.measure_boxes.items() if box.isChecked()],
@@ -334,9 +324,7 @@ class GridPanel(QWidget):
             self.prices.set_chosen(list(settings["price"]))
         ps = settings.get("p_values") or []
         if ps:
-            self.saved_p = [int(p) for p in ps]
-            self.p_from.setValue(min(ps))
-            self.p_to.setValue(max(ps))
+            self.p_values.set_values([int(p) for p in ps])
         name, _, tol = str(settings.get("knowledge", self._knowledge_text())).partition(":")
         index = self.knowledge.findData(name)
         if index >= 0:
@@ -381,6 +369,9 @@ class GridPanel(QWidget):
 
     def _request_run(self) -> None:
         settings = self.settings()
+        if self.p_values.problem():
+            self.message.setText(self.p_values.problem())
+            return
         if not settings["cells"]:
             self.message.setText("Tick at least one cell of the grid to run.")
             return

@@ -1,0 +1,115 @@
+"""The trade-off panel's Risk by group tab: uniqueness and EM-disclosure per attribute group, from the
+project's user-attributes file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QWidget,
+)
+
+from privacy_studio.core.analyses import RiskByGroup
+from privacy_studio.core.numbers import number, share
+from privacy_studio.core.tradeoff.groups import read_attributes, risk_by_group_of
+from privacy_studio.core.user_keys import project_salt
+from privacy_studio.gui.panels.tradeoff_widgets import (
+    data_table,
+    fill_table,
+    read_attributes_task,
+    tab_page,
+)
+from privacy_studio.gui.workers import Worker
+
+
+class GroupViews:
+    """Mixin of ``TradeoffPanel``: reads the user attributes and tabulates risk per group."""
+
+    def _build_groups(self) -> QWidget:
+        load = QPushButton("Load user attributes…")
+        load.clicked.connect(self._ask_attributes)
+        self.group_profile = QComboBox()
+        self.group_profile.currentIndexChanged.connect(self._refresh_groups)
+        self.group_table = data_table(
+            [
+                "attribute",
+                "group",
+                "users",
+                "mean uniqueness",
+                "mean EM",
+                "odds ratio of being unique [95 % interval]",
+            ]
+        )
+        self.group_text = QLabel("Load a CSV with a user id column and attributes (gender, age band, …).")
+        self.group_text.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.addWidget(load)
+        controls.addWidget(QLabel("Profile"))
+        controls.addWidget(self.group_profile, 1)
+        return tab_page(controls, (self.group_table, 1), self.group_text)
+
+    def set_attributes(self, attributes) -> None:
+        """A user-attributes table (``core.tradeoff.groups.read_attributes``)."""
+        self.attributes = attributes
+        self._refresh_groups()
+
+    def _refresh_group_profiles(self) -> None:
+        current = self.group_profile.currentText()
+        self.group_profile.blockSignals(True)
+        self.group_profile.clear()
+        self.group_profile.addItems(
+            [r.get("label") or f"{r['spatial']} × {r['temporal']}" for r in self.records]
+        )
+        if current:
+            self.group_profile.setCurrentText(current)
+        self.group_profile.blockSignals(False)
+        self._refresh_groups()
+
+    def _refresh_groups(self) -> None:
+        if self.attributes is None or not self.records:
+            return
+        record = self.records[max(0, self.group_profile.currentIndex())]
+        try:
+            salt = None if self.session is None else project_salt(self.session.project.analyses)
+            report = risk_by_group_of(record, self.attributes, salt)
+        except ValueError as exc:
+            self.group_text.setText(str(exc))
+            return
+        self.group_report = report
+        self._store(RiskByGroup(self.group_profile.currentText(), report))
+        fill_table(
+            self.group_table,
+            [
+                [r.attribute, r.group, f"{r.n_users:,}", share(r.mean_unique), number(r.mean_em),
+                 report.odds_text(r)]
+                for r in report.rows
+            ],
+        )  # fmt: skip
+        self.group_text.setText(
+            f"{report.n_matched:,} users with both a risk and attributes; {report.n_without_attributes:,} "
+            f"without attributes and {report.n_without_risk:,} in the attributes file without a risk value "
+            "(not sampled, not in the data, or too few points) are left out. Odds ratio > 1: the group is "
+            "more often unique than everyone else (Woolf 95 % interval)."
+        )
+
+    def _ask_attributes(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "User attributes", "", "CSV (*.csv *.txt);;All files (*)")
+        if path:
+            self._try(lambda: self.set_attributes(read_attributes(path)))
+
+    def load_project_attributes(self, project: Any) -> Worker | None:
+        """Read the project's own user-attributes file (role ``attributes``) in the background, so risk by
+        group is ready without asking for a file the project already names."""
+        source = next((s for s in project.sources if s.role == "attributes"), None)
+        if source is None or not source.exists():
+            return None
+        worker = Worker(read_attributes_task, source.path, name="user attributes")
+        worker.signals.finished.connect(lambda table: self.set_attributes(table))
+        worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
+        self.runner.start(worker, kind="user attributes")
+        return worker

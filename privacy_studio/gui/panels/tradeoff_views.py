@@ -1,0 +1,175 @@
+"""The trade-off panel's views of one analysis: the Pareto plot with the recommendation and the dominance
+table, Kendall's tau between risk measures, and the power law of risk against coarseness."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from privacy_studio.core.naming import label_words
+from privacy_studio.core.numbers import number
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.utility import utility_title
+from privacy_studio.gui.panels.tradeoff_widgets import (
+    CEILING_PEN,
+    DOMINATED_BRUSH,
+    FRONT_PEN,
+    POINT_BRUSH,
+    data_table,
+    fill_table,
+    plot_widget,
+    spaced_labels,
+    tab_page,
+)
+
+
+def dominance_row(a: TradeoffAnalysis, i: int) -> list[str]:
+    """Profile ``i`` in the dominance table: its risk and utility, Pareto status, criteria and people."""
+    label = a.labels[i]
+    status = "missing" if label in a.pareto.missing else ("front" if label in a.pareto.front else "dominated")
+    failed = ", ".join(c.name for c in a.checks[i] if not c.passed)
+    return [
+        label_words(label),
+        format_value(a.measure, a.risk[i]),
+        number(a.utility[i]),
+        status,
+        ", ".join(map(label_words, a.pareto.dominated_by.get(label, []))),
+        "pass" if a.passed(label) else f"fail: {failed}",
+        a.population[i].sentence(),
+    ]
+
+
+class AnalysisViews:
+    """Mixin of ``TradeoffPanel``: builds and draws the Pareto, ordinal and power-law tabs from
+    ``self.analysis``."""
+
+    def _build_pareto(self) -> QWidget:
+        self.pareto_plot = plot_widget("utility (reversed: more useful to the left)", "risk")
+        self.pareto_plot.invertX(True)
+        self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))  # utility 0-10, risk 0-1 until data
+        self.points = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"))
+        self.front_line = pg.PlotDataItem(pen=FRONT_PEN)
+        self.ceiling_line = pg.InfiniteLine(self.ceiling.value() / 100.0, angle=0, pen=CEILING_PEN)
+        self.chosen = pg.ScatterPlotItem(size=20, brush=None, pen=pg.mkPen("#D55E00", width=2))
+        for item in (self.front_line, self.points, self.chosen, self.ceiling_line):
+            self.pareto_plot.addItem(item)
+        self.pareto_plot.getViewBox().setDefaultPadding(0.1)
+        self.point_labels: list[pg.TextItem] = []
+        self.recommendation = QLabel("No results yet.")
+        self.recommendation.setWordWrap(True)
+        self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.evidence = QLabel("")
+        self.evidence.setWordWrap(True)
+        self.evidence.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.dominance = data_table(
+            ["profile", "risk", "utility", "Pareto", "dominated by", "criteria", "people"]
+        )
+        return tab_page((self.pareto_plot, 3), self.recommendation, self.evidence, (self.dominance, 2))
+
+    def _build_ordinal(self) -> QWidget:
+        self.tau_table = QTableWidget(0, 0)
+        self.tau_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.tau_message = QLabel("")
+        self.tau_message.setWordWrap(True)
+        title = QLabel("Kendall's tau between the profile rankings of each pair of risk measures")
+        return tab_page(title, (self.tau_table, 1), self.tau_message)
+
+    def _build_power_law(self) -> QWidget:
+        self.power_plot = plot_widget("unit area × bin width (km²·h)", "risk")
+        self.power_plot.setLogMode(x=True, y=True)
+        self.power_points = pg.ScatterPlotItem(size=9, brush=POINT_BRUSH)
+        self.power_line = pg.PlotDataItem(pen=FRONT_PEN)
+        self.power_ceiling = pg.InfiniteLine(angle=0, pen=CEILING_PEN)
+        for item in (self.power_points, self.power_line, self.power_ceiling):
+            self.power_plot.addItem(item)
+        self.power_text = QLabel("")
+        self.power_text.setWordWrap(True)
+        return tab_page((self.power_plot, 1), self.power_text)
+
+    def _draw_pareto(self) -> None:
+        for label in self.point_labels:
+            self.pareto_plot.removeItem(label)
+        self.point_labels = []
+        a = self.analysis
+        if a is None:
+            self.points.setData([], [])
+            self.chosen.setData([], [])
+            self.front_line.setData([], [])
+            self.recommendation.setText("No results yet." if self.grid is None else "")
+            self.evidence.setText("")
+            fill_table(self.dominance, [])
+            self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))
+            return
+        known = np.isfinite(a.risk) & np.isfinite(a.utility)
+        brushes = [POINT_BRUSH if label in a.pareto.front else DOMINATED_BRUSH for label in a.labels]
+        idx = np.flatnonzero(known)
+        self.points.setData(a.utility[idx], a.risk[idx], brush=[brushes[i] for i in idx], data=idx)
+        front = [a.labels.index(label) for label in a.pareto.front]
+        self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
+        # Utility runs right to left: labels of the least useful third open leftwards to stay in view.
+        # Only the recommended profile and front profiles whose names do not collide are written (the
+        # table below names every point): twelve names over clustered points covered each other.
+        low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
+        top = 0.9 * a.risk[idx].max() if len(idx) else 0.0
+        chosen_first = [a.labels.index(a.recommendation.label)] if a.recommendation.label else []
+        candidates = chosen_first + sorted(set(front) - set(chosen_first), key=lambda i: -a.utility[i])
+        for i in spaced_labels(a.utility, a.risk, [i for i in candidates if known[i]]):
+            below = a.risk[i] >= top  # under the highest points, not cut off by the plot's top edge
+            anchor = (float(a.utility[i] < low), float(not below))
+            text = pg.TextItem(label_words(a.labels[i]), color="#333333", anchor=anchor)
+            text.setPos(a.utility[i], a.risk[i])
+            self.pareto_plot.addItem(text)
+            self.point_labels.append(text)
+        self.ceiling_line.setPos(a.ceiling)
+        self.pareto_plot.setLabel("left", a.risk_name)
+        self.pareto_plot.setLabel(
+            "bottom", f"{utility_title(a.utility_name)} (reversed: more useful to the left)"
+        )
+        rec = a.recommendation
+        chosen = [a.labels.index(rec.label)] if rec.label else []
+        self.chosen.setData(a.utility[chosen], a.risk[chosen])
+        self.evidence.setText("\n".join(a.evidence_lines()))
+        fill_table(self.dominance, [dominance_row(a, i) for i in range(len(a.labels))])
+
+    def _draw_ordinal(self) -> None:
+        table = self.analysis.ordinal if self.analysis else None
+        names = (
+            [] if table is None else [RISK_FIELDS[n].label if n in RISK_FIELDS else n for n in table.names]
+        )
+        self.tau_table.setRowCount(len(names))
+        self.tau_table.setColumnCount(len(names))
+        self.tau_table.setHorizontalHeaderLabels(names)
+        self.tau_table.setVerticalHeaderLabels(names)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                self.tau_table.setItem(i, j, QTableWidgetItem(number(table.tau[i, j])))
+        self.tau_message.setText("" if table is None else table.message())
+
+    def _draw_power_law(self) -> None:
+        a = self.analysis
+        if a is None:
+            return
+        ok = np.isfinite(a.coarseness) & (a.coarseness > 0) & (a.risk > 0)
+        self.power_plot.setLabel("left", a.risk_name)
+        self.power_ceiling.setPos(math.log10(a.ceiling) if a.ceiling > 0 else -12)
+        self.power_points.setData(np.log10(a.coarseness[ok]), np.log10(a.risk[ok]))
+        if a.power_law is not None:  # drawn only over the measured range, clipped to [0, 1]
+            xs = np.geomspace(*a.power_law.measured_range, 50)
+            ys = np.clip(a.power_law.fit.predict(xs), 1e-12, 1.0)
+            self.power_line.setData(np.log10(xs), np.log10(ys))
+        else:
+            self.power_line.setData([], [])
+        rows = zip(self.grid.spatial, self.grid.price, a.coarseness, strict=True)
+        missing = sorted({s for s, price, area in rows if price == "none" and not area > 0})
+        extra = f" Unknown unit area for: {', '.join(missing)}." if missing else ""
+        self.power_text.setText(a.power_law_text + extra)

@@ -1,0 +1,226 @@
+"""The window's run orchestration hooks: Run asks what is missing, starts the grid in the task runner,
+adds each finished profile to the project, then measures information loss; Cancel stops at the next chunk."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer, Slot
+from PySide6.QtWidgets import QMessageBox
+
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.project import Project, ProjectError
+from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.results import Record, as_record, profile_label, records_of
+from privacy_studio.gui.workers import Worker
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from privacy_studio.core.engines import EventFiles
+    from privacy_studio.core.engines.engine_choice import EngineChoice
+    from privacy_studio.core.risk.settings import RiskSettings
+
+
+#: What Run says when there is nothing to run on.
+NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
+
+
+def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskControl) -> Iterator[Record]:
+    """The run's results as the window keeps them, converted in the worker (large results take a while)."""
+    for result in run_grid(*args, control=control):
+        yield as_record(result)
+
+
+class RunHooks:
+    """Mixin of ``MainWindow``: starting, following and cancelling a risk run."""
+
+    @Slot(dict)
+    def _settings_edited(self, settings: dict[str, Any]) -> None:
+        """Keep settings the grid panel does not show (e.g. ``em_samples``) when it changes the others."""
+        self.session.set_settings({**self.session.project.settings, **settings})
+
+    def warm_up(self) -> Worker:
+        """Compile (or load from the cache) the kernels in the background while the user looks around."""
+        from privacy_studio.core.warmup import warm_up
+
+        worker = Worker(warm_up, name="preparing the risk engine")
+        worker.background = True  # nothing to cancel: it only makes the first run start sooner
+        self.status_label.setText(
+            "Preparing the risk engine in the background (on first start this takes a minute): "
+            "you can import data meanwhile"
+        )
+        worker.signals.finished.connect(lambda _: self.log("Risk engine ready"))
+        worker.signals.failed.connect(
+            lambda msg, details: self.log(f"Risk engine warm-up failed: {msg}", "warning", details)
+        )
+        self.runner.start(worker)
+        return worker
+
+    def request_run(self) -> None:
+        """Run (toolbar, Ctrl+R): says what is missing when there is no data or no ticked cell."""
+        if self.session.dataset is None:
+            self.grid.message.setText(NO_DATA)
+            self.log(NO_DATA, "warning")
+            return
+        self.grid._request_run()
+
+    def _replace_results_agreed(self) -> bool:
+        """Ask before a run replaces earlier results (they stay in the saved project file)."""
+        count = len(self.session.project.results)
+        if not count:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Replace the results?",
+            f"This run replaces the {count} profiles computed before. Save the project first (Ctrl+S) or "
+            "under another name to keep them.\n\nDiscard the earlier results and run?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Discard
+
+    @Slot(dict)
+    def start_run(self, settings: dict[str, Any]) -> Worker | None:
+        """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
+        if self.session.dataset is None:
+            self.error(NO_DATA)
+            return None
+        if self.run_worker is not None:
+            self.log("A run is already going on: cancel it first", "warning")
+            return None
+        from privacy_studio.core.project_run import with_attributes
+        from privacy_studio.core.risk.settings import RiskSettings
+
+        settings = {**self.session.project.settings, **settings}
+        try:
+            risk = with_attributes(self.session.project, RiskSettings.from_dict(settings))
+            risk.validate()
+        except ValueError as exc:
+            self.error(f"These settings cannot be run: {exc}")
+            return None
+        if not self._replace_results_agreed():
+            self.log("Run not started: the earlier results are kept")
+            return None
+        self.session.set_settings(settings)
+        if self.session.project.results:
+            self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
+        self.session.project.clear_results()  # and the analyses derived from them
+        self.session.results_changed.emit([])
+        choice, files = self._engine_and_files()
+        worker = Worker(
+            _records, choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})"
+        )
+        worker.signals.partial.connect(self._on_profile)
+        worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
+        worker.signals.finished.connect(lambda _items: self.measure_information_loss(risk))
+        worker.signals.cancelled.connect(
+            lambda items: self.log(
+                f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
+            )
+        )
+        worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
+        worker.signals.done.connect(self._run_done)
+        self.run_worker = worker
+        self.show_step("run")
+        self.grid.run_button.setEnabled(False)
+        self.run_action.setEnabled(False)
+        self.log(
+            f"Running {len(settings['cells'])} profiles, "
+            f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
+            f"on the {choice.resolved(files)} engine"
+        )
+        self.runner.start(worker)
+        return worker
+
+    @Slot(str)
+    def choose_attributes(self, path: str) -> bool:
+        """A user-attributes file chosen in the Grid tab: the project names it and its columns are offered
+        as sensitive attributes (risk by group follows it too)."""
+        from privacy_studio.core.measures.attributes import attribute_columns
+
+        try:
+            columns = attribute_columns(path)
+        except ValueError as exc:
+            self.error(str(exc))
+            return False
+        self.session.set_attributes_file(path)
+        self.grid.attribute_box.set_file(path, columns)
+        self.tradeoff.load_project_attributes(self.session.project)
+        self.log(f"User attributes: {path} ({', '.join(columns)})")
+        return True
+
+    def _offer_attributes(self, project: Project) -> None:
+        """Offer the columns of the project's user-attributes file (its header only) in the Grid tab."""
+        from privacy_studio.core.measures.attributes import attribute_columns
+
+        source = project.attributes_source()
+        try:
+            columns = attribute_columns(source.path) if source is not None and source.exists() else []
+        except ValueError as exc:
+            self.log(str(exc), "warning")
+            columns = []
+        self.grid.attribute_box.set_file(source.path if source is not None else None, columns)
+
+    def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
+        """After a run, compute every profile's information loss off the GUI thread; the Decide step
+        weighs it when no expert scored the profiles, and the project keeps it."""
+        from privacy_studio.core.project_run import computed_utility
+
+        if self.session.dataset is None:
+            return None
+        worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
+        worker.signals.finished.connect(self.tradeoff.set_computed_utility)
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
+        )
+        self.runner.start(worker)
+        return worker
+
+    def _engine_and_files(self) -> tuple[EngineChoice, EventFiles | None]:
+        """The project's engine and, for engines that read files themselves, its events files."""
+        choice = self.session.project.engine_choice()
+        files = None
+        if choice.name != "numba":
+            try:
+                files = self.session.project.events_files()
+            except ProjectError:
+                self.log("The input files are not there: the engine works on the data in memory", "warning")
+        return choice, files
+
+    @Slot(object)
+    def _on_profile(self, record: Record) -> None:
+        self.session.add_result(record)
+        self.log(f"Profile {profile_label(record)} done")
+
+    @Slot(object)
+    def _run_done(self, _worker: Worker) -> None:
+        self.run_worker = None
+        self.grid.run_button.setEnabled(True)
+        self.run_action.setEnabled(True)
+        self._fill_table()
+        current = self.tabs.currentWidget()
+        if isinstance(current, PlotTab):
+            current.flush()
+        QTimer.singleShot(0, self.tradeoff.catch_up)  # once per run, after the loop has turned
+
+    def cancel_run(self) -> None:
+        """Cancel the risk run, if one is going on (finished profiles stay in the project)."""
+        if self.run_worker is not None:
+            self.run_worker.cancel()
+
+    def _show_results(self, records: list[dict[str, Any]]) -> None:
+        """Plots take the records at once (each redraws when shown); the table is rebuilt once a burst
+        of results is over."""
+        settings = self.session.project.settings
+        self.heatmap.set_axes(settings.get("spatial") or [], settings.get("temporal") or [])
+        for plot in self.plots:
+            plot.set_records(records)
+        self._show_start_or_tabs()
+        if self.run_worker is None:
+            self._fill_table()
+        elif not self.table_timer.isActive():
+            self.table_timer.start()
+
+    def _fill_table(self) -> None:
+        self.table_timer.stop()
+        self.results_table.set_records(records_of(self.session.project.results))

@@ -1,0 +1,55 @@
+"""Parsing a project in parts gives exactly what json.loads gives, errors and their positions included."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privacy_studio.core import json_parts
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=4), kids, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.sampled_from([None, 1, 2]), st.integers(0, 4))
+def test_the_same_value_as_json_loads_at_every_depth(value, indent, depth):
+    text = json.dumps(value, indent=indent)
+    assert json_parts._value(text, json_parts._skip(text, 0), depth)[0] == json.loads(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.data())
+def test_a_damaged_text_fails_where_json_loads_fails(value, data):
+    text = json.dumps({"results": [value, value]}, indent=2)
+    cut = data.draw(st.integers(0, len(text) - 1))
+    damaged = text[:cut] + data.draw(st.sampled_from(["", "x", ",", "}", "]", '"'])) + text[cut + 1 :]
+    try:
+        expected = json.loads(damaged)
+    except json.JSONDecodeError as exc:
+        with pytest.raises(json.JSONDecodeError) as got:
+            _parse_in_parts(damaged)
+        assert (got.value.msg, got.value.pos) == (exc.msg, exc.pos)
+    else:
+        assert _parse_in_parts(damaged) == expected
+
+
+def _parse_in_parts(text: str):
+    saved, json_parts.SMALL = json_parts.SMALL, 0
+    try:
+        return json_parts.loads(text)
+    finally:
+        json_parts.SMALL = saved
+
+
+def test_a_large_text_is_parsed_in_parts():
+    value = {"results": [{"by_p": list(range(1000)), "label": str(i)} for i in range(200)]}
+    text = json.dumps(value, indent=2)
+    assert len(text) >= json_parts.SMALL
+    assert json_parts.loads(text) == value
