@@ -9,12 +9,9 @@ by any ε, so they are listed beside the sum rather than added to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions, plain
-
-if TYPE_CHECKING:
-    from privacy_studio.core.aggregate.manifest import AggregateManifest
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ class PrivacyLoss:
 
 def spent(entries: list[tuple[str, Any]]) -> PrivacyLoss:
     """The loss of a release history's entries (kind, record): aggregates summed, microdata files named."""
-    aggregates: list[AggregateManifest] = [r for kind, r in entries if kind == "aggregate"]
+    aggregates = [r for kind, r in entries if kind == "aggregate"]  # their AggregateManifest records
     return PrivacyLoss(
         sum(m.options.epsilon for m in aggregates),
         sum(m.options.delta for m in aggregates),
