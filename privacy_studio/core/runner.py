@@ -852,8 +852,11 @@ def run_grid(
     settings: RiskSettings,
     hierarchy: Hierarchy | None = None,
     control: TaskControl | None = None,
+    sensitive: list[Sensitive] | None = None,
 ) -> Iterator[ProfileResult]:
     """Evaluate every profile of ``settings``; yield each :class:`ProfileResult` as soon as it is done.
+    ``sensitive`` (per user of the events) replaces the settings' attributes file, e.g. for a release whose
+    people carry pseudonyms.
 
     Accepts a ``core.io`` Dataset (``.events``, ``.hierarchy``) or an EventTable plus ``hierarchy``.
     Raises ``ValueError`` for impossible settings before any heavy work; ``Cancelled`` between chunks.
@@ -872,7 +875,7 @@ def run_grid(
     model = parse_knowledge(settings.knowledge)
     if isinstance(model, Explicit):
         model = Explicit(path=model.path, table=read_known_events(model.path, events))
-    sensitive = load_sensitive(settings, events)
+    sensitive = load_sensitive(settings, events) if sensitive is None else sensitive
     users = sample_users(events.n_users, settings.samples, settings.seed)
     plan = DerivationPlan(events, hierarchy)
     pool: list[Traces] = []  # traces kept for later profiles to derive from (none with explicit knowledge)

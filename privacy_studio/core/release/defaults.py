@@ -3,7 +3,7 @@ release is judged by, and the settings of its figures."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,7 +13,7 @@ from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE
-from privacy_studio.core.tradeoff.criteria import check_profiles
+from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, check_profiles
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -165,9 +165,24 @@ def measure_settings(project: Project) -> MeasureSettings:
     and the measures its release criteria read."""
     choice = project.choice()
     p = choice.risk_p or project.settings.get("reference_p") or 4
-    return MeasureSettings(
+    settings = MeasureSettings(
         p=int(p),
         samples=int(project.settings.get("samples", 10000)),
         seed=int(project.settings.get("seed", 0)),
         measures=tuple(dict.fromkeys([*CRITERIA_MEASURES, FIELD_MEASURE[choice.risk_measure].name])),
+    )
+    limited = any(choice.criteria.limit(key) is not None for key in ATTRIBUTE_CRITERIA)
+    if not (limited and project.settings.get("sensitive")):
+        return settings
+    from privacy_studio.core.project_run import with_attributes
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    risk = with_attributes(project, RiskSettings.from_dict(project.settings))
+    return replace(
+        settings,
+        attributes=risk.attributes,
+        sensitive=tuple(risk.sensitive),
+        ordered=tuple(risk.ordered),
+        l_diversity=risk.l_diversity,
+        t_closeness=risk.t_closeness,
     )

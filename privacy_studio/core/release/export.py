@@ -84,17 +84,28 @@ def _counts(traces_lengths: np.ndarray, counts: np.ndarray) -> Counts:
 
 
 def measure_written(
-    text: pa.Table, tz: str, temporal: str, settings: MeasureSettings, control: TaskControl
+    text: pa.Table,
+    tz: str,
+    temporal: str,
+    settings: MeasureSettings,
+    control: TaskControl,
+    owners: dict[str, str] | None = None,
 ) -> tuple[ReleaseFigures, ProfileResult | None]:
-    """A release in its written text form, measured with every column but the pseudonym and time as place."""
-    return measure(row_events(text, tz), own_profile(temporal), None, settings, control)
+    """A release in its written text form, measured with every column but the pseudonym and time as place
+    (and attribute disclosure of its people when ``owners`` maps written ids to input ids)."""
+    return measure(row_events(text, tz), own_profile(temporal), None, settings, control, owners)
 
 
 def _measure_rows(
-    rows: ReleaseRows, tz: str, options: ReleaseOptions, settings: MeasureSettings, control: TaskControl
+    rows: ReleaseRows,
+    tz: str,
+    options: ReleaseOptions,
+    settings: MeasureSettings,
+    control: TaskControl,
+    owners: dict[str, str] | None = None,
 ) -> tuple[ReleaseFigures, ProfileResult | None]:
     """Rows held in memory measured exactly as the written file will be."""
-    return measure_written(as_text(rows.table), tz, options.temporal, settings, control)
+    return measure_written(as_text(rows.table), tz, options.temporal, settings, control, owners)
 
 
 def prepare_release(
@@ -126,7 +137,7 @@ def prepare_release(
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
     # Before and after each step: the rows that would be written then (input ids: never written, and
     # only unicity and class sizes are kept for these).
-    figures_only = replace(settings, measures=("unicity",))
+    figures_only = replace(settings, measures=("unicity",), sensitive=())
     stages = [traces, *suppressed.after_step]
     share = 0.6 / len(stages)
     staged = [
@@ -139,7 +150,9 @@ def prepare_release(
         )[0]
         for i, stage in enumerate(stages)
     ]
-    measured, result = _measure_rows(rows, events.tz, options, settings, control.sub(0.8, 0.9, "release"))
+    owners = dict(zip(pseudonyms.astype(str), events.user_ids[released_users].astype(str), strict=True))
+    release_step = control.sub(0.8, 0.9, "release")
+    measured, result = _measure_rows(rows, events.tz, options, settings, release_step, owners)
     policy = policy or Policy()
     earlier = earlier or []
     linkage = [

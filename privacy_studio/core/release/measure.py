@@ -15,6 +15,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, generalize, price_label
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.measures.attributes import Sensitive, read_attributes, sensitive_attributes
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.results import ProfileResult
@@ -31,6 +32,11 @@ class MeasureSettings:
     samples: int = 10000
     seed: int = 0
     measures: tuple[str, ...] = ("unicity",)
+    attributes: str | None = None  # the user-attributes file, when a release criterion limits disclosure
+    sensitive: tuple[str, ...] = ()  # its sensitive columns (none: attribute disclosure not measured)
+    ordered: tuple[str, ...] = ()
+    l_diversity: int = 3
+    t_closeness: float = 0.2
 
 
 @dataclass
@@ -80,9 +86,11 @@ def measure(
     hierarchy: Hierarchy | None,
     settings: MeasureSettings,
     control: TaskControl | None = None,
+    owners: dict[str, str] | None = None,
 ) -> tuple[ReleaseFigures, ProfileResult | None]:
     """Class sizes of every person's whole trace and unicity at ``settings.p`` under ``profile``, and the
-    risk engine's result with ``settings.measures`` (None when nobody is left)."""
+    risk engine's result with ``settings.measures`` (None when nobody is left); with sensitive attributes
+    and ``owners`` (written user id -> input id), also attribute disclosure on the people as written."""
     control = as_control(control)
     if events.n_users == 0:
         return ReleaseFigures(0, 0, 0, 0.0, {}, settings.p, None, None, 0, 0), None
@@ -96,8 +104,11 @@ def measure(
         samples=settings.samples,
         seed=settings.seed,
         reference_p=settings.p,
+        l_diversity=settings.l_diversity,
+        t_closeness=settings.t_closeness,
     )
-    profile_result = next(run_grid(events, risk, hierarchy, control))
+    sensitive = released_sensitive(events, settings, owners)
+    profile_result = next(run_grid(events, risk, hierarchy, control, sensitive))
     result = profile_result.by_p[0]
     figures = ReleaseFigures(
         people=events.n_users,
@@ -112,6 +123,18 @@ def measure(
         n_excluded=result.n_excluded,
     )
     return figures, profile_result
+
+
+def released_sensitive(
+    events: EventTable, settings: MeasureSettings, owners: dict[str, str] | None
+) -> list[Sensitive] | None:
+    """The sensitive attributes of the released people (their input ids via ``owners``), so attribute
+    disclosure is measured on exactly the people and traces written; None when not asked."""
+    if not settings.sensitive or settings.attributes is None or owners is None:
+        return None
+    originals = np.asarray([owners[str(u)] for u in events.user_ids], dtype=object)
+    table = read_attributes(settings.attributes)
+    return sensitive_attributes(table, originals, list(settings.sensitive), list(settings.ordered))
 
 
 def own_profile(temporal: str) -> Profile:
