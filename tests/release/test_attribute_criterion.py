@@ -53,7 +53,6 @@ def test_a_release_is_judged_on_attribute_disclosure_measured_as_written(sample_
     owners = dict(zip(mapping["pseudonym"].to_pylist(), mapping["original"].to_pylist(), strict=True))
     attributes = pd.read_csv(sample_project.parent / "attributes.csv", dtype=str, keep_default_na=False)
     expected = reference_homogeneous(written, owners, attributes.set_index("user_id"))
-    print(f"studio {trace_figure.homogeneous!r} reference {expected!r} of {trace_figure.n_people} people")
     assert trace_figure.n_people == prepared.released.people
     assert trace_figure.homogeneous == pytest.approx(expected, abs=1e-12)
     assert check.value == pytest.approx(max(f.homogeneous for f in prepared.result.attributes), abs=1e-12)

@@ -177,7 +177,10 @@ def measure_settings(project: Project) -> MeasureSettings:
     from privacy_studio.core.project_run import with_attributes
     from privacy_studio.core.risk.settings import RiskSettings
 
-    risk = with_attributes(project, RiskSettings.from_dict(project.settings))
+    try:
+        risk = with_attributes(project, RiskSettings.from_dict(project.settings))
+    except ValueError as exc:  # sensitive columns and an attribute limit, but no attributes file
+        raise ReleaseError(str(exc)) from None
     return replace(
         settings,
         attributes=risk.attributes,
