@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -72,7 +73,20 @@ def run_one(tree: Tree, folder: Path, engine: str, size: str, samples: int, time
     """One timed child run: wall, CPU, peak RSS, exit code, the engine that ran and the load around it."""
     out = RESULTS / f"bench_scale_{size}_{engine}_{tree.label.replace(' ', '_')}.json"
     load_before = os.getloadavg()[0]
-    timing = run_timed(tree, risk_args(folder, engine, out, samples), timeout=timeout, NUMBA_NUM_THREADS="2")
+    try:
+        timing = run_timed(
+            tree, risk_args(folder, engine, out, samples), timeout=timeout, NUMBA_NUM_THREADS="2"
+        )
+    except subprocess.TimeoutExpired:
+        row = {
+            "size": size,
+            "engine": engine,
+            "tree": tree.label,
+            "ok": False,
+            "error": f"killed after {timeout:.0f} s",
+        }
+        print(json.dumps(row), flush=True)
+        return row
     row = {
         "size": size,
         "engine": engine,
