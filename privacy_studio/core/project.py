@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
+    from privacy_studio.core.risk.settings import RiskSettings
 
 A = TypeVar("A")
 SUFFIX = ".psproj"
@@ -329,6 +330,19 @@ class Project:
     def attributes_source(self) -> DataSource | None:
         """The user-attributes source (risk by group, attribute disclosure), if the project names one."""
         return next((s for s in self.sources if s.role == "attributes"), None)
+
+    def with_attributes(self, settings: RiskSettings) -> RiskSettings:
+        """``settings`` reading the project's user-attributes file when sensitive attributes are chosen (the
+        project names the file as a source, so its settings do not repeat the path); ValueError without it."""
+        source = self.attributes_source()
+        if settings.sensitive and settings.attributes is None:
+            if source is None:
+                raise ValueError(
+                    "sensitive attributes are chosen but the project has no user-attributes file; add one "
+                    "(project new --attributes FILE, or the Grid tab's 'User attributes…')"
+                )
+            return replace(settings, attributes=source.path)
+        return settings
 
     def missing_sources(self) -> list[DataSource]:
         """Sources whose file, or one of whose auxiliary files (antennas, hierarchy), is not there."""

@@ -42,20 +42,6 @@ def computed_utility(
     return ComputedUtility(scores, problems)
 
 
-def with_attributes(project: Project, settings: RiskSettings) -> RiskSettings:
-    """``settings`` reading the project's user-attributes file when sensitive attributes are chosen (the
-    project names the file as a source, so its settings do not repeat the path)."""
-    source = project.attributes_source()
-    if settings.sensitive and settings.attributes is None:
-        if source is None:
-            raise ValueError(
-                "sensitive attributes are chosen but the project has no user-attributes file; add one "
-                "(project new --attributes FILE, or the Grid tab's 'User attributes…')"
-            )
-        return replace(settings, attributes=source.path)
-    return settings
-
-
 def run_analysis(
     project: Project, dataset: Dataset, control: TaskControl | None = None
 ) -> TradeoffAnalysis | None:
@@ -67,7 +53,7 @@ def run_analysis(
     control = control or TaskControl()
     if not project.settings:
         raise ValueError(f"{project.name}: the project has no grid yet (spatial and temporal levels)")
-    settings = with_attributes(project, RiskSettings.from_dict(project.settings))
+    settings = project.with_attributes(RiskSettings.from_dict(project.settings))
     choice = project.engine_choice()
     files = project.events_files() if choice.name != "numba" else None
     results = list(choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8)))

@@ -88,12 +88,11 @@ class RunHooks:
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.project_run import with_attributes
         from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
-            risk = with_attributes(self.session.project, RiskSettings.from_dict(settings))
+            risk = self.session.project.with_attributes(RiskSettings.from_dict(settings))
             risk.validate()
         except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")

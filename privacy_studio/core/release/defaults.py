@@ -174,11 +174,10 @@ def measure_settings(project: Project) -> MeasureSettings:
     limited = any(choice.criteria.limit(key) is not None for key in ATTRIBUTE_CRITERIA)
     if not (limited and project.settings.get("sensitive")):
         return settings
-    from privacy_studio.core.project_run import with_attributes
     from privacy_studio.core.risk.settings import RiskSettings
 
     try:
-        risk = with_attributes(project, RiskSettings.from_dict(project.settings))
+        risk = project.with_attributes(RiskSettings.from_dict(project.settings))
     except ValueError as exc:  # sensitive columns and an attribute limit, but no attributes file
         raise ReleaseError(str(exc)) from None
     return replace(
