@@ -69,6 +69,19 @@ def test_candidates_are_listed_and_one_sets_the_release_dialog(imported_window, 
     else:
         assert found.why_none in tab.summary.text()
         tab.table.selectRow(1)
+    # the Pareto plot draws every measured candidate at (utility after suppression, risk judged as written)
+    views = window.tradeoff
+    x, y = views.release_points.getData()
+    measured = [
+        c for c in found.measured() if c.checks and c.checks[0].value is not None and c.utility == c.utility
+    ]
+    assert sorted(zip(x, y, strict=True)) == sorted((c.utility, c.checks[0].value) for c in measured)
+    assert f"{len(measured)} release candidates" in views.release_note.text()
+    if found.recommended is not None:
+        assert (
+            views.release_label is not None
+            and found.recommended.name() in views.release_label.textItem.toPlainText()
+        )
     chosen = tab.chosen()
     assert chosen is not None
     with qtbot.waitSignal(tab.use_requested) as signal:
@@ -96,6 +109,7 @@ def test_a_changed_choice_marks_the_search_out_of_date(imported_window, qtbot):
     assert tab.current and "Out of date" not in tab.summary.text()
     window.tradeoff.ceiling.setValue(window.tradeoff.ceiling.value() / 2)
     assert not tab.current and tab.summary.text().startswith("⚠ Out of date")
+    assert len(window.tradeoff.release_points.getData()[0]) == 0, "an out-of-date search is not drawn"
     assert tab.recommended() is None, "an out-of-date search recommends nothing for the release dialog"
 
 

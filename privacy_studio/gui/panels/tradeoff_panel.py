@@ -313,6 +313,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         """The analyses the project stores beside this one: its aggregates and its protection search."""
         self.show_aggregates()
         self.candidates.show_project(getattr(self.session, "project", None), self.analysis)
+        self._draw_release_candidates(self.candidates.result, self.candidates.current)
         found = self.candidates.recommended()
         if self.analysis is not None:  # the Pareto tab names the candidate the search recommends
             rec = self.analysis.recommendation

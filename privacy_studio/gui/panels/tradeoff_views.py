@@ -16,15 +16,17 @@ from PySide6.QtWidgets import (
 )
 
 from privacy_studio.core.naming import label_words
-from privacy_studio.core.numbers import number
+from privacy_studio.core.numbers import count, number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+from privacy_studio.core.tradeoff.candidates import Candidate, SearchResult
 from privacy_studio.core.utility import utility_title
 from privacy_studio.gui.panels.tradeoff_widgets import (
     CEILING_PEN,
     DOMINATED_BRUSH,
     FRONT_PEN,
     POINT_BRUSH,
+    RELEASE_BRUSH,
     data_table,
     fill_table,
     plot_widget,
@@ -49,6 +51,30 @@ def dominance_row(a: TradeoffAnalysis, i: int) -> list[str]:
     ]
 
 
+def plotted_candidates(result: SearchResult | None) -> list[Candidate]:
+    """The candidates of a search that can be placed on the Pareto plot: measured, with a utility and a
+    judged risk (unmeasured candidates have no risk of their own)."""
+    if result is None:
+        return []
+    return [
+        c
+        for c in result.measured()
+        if math.isfinite(c.utility) and c.checks and c.checks[0].value is not None
+    ]
+
+
+def candidates_note(shown: list[Candidate], result: SearchResult) -> str:
+    """What the triangles are, whom they cover and how many candidates are not drawn."""
+    passing = sum(c.passes for c in shown)
+    left = len(result.candidates) - len(shown)
+    return (
+        f"▲ {count(len(shown))} release candidates of the protection search (profile with suppression), "
+        f"{count(passing)} passing: utility after suppression against the risk judged on their rows as "
+        "written (the upper end of the 95 % interval where sampled), each over the people it releases, not "
+        f"the whole data. {count(left)} candidates were not measured and are not drawn (Candidates tab)."
+    )
+
+
 class AnalysisViews:
     """Mixin of ``TradeoffPanel``: builds and draws the Pareto, ordinal and power-law tabs from
     ``self.analysis``."""
@@ -61,10 +87,15 @@ class AnalysisViews:
         self.front_line = pg.PlotDataItem(pen=FRONT_PEN)
         self.ceiling_line = pg.InfiniteLine(self.ceiling.value() / 100.0, angle=0, pen=CEILING_PEN)
         self.chosen = pg.ScatterPlotItem(size=20, brush=None, pen=pg.mkPen("#D55E00", width=2))
-        for item in (self.front_line, self.points, self.chosen, self.ceiling_line):
+        self.release_points = pg.ScatterPlotItem(size=12, symbol="t", brush=RELEASE_BRUSH, pen=pg.mkPen("w"))
+        items = (self.front_line, self.points, self.release_points, self.chosen, self.ceiling_line)
+        for item in items:
             self.pareto_plot.addItem(item)
         self.pareto_plot.getViewBox().setDefaultPadding(0.1)
         self.point_labels: list[pg.TextItem] = []
+        self.release_label: pg.TextItem | None = None
+        self.release_note = QLabel("")
+        self.release_note.setWordWrap(True)
         self.recommendation = QLabel("No results yet.")
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -74,7 +105,31 @@ class AnalysisViews:
         self.dominance = data_table(
             ["profile", "risk", "utility", "Pareto", "dominated by", "criteria", "people"]
         )
-        return tab_page((self.pareto_plot, 3), self.recommendation, self.evidence, (self.dominance, 2))
+        return tab_page(
+            (self.pareto_plot, 3), self.release_note, self.recommendation, self.evidence, (self.dominance, 2)
+        )
+
+    def _draw_release_candidates(self, result: SearchResult | None, current: bool) -> None:
+        """The protection search's measured candidates as triangles: utility after suppression against the
+        risk judged on their rows as written; the recommended one named with the share of people it keeps."""
+        if self.release_label is not None:
+            self.pareto_plot.removeItem(self.release_label)
+            self.release_label = None
+        shown = plotted_candidates(result) if current else []
+        self.release_points.setData(
+            [c.utility for c in shown], [c.checks[0].value for c in shown], data=list(range(len(shown)))
+        )
+        if not shown:
+            self.release_note.setText("")
+            return
+        assert result is not None
+        rec = result.recommended
+        if rec in shown:
+            text = f"{rec.name()}: {share(rec.released_share)} of people released"
+            self.release_label = pg.TextItem(text, color="#006B4F", anchor=(0.5, 1.2))
+            self.release_label.setPos(rec.utility, rec.checks[0].value)
+            self.pareto_plot.addItem(self.release_label)
+        self.release_note.setText(candidates_note(shown, result))
 
     def _build_ordinal(self) -> QWidget:
         self.tau_table = QTableWidget(0, 0)

@@ -24,6 +24,7 @@ from privacy_studio.gui.column_fit import fit_columns
 FRONT_PEN = pg.mkPen("#0072B2", width=2)
 CEILING_PEN = pg.mkPen("#D55E00", style=Qt.PenStyle.DashLine)
 POINT_BRUSH, DOMINATED_BRUSH = pg.mkBrush("#0072B2"), pg.mkBrush("#BBBBBB")
+RELEASE_BRUSH = pg.mkBrush("#009E73")  # release candidates of the protection search
 
 
 #: Row labels of the optional release criteria in the choices form.
