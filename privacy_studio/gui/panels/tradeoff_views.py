@@ -87,7 +87,7 @@ class AnalysisViews:
         self.front_line = pg.PlotDataItem(pen=FRONT_PEN)
         self.ceiling_line = pg.InfiniteLine(self.ceiling.value() / 100.0, angle=0, pen=CEILING_PEN)
         self.chosen = pg.ScatterPlotItem(size=20, brush=None, pen=pg.mkPen("#D55E00", width=2))
-        self.release_points = pg.ScatterPlotItem(size=12, symbol="t", brush=RELEASE_BRUSH, pen=pg.mkPen("w"))
+        self.release_points = pg.ScatterPlotItem(size=12, symbol="t1", brush=RELEASE_BRUSH, pen=pg.mkPen("w"))
         items = (self.front_line, self.points, self.release_points, self.chosen, self.ceiling_line)
         for item in items:
             self.pareto_plot.addItem(item)
@@ -126,7 +126,12 @@ class AnalysisViews:
         rec = result.recommended
         if rec in shown:
             text = f"{rec.name()}: {share(rec.released_share)} of people released"
-            self.release_label = pg.TextItem(text, color="#006B4F", anchor=(0.5, 1.2))
+            xs = [c.utility for c in shown]
+            if self.analysis is not None:
+                xs += [float(u) for u in self.analysis.utility if math.isfinite(u)]
+            # utility runs right to left: a label in the less useful half opens leftwards to stay in view
+            leftwards = rec.utility < (min(xs) + max(xs)) / 2
+            self.release_label = pg.TextItem(text, color="#006B4F", anchor=(float(leftwards), 1.2))
             self.release_label.setPos(rec.utility, rec.checks[0].value)
             self.pareto_plot.addItem(self.release_label)
         self.release_note.setText(candidates_note(shown, result))
