@@ -77,7 +77,7 @@ def read_scores(path: Path) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.atomic import write_text
-    from privacy_studio.core.release.search import judged_by
+    from privacy_studio.core.release.search import is_current
     from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, ReleaseCriteria
     from privacy_studio.core.tradeoff.decision import Overrides, decide
     from privacy_studio.core.utility import UtilityGrid
@@ -110,10 +110,10 @@ def run(args: argparse.Namespace) -> int:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
     try:
         analysis = decide(inputs, overrides)
-        judged = None if project is None else judged_by(project, analysis)
         missing = [x for x, v in zip(analysis.labels, analysis.utility, strict=True) if not math.isfinite(v)]
         document = analysis.to_dict()
-        current = found if found is not None and not args.scores and found.judged_by == judged else None
+        fresh = found is not None and project is not None and is_current(project, found, analysis)
+        current = found if fresh and not args.scores else None
         document["recommendation"].update(recommendation_fields(current, analysis))
         document["candidates"] = (
             None if found is None else {**found.to_dict(), "current": current is not None}

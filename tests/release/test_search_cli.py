@@ -59,7 +59,8 @@ def test_tradeoff_json_gives_the_recommended_candidate(searched: Path, tmp_path:
 
 
 def test_release_without_profile_writes_what_the_tradeoff_promised(searched: Path, tmp_path: Path, capsys):
-    rec = stored_search(Project.load(searched)).recommended
+    stored_search_before = stored_search(Project.load(searched))
+    rec = stored_search_before.recommended
     out = tmp_path / "r.csv"
     assert cli.main(["release", str(searched), "--out", str(out)]) == 0
     assert "the project's recommended candidate" in capsys.readouterr().err
@@ -77,7 +78,20 @@ def test_release_without_profile_writes_what_the_tradeoff_promised(searched: Pat
     sizes = pandas_class_sizes(out)
     assert table["user"].nunique() == rec.released_people and len(table) == rec.released_rows
     assert sizes.min() >= rec.suppression.k_anonymity
-    # the release is recorded, so the search (judged against the earlier releases) is out of date now
+    # following the search does not undo it: released as recommended, it still holds and the report says so
+    assert stored_search(Project.load(searched)) == stored_search_before
+    text = tmp_path / "r.txt"
+    assert cli.main(["report", str(searched), "--pdf", str(tmp_path / "r.pdf"), "--text", str(text)]) == 0
+    report = text.read_text()
+    assert "Recommended release (protection search)" in report and "made for earlier results" not in report
+    # any other release changes what later candidates are judged against: the search is out of date
+    other = tmp_path / "other.csv"
+    assert (
+        cli.main(
+            ["release", str(searched), "--profile", "zip:1w", "--accept-risk", "test", "--out", str(other)]
+        )
+        == 0
+    )
     assert stored_search(Project.load(searched)) is None
 
 

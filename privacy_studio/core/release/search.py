@@ -42,6 +42,7 @@ __all__ = [
     "SearchResult",
     "Suppression",
     "grid_profiles",
+    "is_current",
     "judged_by",
     "measure_candidate",
     "options_of",
@@ -71,6 +72,24 @@ def judged_by(project: Project, analysis: TradeoffAnalysis) -> dict:
         "samples": int(project.settings.get("samples", 10000)),
         "releases": len(_earlier(project)),
     }
+
+
+def is_current(project: Project, saved: SearchResult, analysis: TradeoffAnalysis) -> bool:
+    """Whether a stored search still holds for ``analysis``: judged by the same choices and results, with
+    no release made since other than its own recommendation (following a search does not undo it; any other
+    release changes what later candidates are judged against)."""
+    current = judged_by(project, analysis)
+    if saved.judged_by == current:
+        return True
+    same_choices = {k: v for k, v in saved.judged_by.items() if k != "releases"} == {
+        k: v for k, v in current.items() if k != "releases"
+    }
+    rec = saved.recommended
+    since = _earlier(project)[int(saved.judged_by.get("releases", 0)) :]
+    if not (same_choices and rec is not None and since):
+        return False
+    wanted = options_of(rec, rec.suppression)
+    return all(m.options == wanted for m in since)
 
 
 def _earlier(project: Project) -> list:
@@ -245,10 +264,10 @@ def stored_search(project: Project, analysis: TradeoffAnalysis | None = None) ->
     if saved is None or not project.results:
         return None
     try:
-        current = judged_by(project, analysis or decide(DecisionInputs.of_project(project)))
+        decided = analysis or decide(DecisionInputs.of_project(project))
     except ValueError:
         return None
-    return saved if saved.judged_by == current else None
+    return saved if is_current(project, saved, decided) else None
 
 
 def recommended_candidate(project: Project) -> Candidate | None:

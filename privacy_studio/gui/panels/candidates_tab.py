@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTableWidget, QWidget
 
 from privacy_studio.core.numbers import count, number, share
-from privacy_studio.core.release.search import judged_by, search
+from privacy_studio.core.release.search import is_current, search
 from privacy_studio.core.tradeoff.candidates import SKIPPED, Candidate, SearchResult
 from privacy_studio.core.utility import utility_title
 from privacy_studio.gui.panels.tradeoff_widgets import data_table, fill_table, tab_page
@@ -87,7 +87,7 @@ class CandidatesTab(QWidget):
         """Show the project's stored search, saying when the choices or results changed since."""
         result = None if project is None else project.analysis(SearchResult)
         current = (
-            result is not None and analysis is not None and result.judged_by == judged_by(project, analysis)  # type: ignore[arg-type]
+            result is not None and analysis is not None and is_current(project, result, analysis)  # type: ignore[arg-type]
         )
         if result is self.result and current == self.current:
             return
