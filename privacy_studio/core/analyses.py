@@ -452,13 +452,15 @@ ANALYSES: dict[str, type] = {
 A = TypeVar("A")
 
 
-#: Analyses derived from a run's results (or its profiles): stale once the results are replaced. Profile
+#: Analyses derived from a run's results (or its profiles): stale once the results are replaced, the
+#: protection search too (a new input with the same profiles would otherwise keep its verdicts). Profile
 #: sizes, attacks, anonymizability and release records describe the data and the files written: kept.
 DERIVED_FROM_RESULTS: tuple[type, ...] = (
     ComputedUtility,
     SeedSpread,
     PopulationExtrapolation,
     RiskByGroup,
+    SearchResult,  # its candidates were measured on the data of those results
 )
 
 

@@ -30,6 +30,7 @@ from privacy_studio.core.tradeoff.candidates import (
     SearchResult,
     Suppression,
 )
+from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -175,13 +176,20 @@ def measure_candidate(
         dataset, options, measure_settings(project), control, policy(project), _earlier(project)
     )
     released = prepared.released
+    ceiling = prepared.policy.criteria.ceiling
+    linked = tuple(  # a file re-linked to an earlier release fails too: say so beside the criteria
+        CriterionCheck(
+            f"people re-linked to the earlier release {x.release_file}", ceiling, x.share, False, x.note
+        )
+        for x in prepared.linked_too_far
+    )
     return replace(
         candidate,
         released_people=released.people,
         released_rows=prepared.rows.table.num_rows,
         released_events=released.events,
         verdict=MEASURED,
-        checks=tuple(prepared.checks),
+        checks=tuple(prepared.checks) + linked,
         passes=prepared.passes,
         p=prepared.measured.p,
         sampled_at_p=prepared.measured.n_sampled,

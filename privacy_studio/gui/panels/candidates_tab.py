@@ -89,7 +89,7 @@ class CandidatesTab(QWidget):
         current = (
             result is not None and analysis is not None and is_current(project, result, analysis)  # type: ignore[arg-type]
         )
-        if result is self.result and current == self.current:
+        if result == self.result and current == self.current:  # a refresh keeps the chosen row
             return
         self.result, self.current = result, current
         if result is None:

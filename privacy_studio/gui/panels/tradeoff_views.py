@@ -70,7 +70,8 @@ def candidates_note(shown: list[Candidate], result: SearchResult) -> str:
     return (
         f"▲ {count(len(shown))} release candidates of the protection search (profile with suppression), "
         f"{count(passing)} passing: utility after suppression against the risk judged on their rows as "
-        "written (the upper end of the 95 % interval where sampled), each over the people it releases, not "
+        "written, or in the project's run for a profile without suppression (the upper end of the 95 % "
+        "interval where sampled), each over the people it releases, not "
         f"the whole data. {count(left)} candidates were not measured and are not drawn (Candidates tab)."
     )
 
