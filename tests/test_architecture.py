@@ -138,3 +138,15 @@ def test_rendering_uses_no_widget() -> None:
                 inside = [f.name for f in functions if f.lineno <= node.lineno <= (f.end_lineno or 0)]
                 found.append((path.name, inside, [a.name for a in node.names]))
     assert found == [("pdf.py", ["_ensure_app"], ["QApplication"])]
+
+
+def test_the_unicity_key_is_spelled_only_in_the_catalogue() -> None:
+    """Issue #31: the headline measure's key is written once (``catalogue.UNICITY``); every other module
+    names it through the catalogue, so renaming or aliasing it cannot drift."""
+    spelled = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if '"unicity"' in line
+    ]
+    assert spelled and all(s.startswith("core/risk/catalogue.py:") for s in spelled), spelled

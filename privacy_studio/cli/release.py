@@ -22,6 +22,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a manifest FILE.manifest.json is written beside it and the release is recorded in the project.",
     )
     p.add_argument("project", help="the project file (.psproj)")
+    _add_shape(p)
+    _add_suppression(p)
+    p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
+    p.set_defaults(func=run, derived_outputs=_manifest_output)
+
+
+def _add_shape(p: argparse.ArgumentParser) -> None:
+    """Where the release goes, at which profile, and what its rows and columns hold."""
     p.add_argument("--out", required=True, metavar="FILE", help="the release: FILE.csv or FILE.parquet")
     p.add_argument(
         "--profile",
@@ -58,6 +66,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--mapping-out", metavar="FILE.csv", help="also write original id -> pseudonym here (kept apart)"
     )
+
+
+def _add_suppression(p: argparse.ArgumentParser) -> None:
+    """What the release leaves out, and the reason to write one that fails the release criteria."""
     p.add_argument(
         "--min-people-per-point", type=int, metavar="M", help="drop place-time points of fewer than M people"
     )
@@ -76,8 +88,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write a release that fails the project's release criteria; the reason is recorded in the "
         "manifest and the report",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an existing release, manifest, mapping")
-    p.set_defaults(func=run, derived_outputs=_manifest_output)
 
 
 def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -232,10 +232,8 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from privacy_studio.core.engines import EventFiles, resolve_engine
-    from privacy_studio.core.io import ReaderError, load_dataset
-    from privacy_studio.core.progress import Cancelled, TaskControl
+def settings_of(args: argparse.Namespace) -> RiskSettings:
+    """The risk settings the command's flags give (attribute disclosure added when attributes are chosen)."""
     from privacy_studio.core.risk.settings import RiskSettings
 
     settings = RiskSettings(
@@ -258,6 +256,15 @@ def run(args: argparse.Namespace) -> int:
     )
     if settings.sensitive and "attribute_disclosure" not in settings.measures:
         settings.measures.append("attribute_disclosure")
+    return settings
+
+
+def run(args: argparse.Namespace) -> int:
+    from privacy_studio.core.engines import EventFiles, resolve_engine
+    from privacy_studio.core.io import ReaderError, load_dataset
+    from privacy_studio.core.progress import Cancelled, TaskControl
+
+    settings = settings_of(args)
     bar = ProgressBar()
     control = TaskControl(bar)
     try:
@@ -310,6 +317,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="unicity, k-disclosure, records at risk, k-anonymity, EM/KL, worst case… over a profile grid",
     )
     p.add_argument("input", help="data file (CSV/TSV/Parquet, gz/zip) or a folder of one file per user")
+    _add_grid_arguments(p)
+    _add_estimate_arguments(p)
+    p.add_argument(
+        "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"
+    )
+    add_attribute_arguments(p)
+    add_reader_arguments(p)
+    add_engine_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _add_grid_arguments(p: argparse.ArgumentParser) -> None:
+    """The profiles, the attacker's knowledge and the measures."""
     p.add_argument(
         "--spatial", required=True, metavar="LEVELS", help="comma list: raw, grid:<km>, hierarchy levels"
     )
@@ -344,6 +364,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="K",
         help="records at risk: people whose anonymity set is smaller than K (default 5)",
     )
+
+
+def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
+    """How the figures are estimated: sampling, seed, exact mode and the details' p."""
     p.add_argument(
         "--samples", type=int, default=10000, help="users sampled without replacement (default 10000)"
     )
@@ -372,10 +396,3 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--yes", action="store_true", help="run an exact computation estimated to take over 10 minutes"
     )
     p.add_argument("--em-samples", type=int, default=1000, help="sampled users on whom EM / KL are computed")
-    p.add_argument(
-        "--json", required=True, metavar="OUT", help="write the results as JSON to OUT ('-' = stdout)"
-    )
-    add_attribute_arguments(p)
-    add_reader_arguments(p)
-    add_engine_arguments(p)
-    p.set_defaults(func=run)

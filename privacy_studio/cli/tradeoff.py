@@ -301,6 +301,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("input", metavar="RESULTS.json|PROJECT.psproj")
     p.add_argument("--scores", metavar="CSV", help="expert scores: a 'profile' column, one column per domain")
+    _add_choices(p)
+    _add_criteria(p)
+    _add_sizes_and_outputs(p)
+    p.set_defaults(func=run)
+
+
+def _add_choices(p: argparse.ArgumentParser) -> None:
+    """The decision's choices: utility domain, risk measure, p and ceiling (default: the saved ones)."""
     p.add_argument(
         "--utility", metavar="DOMAIN", help="utility domain to use (default: saved choice or first)"
     )
@@ -318,6 +326,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="largest acceptable risk, judged on the upper end of its 95 %% interval, strictly between 0 "
         "and 1 (default: saved choice or 0.05)",
     )
+
+
+def _add_criteria(p: argparse.ArgumentParser) -> None:
+    """The release criteria besides the ceiling, and why they differ from their defaults."""
     p.add_argument(
         "--max-unique-traces",
         type=float,
@@ -356,6 +368,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             help=f"criterion: largest share of people {what}, for the worst sensitive attribute "
             "(attribute disclosure: risk --sensitive)",
         )
+
+
+def _add_sizes_and_outputs(p: argparse.ArgumentParser) -> None:
+    """Profile sizes for the power law, risk by group, and what the command writes or saves."""
     p.add_argument(
         "--unit-area",
         action="append",
@@ -378,4 +394,3 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="search every profile with a ladder of suppression settings, measured as written, and save it "
         "in the project (project run does it too); the most useful passing candidate is recommended",
     )
-    p.set_defaults(func=run)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from privacy_studio.core.risk.catalogue import canonical
+from privacy_studio.core.risk.catalogue import UNICITY, canonical
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Explanation:
 
 
 EXPLANATIONS: dict[str, Explanation] = {
-    "unicity": Explanation(
+    UNICITY: Explanation(
         "Unicity",
         "Suppose an outsider knows p places-and-times where a person was (a few calls, a few payments). "
         "Unicity is the share of people for whom those p clues match nobody else in the file, so the clues "
@@ -62,6 +62,15 @@ EXPLANATIONS: dict[str, Explanation] = {
         "It says nothing about how many people are that exposed (see records at risk and unicity); on "
         "sampled people it is a lower bound on the whole file's highest risk.",
         "highest risk = max over draws of 1 / |E_u|",
+    ),
+    "records_at_highest_risk": Explanation(
+        "Records at the highest risk",
+        "The share of people whose p clues fit as few people as the most exposed person's do: with the "
+        "highest individual risk, it says whether the worst exposure is one person's or a large group's. "
+        "ARX's risk summary reports it as the records affected by the highest risk.",
+        "A small share is not safe when the highest risk is 1 (those people are singled out); on sampled "
+        "people the highest risk is a lower bound, so this share is of the draws looked at.",
+        "records at the highest risk = share of draws with |E_u| = min over draws of |E_v|",
     ),
     "attribute_disclosure": Explanation(
         "Attribute disclosure",
@@ -253,7 +262,7 @@ def _key(name: str) -> str:
 
 #: Words for the topics besides the catalogue's names and aliases (which ``canonical`` resolves).
 _ALIASES = {
-    "epsilon": "unicity",
+    "epsilon": UNICITY,
     "worstcase": "worst_case",
     "worst_case_risk": "worst_case",
     "kanonymity": "k_anonymity",

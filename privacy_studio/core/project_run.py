@@ -1,23 +1,142 @@
-"""Run a project's analysis: the risk grid on the project's engine, then the computed utility of every
-profile, both kept in the project — what ``privacy-studio project run`` and the report do when results are
-missing, and what the window stores after a run."""
+"""One run of a project, for the window and the command line alike: the risk grid on the project's engine
+(each profile yielded as it finishes), the information loss of every profile, the profile sizes, the
+decision on the project's choices and the seed spread of its headline profile.
+
+:func:`run_steps` computes and never touches the project (the window runs it in its task runner while the
+GUI thread reads the project); :func:`keep` puts one step into a project; :func:`run_analysis` is the two
+together, what ``privacy-studio project run`` and ``report --rerun`` do."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
+from privacy_studio.core.engines.engine_choice import EngineChoice
 from privacy_studio.core.generalize import Profile, Traces, generalize
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.tradeoff import decision as decisions
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.powerlaw import unit_areas
-from privacy_studio.core.utility import computed_utilities
+from privacy_studio.core.utility import UtilityGrid, computed_utilities
 
 if TYPE_CHECKING:
+    from privacy_studio.core.engines import EventFiles
     from privacy_studio.core.io import Dataset
-    from privacy_studio.core.risk.settings import RiskSettings
-    from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
+
+#: What a run yields, in this order: every profile's result, the analyses derived from them, and the
+#: decision on the project's choices the seed spread's profile was chosen by (not kept: derived again).
+RunStep = ProfileResult | ComputedUtility | ProfileSizes | SeedSpread | TradeoffAnalysis
+
+#: Seeds the headline risk is recomputed with (seed … seed + n - 1).
+SPREAD_SEEDS = 5
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything a run reads from its project, taken on the caller's thread so the run never reads the
+    project while the window edits it."""
+
+    settings: RiskSettings
+    engine: EngineChoice
+    files: EventFiles | None
+    experts: UtilityGrid
+    choice: TradeoffChoice
+
+    @classmethod
+    def of_project(cls, project: Project, files: EventFiles | None) -> RunPlan:
+        """The plan of ``project``'s grid and choices; ``files`` the events files an engine reads itself
+        (None: the data in memory). ValueError when there is no grid."""
+        if not project.settings:
+            raise ValueError(f"{project.name}: the project has no grid yet (spatial and temporal levels)")
+        settings = project.with_attributes(RiskSettings.from_dict(project.settings))
+        experts = UtilityGrid.from_dict(project.utility)
+        return cls(settings, project.engine_choice(), files, experts, project.choice())
+
+
+def project_files(project: Project) -> EventFiles | None:
+    """The project's events files when its engine reads files itself (None for numba, which reads the data
+    in memory); ProjectError when they are missing."""
+    return None if project.engine_choice().name == "numba" else project.events_files()
+
+
+def run_steps(plan: RunPlan, dataset: Dataset, control: TaskControl | None = None) -> Iterator[RunStep]:
+    """Run ``plan``: yield each profile's result as it finishes, then its information loss, the profile
+    sizes and, when one can be derived, the decision and the seed spread of its headline profile. A
+    cancelled run stops between chunks; what was yielded stays valid."""
+    control = control or TaskControl()
+    results: list[ProfileResult] = []
+    for result in plan.engine.run_grid(dataset, plan.settings, plan.files, control=control.sub(0.0, 0.8)):
+        results.append(result)
+        yield result
+    utility = computed_utility(dataset, plan.settings, control.sub(0.8, 0.85))
+    yield utility
+    sizes = profile_sizes(dataset, plan.settings.spatial + [s for s, _ in plan.settings.cell_labels()])
+    yield sizes
+    analysis = decision_of(decisions.DecisionInputs(results, plan.experts, plan.choice, utility, sizes))
+    if analysis is None:
+        return
+    yield analysis
+    headline = headline_profile(analysis)
+    if headline is not None:
+        row = next(r for r in results if r.label == headline)
+        yield seed_spread(plan, dataset, row, control=control.sub(0.85, 1.0))
+    control.report(1.0, "run done")
+
+
+def keep(project: Project, step: RunStep) -> None:
+    """Put one step of a run into ``project``: a result in place of that of the same profile (appended if
+    new), an analysis in place of the one of its kind; the decision is not kept (it is derived on demand)."""
+    if isinstance(step, ProfileResult):
+        project.results = replace_result(project.results, step)
+    elif not isinstance(step, TradeoffAnalysis):
+        project.store(step)
+
+
+def replace_result(results: list[ProfileResult], new: ProfileResult) -> list[ProfileResult]:
+    """``results`` with ``new`` in place of the result of the same profile (appended if new)."""
+    key = (new.spatial, new.temporal, new.price or "none")
+    for i, old in enumerate(results):
+        if (old.spatial, old.temporal, old.price or "none") == key:
+            return [*results[:i], new, *results[i + 1 :]]
+    return [*results, new]
+
+
+def run_analysis(
+    project: Project, dataset: Dataset, control: TaskControl | None = None
+) -> TradeoffAnalysis | None:
+    """Run the project (:func:`run_steps`) and replace its results and the analyses derived from them with
+    the new ones; the project is unchanged when the run is cancelled or fails. Returns the decision on the
+    new results (None if none can be derived), with the seed spread when it is about its measure and p."""
+    plan = RunPlan.of_project(project, project_files(project))
+    steps = list(run_steps(plan, dataset, control))
+    project.clear_results()
+    for step in steps:
+        keep(project, step)
+    project.import_report = jsonable(dataset.report.to_dict())
+    analysis = next((s for s in steps if isinstance(s, TradeoffAnalysis)), None)
+    return None if analysis is None else decisions.with_spread(analysis, project.analysis(SeedSpread))
+
+
+def decision_of(inputs: decisions.DecisionInputs) -> TradeoffAnalysis | None:
+    """The decision on ``inputs``; None when it cannot be derived (e.g. the chosen p was not computed, or
+    no utility is known)."""
+    try:
+        return decisions.decide(inputs)
+    except ValueError:
+        return None
+
+
+def headline_profile(analysis: TradeoffAnalysis) -> str | None:
+    """The profile the headline is about: the recommended one, else the least risky."""
+    if analysis.recommendation.label is not None:
+        return analysis.recommendation.label
+    known = [i for i, r in enumerate(analysis.risk) if r == r]
+    return analysis.labels[min(known, key=lambda i: analysis.risk[i])] if known else None
 
 
 def computed_utility(
@@ -42,81 +161,34 @@ def computed_utility(
     return ComputedUtility(scores, problems)
 
 
-def run_analysis(
-    project: Project, dataset: Dataset, control: TaskControl | None = None
-) -> TradeoffAnalysis | None:
-    """Run the project's risk grid on its engine and compute every profile's information loss and the
-    headline's seed spread; the results and the analyses derived from them replace those the project held
-    (stale ones are removed). Returns the decision the seed spread was chosen by (None if none)."""
-    from privacy_studio.core.risk.settings import RiskSettings
-
-    control = control or TaskControl()
-    if not project.settings:
-        raise ValueError(f"{project.name}: the project has no grid yet (spatial and temporal levels)")
-    settings = project.with_attributes(RiskSettings.from_dict(project.settings))
-    choice = project.engine_choice()
-    files = project.events_files() if choice.name != "numba" else None
-    results = list(choice.run_grid(dataset, settings, files, control=control.sub(0.0, 0.8)))
-    project.clear_results()
-    project.results = results
-    project.import_report = jsonable(dataset.report.to_dict())
-    project.store(computed_utility(dataset, settings, control.sub(0.8, 0.85)))
-    project.store(profile_sizes(dataset, settings.spatial + [s for s, _ in settings.cell_labels()]))
-    analysis = project_decision(project)
-    headline = None if analysis is None else headline_profile(analysis)
-    if headline is not None:
-        project.store(seed_spread(project, dataset, headline, control=control.sub(0.85, 1.0)))
-    return analysis
-
-
-def project_decision(project: Project) -> TradeoffAnalysis | None:
-    """The project's decision on its saved choices; None when it cannot be derived (e.g. the chosen p was
-    not computed, or no utility is known)."""
-    from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
-
-    try:
-        return decide(DecisionInputs.of_project(project))
-    except ValueError:
-        return None
-
-
-def headline_profile(analysis: TradeoffAnalysis) -> str | None:
-    """The profile the headline is about: the recommended one, else the least risky."""
-    if analysis.recommendation.label is not None:
-        return analysis.recommendation.label
-    known = [i for i, r in enumerate(analysis.risk) if r == r]
-    return analysis.labels[min(known, key=lambda i: analysis.risk[i])] if known else None
-
-
 def seed_spread(
-    project: Project, dataset: Dataset, label: str, n_seeds: int = 5, control: TaskControl | None = None
+    plan: RunPlan,
+    dataset: Dataset,
+    row: ProfileResult,
+    n_seeds: int = SPREAD_SEEDS,
+    control: TaskControl | None = None,
 ) -> SeedSpread:
-    """The chosen risk of profile ``label`` at the chosen p recomputed with seeds seed … seed + n - 1."""
-    from privacy_studio.core.risk.settings import RiskSettings
-
+    """The chosen risk of profile ``row`` at the chosen p recomputed with seeds seed … seed + n - 1."""
     control = control or TaskControl()
-    choice = project.choice()
-    base = RiskSettings.from_dict(project.settings)
-    row = next(r for r in project.results if r.label == label)
-    cell = (row.spatial, row.temporal)
-    price = [row.price or "none"]
+    choice = plan.choice
     ps = {} if choice.risk_p is None else {"p_values": [choice.risk_p], "reference_p": choice.risk_p}
-    seeds = [base.seed + k for k in range(n_seeds)]
-    engine = project.engine_choice()
-    files = project.events_files() if engine.name != "numba" else None
+    seeds = [plan.settings.seed + k for k in range(n_seeds)]
     values: list[float | None] = []
     for k, seed in enumerate(seeds):
         settings = replace(
-            base, cells=[cell], price=price, seed=seed, sensitive=[], ordered=[], **ps
+            plan.settings,
+            cells=[(row.spatial, row.temporal)],
+            price=[row.price or "none"],
+            seed=seed,
+            sensitive=[],
+            ordered=[],
+            **ps,
         )  # the risk only
-        result = next(
-            iter(
-                engine.run_grid(dataset, settings, files, control=control.sub(k / n_seeds, (k + 1) / n_seeds))
-            )
-        )
+        step = control.sub(k / n_seeds, (k + 1) / n_seeds)
+        result = next(iter(plan.engine.run_grid(dataset, settings, plan.files, control=step)))
         entry = next((e for e in result.by_p if e.p == choice.risk_p), None)
         values.append(None if entry is None else entry.value(choice.risk_measure))
-    return SeedSpread(label, choice.risk_measure, choice.risk_p, seeds, values)
+    return SeedSpread(row.label, choice.risk_measure, choice.risk_p, seeds, values)
 
 
 def profile_sizes(dataset: Dataset, spatial: list[str]) -> ProfileSizes:

@@ -53,7 +53,15 @@ from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes, whole_trace_sizes
 from privacy_studio.core.measures.worstcase import targeted_sizes, worst_lower_bounds
 from privacy_studio.core.progress import TaskControl, as_control
-from privacy_studio.core.risk.catalogue import ATTRIBUTES, EM_KL, RAREST_FIRST, TRACES, needs, summarize
+from privacy_studio.core.risk.catalogue import (
+    ATTRIBUTES,
+    EM_KL,
+    RAREST_FIRST,
+    TRACES,
+    UNICITY,
+    needs,
+    summarize,
+)
 from privacy_studio.core.risk.results import PResult, ProfileResult, float_or_none, json_floats
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -431,10 +439,10 @@ def _evaluate_sampled(
         )
         by_p = [_presult(sets, len(users), n_excluded, want)]
     else:
-        if settings.short_traces == "exclude" and "unicity" in want:
+        if settings.short_traces == "exclude" and UNICITY in want:
             conservative = all_points_unicity(sizes, settings.p_values)
         by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
-        for row in by_p if settings.short_traces == "exclude" and "unicity" in want else []:
+        for row in by_p if settings.short_traces == "exclude" and UNICITY in want else []:
             row.unicity_all_points = float_or_none(conservative[row.p])
         ref_k = np.full(len(users), settings.reference_p - 1)
     control.check()
@@ -733,7 +741,7 @@ def _run_profile(
         if cheap:
             by_p = _exact_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
     if settings.short_traces == "exclude" and not isinstance(model, Explicit | MatchingModel):
-        add_file_populations(index, by_p, "unicity" in settings.measures)
+        add_file_populations(index, by_p, UNICITY in settings.measures)
     timings["estimate"] = time.perf_counter() - t0
     attributes = None
     if sensitive:

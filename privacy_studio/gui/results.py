@@ -20,15 +20,6 @@ def records_of(results: list[ProfileResult]) -> list[Record]:
     return [r.to_dict() for r in results]
 
 
-def replace_result(results: list[ProfileResult], new: ProfileResult) -> list[ProfileResult]:
-    """``results`` with ``new`` in place of the result of the same profile (appended if new)."""
-    key = (new.spatial, new.temporal, new.price or "none")
-    for i, old in enumerate(results):
-        if (old.spatial, old.temporal, old.price or "none") == key:
-            return [*results[:i], new, *results[i + 1 :]]
-    return [*results, new]
-
-
 def as_record(result: Any) -> Record:
     """The JSON record of a runner result (already a record if it is a dict)."""
     return dict(result) if isinstance(result, dict) else result.to_dict()

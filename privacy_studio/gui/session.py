@@ -11,10 +11,11 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from privacy_studio.core.project import DataSource, Project
+from privacy_studio.core.project_run import replace_result
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.risk.results import ProfileResult
-from privacy_studio.gui.results import Record, records_of, replace_result
+from privacy_studio.gui.results import Record, records_of
 
 
 class Session(QObject):

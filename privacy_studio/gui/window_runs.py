@@ -1,5 +1,6 @@
-"""The window's run orchestration hooks: Run asks what is missing, starts the grid in the task runner,
-adds each finished profile to the project, then measures information loss; Cancel stops at the next chunk."""
+"""The window's run hooks: Run asks what is missing and starts the project's run (``core.project_run``,
+the same as ``privacy-studio project run``) in the task runner; each finished profile is added to the
+project and shown at once, then the analyses the run derived are kept; Cancel stops at the next chunk."""
 
 from __future__ import annotations
 
@@ -8,28 +9,30 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QMessageBox
 
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, ProjectError
+from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import Record, as_record, profile_label, records_of
 from privacy_studio.gui.workers import Worker
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
     from privacy_studio.core.engines import EventFiles
-    from privacy_studio.core.engines.engine_choice import EngineChoice
-    from privacy_studio.core.risk.settings import RiskSettings
 
 
 #: What Run says when there is nothing to run on.
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 
 
-def _records(run_grid: Callable[..., Iterator[Any]], *args: Any, control: TaskControl) -> Iterator[Record]:
-    """The run's results as the window keeps them, converted in the worker (large results take a while)."""
-    for result in run_grid(*args, control=control):
-        yield as_record(result)
+def _run(plan: RunPlan, dataset: Any, control: TaskControl) -> Iterator[Record | RunStep]:
+    """The project's run, its results converted to the records the window keeps in the worker (large
+    results take a while to convert)."""
+    for step in run_steps(plan, dataset, control):
+        yield as_record(step) if isinstance(step, ProfileResult) else step
 
 
 class RunHooks:
@@ -81,7 +84,8 @@ class RunHooks:
 
     @Slot(dict)
     def start_run(self, settings: dict[str, Any]) -> Worker | None:
-        """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
+        """Start the project's run in the task runner; each finished profile is added to the project and
+        plotted at once, the analyses derived from them are kept as they come."""
         if self.session.dataset is None:
             self.error(NO_DATA)
             return None
@@ -105,16 +109,19 @@ class RunHooks:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.clear_results()  # and the analyses derived from them
         self.session.results_changed.emit([])
-        choice, files = self._engine_and_files()
-        worker = Worker(
-            _records, choice.run_grid, self.session.dataset, risk, files, name=f"risk grid ({choice.name})"
+        files = self._events_files()
+        plan = RunPlan.of_project(self.session.project, files)
+        name = plan.engine.name
+        worker = Worker(_run, plan, self.session.dataset, name=f"risk grid and analyses ({name})")
+        worker.signals.partial.connect(self._on_step)
+        worker.signals.finished.connect(
+            lambda steps: self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
         )
-        worker.signals.partial.connect(self._on_profile)
-        worker.signals.finished.connect(lambda items: self.log(f"Run finished: {len(items)} profiles"))
-        worker.signals.finished.connect(lambda _items: self.measure_information_loss(risk))
         worker.signals.cancelled.connect(
-            lambda items: self.log(
-                f"Run cancelled: the {len(items)} profiles finished before are kept", "warning"
+            lambda steps: self.log(
+                f"Run cancelled: the {sum(isinstance(s, dict) for s in steps)} profiles finished before are "
+                "kept",
+                "warning",
             )
         )
         worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
@@ -126,7 +133,7 @@ class RunHooks:
         self.log(
             f"Running {len(settings['cells'])} profiles, "
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
-            f"on the {choice.resolved(files)} engine"
+            f"on the {plan.engine.resolved(files)} engine"
         )
         self.runner.start(worker)
         return worker
@@ -160,36 +167,27 @@ class RunHooks:
             columns = []
         self.grid.attribute_box.set_file(source.path if source is not None else None, columns)
 
-    def measure_information_loss(self, risk: RiskSettings) -> Worker | None:
-        """After a run, compute every profile's information loss off the GUI thread; the Decide step
-        weighs it when no expert scored the profiles, and the project keeps it."""
-        from privacy_studio.core.project_run import computed_utility
-
-        if self.session.dataset is None:
+    def _events_files(self) -> EventFiles | None:
+        """For engines that read files themselves, the project's events files (None: the data in memory)."""
+        try:
+            return project_files(self.session.project)
+        except ProjectError:
+            self.log("The input files are not there: the engine works on the data in memory", "warning")
             return None
-        worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
-        worker.signals.finished.connect(self.tradeoff.set_computed_utility)
-        worker.signals.failed.connect(
-            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
-        )
-        self.runner.start(worker)
-        return worker
-
-    def _engine_and_files(self) -> tuple[EngineChoice, EventFiles | None]:
-        """The project's engine and, for engines that read files themselves, its events files."""
-        choice = self.session.project.engine_choice()
-        files = None
-        if choice.name != "numba":
-            try:
-                files = self.session.project.events_files()
-            except ProjectError:
-                self.log("The input files are not there: the engine works on the data in memory", "warning")
-        return choice, files
 
     @Slot(object)
-    def _on_profile(self, record: Record) -> None:
-        self.session.add_result(record)
-        self.log(f"Profile {profile_label(record)} done")
+    def _on_step(self, step: Record | RunStep) -> None:
+        """One step of the run, on the GUI thread: a finished profile is added and shown; the information
+        loss and profile sizes go to the Decide step, which keeps them; the seed spread is kept."""
+        if isinstance(step, dict):
+            self.session.add_result(step)
+            self.log(f"Profile {profile_label(step)} done")
+        elif isinstance(step, ComputedUtility):
+            self.tradeoff.set_computed_utility(step)
+        else:  # the profile sizes and seed spread (the decision is derived again on demand)
+            keep(self.session.project, step)
+            if isinstance(step, ProfileSizes) and step.unit_areas != self.tradeoff.unit_areas:
+                self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
 
     @Slot(object)
     def _run_done(self, _worker: Worker) -> None:

@@ -54,7 +54,17 @@ def test_duckdb_equals_numba_on_random_data(
     risk = cell_settings(
         cells,
         knowledge=knowledge,
-        measures=["unicity", "kdisc", "kanon", "worst", "em", "kl", "records_at_risk", "highest_risk"],
+        measures=[
+            "unicity",
+            "kdisc",
+            "kanon",
+            "worst",
+            "em",
+            "kl",
+            "records_at_risk",
+            "highest_risk",
+            "records_at_highest_risk",
+        ],
         samples=samples,
         draws=draws,
         seed=seed,

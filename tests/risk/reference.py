@@ -79,6 +79,14 @@ def highest_risk(risks: list[list[float]]) -> float:
     return max((r for rs in risks for r in rs), default=float("nan"))
 
 
+def records_at_highest_risk(risks: list[list[float]]) -> float:
+    """Mean over people of the share of their draws whose risk is the largest risk of any draw."""
+    if not risks:
+        return float("nan")
+    top = highest_risk(risks)
+    return sum(sum(r == top for r in rs) / len(rs) for rs in risks) / len(risks)
+
+
 def fingerprint_class_sizes(traces: list[set[int]]) -> list[int]:
     """Size of each user's class of identical traces."""
     keys = [frozenset(t) for t in traces]

@@ -1,4 +1,5 @@
-"""Records at risk and highest individual risk against slow references, sampled and exact, and by hand."""
+"""Records at risk, highest individual risk and records at the highest risk against slow references,
+sampled and exact, and by hand."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from privacy_studio.core.runner import results_by_p, run_grid
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets
 
-MEASURES = ["unicity", "k_disclosure", "records_at_risk", "highest_risk"]
+MEASURES = ["unicity", "k_disclosure", "records_at_risk", "highest_risk", "records_at_highest_risk"]
 
 
 @st.composite
@@ -47,6 +48,15 @@ def test_worked_example_by_hand():
     assert at_k2[2].records_at_risk == pytest.approx(1 / 3)
     nobody_alone = exact_run([{0, 1}, {0, 1}], 2, [1], k=2).by_p[0]
     assert nobody_alone.records_at_risk == 0.0 and nobody_alone.highest_risk == 0.5
+    assert nobody_alone.records_at_highest_risk == 1.0  # everyone shares the worst exposure (|E| = 2)
+
+
+def test_records_at_the_highest_risk_by_hand():
+    """u0 = u1 = {0, 1}, u2 = {0, 2}: at p = 1 only u2's subset {2} is alone (|E| = 1), one of u2's two
+    subsets, so (0 + 0 + 1/2) / 3 = 1/6; at p = 2, u2's one subset: 1/3."""
+    by_p = {r.p: r for r in exact_run([{0, 1}, {0, 1}, {0, 2}], 3, [1, 2], k=3).by_p}
+    assert by_p[1].records_at_highest_risk == pytest.approx(1 / 6)
+    assert by_p[2].records_at_highest_risk == pytest.approx(1 / 3)
 
 
 @settings(max_examples=30, deadline=None)
@@ -57,9 +67,12 @@ def test_exact_mode_matches_reference(data, p, k):
     risks = reference.individual_risks(sets, p)
     if not risks:
         assert row.records_at_risk is None and row.highest_risk is None
+        assert row.records_at_highest_risk is None
         return
     assert row.records_at_risk == pytest.approx(reference.records_at_risk(risks, k), abs=1e-12)
     assert row.highest_risk == pytest.approx(reference.highest_risk(risks), abs=1e-12)
+    expected = reference.records_at_highest_risk(risks)
+    assert row.records_at_highest_risk == pytest.approx(expected, abs=1e-12)
     # unicity is records at risk for k = 2, and the highest risk bounds the average risk
     assert exact_run(sets, d, [p], 2).by_p[0].records_at_risk == pytest.approx(row.unicity, abs=1e-12)
     assert row.k_disclosure <= row.highest_risk + 1e-12
@@ -94,9 +107,12 @@ def test_sampled_summaries_match_reference(sizes, k):
         drawn = [int(x) for s in range(n_s) if sizes[s, 0, row.p - 1] > 0 for x in sizes[s, :, row.p - 1]]
         if not drawn:
             assert row.records_at_risk is None and row.highest_risk is None
+            assert row.records_at_highest_risk is None
             continue
         assert row.records_at_risk == pytest.approx(sum(x < k for x in drawn) / len(drawn), abs=1e-12)
         assert row.highest_risk == pytest.approx(max(1 / x for x in drawn), abs=1e-12)
+        at_top = sum(x == min(drawn) for x in drawn) / len(drawn)
+        assert row.records_at_highest_risk == pytest.approx(at_top, abs=1e-12)
         assert row.n_draws == len(drawn)
 
 

@@ -1,6 +1,9 @@
 """Individual re-identification risk 1/|E_u| as ARX's risk summary reports it, beside k-disclosure (its
 average): the share of records at risk and the highest individual risk.
 
+Records at the highest risk are the share of draws whose set is that smallest one: how many share the
+worst exposure (ARX's "records affected by the highest risk").
+
 A person's risk under p known points is 1/|E_u|, the chance of picking their record among the people the
 points fit. Records at risk are the draws whose anonymity set is smaller than a chosen k (risk above 1/k);
 the highest risk is the largest 1/|E_u| over the draws looked at (sampled people, or every p-subset in
@@ -30,3 +33,13 @@ def highest_risk(sets: SetsAtP) -> dict[str, object]:
         return {"highest_risk": float("nan")}
     smallest = int(np.flatnonzero(weights[1:] > 0)[0]) + 1
     return {"highest_risk": 1.0 / smallest}
+
+
+def records_at_highest_risk(sets: SetsAtP) -> dict[str, object]:
+    """Share of draws at the highest individual risk (the smallest anonymity set seen), ARX's "records
+    affected by the highest risk"; in exact mode each person's share of their p-subsets, averaged."""
+    weights = sets.class_weights
+    if weights is None or not sets.n_draws:
+        return {"records_at_highest_risk": float("nan")}
+    smallest = int(np.flatnonzero(weights[1:] > 0)[0]) + 1
+    return {"records_at_highest_risk": float(weights[smallest] / weights.sum())}

@@ -38,18 +38,18 @@ class SetsAtP:
         return self.n_people if self.exact else int(self.sizes.size)
 
 
-def unicity_summary(sets: SetsAtP) -> dict[str, object]:
+def unicity(sets: SetsAtP) -> tuple[float, tuple[float, float] | None]:
     """Unicity ε_p (share of draws with |E| = 1) and its 95 % interval (Wilson; a point when exact)."""
     if not sets.n_draws:
-        return {"unicity": float("nan"), "unicity_ci": None}
+        return float("nan"), None
     if sets.exact:
         uni = float(np.mean(sets.unique_rate))
-        return {"unicity": uni, "unicity_ci": (uni, uni)}
+        return uni, (uni, uni)
     from privacy_studio.core.measures.wilson import wilson_interval  # scipy: only once there are results
 
     unique = int((sets.sizes == 1).sum())
     lo, hi = wilson_interval(unique, sets.n_draws)
-    return {"unicity": unique / sets.n_draws, "unicity_ci": (float(lo), float(hi))}
+    return unique / sets.n_draws, (float(lo), float(hi))
 
 
 def k_disclosure(sets: SetsAtP) -> dict[str, object]:

@@ -12,7 +12,7 @@ from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.options import ReleaseError
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, UNICITY
 from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, check_profiles
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from privacy_studio.core.project import Project
 
 #: Catalogue measures whose results the release criteria read (the risk measure's own is added to them).
-CRITERIA_MEASURES = ("unicity", "k_anonymity", "worst_case")
+CRITERIA_MEASURES = (UNICITY, "k_anonymity", "worst_case")
 
 
 @dataclass(frozen=True)

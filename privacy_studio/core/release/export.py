@@ -31,6 +31,7 @@ from privacy_studio.core.release.pseudonyms import draw_pseudonyms
 from privacy_studio.core.release.suppression import Removal, suppress
 from privacy_studio.core.release.table import ReleaseRows, release_table
 from privacy_studio.core.release.written import as_text, read_as_text, row_events, write_table
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff.criteria import CriterionCheck
 
@@ -137,7 +138,7 @@ def prepare_release(
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
     # Before and after each step: the rows that would be written then (input ids: never written, and
     # only unicity and class sizes are kept for these).
-    figures_only = replace(settings, measures=("unicity",), sensitive=())
+    figures_only = replace(settings, measures=(UNICITY,), sensitive=())
     stages = [traces, *suppressed.after_step]
     share = 0.6 / len(stages)
     staged = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import grid_table
@@ -18,7 +19,7 @@ from privacy_studio.core.tradeoff.grid import grid_table
 class Policy:
     """What a release is judged by: the project's risk measure, its p and its release criteria."""
 
-    measure: str = "unicity"
+    measure: str = UNICITY
     p: int | None = 4
     criteria: ReleaseCriteria = field(default_factory=ReleaseCriteria)
 

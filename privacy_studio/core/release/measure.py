@@ -18,6 +18,7 @@ from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.measures.attributes import Sensitive, read_attributes, sensitive_attributes
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
@@ -31,7 +32,7 @@ class MeasureSettings:
     p: int = 4
     samples: int = 10000
     seed: int = 0
-    measures: tuple[str, ...] = ("unicity",)
+    measures: tuple[str, ...] = (UNICITY,)
     attributes: str | None = None  # the user-attributes file, when a release criterion limits disclosure
     sensitive: tuple[str, ...] = ()  # its sensitive columns (none: attribute disclosure not measured)
     ordered: tuple[str, ...] = ()
@@ -100,7 +101,7 @@ def measure(
         temporal=[profile.temporal.label],
         price=[price_label(profile.price)],
         p_values=[settings.p],
-        measures=list(dict.fromkeys(["unicity", *settings.measures])),
+        measures=list(dict.fromkeys([UNICITY, *settings.measures])),
         samples=settings.samples,
         seed=settings.seed,
         reference_p=settings.p,

@@ -9,6 +9,7 @@ from privacy_studio.core.naming import price_name, profile_name
 from privacy_studio.core.numbers import share
 from privacy_studio.core.report.content import Paragraph, Section, Table
 from privacy_studio.core.report.inputs import ReportInputs
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.tradeoff.amount import SOURCE_RELATIVE_RISE, amount_effects
 
 TITLE = "What the amount adds"
@@ -19,8 +20,8 @@ def amount_section(inp: ReportInputs) -> Section | None:
     grid = inp.grid
     if grid is None or all(price == "none" for price in grid.price):
         return None
-    effects = amount_effects(grid, "unicity", inp.p)  # the source's figure is about unicity
-    what = "unicity" if inp.p is None else f"unicity at p = {inp.p}"
+    effects = amount_effects(grid, UNICITY, inp.p)  # the source's figure is about unicity
+    what = UNICITY if inp.p is None else f"unicity at p = {inp.p}"
     if not effects:
         return Section(
             TITLE,

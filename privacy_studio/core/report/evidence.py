@@ -8,6 +8,7 @@ import math
 from privacy_studio.core.numbers import count, interval, lower_bound, share
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, Population
 
 
@@ -64,14 +65,14 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
                 f"people some choice of {p} points pins down; {kind}; {coverage(inp, i, p).sentence()}",
             )
         )
-    known = [q for q, e in grid.by_p[i].items() if q is not None and e.get("unicity") is not None]
+    known = [q for q, e in grid.by_p[i].items() if q is not None and e.get(UNICITY) is not None]
     top = max(known, default=None)
     if top is not None and p is not None and top > p:
         high = grid.by_p[i][top]
         out.append(
             KeyFigure(
                 f"Unicity at p = {top}",
-                share(high["unicity"]),
+                share(high[UNICITY]),
                 f"{'exact' if high.get('method') == 'exact' else interval(high.get('unicity_ci'))} if the "
                 f"outsider knows {top} points; "
                 f"{coverage(inp, i, top).sentence()}".lstrip(),

@@ -37,6 +37,7 @@ from privacy_studio.core.report.inputs import (
     measure_cells,
     measure_columns,
 )
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff import ordinal_equivalence
 from privacy_studio.core.tradeoff.extrapolation import extrapolate
@@ -179,7 +180,7 @@ def curves_section(inp: ReportInputs) -> Section:
     series = []
     for i, label in enumerate(grid.labels):
         entries = sorted(
-            (p, e) for p, e in grid.by_p[i].items() if p is not None and e.get("unicity") is not None
+            (p, e) for p, e in grid.by_p[i].items() if p is not None and e.get(UNICITY) is not None
         )
         if not entries:
             continue
@@ -188,7 +189,7 @@ def curves_section(inp: ReportInputs) -> Section:
             Series(
                 label_words(label),
                 [float(p) for p, _ in entries],
-                [float(e["unicity"]) for _, e in entries],
+                [float(e[UNICITY]) for _, e in entries],
                 lo=[_float(c[0]) for c in cis],
                 hi=[_float(c[1]) for c in cis],
             )
@@ -198,7 +199,7 @@ def curves_section(inp: ReportInputs) -> Section:
     figure = PlotFigure(
         "Figure 2. Unicity against the number p of known points, one curve per profile, with 95% bands.",
         "p (points known to the outsider)",
-        "unicity",
+        UNICITY,
         series,
         percent_y=True,
     )

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from privacy_studio.core.measures.individual import highest_risk, records_at_risk
+from privacy_studio.core.measures.individual import highest_risk, records_at_highest_risk, records_at_risk
 from privacy_studio.core.measures.setsizes import (
     SetsAtP,
     disclosure_summary,
     k_disclosure,
-    unicity_summary,
+    unicity,
     worst_case_summary,
 )
 from privacy_studio.core.numbers import number, share
@@ -70,16 +70,26 @@ def _share(name: str, label: str, short: str, interval: str | None = None) -> Fi
     return Field(name, label, short, SHARE, True, interval)
 
 
+#: The headline measure's name, which is also its field's: every other module spells it through this.
+UNICITY = "unicity"
+
+
+def _unicity_summary(sets: SetsAtP) -> dict[str, object]:
+    """Unicity and its 95 % interval under the keys of its field."""
+    value, interval = unicity(sets)
+    return {UNICITY: value, f"{UNICITY}_ci": interval}
+
+
 CATALOGUE: tuple[Measure, ...] = (
     Measure(
-        "unicity",
+        UNICITY,
         "Unicity ε_p",
         SHARE,
         True,
         True,
         frozenset({SIZES}),
-        (_share("unicity", "unicity", "unicity", "unicity_ci"),),
-        unicity_summary,
+        (_share(UNICITY, "unicity", "unicity", f"{UNICITY}_ci"),),
+        _unicity_summary,
     ),
     Measure(
         "k_disclosure",
@@ -111,6 +121,16 @@ CATALOGUE: tuple[Measure, ...] = (
         frozenset({SIZES}),
         (_share("highest_risk", "highest individual risk", "highest risk"),),
         highest_risk,
+    ),
+    Measure(
+        "records_at_highest_risk",
+        "Records at the highest risk",
+        SHARE,
+        True,
+        False,
+        frozenset({SIZES}),
+        (_share("records_at_highest_risk", "records at the highest risk", "at highest risk"),),
+        records_at_highest_risk,
     ),
     Measure(
         "k_anonymity",

@@ -86,6 +86,7 @@ class PResult:
     k_disclosure: float | None = None
     records_at_risk: float | None = None  # share of draws with |E| < records_at_risk_k
     highest_risk: float | None = None  # largest 1/|E| over the draws
+    records_at_highest_risk: float | None = None  # share of draws whose 1/|E| is the highest risk
     em: float | None = None
     kl: float | None = None
     n_sampled: int = 0

@@ -14,7 +14,7 @@ from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, UNICITY, format_value
 from privacy_studio.core.tradeoff.criteria import CriterionCheck, ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, GridTable, Population
 from privacy_studio.core.tradeoff.ordinal import OrdinalTable, ordinal_equivalence
@@ -185,7 +185,7 @@ def analyse(
     grid: GridTable,
     utility: np.ndarray,
     *,
-    measure: str = "unicity",
+    measure: str = UNICITY,
     p: int | None = 4,
     utility_name: str = "utility",
     ceiling: float = 0.05,

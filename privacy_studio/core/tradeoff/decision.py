@@ -95,7 +95,11 @@ def decide(inputs: DecisionInputs, overrides: Overrides | None = None) -> Tradeo
         unit_areas=areas,
         period_seconds=period,
     )
-    spread = inputs.spread
+    return with_spread(analysis, inputs.spread)
+
+
+def with_spread(analysis: TradeoffAnalysis, spread: SeedSpread | None) -> TradeoffAnalysis:
+    """``analysis`` carrying ``spread`` when the spread is about its measure and p (else unchanged)."""
     same = spread is not None and (spread.measure, spread.p) == (analysis.measure, analysis.p)
     return replace(analysis, seed_spread=spread) if same else analysis
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from privacy_studio.core.numbers import interval, number, share
 from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.core.tradeoff.powerlaw import line_fit
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class TrendFit:
             return np.clip(np.exp(self.a + self.b * x), 0.0, 1.0)
         return np.clip(self.a + self.b * x, 0.0, 1.0)
 
-    def describe(self, population: int, measure: str = "unicity") -> str:
+    def describe(self, population: int, measure: str = UNICITY) -> str:
         """One sentence with the extrapolated value, labelled as an extrapolation."""
         value = float(self.predict(population))
         return (
@@ -126,7 +127,7 @@ class Extrapolation:
         """Whether the population lies more than :data:`FAR_FACTOR` times beyond what was measured."""
         return self.population > FAR_FACTOR * self.measured_max
 
-    def describe(self, measure: str = "unicity") -> str:
+    def describe(self, measure: str = UNICITY) -> str:
         """The extrapolation with its interval, labelled as such, and flagged when far beyond the data."""
         text = (
             f"{self.fit.describe(self.population, measure)} Bootstrap 95 % interval over the subsamples: "
@@ -165,7 +166,7 @@ def extrapolate(
 def runner_estimator(
     data: Dataset | EventTable,
     settings: RiskSettings,
-    measure: str = "unicity",
+    measure: str = UNICITY,
     p: int | None = 4,
     hierarchy: Hierarchy | None = None,
 ) -> Callable[[np.ndarray], float]:

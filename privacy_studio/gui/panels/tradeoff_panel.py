@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, TradeoffChoice
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, UNICITY
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA, REASONS_KEY
@@ -212,7 +212,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
     def set_choices(self, choices: dict) -> None:
         """Restore the project's trade-off choices (risk_measure, risk_p, utility, ceiling)."""
         self._filling = True
-        measure = str(choices.get("risk_measure") or "unicity")
+        measure = str(choices.get("risk_measure") or UNICITY)
         self.measure.setCurrentIndex(max(0, self.measure.findData(measure)))
         self.ceiling.setValue(100.0 * float(choices.get("ceiling", 0.05)))
         for key, box in self.criteria_boxes.items():

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from privacy_studio.core.generalize import finest_first
 from privacy_studio.core.naming import price_short, readable, spatial_short, temporal_short
 from privacy_studio.core.numbers import share
-from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.catalogue import RISK_FIELDS, UNICITY
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
 from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, grid_table
 from privacy_studio.gui.plots.base import PlotTab
@@ -41,7 +41,7 @@ class _Panel:
 class UnicityHeatmap(PlotTab):
     title = "Unicity heat-map"
     tab_title = "Heat-map"
-    measure_key = "unicity"
+    measure_key = UNICITY
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -105,7 +105,7 @@ class UnicityHeatmap(PlotTab):
         """Profile label -> whether it meets every release criterion (empty without criteria)."""
         if not self.criteria or not self.records:
             return {}
-        measure, p = self.criteria.get("risk_measure") or "unicity", self.criteria.get("risk_p")
+        measure, p = self.criteria.get("risk_measure") or UNICITY, self.criteria.get("risk_p")
         try:
             grid = grid_table(self.records)
             checks = check_profiles(grid, ReleaseCriteria.from_choices(self.criteria), measure, p, measure)
@@ -139,8 +139,8 @@ class UnicityHeatmap(PlotTab):
         p = self.p_box.value()
         for rec in self.records:
             entry = by_p(rec, p)
-            if _price(rec) == price and entry is not None and entry.get("unicity") is not None:
-                values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry["unicity"]
+            if _price(rec) == price and entry is not None and entry.get(UNICITY) is not None:
+                values[spatial.index(rec["spatial"]), temporal.index(rec["temporal"])] = entry[UNICITY]
         return spatial, temporal, values
 
     def left_out_notes(self) -> dict[tuple[str, str, str], str]:
@@ -238,7 +238,7 @@ class UnicityHeatmap(PlotTab):
                 for j, t in enumerate(temporal)
                 if not math.isnan(values[i, j])
             ]
-        return ["spatial", "temporal", "price", "p", "unicity"], rows
+        return ["spatial", "temporal", "price", "p", UNICITY], rows
 
 
 def _price(rec: dict) -> str:

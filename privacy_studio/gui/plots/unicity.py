@@ -6,6 +6,7 @@ from typing import Any
 
 import pyqtgraph as pg
 
+from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.gui.plots.base import PercentAxis, PlotTab, profile_colour, profile_dash, profile_symbol
 from privacy_studio.gui.results import Record, p_values, profile_label, profile_title, series
 
@@ -36,7 +37,7 @@ class _Curve:
 class UnicityPlot(PlotTab):
     title = "Unicity vs p"
     tab_title = "Unicity"
-    measure_key = "unicity"
+    measure_key = UNICITY
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -67,7 +68,7 @@ class UnicityPlot(PlotTab):
 
     @staticmethod
     def _points(rec: Record) -> tuple[list[float], list[float], list[float], list[float]]:
-        ps, values = series(rec, "unicity")
+        ps, values = series(rec, UNICITY)
         by = {float(e["p"]): e for e in rec.get("by_p") or [] if e.get("p") is not None}
         lows, highs = [], []
         for p, v in zip(ps, values, strict=True):
@@ -81,4 +82,4 @@ class UnicityPlot(PlotTab):
         for rec in self.records:
             for p, v, lo, hi in zip(*self._points(rec), strict=True):
                 rows.append([profile_label(rec), int(p), v, lo, hi])
-        return ["profile", "p", "unicity", "ci_low", "ci_high"], rows
+        return ["profile", "p", UNICITY, "ci_low", "ci_high"], rows
