@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 #: Where the installer build leaves the compiled kernels inside the frozen program's folder.
@@ -41,8 +43,6 @@ def configure_numba_cache() -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:
-        import tempfile
-
         path = Path(tempfile.gettempdir()) / "privacy-studio-numba"
         path.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(path)
@@ -69,7 +69,6 @@ def seed_from_bundle(bundled: Path, cache: Path) -> bool:
     marker = cache / f"shipped-{stamp.read_text(encoding='utf-8').strip()}"
     if marker.exists():
         return False
-    import shutil
 
     for source in bundled.rglob("*"):
         if source.is_file() and source != stamp:

@@ -16,7 +16,9 @@ import sys
 import threading
 
 from privacy_studio import __version__
+from privacy_studio.cli._output import check_files
 from privacy_studio.core.atomic import WriteError
+from privacy_studio.versions import version_text
 
 
 class UserError(Exception):
@@ -147,8 +149,6 @@ def _run(argv: list[str] | None) -> int:
         return open_studio(argv)  # ``privacy-studio PROJECT.psproj`` opens the window on that file
     args, rest = parser.parse_known_args(argv)
     if args.version:
-        from privacy_studio.versions import version_text
-
         print(version_text())
         return 0
     if args.command is None:
@@ -165,7 +165,6 @@ def _run(argv: list[str] | None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         check_seed(args)
-        from privacy_studio.cli._output import check_files
 
         check_files(args, UserError)
         return int(args.func(args) or 0)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
+from privacy_studio.core.progress import Cancelled, TaskControl
 
 if TYPE_CHECKING:
     from privacy_studio.core.aggregate import AggregateManifest
@@ -66,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.aggregate.export import check_aggregate_targets, grid_profiles
     from privacy_studio.core.analyses import AnalysisError, ReleaseHistory, record_release
     from privacy_studio.core.io import ReaderError
-    from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError
 

@@ -7,7 +7,10 @@ import json
 import sys
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._output import write_output
+from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+from privacy_studio.core.progress import Cancelled, TaskControl
 
 
 def _int_list(text: str) -> list[int]:
@@ -20,7 +23,6 @@ def _int_list(text: str) -> list[int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.io import ReaderError, load_dataset
     from privacy_studio.core.measures.anonymizability import (
         AggregationLevel,
@@ -29,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
         aggregation_study,
         anonymizability,
     )
-    from privacy_studio.core.progress import Cancelled, TaskControl
 
     bar = ProgressBar(enabled=not args.quiet)
     control = TaskControl(bar)
@@ -58,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
     payload["seed"] = args.seed
     payload["aggregation"] = [{"level": r.level, "results": r.to_dict()["results"]} for r in studied]
     _print_table([raw, *studied], sys.stderr if args.json == "-" else sys.stdout)
-    from privacy_studio.cli._output import write_output
 
     write_output(args.json, json.dumps(payload, allow_nan=False))
     return 0

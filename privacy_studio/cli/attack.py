@@ -7,7 +7,18 @@ import json
 from typing import Any
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._output import write_output
+from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli.mask import column_names
+from privacy_studio.core.atomic import atomic_write
+from privacy_studio.core.choices import (
+    DEFAULT_EPSILONS,
+    DEFAULT_SIZES,
+    DEFAULT_TOP_K,
+    LINKAGE_DISTANCES,
+    PROFILING_DISTANCES,
+)
+from privacy_studio.core.progress import TaskControl
 
 SIDES = (("identified", "the identified dataset (attacker's side)"), ("anonymous", "the anonymous dataset"))
 
@@ -49,9 +60,7 @@ def _request(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.measures.attacks.requests import describe, run_attack
-    from privacy_studio.core.progress import TaskControl
 
     bar = ProgressBar(enabled=not args.quiet)
     control = TaskControl(bar)
@@ -72,13 +81,11 @@ def _write(result: dict, path: str | None) -> None:
     if path is None:
         print(text)
         return
-    from privacy_studio.cli._output import write_output
 
     write_output(path, text)
 
 
 def run_features(args: argparse.Namespace) -> int:
-    from privacy_studio.core.atomic import atomic_write
     from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
     from privacy_studio.core.measures.attacks.features import user_features
 
@@ -127,13 +134,6 @@ def _two_tables(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from privacy_studio.core.choices import (
-        DEFAULT_EPSILONS,
-        DEFAULT_SIZES,
-        DEFAULT_TOP_K,
-        LINKAGE_DISTANCES,
-        PROFILING_DISTANCES,
-    )
     from privacy_studio.core.io import FORMATS
 
     top = sub.add_parser(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._progress import ProgressBar
+from privacy_studio.core.progress import TaskControl
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``privacy-studio generate`` with parsed arguments; returns the exit code."""
-    from privacy_studio.cli._progress import ProgressBar
-    from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.sample import generate_city
 
     bar = ProgressBar(enabled=not args.quiet)

@@ -6,12 +6,13 @@ import argparse
 import json
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._output import write_output
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
+from privacy_studio.core.progress import Cancelled
 
 
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.io import ReaderError, load_dataset
-    from privacy_studio.core.progress import Cancelled
 
     try:
         options = reader_options_from_args(args)
@@ -35,7 +36,6 @@ def run(args: argparse.Namespace) -> int:
             "sources": [vars(s) for s in dataset.sources],
             "options": dataset.options.to_dict(),
         }
-        from privacy_studio.cli._output import write_output
 
         write_output(args.json, json.dumps(payload, indent=2))
     return 0

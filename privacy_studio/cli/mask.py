@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.atomic import atomic_write
+from privacy_studio.core.choices import MASKING_METHODS
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,7 +22,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     out = frame.copy()
     out[cols] = masked
-    from privacy_studio.core.atomic import atomic_write
 
     with atomic_write(args.out) as fh:
         out.to_csv(fh, index=False)
@@ -41,7 +42,6 @@ def column_names(values: list[str] | None) -> list[str] | None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from privacy_studio.core.choices import MASKING_METHODS
 
     p = sub.add_parser(
         "mask",

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
 from privacy_studio.cli.risk import (
     PRICE_HELP,
@@ -15,6 +16,7 @@ from privacy_studio.cli.risk import (
     parse_p_values,
     split_list,
 )
+from privacy_studio.core.progress import Cancelled, TaskControl
 
 
 def new(args: argparse.Namespace) -> int:
@@ -92,9 +94,7 @@ def search_project(project, dataset=None, control=None, required: bool = True) -
     """Run the protection search on the project's data and keep it in the project (not saved); 130 when
     cancelled, the project then unchanged. A search that cannot be derived (no utility, no such p) is an
     error when ``required``, else a note."""
-    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.io import ReaderError
-    from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import ProjectError
     from privacy_studio.core.release.options import ReleaseError
     from privacy_studio.core.release.search import search
@@ -124,9 +124,7 @@ def search_project(project, dataset=None, control=None, required: bool = True) -
 def analyse_project(project, search: bool = False) -> int:
     """Load the project's data and run its analysis with a progress bar (then, with ``search``, the
     protection search); 130 when cancelled, the project then unchanged."""
-    from privacy_studio.cli._progress import ProgressBar
     from privacy_studio.core.io import ReaderError
-    from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import ProjectError
     from privacy_studio.core.project_run import run_analysis
 

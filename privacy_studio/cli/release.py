@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
 from privacy_studio.cli._progress import ProgressBar
+from privacy_studio.core.progress import Cancelled, TaskControl
 
 if TYPE_CHECKING:
     from privacy_studio.core.project import Project
@@ -156,7 +157,6 @@ def _suggested(project: Project) -> str:
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.analyses import ReleaseHistory, record_release
     from privacy_studio.core.io import ReaderError
-    from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError, prepare_release, write_release
     from privacy_studio.core.release.defaults import measure_settings, policy

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
-from privacy_studio.core.report_details import DECISIONS
+from privacy_studio.cli._progress import ProgressBar
+from privacy_studio.core.atomic import WriteError, write_text
+from privacy_studio.core.progress import Cancelled, TaskControl
+from privacy_studio.core.report_details import DECISIONS, ReportDetails
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -75,10 +80,8 @@ DETAIL_FLAGS = {
 
 def apply_details(project: Project, args: argparse.Namespace) -> bool:
     """Put the decision-record texts given on the command line into the project; True if any was given."""
-    from dataclasses import replace
 
     from privacy_studio.core.report.record import sign_details
-    from privacy_studio.core.report_details import ReportDetails
 
     given = {
         field: getattr(args, flag.replace("-", "_"))
@@ -94,8 +97,6 @@ def apply_details(project: Project, args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.cli._progress import ProgressBar
-    from privacy_studio.core.progress import Cancelled, TaskControl
     from privacy_studio.core.project import Project, ProjectError
 
     pdf = Path(args.pdf)
@@ -127,8 +128,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.text:
-        from privacy_studio.core.atomic import WriteError, write_text
-
         try:
             write_text(args.text, content().text())
         except WriteError as exc:
@@ -161,7 +160,6 @@ def _compute(
 ) -> tuple[bool, Callable[[], ReportContent]]:
     """Run what the report needs and the project lacks; True if the project changed, and the report's
     content (built once, when first asked, on the one decision of this command)."""
-    from functools import cache
 
     from privacy_studio.core.project import jsonable
     from privacy_studio.core.project_run import run_analysis
@@ -189,7 +187,6 @@ def _compute(
 def extrapolate(inp: ReportInputs, population: int, control: TaskControl) -> PopulationExtrapolation:
     """The chosen risk measure (as the window extrapolates it) of the recommended (else first) profile on
     10 % … 100 % user subsets, for the report's fit."""
-    from dataclasses import replace
 
     from privacy_studio.core.analyses import PopulationExtrapolation
     from privacy_studio.core.risk.catalogue import canonical

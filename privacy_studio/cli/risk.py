@@ -8,9 +8,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+from privacy_studio.cli._output import write_output
 from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
 from privacy_studio.core.numbers import DASH, count, interval, lower_bound, share
+from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, WORST_FIELDS, Field, format_value
 
 if TYPE_CHECKING:
@@ -121,7 +123,6 @@ def print_attributes(profiles: list[ProfileResult], out=None) -> None:
 
 def write_json(path: str, payload: dict) -> None:
     """Write atomically so a reader never sees half a file."""
-    from privacy_studio.cli._output import write_output
 
     write_output(path, json.dumps(payload, indent=1, allow_nan=False))
 
@@ -262,7 +263,6 @@ def settings_of(args: argparse.Namespace) -> RiskSettings:
 def run(args: argparse.Namespace) -> int:
     from privacy_studio.core.engines import EventFiles, resolve_engine
     from privacy_studio.core.io import ReaderError, load_dataset
-    from privacy_studio.core.progress import Cancelled, TaskControl
 
     settings = settings_of(args)
     bar = ProgressBar()

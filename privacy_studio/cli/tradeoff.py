@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from privacy_studio.cli import UserError
+from privacy_studio.core.atomic import write_text
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, format_value
+from privacy_studio.core.user_keys import project_salt
 
 if TYPE_CHECKING:
     from privacy_studio.core.project import Project
@@ -76,7 +78,6 @@ def read_scores(path: Path) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.core.atomic import write_text
     from privacy_studio.core.release.search import is_current
     from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, ReleaseCriteria
     from privacy_studio.core.tradeoff.decision import Overrides, decide
@@ -197,7 +198,6 @@ def groups(args: argparse.Namespace, labels: list[str], results: list, recommend
     salt = None
     if Path(args.input).suffix == ".psproj":  # a project names its users by salted keys
         from privacy_studio.core.project import Project
-        from privacy_studio.core.user_keys import project_salt
 
         salt = project_salt(Project.load(args.input).analyses)
     report = risk_by_group_of(results[labels.index(label)], read_attributes(args.attributes), salt)

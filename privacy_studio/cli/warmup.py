@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from privacy_studio.cli._progress import ProgressBar
+from privacy_studio.core.progress import TaskControl
+
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.cli._progress import ProgressBar
-    from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.warmup import warm_up
 
     bar = ProgressBar(enabled=not args.quiet)

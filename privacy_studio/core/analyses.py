@@ -8,6 +8,7 @@ The window, the command line and the report read and write them only through :fu
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
@@ -335,7 +336,6 @@ class UnknownRelease:
 
 def release_kind(kind: str) -> type | None:
     """The record class of a release kind, None when unknown."""
-    import importlib
 
     where = RELEASE_KINDS.get(kind)
     return None if where is None else getattr(importlib.import_module(where[0]), where[1])

@@ -197,20 +197,8 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
         picked[need] = frame[found].astype(str).str.strip()
     if len(frame) == 0:
         raise ValueError(f"the knowledge file {path} lists no known events")
-    user_code = {u: i for i, u in enumerate(events.user_ids.tolist())}
-    loc_code = {x: i for i, x in enumerate(events.location_ids.tolist())}
-    unknown_users = sorted(set(picked["user"]) - set(user_code))
-    if unknown_users:
-        raise ValueError(
-            f"the knowledge file {path} names {len(unknown_users)} user(s) not in the data, e.g. "
-            + ", ".join(unknown_users[:5])
-        )
-    unknown_locs = sorted(set(picked["location"]) - set(loc_code))
-    if unknown_locs:
-        raise ValueError(
-            f"the knowledge file {path} names {len(unknown_locs)} location(s) not in the data, e.g. "
-            + ", ".join(unknown_locs[:5])
-        )
+    user_code = _codes(events.user_ids, picked["user"], path, "user(s)")
+    loc_code = _codes(events.location_ids, picked["location"], path, "location(s)")
     seconds = _known_times(picked["time"], path, events.tz)
     user = np.fromiter((user_code[u] for u in picked["user"]), dtype=np.int32, count=len(frame))
     location = np.fromiter((loc_code[x] for x in picked["location"]), dtype=np.int32, count=len(frame))
@@ -235,6 +223,18 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
         locations=events.locations,
         **xy,
     )
+
+
+def _codes(ids: np.ndarray, named: object, path: str, what: str) -> dict[str, int]:
+    """The code of every id of the data; ValueError when the knowledge file names ids it does not have."""
+    code = {x: i for i, x in enumerate(ids.tolist())}
+    unknown = sorted(set(named) - set(code))  # type: ignore[call-overload]
+    if unknown:
+        raise ValueError(
+            f"the knowledge file {path} names {len(unknown)} {what} not in the data, e.g. "
+            + ", ".join(unknown[:5])
+        )
+    return code
 
 
 def _known_times(texts: object, path: str, tz: str) -> np.ndarray:

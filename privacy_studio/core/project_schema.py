@@ -11,6 +11,7 @@ from typing import Any
 
 from privacy_studio import __version__
 from privacy_studio.core import json_parts
+from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.risk.catalogue import DEFAULT_RISK
 from privacy_studio.core.risk.results import ProfileResult, results_of
 from privacy_studio.core.saved_figures import check_saved_result
@@ -247,7 +248,6 @@ def _validate_sections(d: dict[str, Any], origin: str) -> None:
     """The risk settings, trade-off choices and saved analyses, each through its typed reader; analyses
     written in an older form are brought to the current one in ``d``."""
     from privacy_studio.core.analyses import TradeoffChoice, validate_analyses
-    from privacy_studio.core.report_details import ReportDetails
     from privacy_studio.core.risk.settings import RiskSettings
 
     try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from privacy_studio.core.choices import MASKING_METHODS
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.io import Dataset, ReaderOptions, load_dataset
 from privacy_studio.core.progress import TaskControl, as_control
@@ -149,7 +150,6 @@ def _attacks(data: TinyData) -> object:
 
 
 def _masking(data: TinyData) -> object:
-    from privacy_studio.core.choices import MASKING_METHODS
     from privacy_studio.core.masking import mask
 
     table = np.random.default_rng(0).normal(size=(40, 3))

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 
 from privacy_studio import __version__
 from privacy_studio.gui.steps import STEPS
+from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
     pass
@@ -108,7 +109,6 @@ class MenuBar:
         self.help_dock.raise_()
 
     def about_text(self) -> str:
-        from privacy_studio.versions import library_versions
 
         rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in library_versions().items())
         return (

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from privacy_studio.core.atomic import WriteError, atomic_write
-from privacy_studio.core.generalize import generalize
+from privacy_studio.core.generalize import Traces, generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
 from privacy_studio.core.release.judge import Policy, describe_failures, failing, judge
@@ -109,6 +109,47 @@ def _measure_rows(
     return measure_written(as_text(rows.table), tz, options.temporal, settings, control, owners)
 
 
+def _staged_figures(
+    dataset: Dataset,
+    options: ReleaseOptions,
+    settings: MeasureSettings,
+    stages: list[Traces],
+    control: TaskControl,
+) -> list[ReleaseFigures]:
+    """Before and after each suppression step: the figures of the rows that would be written then (with
+    the input ids, never written; only unicity and class sizes are kept for these)."""
+    events, hierarchy = dataset.events, dataset.hierarchy
+    figures_only = replace(settings, measures=(UNICITY,), sensitive=())
+    share = 1.0 / len(stages)
+    return [
+        _measure_rows(
+            release_table(events, hierarchy, stage, options, events.user_ids),
+            events.tz,
+            options,
+            figures_only,
+            control.sub(share * i, share * (i + 1), "before" if i == 0 else "after suppression"),
+        )[0]
+        for i, stage in enumerate(stages)
+    ]
+
+
+def _linkage(
+    dataset: Dataset, options: ReleaseOptions, earlier: list[ReleaseManifest], control: TaskControl
+) -> list[Linkage]:
+    """The matching attack of this release to each earlier release of the same data."""
+    return [
+        link(
+            dataset.events,
+            dataset.hierarchy,
+            options,
+            m.options,
+            (m.release_file, m.release_sha256),
+            control.sub(i / len(earlier), (i + 1) / len(earlier)),
+        )
+        for i, m in enumerate(earlier)
+    ]
+
+
 def prepare_release(
     dataset: Dataset,
     options: ReleaseOptions,
@@ -136,37 +177,14 @@ def prepare_release(
     pseudonym_of_user[released_users] = pseudonyms
     control.report(0.15, "building the released rows")
     rows = release_table(events, hierarchy, kept, options, pseudonym_of_user)
-    # Before and after each step: the rows that would be written then (input ids: never written, and
-    # only unicity and class sizes are kept for these).
-    figures_only = replace(settings, measures=(UNICITY,), sensitive=())
-    stages = [traces, *suppressed.after_step]
-    share = 0.6 / len(stages)
-    staged = [
-        _measure_rows(
-            release_table(events, hierarchy, stage, options, events.user_ids),
-            events.tz,
-            options,
-            figures_only,
-            control.sub(0.2 + share * i, 0.2 + share * (i + 1), "before" if i == 0 else "after suppression"),
-        )[0]
-        for i, stage in enumerate(stages)
-    ]
+    staged = _staged_figures(
+        dataset, options, settings, [traces, *suppressed.after_step], control.sub(0.2, 0.8)
+    )
     owners = dict(zip(pseudonyms.astype(str), events.user_ids[released_users].astype(str), strict=True))
     release_step = control.sub(0.8, 0.9, "release")
     measured, result = _measure_rows(rows, events.tz, options, settings, release_step, owners)
     policy = policy or Policy()
-    earlier = earlier or []
-    linkage = [
-        link(
-            events,
-            hierarchy,
-            options,
-            m.options,
-            (m.release_file, m.release_sha256),
-            control.sub(0.9 + 0.1 * i / len(earlier), 0.9 + 0.1 * (i + 1) / len(earlier), "earlier releases"),
-        )
-        for i, m in enumerate(earlier)
-    ]
+    linkage = _linkage(dataset, options, earlier or [], control.sub(0.9, 1.0, "earlier releases"))
     mapping = pa.table(
         {"original": events.user_ids[released_users].astype(object), "pseudonym": pseudonyms.astype(object)}
     )
@@ -323,9 +341,27 @@ def write_release(
                 pacsv.write_csv(prepared.mapping, fh)
     except WriteError as exc:
         raise ReleaseError(str(exc)) from None
-    measured_on_release, release_sha256 = proof[0]
-    manifest = ReleaseManifest(
-        release_file=target.name,
+    manifest = _manifest(prepared, target.name, proof[0], project, mapping_out is not None, reason)
+    try:
+        manifest.write(manifest_file)
+    except WriteError as exc:
+        raise ReleaseError(f"{exc}; the release {target} has no manifest, write it again") from None
+    control.report(1.0, "release written")
+    return manifest
+
+
+def _manifest(
+    prepared: PreparedRelease,
+    name: str,
+    proof: tuple[ReleaseFigures, str],
+    project: Project | None,
+    mapping_written: bool,
+    reason: str | None,
+) -> ReleaseManifest:
+    """The manifest of a release written as ``name`` and measured back as ``proof`` (figures, SHA-256)."""
+    measured_on_release, release_sha256 = proof
+    return ReleaseManifest(
+        release_file=name,
         release_sha256=release_sha256,
         release_rows=prepared.rows.table.num_rows,
         columns=prepared.rows.table.column_names,
@@ -343,11 +379,5 @@ def write_release(
         project_file=None if project is None or project.path is None else project.path.name,
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
         inputs=[] if project is None else input_files(project),
-        mapping_written=mapping_out is not None,
+        mapping_written=mapping_written,
     )
-    try:
-        manifest.write(manifest_file)
-    except WriteError as exc:
-        raise ReleaseError(f"{exc}; the release {target} has no manifest, write it again") from None
-    control.report(1.0, "release written")
-    return manifest

@@ -17,7 +17,15 @@ from privacy_studio.core.naming import label_words, price_name, readable, spatia
 from privacy_studio.core.numbers import count, interval, one_in, share
 from privacy_studio.core.report.aggregate import aggregate_section
 from privacy_studio.core.report.candidates import candidates_section, recommended_candidate_sentence
-from privacy_studio.core.report.content import KeyFigure, KeyFigures, Paragraph, ReportContent, Section, Table
+from privacy_studio.core.report.content import (
+    HeatmapFigure,
+    KeyFigure,
+    KeyFigures,
+    Paragraph,
+    ReportContent,
+    Section,
+    Table,
+)
 from privacy_studio.core.report.evidence import all_points_text, coverage, evidence_against
 from privacy_studio.core.report.inputs import (
     MEASURE_EXPLANATION,
@@ -123,6 +131,24 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         return section.add(
             Paragraph("No risk results: run the analysis before reading this report.", "warning")
         )
+    figures, focus = _key_figures(inp, headline)
+    section.add(KeyFigures(figures), _recommendation(inp))
+    candidate = recommended_candidate_sentence(inp)
+    if candidate is not None:
+        section.add(candidate)
+    if focus is not None:
+        section.add(*_focus_checks(inp, focus))
+    section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
+    return section.add(_glance(inp))
+
+
+def _key_figures(
+    inp: ReportInputs, headline: dict[str, float | str | None]
+) -> tuple[list[KeyFigure], int | None]:
+    """The summary's key figures (recommended, highest and lowest risk, profiles under the ceiling), with
+    the headline numbers filled in, and the profile the summary looks at closer (recommended, else the
+    least risky; None without any risk known)."""
+    assert inp.grid is not None
     grid, risk = inp.grid, inp.risk()
     headline.update(measure=inp.measure, p=inp.p, ceiling=inp.ceiling)
     figures: list[KeyFigure] = []
@@ -138,52 +164,59 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         ]
     rec = inp.recommendation
     focus = int(known[np.argmin(risk[known])]) if len(known) else None
-    if rec is not None:
-        headline["recommended"] = rec.label
-        if rec.label is not None:
-            focus = grid.labels.index(rec.label)
-            headline["recommended_risk"] = float(risk[focus])
-            figures.insert(0, _key_figure(inp, "Recommended profile", focus, name=True))
-        else:
-            figures.insert(
-                0, KeyFigure("Recommended profile", "none", "no profile meets the release criteria")
-            )
-        figures.append(
-            KeyFigure(
-                "Profiles under the ceiling",
-                f"{len(rec.meets_ceiling)} of {len(grid.labels)}",
-                f"ceiling {format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}",
-            )
-        )
-    section.add(KeyFigures(figures))
     if rec is None:
-        section.add(
-            Paragraph(
-                "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
-                "against usefulness. Enter expert scores per profile, or run the project's analysis (it "
-                "computes every profile's information loss), and regenerate.",
-                "warning",
-            )
-        )
+        return figures, focus
+    headline["recommended"] = rec.label
+    if rec.label is not None:
+        focus = grid.labels.index(rec.label)
+        headline["recommended_risk"] = float(risk[focus])
+        figures.insert(0, _key_figure(inp, "Recommended profile", focus, name=True))
     else:
-        section.add(Paragraph(rec.reasoning, "warning" if rec.warning else "body"))
-    candidate = recommended_candidate_sentence(inp)
-    if candidate is not None:
-        section.add(candidate)
-    if focus is not None:
-        role = (
-            "the recommended profile"
-            if rec is not None and rec.label is not None
-            else "the least risky profile"
+        figures.insert(0, KeyFigure("Recommended profile", "none", "no profile meets the release criteria"))
+    figures.append(
+        KeyFigure(
+            "Profiles under the ceiling",
+            f"{len(rec.meets_ceiling)} of {len(grid.labels)}",
+            f"ceiling {format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}",
         )
-        if inp.analysis is not None:
-            section.add(Paragraph(f"Every release criterion at {label_words(grid.labels[focus])} ({role}):"))
-            section.add(*(Paragraph(_check_line(c)) for c in inp.analysis.checks[focus]))
-        section.add(
-            Paragraph(f"Also measured at {label_words(grid.labels[focus])} ({role}):", "note"),
-            KeyFigures(evidence_against(inp, focus, criteria_shown=inp.analysis is not None)),
+    )
+    return figures, focus
+
+
+def _recommendation(inp: ReportInputs) -> Paragraph:
+    """The recommendation's reasoning, or why there is none."""
+    rec = inp.recommendation
+    if rec is None:
+        return Paragraph(
+            "No recommendation: the project has no utility scores, so the studio cannot weigh risk "
+            "against usefulness. Enter expert scores per profile, or run the project's analysis (it "
+            "computes every profile's information loss), and regenerate.",
+            "warning",
         )
-    section.add(Paragraph(f"What the figures mean: {EXPLANATIONS[MEASURE_EXPLANATION[inp.measure]].text()}"))
+    return Paragraph(rec.reasoning, "warning" if rec.warning else "body")
+
+
+def _focus_checks(inp: ReportInputs, focus: int) -> list[Paragraph | KeyFigures]:
+    """Every release criterion and the other figures at the profile the summary looks at closer."""
+    assert inp.grid is not None
+    rec = inp.recommendation
+    role = (
+        "the recommended profile" if rec is not None and rec.label is not None else "the least risky profile"
+    )
+    where = label_words(inp.grid.labels[focus])
+    out: list[Paragraph | KeyFigures] = []
+    if inp.analysis is not None:
+        out.append(Paragraph(f"Every release criterion at {where} ({role}):"))
+        out += [Paragraph(_check_line(c)) for c in inp.analysis.checks[focus]]
+    out += [
+        Paragraph(f"Also measured at {where} ({role}):", "note"),
+        KeyFigures(evidence_against(inp, focus, criteria_shown=inp.analysis is not None)),
+    ]
+    return out
+
+
+def _glance(inp: ReportInputs) -> HeatmapFigure:
+    """The heat map of every profile's risk (without price, else at the first price choice)."""
     prices = [] if inp.grid is None else list(dict.fromkeys(inp.grid.price))
     shown = "none" if "none" in prices or not prices else prices[0]
     glance = heatmap(inp, shown)
@@ -192,7 +225,7 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
         f"At a glance: {inp.risk_label} of every {which} (darker = riskier); details in Results."
         f"{left_out_note(inp)}"
     )
-    return section.add(glance)
+    return glance
 
 
 def _check_line(check: CriterionCheck) -> str:
@@ -234,6 +267,27 @@ def method_section(inp: ReportInputs) -> Section:
             f"{EXPLANATIONS['adversary_knowledge'].text()}"
         )
     )
+    section.add(
+        Table(
+            "Table M1. Parameters of the analysis (with the seed, the run is reproducible).",
+            ["Setting", "Value"],
+            _parameters(inp, knowledge),
+        )
+    )
+    section.add(Paragraph(f"Command line that reproduces the risk figures: {reproduce_command(inp)}", "note"))
+    shown = list(dict.fromkeys(MEASURE_EXPLANATION[m] for m in MEASURE_NAMES if _computed(inp, m)))
+    if any(r.kanon for r in inp.project.results):
+        shown.append("k_anonymity")
+    if inp.project.results:
+        shown.append("sparsity_theory")
+    shown += ["pareto_front", "ordinal_equivalence", "power_law", "population_extrapolation", "risk_by_group"]
+    section.subsections = [_explained(EXPLANATIONS[key]) for key in shown]
+    return section
+
+
+def _parameters(inp: ReportInputs, knowledge: str) -> list[list[str]]:
+    """Table M1's rows: every setting the figures depend on, and how each input was read."""
+    s = inp.project.settings
     params = [
         ["Spatial levels", ", ".join(readable(spatial_short, str(c)) for c in s.get("spatial", [])) or "–"],
         ["Time bins", ", ".join(readable(temporal_short, str(c)) for c in s.get("temporal", [])) or "–"],
@@ -267,22 +321,7 @@ def method_section(inp: ReportInputs) -> Section:
     ]
     for source in inp.project.sources:
         params.append([f"Reader ({source.role})", " ".join(reader_flags(source.reader)) or "defaults"])
-    section.add(
-        Table(
-            "Table M1. Parameters of the analysis (with the seed, the run is reproducible).",
-            ["Setting", "Value"],
-            params,
-        )
-    )
-    section.add(Paragraph(f"Command line that reproduces the risk figures: {reproduce_command(inp)}", "note"))
-    shown = list(dict.fromkeys(MEASURE_EXPLANATION[m] for m in MEASURE_NAMES if _computed(inp, m)))
-    if any(r.kanon for r in inp.project.results):
-        shown.append("k_anonymity")
-    if inp.project.results:
-        shown.append("sparsity_theory")
-    shown += ["pareto_front", "ordinal_equivalence", "power_law", "population_extrapolation", "risk_by_group"]
-    section.subsections = [_explained(EXPLANATIONS[key]) for key in shown]
-    return section
+    return params
 
 
 def measure_words(names: Iterable[str]) -> list[str]:

@@ -300,6 +300,7 @@ def _float(value: object) -> float:
 
 
 def pareto_section(inp: ReportInputs) -> Section:
+    """The Pareto plot and table of the decision's front (never recomputed), and the information loss."""
     grid = inp.grid
     assert grid is not None
     if inp.utility is None:
@@ -312,37 +313,6 @@ def pareto_section(inp: ReportInputs) -> Section:
     risk, result = inp.analysis.risk, inp.analysis.pareto  # derived once, as the window and tradeoff do
     known = [i for i, label in enumerate(grid.labels) if label not in result.missing]
     front = [grid.labels.index(label) for label in result.front]
-    dominated = [i for i in known if i not in front]
-    utility = inp.utility
-    series = [
-        Series(
-            "dominated",
-            [float(utility[i]) for i in dominated],
-            [float(risk[i]) for i in dominated],
-            labels=[label_words(grid.labels[i]) for i in dominated],
-            mode="points",
-        ),
-        Series(
-            "Pareto front",
-            [float(utility[i]) for i in front],
-            [float(risk[i]) for i in front],
-            labels=[label_words(grid.labels[i]) for i in front],
-            mode="line",
-        ),
-    ]
-    if math.isfinite(inp.ceiling):
-        span = [float(np.nanmin(utility)), float(np.nanmax(utility))]
-        series.append(Series("risk ceiling", span, [inp.ceiling, inp.ceiling], mode="dashed"))
-    figure = PlotFigure(
-        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_title}) "
-        f"across, more useful to the left, and {inp.risk_label} up, so the bottom-left is best; the front is "
-        "joined.",
-        f"utility: {inp.utility_title} (reversed: more useful to the left)",
-        inp.risk_label,
-        series,
-        reverse_x=True,
-        percent_y=is_proportion(inp.measure),
-    )
     rows = [
         [
             label_words(grid.labels[i]),
@@ -361,7 +331,43 @@ def pareto_section(inp: ReportInputs) -> Section:
         if result.missing
         else "",
     )
+    figure = _pareto_plot(inp, front, [i for i in known if i not in front])
     return Section("Pareto analysis", [figure, table, *information_loss_blocks(inp)])
+
+
+def _pareto_plot(inp: ReportInputs, front: list[int], dominated: list[int]) -> PlotFigure:
+    """Figure 4: utility across (reversed), risk up, the front joined and the ceiling dashed."""
+    assert inp.grid is not None and inp.analysis is not None and inp.utility is not None
+    labels, risk, utility = inp.grid.labels, inp.analysis.risk, inp.utility
+    series = [
+        Series(
+            "dominated",
+            [float(utility[i]) for i in dominated],
+            [float(risk[i]) for i in dominated],
+            labels=[label_words(labels[i]) for i in dominated],
+            mode="points",
+        ),
+        Series(
+            "Pareto front",
+            [float(utility[i]) for i in front],
+            [float(risk[i]) for i in front],
+            labels=[label_words(labels[i]) for i in front],
+            mode="line",
+        ),
+    ]
+    if math.isfinite(inp.ceiling):
+        span = [float(np.nanmin(utility)), float(np.nanmax(utility))]
+        series.append(Series("risk ceiling", span, [inp.ceiling, inp.ceiling], mode="dashed"))
+    return PlotFigure(
+        f"Figure 4. Pareto plot, oriented as in the studio's trade-off tab: utility ({inp.utility_title}) "
+        f"across, more useful to the left, and {inp.risk_label} up, so the bottom-left is best; the front is "
+        "joined.",
+        f"utility: {inp.utility_title} (reversed: more useful to the left)",
+        inp.risk_label,
+        series,
+        reverse_x=True,
+        percent_y=is_proportion(inp.measure),
+    )
 
 
 def information_loss_blocks(inp: ReportInputs) -> list:

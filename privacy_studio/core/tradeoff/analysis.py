@@ -201,23 +201,14 @@ def analyse(
     if p not in grid.p_values():
         raise ValueError(f"the results have no p = {p}; they have p = {grid.p_values()}")
     criteria = criteria or ReleaseCriteria(ceiling)
-    risk = grid.values(measure, p)
-    upper = grid.upper(measure, p)
+    risk, upper = grid.values(measure, p), grid.upper(measure, p)
     utility = np.asarray(utility, dtype=np.float64)
     if len(utility) != len(grid.labels):
         raise ValueError(f"{len(utility)} utility scores for {len(grid.labels)} profiles")
     name = measure_name(measure, p)
     size = coarseness(grid, unit_areas, period_seconds)
     size[np.asarray(grid.price) != "none"] = np.nan  # the power law is of places and times, amount unknown
-    law = None
-    try:
-        law = guarded_power_law(grid.labels, size, risk)
-        text = guarded_text(law, criteria.ceiling, name, grid.labels, size, risk)
-    except ValueError:
-        text = (
-            "The power law needs at least two profiles of known, different coarseness with "
-            f"{name} strictly between 0 and 1."
-        )
+    law, text = _power_law(grid.labels, size, risk, criteria.ceiling, name)
     checks = check_profiles(grid, criteria, measure, p, name)
     others = np.asarray([all(c.passed for c in row[1:]) for row in checks], dtype=bool)
     rec = recommend(
@@ -250,6 +241,22 @@ def analyse(
         ranking_note(grid, ordinal, p),
         grid.d,
     )
+
+
+def _power_law(
+    labels: list[str], size: np.ndarray, risk: np.ndarray, ceiling: float, name: str
+) -> tuple[GuardedPowerLaw | None, str]:
+    """The guarded power-law fit of risk against coarseness and its sentence (why not, when it cannot be
+    fitted)."""
+    law = None
+    try:
+        law = guarded_power_law(labels, size, risk)
+        return law, guarded_text(law, ceiling, name, labels, size, risk)
+    except ValueError:
+        return law, (
+            "The power law needs at least two profiles of known, different coarseness with "
+            f"{name} strictly between 0 and 1."
+        )
 
 
 def evidence_against(

@@ -11,6 +11,13 @@ from privacy_studio.core.numbers import number, share
 from privacy_studio.core.tradeoff.criteria import check_share_limit
 from privacy_studio.core.tradeoff.pareto import pareto
 
+#: What a grid where no profile meets the criteria would need, said after the closest profile.
+NEEDED = (
+    "What would be needed: coarser spatial or temporal levels than those in the grid, suppressing the rarest "
+    "points or the people whose traces stay unique, or other protections (restricted access, aggregation, "
+    "added noise) before any release."
+)
+
 
 @dataclass(frozen=True)
 class Recommendation:
@@ -47,14 +54,13 @@ def recommend(
     risk = np.asarray(risk, dtype=np.float64)
     utility = np.asarray(utility, dtype=np.float64)
     bound = risk if risk_upper is None else np.where(np.isfinite(risk_upper), risk_upper, risk)
-    dominated_by = pareto(labels, risk, utility).dominated_by
     known = np.isfinite(bound) & np.isfinite(utility)
     under = [i for i in range(len(labels)) if known[i] and bound[i] <= ceiling]
     others = np.ones(len(labels), dtype=bool) if other_criteria is None else np.asarray(other_criteria, bool)
     ok = [i for i in under if others[i]]
     value = share if proportion else number
     criteria = (
-        "every release criterion" if other_criteria is not None else f"{measure} at or below {value(ceiling)}"
+        f"{measure} at or below {value(ceiling)}" if other_criteria is None else "every release criterion"
     )
     which = "the upper end of its 95 % interval" if risk_upper is not None else "its estimate"
     if not known.any():
@@ -65,34 +71,36 @@ def recommend(
     if not ok:
         best = min(np.flatnonzero(np.isfinite(bound)), key=lambda i: (bound[i], i))  # with or without utility
         closest = f" The least risky profile, {label_words(labels[best])}, reaches {value(bound[best])}."
-        warning = (
-            f"No profile of the grid meets the criteria: none keeps {criteria} (judged on {which}).{closest} "
-            "What would be needed: coarser spatial or temporal levels than those in the grid, suppressing "
-            "the rarest points or the people whose traces stay unique, or other protections (restricted "
-            "access, aggregation, added noise) before any release."
-        )
+        warning = f"No profile of the grid meets the criteria: none keeps {criteria} (judged on {which})."
+        warning += f"{closest} {NEEDED}"
         return Recommendation(None, [labels[i] for i in under], warning, warning)
     chosen = min(ok, key=lambda i: (-utility[i], bound[i], risk[i], i))
     tied = [labels[i] for i in ok if utility[i] == utility[chosen] and i != chosen]
-    tie_text = (
-        f" It ties on {utility_name} with {', '.join(map(label_words, tied))} and is preferred for its lower "
-        "risk."
-        if tied
-        else ""
-    )
-    dominators = dominated_by.get(labels[chosen], [])
-    global_text = (
-        f"On the estimates alone it is dominated by {', '.join(map(label_words, dominators))}, which the "
-        "ceiling rules out or "
-        "whose bound is higher."
-        if dominators
-        else "It is also on the Pareto front of the whole grid."
-    )
+    global_text = _front_text(pareto(labels, risk, utility).dominated_by.get(labels[chosen], []))
     reasoning = (
         f"Of the {int(known.sum())} profiles with both a {measure} value and a {utility_name} score, "
         f"{len(ok)} {'meets' if len(ok) == 1 else 'meet'} {criteria} (the ceiling of {value(ceiling)} "
         f"judged on {which}). Among them "
         f"{label_words(labels[chosen])} has the highest {utility_name} ({number(utility[chosen])}), with "
-        f"{measure} = {value(risk[chosen])} (upper bound {value(bound[chosen])}).{tie_text} {global_text}"
+        f"{measure} = {value(risk[chosen])} (upper bound {value(bound[chosen])})."
+        f"{_tie_text(tied, utility_name)} {global_text}"
     )
     return Recommendation(labels[chosen], [labels[i] for i in under], reasoning, None)
+
+
+def _tie_text(tied: list[str], utility_name: str) -> str:
+    """The profiles the chosen one ties with on utility (it is preferred for its lower risk), if any."""
+    if not tied:
+        return ""
+    names = ", ".join(map(label_words, tied))
+    return f" It ties on {utility_name} with {names} and is preferred for its lower risk."
+
+
+def _front_text(dominators: list[str]) -> str:
+    """Whether the chosen profile is on the whole grid's Pareto front, or which profiles dominate it."""
+    if not dominators:
+        return "It is also on the Pareto front of the whole grid."
+    return (
+        f"On the estimates alone it is dominated by {', '.join(map(label_words, dominators))}, which the "
+        "ceiling rules out or whose bound is higher."
+    )

@@ -115,16 +115,7 @@ def learn_weights(za: np.ndarray, zb: np.ndarray, seed: int = 0, time_limit: flo
     """
     n, m = za.shape
     relaxed = n > EXACT_LIMIT
-    rng = np.random.default_rng(seed)
-    train = np.sort(rng.choice(n, size=min(n, TRAIN_RECORDS), replace=False)) if relaxed else np.arange(n)
-    rows, rivals = [], []
-    for i in train:
-        d = ((zb - za[i]) ** 2).sum(axis=1)
-        d[i] = np.inf
-        others = np.argsort(d, kind="stable")[: min(RIVALS, n - 1)] if relaxed else np.delete(np.arange(n), i)
-        rows.append(np.full(len(others), i))
-        rivals.append(others)
-    ri, rj = np.concatenate(rows), np.concatenate(rivals)
+    train, ri, rj = _rivals(za, zb, relaxed, seed)
     diff = (za[ri] - zb[rj]) ** 2 - (za[ri] - zb[ri]) ** 2  # (constraints, m)
     delta = 1e-3  # margin well above the solver's integrality tolerance
     big = float(max(0.0, -diff.min())) + delta + 1.0
@@ -167,6 +158,24 @@ def learn_weights(za: np.ndarray, zb: np.ndarray, seed: int = 0, time_limit: flo
         if w.sum() > 0 and train_correct(w / w.sum()) >= train_correct(best):
             best, status = w / w.sum(), str(res.message)
     return LearnedWeights(best, relaxed, status, n_k, train_correct(best))
+
+
+def _rivals(
+    za: np.ndarray, zb: np.ndarray, relaxed: bool, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The training records (all, or ``TRAIN_RECORDS`` sampled when ``relaxed``) and the (record, rival)
+    pairs of the program's constraints: every other record, or the ``RIVALS`` nearest when relaxed."""
+    n = len(za)
+    rng = np.random.default_rng(seed)
+    train = np.sort(rng.choice(n, size=min(n, TRAIN_RECORDS), replace=False)) if relaxed else np.arange(n)
+    rows, rivals = [], []
+    for i in train:
+        d = ((zb - za[i]) ** 2).sum(axis=1)
+        d[i] = np.inf
+        others = np.argsort(d, kind="stable")[: min(RIVALS, n - 1)] if relaxed else np.delete(np.arange(n), i)
+        rows.append(np.full(len(others), i))
+        rivals.append(others)
+    return train, np.concatenate(rows), np.concatenate(rivals)
 
 
 def _no_worse_than_equal(za: np.ndarray, zb: np.ndarray, learned: LearnedWeights) -> tuple[np.ndarray, bool]:
