@@ -183,3 +183,53 @@ def test_no_long_function_or_file_in_core_and_cli() -> None:
             if long:
                 found.add(f"{name}:{node.name}")
     assert found <= KNOWN_LONG, sorted(found - KNOWN_LONG)
+
+
+def imports_inside_functions() -> dict[str, set[str]]:
+    """Importing module -> the modules it imports inside a function (at any depth)."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+
+    def walk(node: ast.AST, module: str, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import | ast.ImportFrom) and inside:
+                names = (
+                    [child.module or ""]
+                    if isinstance(child, ast.ImportFrom)
+                    else [a.name for a in child.names]
+                )
+                found.setdefault(module, set()).update(names)
+            walk(child, module, inside or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        walk(ast.parse(path.read_text(encoding="utf-8")), ".".join(parts).removesuffix(".__init__"), False)
+    return found
+
+
+def test_imports_inside_functions_are_the_listed_ones() -> None:
+    """Issue #31 point 5: an import inside a function keeps a command's start fast and is listed in
+    pyproject.toml ([tool.privacy-studio.lazy-imports]), or is one of the known package cycle's, listed
+    apart until the cycle is broken; every other import is at the top of its module."""
+    import tomllib
+
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["privacy-studio"]
+    listed: dict[str, set[str]] = {}
+    for table in ("lazy-imports", "cycle-imports"):
+        for module, names in tool[table].items():
+            listed.setdefault(module, set()).update(names)
+    found = imports_inside_functions()
+    unlisted = sorted(f"{m} -> {n}" for m, names in found.items() for n in names - listed.get(m, set()))
+    stale = sorted(f"{m} -> {n}" for m, names in listed.items() for n in names - found.get(m, set()))
+    assert unlisted == [], "import at the top, or list it if it keeps start fast"
+    assert stale == [], "no longer imported inside a function: remove it from the list"
+    in_cycle = {
+        f"privacy_studio.core.{name}" for name in ("aggregate", "analyses", "project", "project_schema")
+    }
+    in_cycle |= {f"privacy_studio.core.{name}" for name in ("release", "report", "tradeoff")}
+    part = lambda name: ".".join(name.split(".")[:3])  # noqa: E731
+    outside = [
+        m for m, names in tool["cycle-imports"].items() for n in names if {part(m), part(n)} - in_cycle
+    ]
+    assert outside == [], "the cycle list holds imports between the cycle's parts only"

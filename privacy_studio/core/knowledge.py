@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 
 from privacy_studio.core.events import EventTable
@@ -175,7 +176,6 @@ def read_known_events(path: str, events: EventTable) -> EventTable:
     times in the data's zone, so known events land in the bins of the events they describe. Users or
     locations the dataset does not have are an error, never dropped.
     """
-    import pandas as pd
 
     from privacy_studio.core.io.sniff import check_side_table
 

@@ -10,10 +10,12 @@ from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QMessageBox
 
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+from privacy_studio.core.measures.attributes import attribute_columns
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
 from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import Record, as_record, profile_label, records_of
 from privacy_studio.gui.workers import Worker
@@ -92,7 +94,6 @@ class RunHooks:
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-        from privacy_studio.core.risk.settings import RiskSettings
 
         settings = {**self.session.project.settings, **settings}
         try:
@@ -142,7 +143,6 @@ class RunHooks:
     def choose_attributes(self, path: str) -> bool:
         """A user-attributes file chosen in the Grid tab: the project names it and its columns are offered
         as sensitive attributes (risk by group follows it too)."""
-        from privacy_studio.core.measures.attributes import attribute_columns
 
         try:
             columns = attribute_columns(path)
@@ -157,7 +157,6 @@ class RunHooks:
 
     def _offer_attributes(self, project: Project) -> None:
         """Offer the columns of the project's user-attributes file (its header only) in the Grid tab."""
-        from privacy_studio.core.measures.attributes import attribute_columns
 
         source = project.attributes_source()
         try:

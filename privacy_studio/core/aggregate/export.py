@@ -30,6 +30,7 @@ from privacy_studio.core.release.export import check_target
 from privacy_studio.core.release.manifest import InputFile, manifest_path
 from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.release.table import bin_starts
+from privacy_studio.core.risk.settings import RiskSettings
 
 if TYPE_CHECKING:
     from privacy_studio.core.generalize import Profile
@@ -97,7 +98,6 @@ def _period(grid: CellGrid, tz: str) -> str:
 
 def grid_profiles(project: Project) -> list[Profile]:
     """The profiles of the project's risk grid (none when it has no grid yet)."""
-    from privacy_studio.core.risk.settings import RiskSettings
 
     try:
         return RiskSettings.from_dict(project.settings).profiles()

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.release.export import prepare_release
 from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
-from privacy_studio.core.release.options import ReleaseError
+from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, UNICITY
+from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA, check_profiles
 
 if TYPE_CHECKING:
@@ -107,8 +109,6 @@ def suggestions(
 ) -> list[Suggestion]:
     """Of the ``tries`` least risky profiles, those whose release with k-anonymity ``k`` passes the release
     criteria as written (linkage to earlier releases is judged when the release is made)."""
-    from privacy_studio.core.release.export import prepare_release
-    from privacy_studio.core.release.options import ReleaseOptions
 
     control = as_control(control)
     tried = candidates(project).by_risk[:tries]
@@ -174,7 +174,6 @@ def measure_settings(project: Project) -> MeasureSettings:
     limited = any(choice.criteria.limit(key) is not None for key in ATTRIBUTE_CRITERIA)
     if not (limited and project.settings.get("sensitive")):
         return settings
-    from privacy_studio.core.risk.settings import RiskSettings
 
     try:
         risk = project.with_attributes(RiskSettings.from_dict(project.settings))

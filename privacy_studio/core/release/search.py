@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from privacy_studio.core.generalize import Traces, generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.defaults import measure_settings, policy, profile_key, split_key
+from privacy_studio.core.release.export import prepare_release
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.suppression import suppress
 from privacy_studio.core.tradeoff.candidates import (
@@ -31,6 +32,7 @@ from privacy_studio.core.tradeoff.candidates import (
     Suppression,
 )
 from privacy_studio.core.tradeoff.criteria import CriterionCheck
+from privacy_studio.core.tradeoff.grid import grid_table
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -111,7 +113,6 @@ class _Profile:
 
 
 def grid_profiles(project: Project, analysis: TradeoffAnalysis) -> list[_Profile]:
-    from privacy_studio.core.tradeoff.grid import grid_table
 
     grid = grid_table(project.results)
     out = []
@@ -167,7 +168,6 @@ def measure_candidate(
 ) -> Candidate:
     """The candidate's release prepared and measured as written, judged by the project's criteria and
     against its earlier releases."""
-    from privacy_studio.core.release.export import prepare_release
 
     if candidate.released_people == 0:
         return replace(candidate, verdict=MEASURED, passes=False)
