@@ -101,8 +101,9 @@ def _manifest_output(args: argparse.Namespace) -> list[tuple[str, str]]:
 def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
     from privacy_studio.core.generalize import price_label
     from privacy_studio.core.release import ReleaseError, ReleaseOptions, parse_profile
-    from privacy_studio.core.release.defaults import recommended_price, recommended_profile, split_key
+    from privacy_studio.core.release.defaults import split_key
     from privacy_studio.core.release.search import recommended_candidate
+    from privacy_studio.core.release_advice import recommended_price, recommended_profile
     from privacy_studio.core.tradeoff.candidates import SUPPRESSION_FLAGS
 
     price = args.price or "none"
@@ -143,7 +144,7 @@ def _options(args: argparse.Namespace, project: Project) -> ReleaseOptions:
 
 def _suggested(project: Project) -> str:
     """What would pass with suppression, tried on the data (empty when the project has no results)."""
-    from privacy_studio.core.release.defaults import candidates, suggestions
+    from privacy_studio.core.release_advice import candidates, suggestions
 
     if not candidates(project).by_risk:
         return ""

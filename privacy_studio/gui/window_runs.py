@@ -106,12 +106,16 @@ class RunHooks:
             self.log("Run not started: the earlier results are kept")
             return None
         self.session.set_settings(settings)
+        files = self._events_files()
+        try:
+            plan = RunPlan.of_project(self.session.project, files)
+        except ValueError as exc:
+            self.error(f"These settings cannot be run: {exc}")
+            return None
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.clear_results()  # and the analyses derived from them
         self.session.results_changed.emit([])
-        files = self._events_files()
-        plan = RunPlan.of_project(self.session.project, files)
         name = plan.engine.name
         worker = Worker(_run, plan, self.session.dataset, name=f"risk grid and analyses ({name})")
         worker.signals.partial.connect(self._on_step)

@@ -75,7 +75,8 @@ def test_a_user_runs_a_priced_grid_and_sees_one_heatmap_per_price_choice(window,
 def test_the_release_dialog_offers_each_priced_profile():
     from privacy_studio.core.project import Project
     from privacy_studio.core.release import parse_profile
-    from privacy_studio.core.release.defaults import candidates, split_key
+    from privacy_studio.core.release.defaults import split_key
+    from privacy_studio.core.release_advice import candidates
 
     project = Project(
         name="cards", settings={"spatial": ["shop"], "temporal": ["1d"], "price": ["none", "3"]}

@@ -7,6 +7,7 @@ import math
 
 from privacy_studio.core.analyses import AnalysisError, read_analysis
 from privacy_studio.core.numbers import count, number, share
+from privacy_studio.core.release.search import stored_search
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 from privacy_studio.core.report.inputs import ReportInputs
 from privacy_studio.core.tradeoff.candidates import SKIPPED, SearchResult
@@ -17,7 +18,6 @@ TITLE = "Protection search: profiles with suppression"
 
 def candidates_section(inp: ReportInputs) -> Section:
     """What the search tried, what it recommends and why, and the best failing candidates."""
-    from privacy_studio.core.release.search import stored_search
 
     try:
         saved = read_analysis(inp.project.analyses, SearchResult)
@@ -74,7 +74,6 @@ def candidates_section(inp: ReportInputs) -> Section:
 
 def recommended_candidate_sentence(inp: ReportInputs) -> Paragraph | None:
     """One sentence for the summary: the recommended candidate of a current search, or None."""
-    from privacy_studio.core.release.search import stored_search
 
     try:
         found = stored_search(inp.project, inp.analysis)

@@ -21,7 +21,13 @@ from privacy_studio.core.risk.catalogue import (
 )
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
-from privacy_studio.core.tradeoff.decision import DecisionInputs, Overrides, decide, utility_column
+from privacy_studio.core.tradeoff.decision import (
+    DecisionInputs,
+    Overrides,
+    decide,
+    utility_column,
+    with_spread,
+)
 from privacy_studio.core.utility import utility_title
 
 if TYPE_CHECKING:
@@ -132,9 +138,7 @@ def resolve_inputs(
             measure = DEFAULT_RISK
     inp = ReportInputs(project, dataset, grid, measure, p, notes, None, None, ceiling)
     if decided is not None and (decided.measure, decided.p) == (measure, p):
-        spread = project.analysis(SeedSpread)  # stored by the run after it decided
-        same = spread is not None and (spread.measure, spread.p) == (measure, p)
-        inp.analysis = replace(decided, seed_spread=spread) if same else decided
+        inp.analysis = with_spread(decided, project.analysis(SeedSpread))  # stored after it decided
     elif grid is not None:
         inp.analysis = _decide(project, dataset, measure, p, notes)
     if inp.analysis is not None:

@@ -44,7 +44,7 @@ from privacy_studio.core.analyses import AnalysisError, ReleaseHistory
 from privacy_studio.core.numbers import count
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
-from privacy_studio.core.release.defaults import candidates
+from privacy_studio.core.release_advice import candidates
 from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
 from privacy_studio.gui.screen_fit import fit_to_screen
 from privacy_studio.gui.workers import TaskRunner, Worker

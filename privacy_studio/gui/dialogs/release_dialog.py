@@ -41,12 +41,13 @@ from privacy_studio.core.release import (
     prepare_release,
     write_release,
 )
-from privacy_studio.core.release.defaults import Candidates, candidates, measure_settings, policy
+from privacy_studio.core.release.defaults import measure_settings, policy
 from privacy_studio.core.release.export import refusal
 from privacy_studio.core.release.manifest import Counts
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
+from privacy_studio.core.release_advice import Candidates, candidates
 from privacy_studio.core.tradeoff.candidates import Candidate
 from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.dialogs.worker_dialog import WorkerDialog
