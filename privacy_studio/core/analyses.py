@@ -420,14 +420,16 @@ class AggregateReleases:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> AggregateReleases:
-        from privacy_studio.core.aggregate.manifest import AggregateManifest
-        from privacy_studio.core.aggregate.options import AggregateError
+        from privacy_studio.core.release.options import ReleaseError
 
         if not isinstance(d, list):
             raise AnalysisError(f"{where} must be a list, got {type(d).__name__}")
+        # Read lazily, as every release kind (the aggregate package builds on this module); its errors
+        # are release errors.
+        manifest = release_kind("aggregate")
         try:
-            return cls([AggregateManifest.from_dict(m) for m in d])
-        except AggregateError as exc:
+            return cls([manifest.from_dict(m) for m in d])  # type: ignore[union-attr]
+        except ReleaseError as exc:
             raise AnalysisError(f"{where}: {exc}") from None
 
 
