@@ -19,9 +19,10 @@ from pathlib import Path
 from privacy_studio import cli
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project
+from privacy_studio.core.project_run import decision_inputs
 from privacy_studio.core.release.search import grid_profiles, measure_candidate, score_all, search
 from privacy_studio.core.tradeoff.candidates import DEFAULT_LADDER
-from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
+from privacy_studio.core.tradeoff.decision import decide
 
 GOWALLA = Path("/work/shared/real_data/gowalla_nyc/gowalla_events_nyc.tsv.gz")
 
@@ -39,7 +40,7 @@ def make_project(folder: Path) -> Path:
 def every_candidate(project: Project, dataset) -> tuple[float, int, int]:
     """(seconds, candidates measured, candidates passing) when every candidate is measured as written."""
     start = time.perf_counter()
-    analysis = decide(DecisionInputs.of_project(project, dataset))
+    analysis = decide(decision_inputs(project, dataset))
     scored = score_all(grid_profiles(project, analysis), dataset, DEFAULT_LADDER, TaskControl())
     judged = [measure_candidate(c, project, dataset, TaskControl()) for c in scored]
     return time.perf_counter() - start, len(judged), sum(c.passes for c in judged)

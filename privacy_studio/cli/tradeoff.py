@@ -41,7 +41,9 @@ def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
                     raise UserError("the analysis was cancelled")
                 if save:
                     project.save()
-            return DecisionInputs.of_project(project)
+            from privacy_studio.core.project_run import decision_inputs
+
+            return decision_inputs(project)
         except (ProjectError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     try:

@@ -17,6 +17,7 @@ import numpy as np
 
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
+from privacy_studio.core.release_error import ReleaseError
 from privacy_studio.core.risk.catalogue import DEFAULT_RISK, RISK_FIELDS, risk_field
 from privacy_studio.core.tradeoff.candidates import SearchResult
 from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
@@ -305,11 +306,8 @@ class ReleaseRecord:
 
     @staticmethod
     def from_dict(d: Any, where: str = KEY) -> Any:
-        from privacy_studio.core.release.manifest import ReleaseManifest
-        from privacy_studio.core.release.options import ReleaseError
-
         try:
-            return ReleaseManifest.from_dict(_object(d, where))
+            return release_kind("rows").from_dict(_object(d, where))  # type: ignore[union-attr]
         except (ReleaseError, KeyError, TypeError) as exc:
             raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
 
@@ -371,8 +369,6 @@ class ReleaseHistory:
             if reader is None:
                 entries.append((kind, UnknownRelease(kind, record)))
                 continue
-            from privacy_studio.core.release.options import ReleaseError
-
             try:
                 entries.append((kind, reader.from_dict(record)))
             except (ReleaseError, ValueError, KeyError, TypeError) as exc:
@@ -420,8 +416,6 @@ class AggregateReleases:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> AggregateReleases:
-        from privacy_studio.core.release.options import ReleaseError
-
         if not isinstance(d, list):
             raise AnalysisError(f"{where} must be a list, got {type(d).__name__}")
         # Read lazily, as every release kind (the aggregate package builds on this module); its errors

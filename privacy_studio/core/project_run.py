@@ -122,6 +122,22 @@ def run_analysis(
     return None if analysis is None else decisions.with_spread(analysis, project.analysis(SeedSpread))
 
 
+def decision_inputs(project: Project, dataset: Dataset | None = None) -> decisions.DecisionInputs:
+    """Everything the project's decision is derived from; the profile sizes saved with its results, else
+    measured on ``dataset``."""
+    sizes = project.analysis(ProfileSizes)
+    if sizes is None and dataset is not None and project.results:
+        sizes = profile_sizes(dataset, [r.spatial for r in project.results])
+    return decisions.DecisionInputs(
+        project.results,
+        UtilityGrid.from_dict(project.utility),
+        project.choice(),
+        project.analysis(ComputedUtility),
+        sizes,
+        project.analysis(SeedSpread),
+    )
+
+
 def decision_of(inputs: decisions.DecisionInputs) -> TradeoffAnalysis | None:
     """The decision on ``inputs``; None when it cannot be derived (e.g. the chosen p was not computed, or
     no utility is known)."""

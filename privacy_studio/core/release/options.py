@@ -6,16 +6,15 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from privacy_studio.core.generalize import PriceLevel, Profile
+from privacy_studio.core.release_error import ReleaseError
+
+__all__ = ["ReleaseError", "ReleaseOptions", "parse_profile"]
 
 #: ``points``: a row per (person, spatial unit, time bin), with its event count only when ``counts`` is set;
 #: ``events``: a row per event (the number of rows of a point is then its event count).
 ROW_KINDS = ("points", "events")
 #: Event columns that may be released with per-event rows (the reader's role names, so they read back).
 EXTRA_COLUMNS = ("interaction", "direction", "amount", "duration", "merchant")
-
-
-class ReleaseError(Exception):
-    """A release that cannot be made as asked: one sentence saying why and what to do; nothing was written."""
 
 
 def parse_profile(text: str) -> Profile:

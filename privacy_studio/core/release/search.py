@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from privacy_studio.core.generalize import Traces, generalize
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.project_run import decision_inputs
 from privacy_studio.core.release.defaults import measure_settings, policy, profile_key, split_key
 from privacy_studio.core.release.export import prepare_release
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
@@ -32,6 +33,7 @@ from privacy_studio.core.tradeoff.candidates import (
     Suppression,
 )
 from privacy_studio.core.tradeoff.criteria import CriterionCheck
+from privacy_studio.core.tradeoff.decision import decide
 from privacy_studio.core.tradeoff.grid import grid_table
 
 if TYPE_CHECKING:
@@ -206,13 +208,12 @@ def search(
 ) -> SearchResult:
     """Search the project's grid × ``ladder`` for the most useful candidate whose release as written meets
     every release criterion; nothing in the project changes (the caller stores the result)."""
-    from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
 
     start = time.perf_counter()
     control = as_control(control)
     if not ladder:
         raise ValueError("the suppression ladder is empty: give at least one setting to try")
-    analysis = analysis or decide(DecisionInputs.of_project(project, dataset))
+    analysis = analysis or decide(decision_inputs(project, dataset))
     profiles = grid_profiles(project, analysis)
     by_key = {p.key: p for p in profiles}
     scored = score_all(profiles, dataset, tuple(ladder), control.sub(0.0, 0.15))
@@ -266,13 +267,12 @@ def stored_search(project: Project, analysis: TradeoffAnalysis | None = None) ->
     """The project's saved search, if it is still current (same criteria, measure, utility and results)
     for ``analysis``, the caller's decision (derived here when not given)."""
     from privacy_studio.core.analyses import read_analysis
-    from privacy_studio.core.tradeoff.decision import DecisionInputs, decide
 
     saved = read_analysis(project.analyses, SearchResult)
     if saved is None or not project.results:
         return None
     try:
-        decided = analysis or decide(DecisionInputs.of_project(project))
+        decided = analysis or decide(decision_inputs(project))
     except ValueError:
         return None
     return saved if is_current(project, saved, decided) else None

@@ -10,6 +10,7 @@ import numpy as np
 
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.numbers import interval, lower_bound
+from privacy_studio.core.project_run import decision_inputs
 from privacy_studio.core.risk.catalogue import (
     DEFAULT_RISK,
     FIELD_MEASURE,
@@ -153,7 +154,7 @@ def _decide(
     """The decision through the same function as ``privacy-studio tradeoff`` and the window; a chosen utility
     without scores falls back (with a note) to the first one that has some."""
     try:
-        inputs = DecisionInputs.of_project(project, dataset)
+        inputs = decision_inputs(project, dataset)
     except ValueError as exc:
         notes.append(f"The expert utility scores could not be read ({exc}).")
         return None

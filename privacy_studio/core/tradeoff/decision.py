@@ -15,12 +15,9 @@ from privacy_studio.core.risk.catalogue import risk_field
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import GridTable, grid_table
-from privacy_studio.core.tradeoff.powerlaw import unit_areas
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 
 if TYPE_CHECKING:
-    from privacy_studio.core.io import Dataset
-    from privacy_studio.core.project import Project
     from privacy_studio.core.risk.results import ProfileResult
 
 #: The computed score used when no expert scored any profile: the share of detail each person keeps.
@@ -38,23 +35,6 @@ class DecisionInputs:
     computed: ComputedUtility | None = None
     sizes: ProfileSizes | None = None
     spread: SeedSpread | None = None
-
-    @classmethod
-    def of_project(cls, project: Project, dataset: Dataset | None = None) -> DecisionInputs:
-        """A project's inputs; the profile sizes saved with its results, else measured on ``dataset``."""
-        sizes = project.analysis(ProfileSizes)
-        if sizes is None and dataset is not None and project.results:
-            start, end = dataset.events.period()
-            levels = list(dict.fromkeys(r.spatial for r in project.results))
-            sizes = ProfileSizes(unit_areas(dataset.events, levels, dataset.hierarchy), float(end - start))
-        return cls(
-            project.results,
-            UtilityGrid.from_dict(project.utility),
-            project.choice(),
-            project.analysis(ComputedUtility),
-            sizes,
-            project.analysis(SeedSpread),
-        )
 
 
 @dataclass(frozen=True)
