@@ -102,21 +102,16 @@ def test_core_imports_with_qt_unavailable() -> None:
     assert out.stdout.startswith("ok")
 
 
-#: The one cycle left between the core's parts (issue #31: to be broken, never grown): the trade-off reads
-#: the typed analyses it is derived from, which hold the trade-off's records. The report content left it (what
-#: a project suggests for a release is core/release_advice.py), the aggregates and releases (the analyses
-#: read their records through the release-kind registry, ReleaseError is core/release_error.py), and the
-#: project file (a project's decision inputs are project_run.decision_inputs).
-KNOWN_PACKAGE_CYCLE = sorted(f"privacy_studio.core.{name}" for name in ("analyses", "tradeoff"))
-
-
-def test_no_new_cycle_between_the_packages() -> None:
-    """Each subpackage squashed to one node (kernels, io, measures, …, gui, cli): the only cycle is the known
-    one; kernels → knowledge → io → kernels, for one, is gone."""
+def test_no_cycle_between_the_packages() -> None:
+    """Each subpackage squashed to one node (kernels, io, measures, …, gui, cli): no cycle (issue #31). The
+    last ones went with core/release_advice.py (what a project suggests for a release, above the report's
+    inputs), core/release_error.py and the release-kind registry (the analyses read release and aggregate
+    records without importing them), project_run.decision_inputs (the trade-off never imports the project
+    file) and core/tradeoff/records.py (the records a decision reads, below the analyses that keep them)."""
     graph = grimp.build_graph("privacy_studio")
     for package in [*(f"privacy_studio.{p}" for p in ("gui", "cli")), *_core_packages()]:
         graph.squash_module(package)
-    assert import_cycles(graph) == [KNOWN_PACKAGE_CYCLE]
+    assert import_cycles(graph) == []
 
 
 def _core_packages() -> list[str]:
@@ -209,27 +204,14 @@ def imports_inside_functions() -> dict[str, set[str]]:
 
 
 def test_imports_inside_functions_are_the_listed_ones() -> None:
-    """Issue #31 point 5: an import inside a function keeps a command's start fast and is listed in
-    pyproject.toml ([tool.privacy-studio.lazy-imports]), or is one of the known package cycle's, listed
-    apart until the cycle is broken; every other import is at the top of its module."""
+    """Issue #31 point 5: an import inside a function keeps a command's (or the window's) start fast and is
+    listed in pyproject.toml ([tool.privacy-studio.lazy-imports]); every other import is at the top."""
     import tomllib
 
     tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["privacy-studio"]
-    listed: dict[str, set[str]] = {}
-    for table in ("lazy-imports", "cycle-imports"):
-        for module, names in tool[table].items():
-            listed.setdefault(module, set()).update(names)
+    listed = {module: set(names) for module, names in tool["lazy-imports"].items()}
     found = imports_inside_functions()
     unlisted = sorted(f"{m} -> {n}" for m, names in found.items() for n in names - listed.get(m, set()))
     stale = sorted(f"{m} -> {n}" for m, names in listed.items() for n in names - found.get(m, set()))
     assert unlisted == [], "import at the top, or list it if it keeps start fast"
     assert stale == [], "no longer imported inside a function: remove it from the list"
-    in_cycle = {
-        f"privacy_studio.core.{name}" for name in ("aggregate", "analyses", "project", "project_schema")
-    }
-    in_cycle |= {f"privacy_studio.core.{name}" for name in ("release", "report", "tradeoff")}
-    part = lambda name: ".".join(name.split(".")[:3])  # noqa: E731
-    outside = [
-        m for m, names in tool["cycle-imports"].items() for n in names if {part(m), part(n)} - in_cycle
-    ]
-    assert outside == [], "the cycle list holds imports between the cycle's parts only"

@@ -13,165 +13,25 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
-import numpy as np
-
-from privacy_studio.core.naming import label_words
-from privacy_studio.core.numbers import number, share
+from privacy_studio.core.records import (
+    AnalysisError,
+    check_version,
+    finite_or_none,
+    json_object,
+    number_in,
+    p_value,
+    paired_lists,
+    versioned,
+    whole,
+)
 from privacy_studio.core.release_error import ReleaseError
-from privacy_studio.core.risk.catalogue import DEFAULT_RISK, RISK_FIELDS, risk_field
+from privacy_studio.core.risk.catalogue import DEFAULT_RISK
 from privacy_studio.core.tradeoff.candidates import SearchResult
-from privacy_studio.core.tradeoff.criteria import REASONS_KEY, ReleaseCriteria
-from privacy_studio.core.tradeoff.grid import RISK_MEASURES
 from privacy_studio.core.tradeoff.groups import GroupReport, GroupRow
+from privacy_studio.core.tradeoff.records import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
 
-
-class AnalysisError(ValueError):
-    """A saved analysis that does not have the expected shape; the message names the field."""
-
-
-def _number(value: Any, where: str, low: float = -math.inf, high: float = math.inf) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (low <= value <= high):
-        raise AnalysisError(f"{where} must be a number from {low:g} to {high:g}, got {value!r}")
-    return float(value)
-
-
-def _whole(value: Any, where: str, low: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise AnalysisError(f"{where} must be a whole number ≥ {low}, got {value!r}")
-    return value
-
-
-def _p(value: Any, where: str) -> int | None:
-    return None if value is None else _whole(value, where, 1)
-
-
-def _version(d: dict[str, Any], cls: type, where: str) -> None:
-    version = d.get("version", 1)
-    if version != cls.VERSION:
-        raise AnalysisError(f"{where}: version {version!r} is not one this studio reads ({cls.VERSION})")
-
-
-def _versioned(analysis: Any) -> dict[str, Any]:
-    """A flat analysis dataclass as JSON, with its version first."""
-    return {"version": analysis.VERSION, **asdict(analysis)}
-
-
-def _paired_lists(d: dict[str, Any], a: str, b: str, where: str) -> tuple[list[Any], list[Any]]:
-    """Two lists of ``d`` that go together, one entry per item: ``AnalysisError`` unless they do."""
-    first, second = d.get(a), d.get(b)
-    if not isinstance(first, list) or not isinstance(second, list) or len(first) != len(second):
-        raise AnalysisError(f"{where}: {a!r} and {b!r} must be lists of the same length")
-    return first, second
-
-
-def _object(d: Any, where: str) -> dict[str, Any]:
-    if not isinstance(d, dict):
-        raise AnalysisError(f"{where} must be an object, got {type(d).__name__}")
-    return d
-
-
-@dataclass
-class ComputedUtility:
-    """Computed 0-10 utility of every profile (``core.utility.computed_utilities``) and why a profile
-    could not be scored."""
-
-    KEY: ClassVar[str] = "information_loss"
-    VERSION: ClassVar[int] = 1
-    scores: dict[str, dict[str, float]]
-    problems: dict[str, str] = field(default_factory=dict)
-
-    def column(self, name: str, labels: list[str]) -> np.ndarray:
-        """The score ``name`` of ``labels``; NaN where a profile has none."""
-        return np.asarray([self.scores.get(label, {}).get(name, np.nan) for label in labels], np.float64)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"version": self.VERSION, "scores": self.scores, "problems": self.problems}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str = KEY) -> ComputedUtility:
-        d = _object(d, where)
-        if "scores" not in d:  # studio 0.1 kept {label: {score: value}} without a version
-            d = {"scores": d, "problems": {}}
-        _version(d, cls, where)
-        scores = {
-            str(label): {
-                str(name): _number(value, f"{where}: {label} / {name}", 0.0, 10.0)
-                for name, value in _object(row, f"{where}: {label}").items()
-            }
-            for label, row in _object(d["scores"], f"{where}.scores").items()
-        }
-        problems = {str(k): str(v) for k, v in _object(d.get("problems", {}), f"{where}.problems").items()}
-        return cls(scores, problems)
-
-
-@dataclass
-class ProfileSizes:
-    """Mean spatial unit area (km²) of every spatial level of the grid and the observation period: what
-    the power law needs besides the risk results, measured on the data when the analysis ran."""
-
-    KEY: ClassVar[str] = "profile_sizes"
-    VERSION: ClassVar[int] = 1
-    unit_areas: dict[str, float]
-    period_seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        areas = {k: _finite(v) for k, v in self.unit_areas.items()}
-        return {"version": self.VERSION, "unit_areas": areas, "period_seconds": _finite(self.period_seconds)}
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str = KEY) -> ProfileSizes:
-        d = _object(d, where)
-        _version(d, cls, where)
-        areas = {
-            str(k): math.nan if v is None else _number(v, f"{where}.unit_areas.{k}", 0.0)
-            for k, v in _object(d.get("unit_areas", {}), f"{where}.unit_areas").items()
-        }
-        period = d.get("period_seconds")
-        return cls(areas, math.nan if period is None else _number(period, f"{where}.period_seconds", 0.0))
-
-
-@dataclass
-class SeedSpread:
-    """The headline risk of one profile recomputed with several seeds: how much it moves with the sample."""
-
-    KEY: ClassVar[str] = "seed_spread"
-    VERSION: ClassVar[int] = 1
-    profile: str
-    measure: str
-    p: int | None
-    seeds: list[int]
-    values: list[float | None]  # None where the measure came out undefined for that seed
-
-    def sentence(self) -> str:
-        """E.g. ``Over 5 seeds, unicity at p = 4 of district × 1w ranges from 2.1 % to 2.6 %.``"""
-        known = [v for v in self.values if v is not None]
-        field = RISK_FIELDS.get(self.measure)
-        name = self.measure if field is None else field.label
-        where = name if self.p is None else f"{name} at p = {self.p}"
-        profile = label_words(self.profile)
-        if not known:
-            return f"Over {len(self.seeds)} seeds, {where} of {profile} was never defined."
-        value = share if field is None or field.proportion else number
-        return (
-            f"Over {len(self.seeds)} seeds ({', '.join(map(str, self.seeds))}), {where} of {profile} "
-            f"ranges from {value(min(known))} to {value(max(known))}."
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return _versioned(self)
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str = KEY) -> SeedSpread:
-        d = _object(d, where)
-        _version(d, cls, where)
-        seeds, values = _paired_lists(d, "seeds", "values", where)
-        return cls(
-            str(d.get("profile", "")),
-            str(d.get("measure", DEFAULT_RISK)),
-            _p(d.get("p"), f"{where}.p"),
-            [_whole(s, f"{where}.seeds") for s in seeds],
-            [None if v is None else _number(v, f"{where}.values") for v in values],
-        )
+#: Also read from here: the trade-off's records are analyses of a project like the others.
+__all__ = ["AnalysisError", "ComputedUtility", "ProfileSizes", "SeedSpread", "TradeoffChoice"]
 
 
 @dataclass
@@ -189,15 +49,15 @@ class PopulationExtrapolation:
     model: str = "power"
 
     def to_dict(self) -> dict[str, Any]:
-        return _versioned(self)
+        return versioned(self)
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> PopulationExtrapolation:
         from privacy_studio.core.tradeoff.extrapolation import MODELS
 
-        d = _object(d, where)
-        _version(d, cls, where)
-        n, risk = _paired_lists(d, "n", "risk", where)
+        d = json_object(d, where)
+        check_version(d, cls, where)
+        n, risk = paired_lists(d, "n", "risk", where)
         if not n:
             raise AnalysisError(f"{where}: 'n' and 'risk' are empty: no subsample was measured")
         model = d.get("model", "power")
@@ -205,11 +65,11 @@ class PopulationExtrapolation:
             raise AnalysisError(f"{where}: unknown model {model!r}; use one of {', '.join(MODELS)}")
         return cls(
             measure=str(d.get("measure", DEFAULT_RISK)),
-            p=_p(d.get("p"), f"{where}.p"),
+            p=p_value(d.get("p"), f"{where}.p"),
             profile=str(d.get("profile", "")),
-            n=[_number(v, f"{where}.n", 1.0) for v in n],
-            risk=[_number(v, f"{where}.risk", 0.0, 1.0) for v in risk],
-            population=_whole(d.get("population"), f"{where}.population", 1),
+            n=[number_in(v, f"{where}.n", 1.0) for v in n],
+            risk=[number_in(v, f"{where}.risk", 0.0, 1.0) for v in risk],
+            population=whole(d.get("population"), f"{where}.population", 1),
             model=model,
         )
 
@@ -232,30 +92,26 @@ class RiskByGroup:
             "n_without_attributes": r.n_without_attributes,
             "n_without_risk": r.n_without_risk,
             "odds_note": r.odds_note,
-            "groups": [{k: _finite(v) for k, v in asdict(row).items()} for row in r.rows],
+            "groups": [{k: finite_or_none(v) for k, v in asdict(row).items()} for row in r.rows],
         }
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> RiskByGroup:
-        d = _object(d, where)
-        _version(d, cls, where)
+        d = json_object(d, where)
+        check_version(d, cls, where)
         names = [f.name for f in fields(GroupRow)]
         rows = []
         for i, g in enumerate(d.get("groups") or []):
-            g = _object(g, f"{where}.groups[{i}]")
+            g = json_object(g, f"{where}.groups[{i}]")
             missing = [k for k in names if k not in g]
             if missing:
                 raise AnalysisError(f"{where}.groups[{i}] lacks {', '.join(missing)}")
             rows.append(GroupRow(**{k: math.nan if g[k] is None else g[k] for k in names}))
         counts = [
-            _whole(d.get(k, 0), f"{where}.{k}")
+            whole(d.get(k, 0), f"{where}.{k}")
             for k in ("n_matched", "n_without_attributes", "n_without_risk")
         ]
         return cls(str(d.get("profile", "")), GroupReport(rows, *counts, str(d.get("odds_note", ""))))
-
-
-def _finite(value: Any) -> Any:
-    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 @dataclass
@@ -307,7 +163,7 @@ class ReleaseRecord:
     @staticmethod
     def from_dict(d: Any, where: str = KEY) -> Any:
         try:
-            return release_kind("rows").from_dict(_object(d, where))  # type: ignore[union-attr]
+            return release_kind("rows").from_dict(json_object(d, where))  # type: ignore[union-attr]
         except (ReleaseError, KeyError, TypeError) as exc:
             raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
 
@@ -359,12 +215,15 @@ class ReleaseHistory:
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> ReleaseHistory:
-        d = _object(d, where)
-        _version(d, cls, where)
+        d = json_object(d, where)
+        check_version(d, cls, where)
         entries = []
         for i, entry in enumerate(d.get("releases") or []):
-            entry = _object(entry, f"{where}.releases[{i}]")
-            kind, record = str(entry.get("kind", "")), _object(entry.get("record"), f"{where}.releases[{i}]")
+            entry = json_object(entry, f"{where}.releases[{i}]")
+            kind, record = (
+                str(entry.get("kind", "")),
+                json_object(entry.get("record"), f"{where}.releases[{i}]"),
+            )
             reader = release_kind(kind)
             if reader is None:
                 entries.append((kind, UnknownRelease(kind, record)))
@@ -480,42 +339,3 @@ def validate_analyses(analyses: dict[str, Any]) -> dict[str, Any]:
             analysis = cls.from_dict(analyses[key], f"analyses.{key}")
             out[key] = analysis.to_dict()
     return out
-
-
-@dataclass
-class TradeoffChoice:
-    """The project's ``tradeoff`` section: the risk measure, p and utility the decision uses, and the
-    release criteria (the ceiling and optional limits)."""
-
-    risk_measure: str = DEFAULT_RISK
-    risk_p: int | None = 4
-    utility: str | None = None
-    criteria: ReleaseCriteria = field(default_factory=ReleaseCriteria)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "risk_measure": self.risk_measure,
-            "risk_p": self.risk_p,
-            "utility": self.utility,
-            **self.criteria.to_choices(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Any, where: str = "tradeoff") -> TradeoffChoice:
-        d = _object(d, where)
-        known = {"risk_measure", "risk_p", "utility", REASONS_KEY, *ReleaseCriteria().to_choices()}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise AnalysisError(f"{where}: unknown choice(s) {', '.join(unknown)}")
-        measure = d.get("risk_measure", DEFAULT_RISK)
-        measure = risk_field(measure) if isinstance(measure, str) else measure  # any catalogue word
-        if measure not in RISK_MEASURES:
-            raise AnalysisError(f"{where}.risk_measure {measure!r} is not one of {', '.join(RISK_MEASURES)}")
-        utility = d.get("utility")
-        if utility is not None and not isinstance(utility, str):
-            raise AnalysisError(f"{where}.utility must be a text or null, got {utility!r}")
-        try:
-            criteria = ReleaseCriteria.from_choices(d)
-        except ValueError as exc:
-            raise AnalysisError(f"{where}: {exc}") from None
-        return cls(measure, _p(d.get("risk_p", 4), f"{where}.risk_p"), utility, criteria)

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.generalize import SpatialLevel, TemporalLevel
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number, share
@@ -26,6 +25,7 @@ from privacy_studio.core.tradeoff.powerlaw import (
     width_hours,
 )
 from privacy_studio.core.tradeoff.recommend import Recommendation, recommend
+from privacy_studio.core.tradeoff.records import SeedSpread
 from privacy_studio.core.utility import utility_title
 
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
 from privacy_studio.core.risk.catalogue import risk_field
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis, analyse
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria
 from privacy_studio.core.tradeoff.grid import GridTable, grid_table
+from privacy_studio.core.tradeoff.records import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
 from privacy_studio.core.utility import COMPUTED_SCORES, UtilityGrid
 
 if TYPE_CHECKING:
