@@ -115,10 +115,11 @@ class PlotTab(QWidget):
         self._p_placed = False
         self._stale = False
         self._deferred = False
+        self.in_steps = False  # a timed redraw: refresh may draw part now and call continue_later()
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(REDRAW_DELAY_MS)
-        self._redraw_timer.timeout.connect(self.flush)
+        self._redraw_timer.timeout.connect(self._redraw_step)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.controls = QHBoxLayout()
@@ -186,11 +187,27 @@ class PlotTab(QWidget):
         self._deferred = True
 
     def flush(self) -> None:
-        """Redraw now if results arrived since the last drawing."""
+        """Redraw now, whole, if results arrived since the last drawing."""
         self._redraw_timer.stop()
-        if self._stale:
+        while self._stale:
             self._stale = False
             self.refresh()
+
+    def _redraw_step(self) -> None:
+        """A timed redraw: a refresh that builds many items may stop part way (``continue_later``), so
+        the event loop turns between the parts."""
+        if self._stale:
+            self._stale = False
+            self.in_steps = True
+            try:
+                self.refresh()
+            finally:
+                self.in_steps = False
+
+    def continue_later(self) -> None:
+        """Called by a stepped refresh that stopped part way: the next part comes once the loop has turned."""
+        self._stale = True
+        self._redraw_timer.start(0)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
