@@ -209,3 +209,20 @@ def test_the_em_histogram_says_whom_it_covers_when_not_everyone():
         "960 of the 1,000 people in the file (everyone evaluated, 40 of them left out with fewer than p "
         "points)"
     )
+    # every person evaluated, EM-disclosure computed for the first 1,000 sampled only (em_samples)
+    em_subset = {"n_users": 1992, "reference_p": 4, "by_p": [{"p": 4, "n_sampled": 1992, "n_excluded": 66}]}
+    assert covered_people(em_subset, 961) == (
+        "961 of the 1,992 people in the file (everyone evaluated, 66 of them left out with fewer than p "
+        "points; EM-disclosure computed for 961 of the 1,926 evaluated, the first sampled)"
+    )
+
+
+def test_the_risk_map_says_whom_its_values_come_from():
+    """Issue #27: the places' EM-disclosure comes from the people EM was computed for, not the whole file."""
+    from privacy_studio.gui.plots.location_map import em_people
+
+    rec = {"n_users": 1992, "reference_p": 4, "by_p": [{"p": 4, "em_users": 961}]}
+    assert em_people(rec) == (
+        " Estimated from the 961 of the 1,992 people on whom EM-disclosure was computed."
+    )
+    assert em_people({"n_users": 961, "reference_p": 4, "by_p": [{"p": 4, "em_users": 961}]}) == ""
