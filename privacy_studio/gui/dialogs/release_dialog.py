@@ -142,7 +142,7 @@ class ReleaseDialog(WorkerDialog):
         layout.addLayout(self._choice_form())
         layout.addWidget(self._suppression_group())
         layout.addWidget(QLabel("What each choice removes (before writing):"))
-        layout.addWidget(self.removed_table)
+        layout.addWidget(self.removed_table, 1)  # as tall as the rows preview: its rows are the decision
         layout.addWidget(self.figures)
         layout.addWidget(self.verdict)
         layout.addLayout(self._reason_row())

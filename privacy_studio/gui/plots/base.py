@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,21 @@ class PlainAxis(pg.AxisItem):
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         return [number(v * scale) for v in values]
+
+
+class DecadeAxis(pg.AxisItem):
+    """A log-scale axis labelled at 1, 2 and 5 times each power of ten only: the labels of every minor
+    tick (3·10¹, 4·10¹ …) ran into each other over three decades at 1280 pixels."""
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        strings = super().logTickStrings(values, scale, spacing)
+        return [s if _one_two_five(v) else "" for v, s in zip(values, strings, strict=True)]
+
+
+def _one_two_five(exponent: float) -> bool:
+    """Whether 10**exponent is 1, 2 or 5 times a power of ten."""
+    mantissa = 10 ** (exponent - math.floor(exponent))
+    return any(abs(mantissa - m) < 1e-6 * m for m in (1, 2, 5, 10))
 
 
 def profile_dash(index: int) -> Qt.PenStyle:
