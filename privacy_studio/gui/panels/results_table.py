@@ -105,10 +105,14 @@ def _level_words(name: Callable[[str], str], code: str) -> str:
 
 
 def _two_lines(header: str) -> str:
-    """A header of several words on two lines, split at the space nearest its middle (narrower columns)."""
+    """A header of several words on two lines, split at the space nearest its middle, or one hyphenated
+    word after its hyphen (narrower columns)."""
     spaces = [i for i, c in enumerate(header) if c == " "]
-    if len(header) < 9 or not spaces:
+    if len(header) < 9:
         return header
+    if not spaces:  # one hyphenated word ("k-disclosure"): cut after its hyphen, which stays
+        hyphen = header.find("-")
+        return header if hyphen < 1 else f"{header[: hyphen + 1]}\n{header[hyphen + 1 :]}"
     cut = min(spaces, key=lambda i: abs(2 * i - len(header)))
     return f"{header[:cut]}\n{header[cut + 1 :]}"
 
