@@ -25,8 +25,11 @@ def as_record(result: Any) -> Record:
     return dict(result) if isinstance(result, dict) else result.to_dict()
 
 
-def profile_label(rec: Record) -> str:
-    """The profile's key (``grid:5 × 1h``): what results are matched and exported by."""
+def profile_label(rec: Record | ProfileResult) -> str:
+    """The profile's key (``grid:5 × 1h``): what results are matched and exported by (a typed result is
+    read as is, not turned into its record first)."""
+    if isinstance(rec, ProfileResult):
+        return rec.label or f"{rec.spatial} × {rec.temporal}"
     return str(rec.get("label") or f"{rec['spatial']} × {rec['temporal']}")
 
 

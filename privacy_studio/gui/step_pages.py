@@ -62,7 +62,7 @@ class ProjectTree(QTreeWidget):
         grid = QTreeWidgetItem(self, [f"Grid ({ticked} cells ticked)"])
         results = QTreeWidgetItem(self, [f"Results ({len(project.results)} profiles)"])
         for rec in project.results:
-            QTreeWidgetItem(results, [profile_label(rec.to_dict())])
+            QTreeWidgetItem(results, [profile_label(rec)])
         analyses = QTreeWidgetItem(self, ["Analyses"])
         for title in tabs:
             QTreeWidgetItem(analyses, [title])

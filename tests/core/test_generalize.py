@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core import generalize as generalize_module
@@ -317,3 +317,27 @@ def test_finest_first_sorts_widths_by_length_and_keeps_other_places(widths, name
     assert sorted(got_spatial) == sorted(spatial)
     assert [s for s in got_spatial if not s.startswith("grid")] == named
     assert [s for s in got_spatial if s.startswith("grid")] == ["grid:1", "grid:5", "grid:20"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([-1.5, 0.0, 0.25, 3.0]), st.sampled_from([-2.0, 0.0, 0.5, 7.0])),
+        max_size=40,
+    )
+)
+def test_unique_pairs_matches_numpy_unique_rows(points):
+    """unique_pairs (lexsort, lets other threads run) = np.unique(axis=0, return_inverse=True), the slow
+    obvious reference that held the GIL."""
+    from privacy_studio.core.generalize import unique_pairs
+
+    x = np.array([p[0] for p in points], dtype=float)
+    y = np.array([p[1] for p in points], dtype=float)
+    rows, inverse = unique_pairs(x, y)
+    assert rows.shape[1] == 2 and inverse.shape == x.shape
+    if points:
+        expected_rows, expected_inverse = np.unique(np.column_stack([x, y]), axis=0, return_inverse=True)
+        np.testing.assert_array_equal(rows, expected_rows)
+        np.testing.assert_array_equal(inverse, expected_inverse.ravel())
+    else:
+        assert len(rows) == 0

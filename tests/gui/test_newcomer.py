@@ -209,3 +209,36 @@ def test_the_em_histogram_says_whom_it_covers_when_not_everyone():
         "960 of the 1,000 people in the file (everyone evaluated, 40 of them left out with fewer than p "
         "points)"
     )
+    # every person evaluated, EM-disclosure computed for the first 1,000 sampled only (em_samples)
+    em_subset = {"n_users": 1992, "reference_p": 4, "by_p": [{"p": 4, "n_sampled": 1992, "n_excluded": 66}]}
+    assert covered_people(em_subset, 961) == (
+        "961 of the 1,992 people in the file (everyone evaluated, 66 of them left out with fewer than p "
+        "points; EM-disclosure computed for 961 of the 1,926 evaluated, the first sampled)"
+    )
+
+
+def test_the_risk_map_says_whom_its_values_come_from():
+    """Issue #27: the places' EM-disclosure comes from the people EM was computed for, not the whole file."""
+    from privacy_studio.gui.plots.location_map import em_people
+
+    rec = {"n_users": 1992, "reference_p": 4, "by_p": [{"p": 4, "em_users": 961}]}
+    assert em_people(rec) == (
+        " Estimated from the 961 of the 1,992 people on whom EM-disclosure was computed."
+    )
+    assert em_people({"n_users": 961, "reference_p": 4, "by_p": [{"p": 4, "em_users": 961}]}) == ""
+
+
+def test_the_disclosure_bars_say_em_covers_fewer_people_than_k_disclosure():
+    """Issue #27: EM- and KL-disclosure are computed for the first people sampled only; the bars say so."""
+    from privacy_studio.gui.plots.disclosure import em_coverage
+
+    recs = [
+        {"by_p": [{"p": 4, "n_sampled": 1992, "n_excluded": 66, "em_users": 961}]},
+        {"by_p": [{"p": 4, "n_sampled": 1992, "n_excluded": 60, "em_users": 965}]},
+    ]
+    assert em_coverage(recs, 4) == (
+        "EM- and KL-disclosure computed for 961–965 of the 1,926–1,932 people evaluated per profile (the "
+        "first sampled); k-disclosure for all of them, attacker knows p = 4 points."
+    )
+    everyone = [{"by_p": [{"p": 4, "n_sampled": 900, "n_excluded": 10, "em_users": 890}]}]
+    assert em_coverage(everyone, 4) == ""

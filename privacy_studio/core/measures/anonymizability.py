@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from privacy_studio.core.events import EventTable
+from privacy_studio.core.generalize import unique_pairs
 from privacy_studio.core.kernels import anonymizability as kern
 from privacy_studio.core.progress import TaskControl, as_control
 
@@ -178,9 +179,9 @@ class Fingerprints:
             loc_off = np.zeros(self.n_users + 1, dtype=np.int64)
             np.cumsum(np.bincount(user[first], minlength=self.n_users), out=loc_off[1:])
             loc_x, loc_y = self.x[first], self.y[first]
-            coords, loc_g = np.unique(np.column_stack([loc_x, loc_y]), axis=0, return_inverse=True)
+            coords, loc_g = unique_pairs(loc_x, loc_y)
             g_x, g_y = np.ascontiguousarray(coords[:, 0]), np.ascontiguousarray(coords[:, 1])
-            self._places = (loc, loc_off, loc_x, loc_y, loc_g.reshape(-1).astype(np.int64), g_x, g_y)
+            self._places = (loc, loc_off, loc_x, loc_y, loc_g, g_x, g_y)
         return self._places
 
 

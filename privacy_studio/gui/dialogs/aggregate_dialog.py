@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -92,6 +91,31 @@ class AggregateDialog(WorkerDialog):
         self.runner, self.project, self.dataset = runner, project, dataset
         self.prepared: PreparedAggregate | None = None
         self.worker: Worker | None = None
+        self.figures = QLabel("")
+        self.figures.setWordWrap(True)
+        self.preview_table = QTableWidget(0, 0)
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #a33;")
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._choice_form(project))
+        layout.addWidget(self.figures)
+        layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written (with the noise):"))
+        layout.addWidget(self.preview_table, 1)
+        layout.addWidget(self.problems)
+        layout.addLayout(self._button_row("Write aggregate"))
+        for signal in (
+            self.profile.currentTextChanged,
+            self.kind.currentIndexChanged,
+            self.epsilon.valueChanged,
+            self.delta.textChanged,
+            self.bound.valueChanged,
+        ):
+            signal.connect(self._invalidate)
+        fit_to_screen(self, 860, 620)
+
+    def _choice_boxes(self, project: Project) -> None:
+        """The profile (the project's recommendation first, no amount), the table, ε, δ and the bound."""
         offered = candidates(project)
         choices = [p for p in offered.profiles if ":price/" not in p]  # an aggregate publishes no amount
         start = offered.default if offered.default in choices else next(iter(choices), "")
@@ -113,6 +137,10 @@ class AggregateDialog(WorkerDialog):
         self.bound.setRange(1, 1_000_000)
         self.bound.setValue(10)
         self.bound.setToolTip("each person counts in at most this many cells (their most frequent ones)")
+
+    def _choice_form(self, project: Project) -> QFormLayout:
+        """The choices, the file to write and what the project's earlier releases spent, one row each."""
+        self._choice_boxes(project)
         self.out = QLineEdit()
         self.out.setPlaceholderText("aggregate.csv")
         browse = QPushButton("Browse…")
@@ -121,6 +149,8 @@ class AggregateDialog(WorkerDialog):
         out_row.addWidget(self.out, 1)
         out_row.addWidget(browse)
         self.overwrite = QCheckBox("replace an existing file")
+        self.spent = QLabel(spent_text(project))
+        self.spent.setWordWrap(True)
         form = QFormLayout()
         form.addRow("Profile", self.profile)
         form.addRow("Table", self.kind)
@@ -129,48 +159,8 @@ class AggregateDialog(WorkerDialog):
         form.addRow("Cells per person at most", self.bound)
         form.addRow("Aggregate file", out_row)
         form.addRow("", self.overwrite)
-        self.spent = QLabel(spent_text(project))
-        self.spent.setWordWrap(True)
         form.addRow("Spent so far", self.spent)
-        self.figures = QLabel("")
-        self.figures.setWordWrap(True)
-        self.preview_table = QTableWidget(0, 0)
-        self.problems = QLabel("")
-        self.problems.setWordWrap(True)
-        self.problems.setStyleSheet("color: #a33;")
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setVisible(False)
-        self.preview_button = QPushButton("Preview")
-        self.preview_button.clicked.connect(self.start_preview)
-        self.write_button = QPushButton("Write aggregate")
-        self.write_button.setEnabled(False)
-        self.write_button.clicked.connect(self.start_write)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        close = QPushButton("Close")
-        close.clicked.connect(self.reject)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.progress, 1)
-        for button in (self.preview_button, self.write_button, self.cancel_button, close):
-            buttons.addWidget(button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.figures)
-        layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written (with the noise):"))
-        layout.addWidget(self.preview_table, 1)
-        layout.addWidget(self.problems)
-        layout.addLayout(buttons)
-        for signal in (
-            self.profile.currentTextChanged,
-            self.kind.currentIndexChanged,
-            self.epsilon.valueChanged,
-            self.delta.textChanged,
-            self.bound.valueChanged,
-        ):
-            signal.connect(self._invalidate)
-        fit_to_screen(self, 860, 620)
+        return form
 
     def _invalidate(self, *_: Any) -> None:
         """A changed choice makes the preview stale: it must be prepared again before writing."""
@@ -240,10 +230,6 @@ class AggregateDialog(WorkerDialog):
             name="aggregate",
         )
         return self._start(worker, self._written)
-
-    def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
 
     def _show_prepared(self, prepared: PreparedAggregate) -> None:
         self.prepared = prepared

@@ -174,16 +174,56 @@ class ImportDialog(QDialog):
         self._preview_deadline = QTimer(self, singleShot=True, interval=round(PREVIEW_TIMEOUT_S * 1000))
         self._preview_deadline.timeout.connect(self._preview_timed_out)
 
+        self.raw_table, self.parsed_table = QTableWidget(), QTableWidget()
+        self.preview_tabs = QTabWidget()
+        self.preview_tabs.addTab(self.raw_table, "Raw rows")
+        self.preview_tabs.addTab(self.parsed_table, "As it will be read")
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #b00020")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.report.setPlaceholderText(
+            "The import report appears here: rows kept and rows rejected, per reason."
+        )
+        self.report.setMaximumHeight(140)
+        top = QWidget()
+        top_layout = QHBoxLayout(top)
+        top_layout.addWidget(self._read_group())
+        top_layout.addWidget(self._mapping_group(), 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(self.preview_tabs)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._source_row())
+        layout.addWidget(split, 1)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.report)
+        layout.addWidget(self._button_box())
+        self._watch_reading()
+        fit_to_screen(self, 1000, 720)
+        if path:
+            self.set_source(path)
+
+    def _source_row(self) -> QHBoxLayout:
+        """The file or folder to read, with a file and a folder picker."""
         self.source = QLineEdit()
         self.source.setPlaceholderText("a CSV / Parquet file, or a folder with one CDR file per person")
         pick_file, pick_folder = QPushButton("File…"), QPushButton("CDR folder…")
         pick_file.clicked.connect(self._pick_file)
         pick_folder.clicked.connect(self._pick_folder)
-        src_row = QHBoxLayout()
-        src_row.addWidget(self.source, 1)
-        src_row.addWidget(pick_file)
-        src_row.addWidget(pick_folder)
+        row = QHBoxLayout()
+        row.addWidget(self.source, 1)
+        row.addWidget(pick_file)
+        row.addWidget(pick_folder)
+        return row
 
+    def _format_boxes(self) -> None:
+        """Format, delimiter, header row, time zone (with completion) and date order."""
         self.format = QComboBox()
         self.format.addItems(FORMATS)
         self.delimiter = QComboBox()
@@ -201,6 +241,10 @@ class ImportDialog(QDialog):
         self.date_order = QComboBox()
         for text, value in DATE_ORDERS:
             self.date_order.addItem(text, value)
+
+    def _read_group(self) -> QGroupBox:
+        """How to read: the format boxes, the side files and the same-place tolerance."""
+        self._format_boxes()
         self.antennas = FilePicker("Antennas / locations with coordinates")
         self.hierarchy = FilePicker("Hierarchy (location, zip, district, …)")
         self.locations = FilePicker("List of all spatial units")
@@ -213,18 +257,24 @@ class ImportDialog(QDialog):
             "0 = only identical coordinates."
         )
         read = QFormLayout()
-        read.addRow("Format", self.format)
-        read.addRow("Delimiter", self.delimiter)
-        read.addRow("", self.header)
-        read.addRow("Time zone", self.tz)
-        read.addRow("Dates", self.date_order)
-        read.addRow("Antennas file", self.antennas)
-        read.addRow("Hierarchy file", self.hierarchy)
-        read.addRow("Locations file", self.locations)
-        read.addRow("Same place within", self.place_tolerance)
-        read_box = QGroupBox("How to read")
-        read_box.setLayout(read)
+        for label, widget in (
+            ("Format", self.format),
+            ("Delimiter", self.delimiter),
+            ("", self.header),
+            ("Time zone", self.tz),
+            ("Dates", self.date_order),
+            ("Antennas file", self.antennas),
+            ("Hierarchy file", self.hierarchy),
+            ("Locations file", self.locations),
+            ("Same place within", self.place_tolerance),
+        ):
+            read.addRow(label, widget)
+        box = QGroupBox("How to read")
+        box.setLayout(read)
+        return box
 
+    def _mapping_group(self) -> QGroupBox:
+        """One box per column role, on (detect) until the officer chooses a column."""
         mapping_box = QGroupBox("Columns (detected unless chosen)")
         grid = QGridLayout(mapping_box)
         self.role_boxes: dict[str, QComboBox] = {}
@@ -235,24 +285,10 @@ class ImportDialog(QDialog):
             grid.addWidget(box, k // 2, (k % 2) * 2 + 1)
             self.role_boxes[role] = box
             box.currentIndexChanged.connect(self._schedule_preview)
+        return mapping_box
 
-        self.raw_table, self.parsed_table = QTableWidget(), QTableWidget()
-        self.preview_tabs = QTabWidget()
-        self.preview_tabs.addTab(self.raw_table, "Raw rows")
-        self.preview_tabs.addTab(self.parsed_table, "As it will be read")
-        self.problems = QLabel("")
-        self.problems.setWordWrap(True)
-        self.problems.setStyleSheet("color: #b00020")
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setVisible(False)
-        self.report = QPlainTextEdit()
-        self.report.setReadOnly(True)
-        self.report.setPlaceholderText(
-            "The import report appears here: rows kept and rows rejected, per reason."
-        )
-        self.report.setMaximumHeight(140)
-
+    def _button_box(self) -> QDialogButtonBox:
+        """Import, Cancel import and Close."""
         self.buttons = QDialogButtonBox()
         self.import_button = self.buttons.addButton("Import", QDialogButtonBox.ButtonRole.ActionRole)
         self.import_button.clicked.connect(self.start_import)
@@ -261,22 +297,10 @@ class ImportDialog(QDialog):
         self.cancel_button.clicked.connect(self.cancel_import)
         self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
         self.close_button.clicked.connect(self._close)
+        return self.buttons
 
-        top = QWidget()
-        top_layout = QHBoxLayout(top)
-        top_layout.addWidget(read_box)
-        top_layout.addWidget(mapping_box, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.preview_tabs)
-        layout = QVBoxLayout(self)
-        layout.addLayout(src_row)
-        layout.addWidget(split, 1)
-        layout.addWidget(self.problems)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.report)
-        layout.addWidget(self.buttons)
-
+    def _watch_reading(self) -> None:
+        """A changed source clears the column choices; every reading choice schedules a new preview."""
         self.source.textChanged.connect(self._source_changed)
         for signal in (
             self.format.currentIndexChanged,
@@ -289,9 +313,6 @@ class ImportDialog(QDialog):
             self.locations.changed,
         ):
             signal.connect(self._schedule_preview)
-        fit_to_screen(self, 1000, 720)
-        if path:
-            self.set_source(path)
 
     # -- inputs ------------------------------------------------------------------------------------
     def set_source(self, path: str, antennas: str | None = None, hierarchy: str | None = None) -> None:

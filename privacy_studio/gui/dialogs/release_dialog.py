@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -130,54 +129,6 @@ class ReleaseDialog(WorkerDialog):
         self.prepared: PreparedRelease | None = None
         self.worker: Worker | None = None
         self.candidates = candidates(project)
-        self.profile = QComboBox()
-        self.profile.setEditable(True)
-        self.profile.addItems(self.candidates.profiles)
-        self.profile.setCurrentText(self.candidates.default or next(iter(self.candidates.profiles), ""))
-        self.profile.setToolTip("spatial level : time width (default: the recommendation)")
-        self.rows = QComboBox()
-        for text, value in ROW_CHOICES:
-            self.rows.addItem(text, value)
-        self.columns = {name: QCheckBox(name) for name in EXTRA_COLUMNS}
-        self.centres = QCheckBox("add each unit's centre (lat, lon)")
-        self.counts = QCheckBox("add each point's event count (k-anonymity then compares counts too)")
-        self.thresholds: dict[str, tuple[QCheckBox, QSpinBox]] = {}
-        form = QFormLayout()
-        form.addRow("Profile", self.profile)
-        self.start_note = QLabel(start_text(self.candidates))
-        self.start_note.setWordWrap(True)
-        if not self.candidates.recommended:
-            self.start_note.setStyleSheet(RED)
-        form.addRow("", self.start_note)
-        form.addRow("Rows", self.rows)
-        column_row = QHBoxLayout()
-        for box in self.columns.values():
-            column_row.addWidget(box)
-        form.addRow("Event columns", column_row)
-        form.addRow("", self.centres)
-        form.addRow("", self.counts)
-        suppression = QGroupBox("Suppression (optional)")
-        sup_form = QFormLayout(suppression)
-        for name, label, smallest, default in SUPPRESSION:
-            tick, value = QCheckBox(label), QSpinBox()
-            value.setRange(smallest, 1_000_000)
-            value.setValue(default)
-            self.thresholds[name] = (tick, value)
-            sup_form.addRow(tick, value)
-        self.out = QLineEdit()
-        self.out.setPlaceholderText("release.csv or release.parquet")
-        browse = QPushButton("Browse…")
-        browse.clicked.connect(self._browse)
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.out, 1)
-        out_row.addWidget(browse)
-        self.overwrite = QCheckBox("replace an existing release")
-        self.mapping = QLineEdit()
-        self.mapping.setPlaceholderText("optional: a separate file for original id → pseudonym")
-        form.addRow("Release file", out_row)
-        form.addRow("", self.overwrite)
-        form.addRow("Pseudonym mapping", self.mapping)
-
         self.removed_table = QTableWidget(0, len(EFFECT_COLUMNS))
         self.removed_table.setHorizontalHeaderLabels(EFFECT_COLUMNS)
         self.figures = QLabel("")
@@ -188,44 +139,93 @@ class ReleaseDialog(WorkerDialog):
         self.problems.setStyleSheet(RED)
         self.verdict = QLabel("")
         self.verdict.setWordWrap(True)
-        self.reason = QLineEdit()
-        self.reason.setPlaceholderText("required to write a release that fails the release criteria")
-        self.reason.textChanged.connect(self._update_write)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setVisible(False)
-        self.preview_button = QPushButton("Preview")
-        self.preview_button.clicked.connect(self.start_preview)
-        self.write_button = QPushButton("Write release")
-        self.write_button.setEnabled(False)
-        self.write_button.clicked.connect(self.start_write)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        close = QPushButton("Close")
-        close.clicked.connect(self.reject)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.progress, 1)
-        for button in (self.preview_button, self.write_button, self.cancel_button, close):
-            buttons.addWidget(button)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(suppression)
+        layout.addLayout(self._choice_form())
+        layout.addWidget(self._suppression_group())
         layout.addWidget(QLabel("What each choice removes (before writing):"))
-        layout.addWidget(self.removed_table)
+        layout.addWidget(self.removed_table, 1)  # as tall as the rows preview: its rows are the decision
         layout.addWidget(self.figures)
         layout.addWidget(self.verdict)
-        reason_row = QHBoxLayout()
-        reason_row.addWidget(QLabel("Reason for accepting the risk"))
-        reason_row.addWidget(self.reason, 1)
-        layout.addLayout(reason_row)
+        layout.addLayout(self._reason_row())
         layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written:"))
         layout.addWidget(self.preview_table, 1)
         layout.addWidget(self.problems)
-        layout.addLayout(buttons)
+        layout.addLayout(self._button_row("Write release"))
         self._watch_choices()
         self._rows_changed()
         fit_to_screen(self, 900, 700)
+
+    def _profile_box(self) -> None:
+        """The profile, starting at the project's recommendation, and the note saying where it starts."""
+        self.profile = QComboBox()
+        self.profile.setEditable(True)
+        self.profile.addItems(self.candidates.profiles)
+        self.profile.setCurrentText(self.candidates.default or next(iter(self.candidates.profiles), ""))
+        self.profile.setToolTip("spatial level : time width (default: the recommendation)")
+        self.start_note = QLabel(start_text(self.candidates))
+        self.start_note.setWordWrap(True)
+        if not self.candidates.recommended:
+            self.start_note.setStyleSheet(RED)
+
+    def _choice_form(self) -> QFormLayout:
+        """Profile, rows, event columns, centres and counts, the release file and the mapping file."""
+        self._profile_box()
+        self.rows = QComboBox()
+        for text, value in ROW_CHOICES:
+            self.rows.addItem(text, value)
+        self.columns = {name: QCheckBox(name) for name in EXTRA_COLUMNS}
+        self.centres = QCheckBox("add each unit's centre (lat, lon)")
+        self.counts = QCheckBox("add each point's event count (k-anonymity then compares counts too)")
+        column_row = QHBoxLayout()
+        for box in self.columns.values():
+            column_row.addWidget(box)
+        self.out = QLineEdit()
+        self.out.setPlaceholderText("release.csv or release.parquet")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out, 1)
+        out_row.addWidget(browse)
+        self.overwrite = QCheckBox("replace an existing release")
+        self.mapping = QLineEdit()
+        self.mapping.setPlaceholderText("optional: a separate file for original id → pseudonym")
+        form = QFormLayout()
+        for label, item in (
+            ("Profile", self.profile),
+            ("", self.start_note),
+            ("Rows", self.rows),
+            ("Event columns", column_row),
+            ("", self.centres),
+            ("", self.counts),
+            ("Release file", out_row),
+            ("", self.overwrite),
+            ("Pseudonym mapping", self.mapping),
+        ):
+            form.addRow(label, item)
+        return form
+
+    def _suppression_group(self) -> QGroupBox:
+        """One tick and one number per suppression threshold (fewest people per point, k, most points)."""
+        self.thresholds: dict[str, tuple[QCheckBox, QSpinBox]] = {}
+        suppression = QGroupBox("Suppression (optional)")
+        sup_form = QFormLayout(suppression)
+        for name, label, smallest, default in SUPPRESSION:
+            tick, value = QCheckBox(label), QSpinBox()
+            value.setRange(smallest, 1_000_000)
+            value.setValue(default)
+            self.thresholds[name] = (tick, value)
+            sup_form.addRow(tick, value)
+        return suppression
+
+    def _reason_row(self) -> QHBoxLayout:
+        """The reason an officer gives for writing a release that fails the criteria."""
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("required to write a release that fails the release criteria")
+        self.reason.textChanged.connect(self._update_write)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Reason for accepting the risk"))
+        row.addWidget(self.reason, 1)
+        return row
 
     # -- choices -----------------------------------------------------------------------------------
     def _watch_choices(self) -> None:
@@ -359,10 +359,6 @@ class ReleaseDialog(WorkerDialog):
             name="release",
         )
         return self._start(worker, self._written)
-
-    def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
 
     def _show_prepared(self, prepared: PreparedRelease) -> None:
         self.prepared = prepared

@@ -52,8 +52,34 @@ class ReportDetailsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Project and report details")
         self.resize(720, 640)
-        form = QFormLayout()
         self.name = QLineEdit(name)
+        inner = QWidget()
+        inner.setLayout(self._form(details, stale))
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inner)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #b00020")
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        layout = QVBoxLayout(self)
+        layout.addWidget(
+            QLabel("These texts are printed in the report's decision record; empty reasons use the studio's.")
+        )
+        layout.addWidget(scroll)
+        layout.addWidget(self.problem)
+        layout.addWidget(buttons)
+        self.name.textChanged.connect(self._check)
+        self._check()
+
+    def _form(self, details: ReportDetails, stale: bool) -> QFormLayout:
+        """The name, the texts and lines of the decision record, the decision and, when the signature is
+        for earlier figures, the warning and the box that signs again."""
+        form = QFormLayout()
         form.addRow("Project name", self.name)
         self.texts: dict[str, QPlainTextEdit] = {}
         for field, label, placeholder in _TEXTS:
@@ -85,28 +111,7 @@ class ReportDetailsDialog(QDialog):
         self.resign.setVisible(stale)
         form.addRow("", self.stale)
         form.addRow("", self.resign)
-        inner = QWidget()
-        inner.setLayout(form)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(inner)
-        self.problem = QLabel()
-        self.problem.setStyleSheet("color: #b00020")
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        self.ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        layout = QVBoxLayout(self)
-        layout.addWidget(
-            QLabel("These texts are printed in the report's decision record; empty reasons use the studio's.")
-        )
-        layout.addWidget(scroll)
-        layout.addWidget(self.problem)
-        layout.addWidget(buttons)
-        self.name.textChanged.connect(self._check)
-        self._check()
+        return form
 
     def _check(self) -> None:
         """A project needs a name: OK stays off, with the reason, while it is empty."""

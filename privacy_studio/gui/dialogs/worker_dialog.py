@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QDialog, QLabel, QProgressBar, QPushButton
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QProgressBar, QPushButton
 
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -21,6 +21,40 @@ class WorkerDialog(QDialog):
     preview_button: QPushButton
     write_button: QPushButton
     cancel_button: QPushButton
+
+    def _button_row(self, write_text: str) -> QHBoxLayout:
+        """The progress bar, then Preview, the write button (``write_text``), Cancel and Close."""
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setVisible(False)
+        self.preview_button = QPushButton("Preview")
+        self.preview_button.clicked.connect(self.start_preview)
+        self.write_button = QPushButton(write_text)
+        self.write_button.setEnabled(False)
+        self.write_button.clicked.connect(self.start_write)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        close = QPushButton("Close")
+        close.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.progress, 1)
+        for button in (self.preview_button, self.write_button, self.cancel_button, close):
+            buttons.addWidget(button)
+        return buttons
+
+    def start_preview(self) -> Worker | None:
+        """Prepare what would be written, in a worker."""
+        raise NotImplementedError
+
+    def start_write(self) -> Worker | None:
+        """Write what was previewed, in a worker."""
+        raise NotImplementedError
+
+    def cancel(self) -> None:
+        """Cancel the running preview or write."""
+        if self.worker is not None:
+            self.worker.cancel()
 
     def _write_allowed(self) -> bool:
         """Whether Write may be pressed once no worker runs."""

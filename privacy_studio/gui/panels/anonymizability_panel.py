@@ -104,6 +104,28 @@ class AnonymizabilityPanel(QWidget):
         self._worker: Any = None
         self.user_parts: dict[str, np.ndarray] = {}  # the last user shown: distances split into parts
 
+        self.run_button = QPushButton("Run")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.status = QLabel("Load a dataset with coordinates, then run.")
+        self.status.setWordWrap(True)
+        buttons = QHBoxLayout()
+        for w in (self.run_button, self.cancel_button, self.progress):
+            buttons.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._settings_row())
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addLayout(self._pick_row())
+        layout.addWidget(self._result_tabs(), 1)
+
+    def _settings_row(self) -> QHBoxLayout:
+        """Who is studied (k, target users, seed) beside how (weights, saturation, levels), so the plots
+        keep the height."""
         self.k_edit = QLineEdit("2,5,10")
         self.targets = QSpinBox()
         self.targets.setRange(0, 10_000_000)
@@ -118,31 +140,34 @@ class AnonymizabilityPanel(QWidget):
         self.smax, self.tmax = self._spin(20.0, 0.01, 10_000, 1), self._spin(8.0, 0.01, 10_000, 0.5)
         self.levels = QLineEdit(DEFAULT_LEVELS)
         self.levels.setToolTip("coarser space/time to compare with, e.g. 1km/20min,5km/2h,20km/8h")
-        who, how = QFormLayout(), QFormLayout()  # side by side, so the plots keep the height
+        who, how = QFormLayout(), QFormLayout()
         who.addRow("k values", self.k_edit)
         who.addRow("target users", self.targets)
         who.addRow("seed", self.seed)
         how.addRow("weights space / time", self._pair(self.ws, self.wt))
         how.addRow("saturation km / hours", self._pair(self.smax, self.tmax))
         how.addRow("aggregation levels", self.levels)
-        form = QHBoxLayout()
-        form.addLayout(who, 2)
-        form.addLayout(how, 3)
-        self.run_button = QPushButton("Run")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.run_button.clicked.connect(self.start)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.status = QLabel("Load a dataset with coordinates, then run.")
-        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addLayout(who, 2)
+        row.addLayout(how, 3)
+        return row
 
+    def _pick_row(self) -> QHBoxLayout:
+        """The k shown and the user whose distances are drawn."""
         self.k_choice = QComboBox()
         self.k_choice.currentIndexChanged.connect(self.refresh)
         self.user_choice = QComboBox()
         self.user_choice.setEditable(True)
         self.user_choice.activated.connect(self.show_user)
+        picks = QHBoxLayout()
+        picks.addWidget(QLabel("k shown:"))
+        picks.addWidget(self.k_choice)
+        picks.addWidget(QLabel("user:"))
+        picks.addWidget(self.user_choice, 1)
+        return picks
+
+    def _result_tabs(self) -> QTabWidget:
+        """The five result tabs: Δ by k, aggregation, time against space, dispersion and one user."""
         self.tabs = QTabWidget()
         self.plot_k = self._tab("Δ by k", "Δ_a^k (0 = already k-anonymous)")
         self.plot_levels = self._tab("Aggregation", "Δ_a^k on generalized data")
@@ -156,21 +181,7 @@ class AnonymizabilityPanel(QWidget):
         self.plot_user = self._tab("One user", "sample distance to the k-1 nearest users")
         self.plot_user.setLabel("left", "fraction of matched samples")
         self.plot_user.setTitle(CHOOSE_USER)
-
-        buttons = QHBoxLayout()
-        for w in (self.run_button, self.cancel_button, self.progress):
-            buttons.addWidget(w)
-        picks = QHBoxLayout()
-        picks.addWidget(QLabel("k shown:"))
-        picks.addWidget(self.k_choice)
-        picks.addWidget(QLabel("user:"))
-        picks.addWidget(self.user_choice, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        layout.addWidget(self.status)
-        layout.addLayout(picks)
-        layout.addWidget(self.tabs, 1)
+        return self.tabs
 
     # -- construction helpers ----------------------------------------------------------------------
     @staticmethod

@@ -167,9 +167,29 @@ class AttacksPanel(QWidget):
 
     # -- inputs ------------------------------------------------------------------------------------
     def _two_datasets_page(self) -> QWidget:
-        page = QWidget()
+        """The identified and anonymous datasets, the attacks' settings and buttons, and their plots."""
         self.identified = DatasetPicker("Identified dataset (the attacker's)")
         self.anonymous = DatasetPicker("Anonymous dataset (the release)")
+        pickers = QHBoxLayout()
+        pickers.addWidget(self.identified)
+        pickers.addWidget(self.anonymous)
+        run_matching = QPushButton("Run matching attack")
+        run_matching.clicked.connect(lambda: self.start(self.matching_request()))
+        run_profiling = QPushButton("Run profiling attack")
+        run_profiling.clicked.connect(lambda: self.start(self.profiling_request()))
+        buttons = QHBoxLayout()
+        buttons.addWidget(run_matching)
+        buttons.addWidget(run_profiling)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(pickers)
+        layout.addLayout(self._attack_settings())
+        layout.addLayout(buttons)
+        layout.addLayout(self._attack_plots(), 1)
+        return page
+
+    def _attack_settings(self) -> QVBoxLayout:
+        """Links across, then two columns (matching, profiling) so the plots keep their height."""
         self.links = PathField("optional ground truth: identified id, anonymous id (default: equal ids)")
         self.tz, self.spatial, self.temporal = QLineEdit(), QLineEdit(), QLineEdit()
         for edit, default in ((self.tz, "UTC"), (self.spatial, "raw"), (self.temporal, "1h")):
@@ -182,7 +202,7 @@ class AttacksPanel(QWidget):
         for key in DISTANCES:
             self.distance.addItem(DISTANCE_NAMES.get(key, key), key)
         self.hour_of_week = QCheckBox("place x hour of week")
-        form = QVBoxLayout()  # links across, then two columns so the plots keep their height
+        form = QVBoxLayout()
         form.addLayout(_form([("links", self.links)]))
         columns = QHBoxLayout()
         columns.addLayout(
@@ -204,21 +224,15 @@ class AttacksPanel(QWidget):
             )
         )
         form.addLayout(columns)
-        run_matching = QPushButton("Run matching attack")
-        run_matching.clicked.connect(lambda: self.start(self.matching_request()))
-        run_profiling = QPushButton("Run profiling attack")
-        run_profiling.clicked.connect(lambda: self.start(self.profiling_request()))
-        buttons = QHBoxLayout()
-        buttons.addWidget(run_matching)
-        buttons.addWidget(run_profiling)
+        return form
+
+    def _attack_plots(self) -> QHBoxLayout:
+        """The matching attack's precision and recall against ε beside the profiling attack's accuracy."""
         self.matching_plot = self._plot("ε (standard deviations)", "share")
         self.matching_note = QLabel("Run a matching attack to see precision and recall against ε.")
         self.profiling_plot = self._plot("population (people)", "accuracy")
         self.profiling_plot.setLogMode(x=True, y=False)
         self.profiling_note = QLabel("Run a profiling attack to see accuracy against population size.")
-        pickers = QHBoxLayout()
-        pickers.addWidget(self.identified)
-        pickers.addWidget(self.anonymous)
         plots = QHBoxLayout()
         for plot, note in (
             (self.matching_plot, self.matching_note),
@@ -229,12 +243,7 @@ class AttacksPanel(QWidget):
             column.addWidget(plot, 1)
             column.addWidget(note)
             plots.addLayout(column)
-        layout = QVBoxLayout(page)
-        layout.addLayout(pickers)
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        layout.addLayout(plots, 1)
-        return page
+        return plots
 
     def _masked_file_page(self) -> QWidget:
         page = QWidget()

@@ -49,6 +49,16 @@ SHORT_TRACES = (
 )
 
 
+def _spin(low: int, high: int, value: int, tip: str = "") -> QSpinBox:
+    """A whole-number box from ``low`` to ``high`` showing ``value``, with its tooltip."""
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setValue(value)
+    if tip:
+        box.setToolTip(tip)
+    return box
+
+
 class GridPanel(QWidget):
     """Edits the grid and parameters; ``run_requested`` carries the settings dict for ``RiskSettings``."""
 
@@ -57,36 +67,75 @@ class GridPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
+        self.run_button.clicked.connect(self._request_run)
+        self.attribute_box = AttributeBox()
+        self.attribute_box.edited.connect(self._emit_edited)
+        self.engine_box = EngineBox()
+        # Two columns (the grid and its levels; the attacker model, measures and Run) fill a wide window.
+        layout = QVBoxLayout()
+        layout.addLayout(self._parameter_form())
+        layout.addWidget(self._measure_group())
+        layout.addWidget(self.attribute_box)
+        layout.addWidget(self.engine_box)
+        layout.addWidget(self.run_button)
+        layout.addStretch(1)
+        columns = QHBoxLayout(self)
+        columns.addLayout(self._grid_column(), 1)
+        columns.addLayout(layout, 1)
+        self._connect_edits()
+        self._enable_model_options()
+
+    def _grid_column(self) -> QVBoxLayout:
+        """The grid table, the amount choices, the boxes adding a level or a width, and the messages."""
         self.table = QTableWidget(0, 0)
         self.table.setToolTip("Tick the cells (spatial level x time width) to evaluate.")
         self.table.setMinimumHeight(170)
         self.table.horizontalHeader().setDefaultSectionSize(58)
         self.table.itemChanged.connect(self._emit_edited)
+        self.message = QLabel("")
+        self.message.setStyleSheet("color: #b00020")
+        self.message.setWordWrap(True)
+        self.prices = PriceRow()
+        self.prices.edited.connect(self._emit_edited)
+        self.prices.add_button.clicked.connect(lambda: self.message.setText(self.prices.message))
+        column = QVBoxLayout()
+        column.addWidget(QLabel("Granularity grid (rows: spatial levels, columns: time widths)"))
+        column.addWidget(self.table, 2)
+        column.addWidget(self.prices)
+        column.addLayout(self._level_edits())
+        buttons = QHBoxLayout()
+        for text, slot in (
+            ("Tick all", lambda: self.set_all(True)),
+            ("Remove selected row/column", self.remove_selected),
+        ):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        column.addLayout(buttons)
+        column.addWidget(self.message)
+        return column
+
+    def _level_edits(self) -> QGridLayout:
+        """A text box and an Add button for a new spatial level, and the same for a new time width."""
         self.level_edit = QLineEdit()
         self.level_edit.setPlaceholderText("district, raw, grid:2 …")
         self.width_edit = QLineEdit()
         self.width_edit.setPlaceholderText("30min, 1h, 1d, all …")
-        self.message = QLabel("")
-        self.message.setStyleSheet("color: #b00020")
-        self.message.setWordWrap(True)
-
         add_level = QPushButton("Add level")
         add_level.clicked.connect(lambda: self.add_spatial(self.level_edit.text()))
         add_width = QPushButton("Add width")
         add_width.clicked.connect(lambda: self.add_temporal(self.width_edit.text()))
-        remove = QPushButton("Remove selected row/column")
-        remove.clicked.connect(self.remove_selected)
-        tick_all = QPushButton("Tick all")
-        tick_all.clicked.connect(lambda: self.set_all(True))
         edits = QGridLayout()
         edits.addWidget(self.level_edit, 0, 0)
         edits.addWidget(add_level, 0, 1)
         edits.addWidget(self.width_edit, 1, 0)
         edits.addWidget(add_width, 1, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(tick_all)
-        buttons.addWidget(remove)
+        return edits
 
+    def _model_boxes(self) -> None:
+        """The attacker's knowledge model, its tolerance and what befalls people with fewer than p points."""
         self.knowledge = QComboBox()
         for key, text in KNOWLEDGE:
             self.knowledge.addItem(text, key)
@@ -102,43 +151,52 @@ class GridPanel(QWidget):
             "People with fewer than p points: left out of the estimate and counted, or evaluated on all "
             "the points they have (a conservative figure)."
         )
-        self.p_values = PValuesField()
-        self.samples = QSpinBox()
-        self.samples.setRange(10, 10_000_000)
-        self.samples.setSingleStep(1000)
-        self.samples.setValue(10_000)
-        self.samples.setToolTip(
-            "People sampled for the Monte Carlo estimate (capped at the number of people)."
-        )
-        self.draws = QSpinBox()
-        self.draws.setRange(1, 1000)
-        self.seed = QSpinBox()
-        self.seed.setRange(0, 2_000_000_000)
-        self.exact = QCheckBox("exact (all p-subsets; small data only)")
-        self.reference_p = QSpinBox()
-        self.reference_p.setRange(1, 100)
-        self.reference_p.setValue(4)
-        self.reference_p.setToolTip(
-            "The p at which per-person and per-place details (histogram, map) are kept."
-        )
-        self.risk_k = QSpinBox()
-        self.risk_k.setRange(2, 1_000_000)
-        self.risk_k.setValue(5)
-        self.risk_k.setToolTip(
-            "Records at risk: people whose p clues fit fewer than this many people (risk above 1/k)."
-        )
-        form = QFormLayout()
-        form.addRow("Attacker knowledge", self.knowledge)
-        form.addRow("Tolerance", self.tolerance)
-        form.addRow("Fewer than p points", self.short_traces)
-        form.addRow("Points known p", self.p_values)
-        form.addRow("People sampled", self.samples)
-        form.addRow("Draws per person", self.draws)
-        form.addRow("Random seed", self.seed)
-        form.addRow("Details at p", self.reference_p)
-        form.addRow("Records at risk below k", self.risk_k)
-        form.addRow("", self.exact)
 
+    def _number_boxes(self) -> None:
+        """p, people sampled, draws, seed, the details' p, the records-at-risk k and the exact switch."""
+        self.p_values = PValuesField()
+        self.samples = _spin(
+            10,
+            10_000_000,
+            10_000,
+            "People sampled for the Monte Carlo estimate (capped at the number of people).",
+        )
+        self.samples.setSingleStep(1000)
+        self.draws = _spin(1, 1000, 1)
+        self.seed = _spin(0, 2_000_000_000, 0)
+        self.exact = QCheckBox("exact (all p-subsets; small data only)")
+        self.reference_p = _spin(
+            1, 100, 4, "The p at which per-person and per-place details (histogram, map) are kept."
+        )
+        self.risk_k = _spin(
+            2,
+            1_000_000,
+            5,
+            "Records at risk: people whose p clues fit fewer than this many people (risk above 1/k).",
+        )
+
+    def _parameter_form(self) -> QFormLayout:
+        """The attacker model and the run's numbers, one row each."""
+        self._model_boxes()
+        self._number_boxes()
+        form = QFormLayout()
+        for label, widget in (
+            ("Attacker knowledge", self.knowledge),
+            ("Tolerance", self.tolerance),
+            ("Fewer than p points", self.short_traces),
+            ("Points known p", self.p_values),
+            ("People sampled", self.samples),
+            ("Draws per person", self.draws),
+            ("Random seed", self.seed),
+            ("Details at p", self.reference_p),
+            ("Records at risk below k", self.risk_k),
+            ("", self.exact),
+        ):
+            form.addRow(label, widget)
+        return form
+
+    def _measure_group(self) -> QGroupBox:
+        """One box per measure of the catalogue, two to a row."""
         measures = QGroupBox("Measures")
         m_layout = QGridLayout(measures)
         self.measure_boxes: dict[str, QCheckBox] = {}
@@ -148,34 +206,10 @@ class GridPanel(QWidget):
             box.setToolTip(measure_help.tooltip(measure.explanation))
             m_layout.addWidget(box, k // 2, k % 2)
             self.measure_boxes[measure.name] = box
+        return measures
 
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Compute the ticked cells in the background (Ctrl+R)")
-        self.run_button.clicked.connect(self._request_run)
-
-        # Two columns (the grid and its levels; the attacker model, measures and Run) fill a wide window.
-        grid_column, layout = QVBoxLayout(), QVBoxLayout()
-        grid_column.addWidget(QLabel("Granularity grid (rows: spatial levels, columns: time widths)"))
-        grid_column.addWidget(self.table, 2)
-        self.prices = PriceRow()
-        self.prices.edited.connect(self._emit_edited)
-        self.prices.add_button.clicked.connect(lambda: self.message.setText(self.prices.message))
-        grid_column.addWidget(self.prices)
-        grid_column.addLayout(edits)
-        grid_column.addLayout(buttons)
-        grid_column.addWidget(self.message)
-        layout.addLayout(form)
-        layout.addWidget(measures)
-        self.attribute_box = AttributeBox()
-        self.attribute_box.edited.connect(self._emit_edited)
-        layout.addWidget(self.attribute_box)
-        self.engine_box = EngineBox()
-        layout.addWidget(self.engine_box)
-        layout.addWidget(self.run_button)
-        layout.addStretch(1)
-        columns = QHBoxLayout(self)
-        columns.addLayout(grid_column, 1)
-        columns.addLayout(layout, 1)
+    def _connect_edits(self) -> None:
+        """Every edit of a parameter says so (``settings_edited``); the model enables its own options."""
         self.p_values.edited.connect(self._emit_edited)
         numbers = (self.samples, self.draws, self.seed, self.reference_p, self.risk_k)
         for box in numbers:
@@ -186,7 +220,6 @@ class GridPanel(QWidget):
         self.knowledge.currentIndexChanged.connect(self._enable_model_options)
         self.tolerance.valueChanged.connect(self._emit_edited)
         self.short_traces.currentIndexChanged.connect(self._emit_edited)
-        self._enable_model_options()
 
     # -- levels ------------------------------------------------------------------------------------
     def spatial_levels(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
@@ -105,12 +105,20 @@ def _level_words(name: Callable[[str], str], code: str) -> str:
 
 
 def _two_lines(header: str) -> str:
-    """A header of several words on two lines, split at the space nearest its middle (narrower columns)."""
+    """A header of several words on two lines, split at the space nearest its middle, or one hyphenated
+    word after its hyphen (narrower columns)."""
     spaces = [i for i, c in enumerate(header) if c == " "]
-    if len(header) < 9 or not spaces:
+    if len(header) < 9:
         return header
+    if not spaces:  # one hyphenated word ("k-disclosure"): cut after its hyphen, which stays
+        hyphen = header.find("-")
+        return header if hyphen < 1 else f"{header[: hyphen + 1]}\n{header[hyphen + 1 :]}"
     cut = min(spaces, key=lambda i: abs(2 * i - len(header)))
     return f"{header[:cut]}\n{header[cut + 1 :]}"
+
+
+#: Rows filled per turn of the event loop while the window is shown.
+ROWS_PER_STEP = 30
 
 
 class ResultsTable(QTableWidget):
@@ -129,32 +137,61 @@ class ResultsTable(QTableWidget):
         # 30 ms of the GUI thread at the end of each run.
         self.horizontalHeader().setResizeContentsPrecision(WIDTH_ROWS)
         fit_columns(self)  # narrowed to the table's width: it never scrolls sideways
+        self._rows: list[tuple[Record, Record]] = []
+        self._filled = 0
+        self._first_fill = False
+        self._step_timer = QTimer(self)
+        self._step_timer.setSingleShot(True)
+        self._step_timer.timeout.connect(self._fill_step)
 
     def set_records(self, records: list[Record]) -> None:
-        rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
-        first_fill = self.rowCount() == 0
+        """Show one row per (profile, p); in a shown window the rows are filled ``ROWS_PER_STEP`` at a
+        time, the event loop turning between (120 rows took the window's thread 100 ms at once)."""
+        self._rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
+        self._filled = 0
+        self._first_fill = self.rowCount() == 0
         self.setSortingEnabled(False)
-        self.setRowCount(len(rows))
-        for i, (rec, entry) in enumerate(rows):
-            for j, (_, where, key, _) in enumerate(COLUMNS):
-                value = (rec if where == "profile" else entry).get(key)
-                sampled_worst = (
-                    key in WORST_FIELDS and value is not None and not entry.get("worst_exact", False)
-                )
-                item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
-                if value is None:
-                    item.setToolTip("not computed: tick this measure in the Grid step and run again")
-                elif key in LEVEL_NAMES:
-                    item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
-                if isinstance(value, int | float):
-                    item.setData(Qt.ItemDataRole.UserRole, value)
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.setItem(i, j, item)
+        self.setRowCount(len(self._rows))
+        if self.window().isVisible():
+            self._fill_step()
+        else:
+            self.flush()
+
+    def flush(self) -> None:
+        """Fill every row still waiting for its turn, now."""
+        self._step_timer.stop()
+        while self._filled < len(self._rows):
+            self._fill_step()
+
+    def _fill_step(self) -> None:
+        """Fill the next rows; once all are in, sorting comes back (and, first time, the widths)."""
+        end = min(len(self._rows), self._filled + ROWS_PER_STEP)
+        for i in range(self._filled, end):
+            self._fill_row(i, *self._rows[i])
+        self._filled = end
+        if end < len(self._rows):
+            self._step_timer.start(0)
+            return
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.setSortingEnabled(True)
-        if first_fill:  # measuring every cell again on each refill took longer than filling them
+        if self._first_fill:  # measuring every cell again on each refill took longer than filling them
             fit_columns(self)
+
+    def _fill_row(self, i: int, rec: Record, entry: Record) -> None:
+        for j, (_, where, key, _) in enumerate(COLUMNS):
+            value = (rec if where == "profile" else entry).get(key)
+            sampled_worst = key in WORST_FIELDS and value is not None and not entry.get("worst_exact", False)
+            item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
+            if value is None:
+                item.setToolTip("not computed: tick this measure in the Grid step and run again")
+            elif key in LEVEL_NAMES:
+                item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
+            if isinstance(value, int | float):
+                item.setData(Qt.ItemDataRole.UserRole, value)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.setItem(i, j, item)
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""
+        self.flush()
         return self.item(row, [c[0] for c in COLUMNS].index(header)).text()

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from privacy_studio.core.io.dataset import period_text
+from privacy_studio.gui.plots.base import DecadeAxis
 
 BINS = 40
 
@@ -45,7 +46,7 @@ class SummaryPanel(QWidget):
         super().__init__(parent)
         self.form = QFormLayout()
         self.empty = QLabel("No data yet: use File › Import data… (Ctrl+I).")
-        self.plot = pg.PlotWidget(background="w")
+        self.plot = pg.PlotWidget(background="w", axisItems={"bottom": DecadeAxis("bottom")})
         self.plot.setLabel("bottom", "events per person (log scale)")
         self.plot.setLogMode(x=True, y=False)
         self.plot.setLabel("left", "people")

@@ -48,6 +48,11 @@ from privacy_studio.gui.plots.base import REDRAW_DELAY_MS
 from privacy_studio.gui.workers import TaskRunner, Worker
 
 
+def _same_number(a: float, b: float) -> bool:
+    """Equal, or both not a number."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
 class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
     """Call :meth:`set_results` with the risk records (live, as they arrive); edits are announced by
     ``utility_changed`` (the project's ``utility`` dict) and ``choices_changed`` (its ``tradeoff`` dict)."""
@@ -257,10 +262,13 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
             self.session.set_dirty(True)
 
     def set_unit_areas(self, areas: dict[str, float], period_seconds: float = math.nan) -> None:
-        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law."""
+        """Mean unit area (km²) per spatial level (``core.tradeoff.powerlaw.unit_areas``): power law. The
+        same areas as shown (an opened project's data measured again) leave the analysis as it is."""
+        same = areas == self.unit_areas and _same_number(period_seconds, self.period_seconds)
         self.unit_areas = dict(areas)
         self.period_seconds = period_seconds
-        self.refresh()
+        if not same:
+            self.refresh()
         if self.session is not None:  # measured from the data on opening it: kept, but not a user's edit
             self.session.project.store(ProfileSizes(self.unit_areas, period_seconds))
 
@@ -468,6 +476,9 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         self.scores = UtilityGrid.from_dict(project.utility)
         stored = project.analysis(ComputedUtility)
         self.computed = {} if stored is None else dict(stored.scores)
+        sizes = project.analysis(ProfileSizes)  # the data's own, until it is read and measured again
+        self.unit_areas = {} if sizes is None else dict(sizes.unit_areas)
+        self.period_seconds = math.nan if sizes is None else sizes.period_seconds
         self._take_results(project.results)  # first: the saved p and utility are chosen among its own
         self.set_choices(project.tradeoff)  # one analysis for the opened project, not two
         self._refresh_group_profiles()

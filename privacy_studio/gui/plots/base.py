@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,21 @@ class PlainAxis(pg.AxisItem):
         return [number(v * scale) for v in values]
 
 
+class DecadeAxis(pg.AxisItem):
+    """A log-scale axis labelled at 1, 2 and 5 times each power of ten only: the labels of every minor
+    tick (3·10¹, 4·10¹ …) ran into each other over three decades at 1280 pixels."""
+
+    def logTickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        strings = super().logTickStrings(values, scale, spacing)
+        return [s if _one_two_five(v) else "" for v, s in zip(values, strings, strict=True)]
+
+
+def _one_two_five(exponent: float) -> bool:
+    """Whether 10**exponent is 1, 2 or 5 times a power of ten."""
+    mantissa = 10 ** (exponent - math.floor(exponent))
+    return any(abs(mantissa - m) < 1e-6 * m for m in (1, 2, 5, 10))
+
+
 def profile_dash(index: int) -> Qt.PenStyle:
     """Line style that tells apart profiles sharing a colour once the palette wraps round."""
     return DASHES[(index // len(PALETTE)) % len(DASHES)]
@@ -115,10 +131,11 @@ class PlotTab(QWidget):
         self._p_placed = False
         self._stale = False
         self._deferred = False
+        self.in_steps = False  # a timed redraw: refresh may draw part now and call continue_later()
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(REDRAW_DELAY_MS)
-        self._redraw_timer.timeout.connect(self.flush)
+        self._redraw_timer.timeout.connect(self._redraw_step)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
         self.controls = QHBoxLayout()
@@ -186,11 +203,27 @@ class PlotTab(QWidget):
         self._deferred = True
 
     def flush(self) -> None:
-        """Redraw now if results arrived since the last drawing."""
+        """Redraw now, whole, if results arrived since the last drawing."""
         self._redraw_timer.stop()
-        if self._stale:
+        while self._stale:
             self._stale = False
             self.refresh()
+
+    def _redraw_step(self) -> None:
+        """A timed redraw: a refresh that builds many items may stop part way (``continue_later``), so
+        the event loop turns between the parts."""
+        if self._stale:
+            self._stale = False
+            self.in_steps = True
+            try:
+                self.refresh()
+            finally:
+                self.in_steps = False
+
+    def continue_later(self) -> None:
+        """Called by a stepped refresh that stopped part way: the next part comes once the loop has turned."""
+        self._stale = True
+        self._redraw_timer.start(0)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from privacy_studio.gui.plots.base import PlotTab, profile_colour
-from privacy_studio.gui.results import by_p, profile_label, profile_title
+from privacy_studio.gui.results import Record, by_p, profile_label, profile_title
 
 #: (record key, axis title, explanation key) of each panel, top to bottom.
 MEASURES = (
@@ -16,6 +16,26 @@ MEASURES = (
     ("em", "EM-disclosure", "em"),
     ("kl", "KL-disclosure (nats)", "kl"),
 )
+
+
+def _span(values: list[int]) -> str:
+    """One count, or the smallest to the largest."""
+    low, high = min(values), max(values)
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
+def em_coverage(records: list[Record], p: int) -> str:
+    """Whom EM- and KL-disclosure cover at ``p`` when fewer than the people evaluated (EM is computed for
+    the first people sampled only), else nothing."""
+    entries = [by_p(r, p) or {} for r in records]
+    evaluated = [int(e.get("n_sampled") or 0) - int(e.get("n_excluded") or 0) for e in entries]
+    em = [int(e.get("em_users") or 0) for e in entries]
+    if not any(em) or all(m >= v for m, v in zip(em, evaluated, strict=True)):
+        return ""
+    return (
+        f"EM- and KL-disclosure computed for {_span(em)} of the {_span(evaluated)} people evaluated per "
+        f"profile (the first sampled); k-disclosure for all of them, attacker knows p = {p} points."
+    )
 
 
 class DisclosurePlot(PlotTab):
@@ -55,6 +75,13 @@ class DisclosurePlot(PlotTab):
             bars.setOpts(x=x, height=heights, width=0.7, brushes=brushes)
             plot.getAxis("bottom").setTicks(ticks)
             plot.setXRange(-0.6, max(len(self.records), 1) - 0.4, padding=0)
+        if self.records:
+            self.note.setText(em_coverage(self.records, self.p_box.value()))
+
+    def coverage(self) -> str:
+        """The base's coverage, then whom EM- and KL-disclosure cover when fewer, for an export's header."""
+        extra = em_coverage(self.records, self.p_box.value()) if self.records else ""
+        return super().coverage() + (f"; {extra}" if extra else "")
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:
         columns = [self.values(key) for key, _, _ in MEASURES]

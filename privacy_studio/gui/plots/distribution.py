@@ -18,7 +18,8 @@ TOP_QUANTILE = 0.99
 
 def covered_people(rec: Record | None, shown: int) -> str:
     """Whom the histogram covers when that is not everyone in the file: the people sampled at the reference
-    p with at least p points, and how many the sample and short traces left out."""
+    p with at least p points on whom EM-disclosure was computed, and how many the sample, short traces and
+    the EM subset left out."""
     n_users = int((rec or {}).get("n_users") or 0)
     if not n_users or shown >= n_users:
         return f"{shown:,} people (everyone in the file)" if n_users else f"{shown:,} people"
@@ -27,6 +28,9 @@ def covered_people(rec: Record | None, shown: int) -> str:
     why = f"{sampled:,} sampled" if sampled and sampled < n_users else "everyone evaluated"
     if short:
         why += f", {short:,} of them left out with fewer than p points"
+    evaluated = (sampled or n_users) - short
+    if shown < evaluated:  # EM-disclosure is computed for the first people sampled only (em_samples)
+        why += f"; EM-disclosure computed for {shown:,} of the {evaluated:,} evaluated, the first sampled"
     return f"{shown:,} of the {n_users:,} people in the file ({why})"
 
 
@@ -76,6 +80,15 @@ class UserEmHistogram(PlotTab):
             + (f", attacker knows p = {p} points" if p else "")
             + (f"; the last bar also holds the {above} people above {number(edges[-1])}" if above else "")
         )
+
+    def coverage(self) -> str:
+        """The people the histogram covers (not the profile's whole file), for an export's header."""
+        rec = self.combo.chosen(self.records)
+        if rec is None:
+            return super().coverage()
+        p = rec.get("reference_p")
+        counts, _edges = self.histogram()
+        return covered_people(rec, int(counts.sum())) + (f"; attacker knows p = {p} points" if p else "")
 
     def data_table(self) -> tuple[list[str], list[list[Any]]]:
         counts, edges = self.histogram()

@@ -15,6 +15,7 @@ from PySide6.QtCore import QRectF, QTimer
 from privacy_studio.core.numbers import number
 from privacy_studio.core.risk_map import RiskCells, bin_places
 from privacy_studio.gui.plots.base import PlotTab
+from privacy_studio.gui.results import Record, by_p
 
 if TYPE_CHECKING:
     from privacy_studio.gui.workers import TaskRunner
@@ -25,6 +26,15 @@ CLASS_COLOURS = ("#FDE725", "#5EC962", "#21918C", "#3B528B", "#440154")
 MAX_PLACES_SHOWN = 2000
 #: Milliseconds to wait after a pan or zoom before choosing the places to draw.
 VIEW_DELAY_MS = 150
+
+
+def em_people(rec: Record) -> str:
+    """Whom the places' EM-disclosure is estimated from, when not everyone in the file (a sentence)."""
+    n_users = int(rec.get("n_users") or 0)
+    people = int((by_p(rec, rec.get("reference_p")) or {}).get("em_users") or 0)
+    if not people or people >= n_users:
+        return ""
+    return f" Estimated from the {people:,} of the {n_users:,} people on whom EM-disclosure was computed."
 
 
 class LocationEmMap(PlotTab):
@@ -129,8 +139,14 @@ class LocationEmMap(PlotTab):
             "riskier)"
             + (f", attacker knows p = {p} points" if p else "")
             + f". Zoom in to see each place (drawn when at most {MAX_PLACES_SHOWN:,} are in view)."
+            + em_people(rec)
         )
         self._show_places_in_view()
+
+    def coverage(self) -> str:
+        """The file's people, then whom the places' values are estimated from, for an export's header."""
+        rec = self.combo.chosen(self.records) if self.combo is not None else None
+        return super().coverage() + ("" if rec is None else em_people(rec))
 
     def _show_places_in_view(self) -> None:
         """Draw the places inside the view when they are few enough; only the cells otherwise."""

@@ -10,6 +10,10 @@ from privacy_studio.core.risk.catalogue import UNICITY
 from privacy_studio.gui.plots.base import PercentAxis, PlotTab, profile_colour, profile_dash, profile_symbol
 from privacy_studio.gui.results import Record, p_values, profile_label, profile_title, series
 
+#: New curves built per turn of the event loop in a timed redraw (12 curves with their bands and legend
+#: entries took the window's thread 150–250 ms at once on a loaded machine).
+NEW_CURVES_PER_STEP = 3
+
 
 class _Curve:
     """The items of one profile, built once and updated with ``setData``."""
@@ -56,10 +60,15 @@ class UnicityPlot(PlotTab):
             self.legend.removeItem(curve.line)
             for item in (curve.line, curve.band):
                 self.plot.removeItem(item)
+        built = 0
         for i, rec in enumerate(self.records):
             label = profile_label(rec)
             if label not in self.curves:
+                if self.in_steps and built == NEW_CURVES_PER_STEP:
+                    self.continue_later()  # the rest once the loop has turned
+                    break
                 self.curves[label] = _Curve(self.plot, self.legend, profile_title(rec), i)
+                built += 1
             ps, values, lows, highs = self._points(rec)
             self.curves[label].set_data(ps, values, lows, highs)
         all_p = p_values(self.records)

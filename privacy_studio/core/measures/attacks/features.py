@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from privacy_studio.core.events import EventTable
+from privacy_studio.core.generalize import unique_pairs
 
 
 def user_features(events: EventTable) -> pd.DataFrame:
@@ -39,8 +40,8 @@ def user_features(events: EventTable) -> pd.DataFrame:
 
 
 def _distinct_per_user(user: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
-    pairs = np.unique(np.column_stack([user, key]), axis=0)
-    return np.bincount(pairs[:, 0], minlength=n).astype(np.float64)
+    pairs, _ = unique_pairs(user, key)
+    return np.bincount(pairs[:, 0].astype(np.int64), minlength=n).astype(np.float64)
 
 
 def _most_frequent_row(user: np.ndarray, key: np.ndarray) -> np.ndarray:

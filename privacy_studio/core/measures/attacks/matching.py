@@ -160,6 +160,9 @@ def run_matching(
 ) -> MatchingResult:
     """The whole matching attack on two event tables generalized together under ``profile``."""
     ctl = as_control(control)
+    # before merging: an attack too large to score is refused at once, not after the merge of two large
+    # tables (30 s on two copies of a 100,000-person city, most of it holding the GIL)
+    check_pair_budget(identified.n_users, anonymous.n_users)
     ctl.report(0.0, "generalizing both datasets")
     merged = merge_tables(identified, anonymous, hierarchy_identified, hierarchy_anonymous)
     first, second = split_traces(generalize(merged.events, profile, merged.hierarchy), merged.n_first)

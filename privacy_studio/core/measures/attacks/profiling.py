@@ -140,6 +140,7 @@ def run_profiling(
 ) -> ProfilingResult:
     """The whole profiling attack: period 1 (identified) against period 2 (anonymous)."""
     ctl = as_control(control)
+    check_pair_budget(identified.n_users, anonymous.n_users)  # refused before the merge, as matching
     ctl.report(0.0, "histograms of both periods")
     merged = merge_tables(identified, anonymous, hierarchy_identified, hierarchy_anonymous)
     indptr, keys, counts = location_histograms(merged.events, spatial, merged.hierarchy, hour_of_week)
