@@ -33,6 +33,8 @@ RESERVE_FROM = 1_000_000_000
 #: Without ``--memory-limit`` the engine takes this share of the memory available when it starts (other
 #: programs keep the rest; DuckDB's own default, 80 % of all RAM, let a 10M-person run be killed).
 DEFAULT_SHARE = 0.5
+#: DuckDB's pool while the kernels measure a profile: its tables wait in the spill folder meanwhile.
+RELEASED_POOL = 64 << 20
 #: Buffer pool per DuckDB thread: each thread's hash tables and sort runs need room of their own, so a
 #: small limit runs fewer threads rather than failing (DuckDB advises 1-4 GB a thread for joins).
 POOL_PER_THREAD = 1 << 30
@@ -141,9 +143,28 @@ class DuckDBEngine(RelationalEngine):
                 f"with at least {_gb(need - self.pool)} free"
             )
 
+    def release_memory(self) -> None:
+        """Move DuckDB's tables out of its buffer pool (to the spill folder) while the kernels hold a
+        profile's traces: lowering the limit evicts them; the next query may use the whole pool again."""
+        if self.pool is None:
+            return
+        with self._errors():
+            self.con.execute(f"SET memory_limit = '{RELEASED_POOL}B'")
+            self.con.execute(f"SET memory_limit = '{self.pool}B'")
+
     def execute(self, sql: str) -> pa.Table:
         with self._errors():
             return self.con.sql(sql).to_arrow_table()
+
+    def batches(self, sql: str, rows: int) -> Iterator[pa.RecordBatch]:
+        with self._errors():
+            reader = iter(self.con.sql(sql).to_arrow_reader(rows))
+        while True:
+            with self._errors():
+                batch = next(reader, None)
+            if batch is None:
+                return
+            yield batch
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
