@@ -41,6 +41,9 @@ POOL_PER_THREAD = 1 << 30
 #: The estimate of a run's working set (memory plus spill), per input event: ``ps_ev`` (16 bytes), the
 #: generalizing aggregate's hash table and the largest ``ps_gen`` (16 bytes per user-point) at once.
 WORK_BYTES_PER_EVENT = 80
+#: One profile's traces and index while the kernels measure them (not spillable), per input event: 8 bytes
+#: per distinct user-point for the traces, 8-16 for the index, at most one user-point per event.
+TRACE_BYTES_PER_EVENT = 24
 #: Text input kept parsed as ``ps_rows`` while the events are coded: bytes per byte of text, and the
 #: shortest text row assumed when counting rows from the size (gzip: ~6 bytes of text per byte).
 ROWS_PER_TEXT_BYTE = 1.5
@@ -141,6 +144,13 @@ class DuckDBEngine(RelationalEngine):
                 f"need {_gb(need)} of memory and spill space, but it may use {_gb(self.pool)} of memory "
                 f"and {self.temp_dir} has {_gb(free)} free, so give --temp-dir a folder on a disk "
                 f"with at least {_gb(need - self.pool)} free"
+            )
+        traces, available = rows * TRACE_BYTES_PER_EVENT, available_memory()
+        if available is not None and traces > available:
+            raise ValueError(
+                f"this run cannot finish on the duckdb engine: by its estimate the traces of its finest "
+                f"profile and their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
+                f"cannot spill, and only {_gb(available)} is available"
             )
 
     def release_memory(self) -> None:
