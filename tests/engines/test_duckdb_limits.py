@@ -78,3 +78,22 @@ def test_a_run_within_memory_and_disk_is_accepted(monkeypatch):
     files = EventFiles(str(SAMPLE / "events.csv"), options)
     with open_engine("duckdb", memory_limit="1GB") as engine:
         engine.check_capacity(files)  # 78k events: far below 1 GB and the free disk
+
+
+def test_traces_that_cannot_fit_in_memory_are_refused_in_one_sentence_before_it_starts(monkeypatch):
+    """The kernels hold one profile's traces and index in memory (they cannot spill): too little memory
+    available for the estimate is said before any work, naming both figures."""
+    options = ReaderOptions(antennas=str(SAMPLE / "antennas.csv"), hierarchy=str(SAMPLE / "hierarchy.csv"))
+    files = EventFiles(str(SAMPLE / "events.csv"), options)
+    rows, _ = duckdb_engine.work_bytes(files)
+    settings = RiskSettings(spatial=["district"], temporal=["1h"], p_values=[1, 2], samples=50)
+    said: list[str] = []
+    control = TaskControl(lambda fraction, message: said.append(message))
+    with open_engine("duckdb", memory_limit="1GB") as engine:
+        monkeypatch.setattr(duckdb_engine, "available_memory", lambda: rows * 10)
+        with pytest.raises(ValueError) as caught:
+            next(engine.run_grid(files, settings, control))
+    message = str(caught.value)
+    assert message.startswith("this run cannot finish on the duckdb engine")
+    assert "traces" in message and "available" in message and "\n" not in message
+    assert said == []

@@ -9,17 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privacy_studio.core.engines import open_engine, plan
+from privacy_studio.core.engines import fetch, open_engine
 from privacy_studio.core.engines.ingest import load_source
 from privacy_studio.core.engines.relational import generalize_sql
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize, price_edge
-from privacy_studio.core.index import build_index
-from privacy_studio.core.knowledge import UNIFORM
-from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.risk.settings import RiskSettings
-from privacy_studio.core.runner import run_grid, sample_users
+from privacy_studio.core.runner import run_grid
 from tests.engines.helpers import (
     DST_CHANGE,
     DatasetOf,
@@ -80,46 +77,24 @@ def test_duckdb_equals_numba_on_random_data(
         assert disclosure(mine) == pytest.approx(disclosure(theirs), rel=1e-9, nan_ok=True)
 
 
-@pytest.mark.parametrize("profile", [Profile.parse("raw", "1h"), Profile.parse("zone", "1d")])
-def test_sizes_and_rarest_arrays_equal_the_kernel(profile):
+@pytest.mark.parametrize(
+    "profile",
+    [Profile.parse("raw", "1h"), Profile.parse("zone", "1d"), Profile.parse("grid:1.5", "6h")],
+)
+def test_traces_streamed_out_of_sql_equal_generalize_whatever_the_batch_size(profile, monkeypatch):
+    """The CSR built from ``ps_gen`` in small batches (rows in any order) is generalize's, array for array."""
     events, hierarchy = random_city(7, 200, 10, mean_events=6.0)
-    users = sample_users(events.n_users, 150, 3)
-    index = build_index(generalize(events, profile, hierarchy))
-    want = sample_sizes(index, users, kind=UNIFORM, pmax=6, draws=2, seed=3, worst=True)
-    risk = RiskSettings(exact_budget=0, spatial=[], temporal=[], samples=150, draws=2, seed=3)
-    with open_engine("duckdb") as engine:
+    want = generalize(events, profile, hierarchy)
+    monkeypatch.setattr(fetch, "BATCH_ROWS", 37)
+    with open_engine("duckdb", threads=2) as engine:
         loaded = load_source(engine, DatasetOf(events, hierarchy), TaskControl())
-        import pyarrow as pa
-
-        engine.register("ps_samp", pa.table({"s": np.arange(len(users)), "u": users}))
-        generalize_sql(engine, loaded, profile)
-        sizes, rare = engine.class_sizes(UNIFORM, users, risk, 6, True, TaskControl())
-    np.testing.assert_array_equal(sizes, want["sizes"])
-    np.testing.assert_array_equal(rare, want["rare"])
-
-
-class _CollidingDialect(plan.Dialect):
-    """Every point hashes to 0: fingerprints only tell set sizes apart, so the check must catch it."""
-
-    def hash64(self, expr: str) -> str:
-        return "CAST(0 AS UBIGINT)"
-
-
-def test_fingerprint_collisions_fall_back_to_the_point_lists():
-    events, hierarchy = random_city(5, 150, 6, mean_events=3.0)
-    risk = RiskSettings(
-        exact_budget=0,
-        spatial=["raw", "zone"],
-        temporal=["6h", "all"],
-        samples=20,
-        measures=["kanon"],
-    )
-    expected = [r.kanon for r in run_grid(events, risk, hierarchy)]
-    with open_engine("duckdb") as engine:
-        engine.dialect = _CollidingDialect("duckdb")
-        got = [r.kanon for r in engine.run_grid(DatasetOf(events, hierarchy), risk)]
-    assert got == expected
-    assert any(k["share_below"]["2"] < 1.0 for k in expected)  # some classes had several users
+        shape = generalize_sql(engine, loaded, profile)
+        got = fetch.fetch_traces(engine, profile, loaded.n_users, loaded.n_events, shape)
+    for name in ("indptr", "points", "counts"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        assert getattr(got, name).dtype == getattr(want, name).dtype
+    assert (got.n_units, got.n_bins, got.bin_origin) == (want.n_units, want.n_bins, want.bin_origin)
+    assert list(got.unit_ids) == list(want.unit_ids)
 
 
 def test_events_with_coordinates_only_give_the_in_memory_units_and_disclosure():

@@ -7,6 +7,7 @@ interface only, so each back end implements it once.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -59,6 +60,10 @@ class SqlBackend(ABC):
         CSV columns must come as text (VARCHAR / string) so parsing stays the plan's job; Parquet
         columns keep their types.
         """
+
+    def batches(self, sql: str, rows: int) -> Iterator[pa.RecordBatch]:
+        """The result of ``sql`` in record batches of about ``rows`` rows (here: fetched whole, then cut)."""
+        return iter(self.execute(sql).to_batches(rows))
 
     def create_alias(self, name: str, source: str) -> None:
         """Relation ``name`` holding the rows of table ``source`` (a copy here; a back end may share them)."""

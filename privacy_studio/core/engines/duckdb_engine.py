@@ -33,12 +33,17 @@ RESERVE_FROM = 1_000_000_000
 #: Without ``--memory-limit`` the engine takes this share of the memory available when it starts (other
 #: programs keep the rest; DuckDB's own default, 80 % of all RAM, let a 10M-person run be killed).
 DEFAULT_SHARE = 0.5
+#: DuckDB's pool while the kernels measure a profile: its tables wait in the spill folder meanwhile.
+RELEASED_POOL = 64 << 20
 #: Buffer pool per DuckDB thread: each thread's hash tables and sort runs need room of their own, so a
 #: small limit runs fewer threads rather than failing (DuckDB advises 1-4 GB a thread for joins).
 POOL_PER_THREAD = 1 << 30
 #: The estimate of a run's working set (memory plus spill), per input event: ``ps_ev`` (16 bytes), the
 #: generalizing aggregate's hash table and the largest ``ps_gen`` (16 bytes per user-point) at once.
 WORK_BYTES_PER_EVENT = 80
+#: One profile's traces and index while the kernels measure them (not spillable), per input event: 8 bytes
+#: per distinct user-point for the traces, 8-16 for the index, at most one user-point per event.
+TRACE_BYTES_PER_EVENT = 24
 #: Text input kept parsed as ``ps_rows`` while the events are coded: bytes per byte of text, and the
 #: shortest text row assumed when counting rows from the size (gzip: ~6 bytes of text per byte).
 ROWS_PER_TEXT_BYTE = 1.5
@@ -140,10 +145,36 @@ class DuckDBEngine(RelationalEngine):
                 f"and {self.temp_dir} has {_gb(free)} free, so give --temp-dir a folder on a disk "
                 f"with at least {_gb(need - self.pool)} free"
             )
+        traces, available = rows * TRACE_BYTES_PER_EVENT, available_memory()
+        if available is not None and traces > available:
+            raise ValueError(
+                f"this run cannot finish on the duckdb engine: by its estimate the traces of its finest "
+                f"profile and their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
+                f"cannot spill, and only {_gb(available)} is available"
+            )
+
+    def release_memory(self) -> None:
+        """Move DuckDB's tables out of its buffer pool (to the spill folder) while the kernels hold a
+        profile's traces: lowering the limit evicts them; the next query may use the whole pool again."""
+        if self.pool is None:
+            return
+        with self._errors():
+            self.con.execute(f"SET memory_limit = '{RELEASED_POOL}B'")
+            self.con.execute(f"SET memory_limit = '{self.pool}B'")
 
     def execute(self, sql: str) -> pa.Table:
         with self._errors():
             return self.con.sql(sql).to_arrow_table()
+
+    def batches(self, sql: str, rows: int) -> Iterator[pa.RecordBatch]:
+        with self._errors():
+            reader = iter(self.con.sql(sql).to_arrow_reader(rows))
+        while True:
+            with self._errors():
+                batch = next(reader, None)
+            if batch is None:
+                return
+            yield batch
 
     @contextmanager
     def _errors(self) -> Iterator[None]:

@@ -236,8 +236,9 @@ def refuse_unsupported(files: EventFiles) -> None:
         raise ValueError("dayfirst/monthfirst dates are read by the numba engine only; use ISO 8601 times")
 
 
-def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep_xy: bool = True) -> Loaded:
-    """Read ``files`` in the engine as ``ps_ev`` and the users' ids as ``ps_users``."""
+def _inspect(files: EventFiles) -> tuple:
+    """The file's layout, a fresh import report, the side files' places, the column of every role and
+    whether places are shops; ``ValueError`` in one sentence for what the relational engines cannot read."""
     refuse_unsupported(files)
     options = files.options
     try:
@@ -256,6 +257,13 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
         roles["location"] = roles["merchant"]
     if "time" not in roles or "user" not in roles:
         raise ValueError(f"{files.path}: the relational engines need a user and a time column")
+    return layout, report, places, roles, shops
+
+
+def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep_xy: bool = True) -> Loaded:
+    """Read ``files`` in the engine as ``ps_ev`` and the users' ids as ``ps_users``."""
+    options = files.options
+    layout, report, places, roles, shops = _inspect(files)
     kind = "parquet" if layout.sniffed.kind == "parquet" else "csv"
     names = None if layout.header or kind == "parquet" else layout.names
     engine.read_files("ps_raw", FileRead([files.path], kind, layout.delimiter, layout.header, names))
@@ -269,8 +277,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
     located = "location" in roles
     if places is not None:
         engine.register(
-            "ps_places",
-            pa.table({"lid": places.allowed, "loc": places.allowed_codes.astype(np.int64)}),
+            "ps_places", pa.table({"lid": places.allowed, "loc": places.allowed_codes.astype(np.int64)})
         )
     if place_xy is not None:
         register_locations(engine, *place_xy)
@@ -284,6 +291,43 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
     engine.expect_rows(report.rows_read)
     control.report(0.5, "coding users and locations")
     engine.create_ranked("ps_users", "SELECT DISTINCT uid FROM ps_rows WHERE reason IS NULL", "uid", "u")
+    location_ids, loc, joins, (x, y, locations_xy) = _code_locations(
+        engine, roles, places, place_xy, proj, coordinates, report
+    )
+    # Narrow columns: ps_ev is the largest table (4 + 8 + 4 bytes an event without coordinates or amounts).
+    xy = f", {x} AS x, {y} AS y" if keep_xy or not located else ""
+    engine.create_table(
+        "ps_ev",
+        f"SELECT CAST(s.u AS INTEGER) AS u, r.t AS t, CAST({loc} AS INTEGER) AS loc{xy}"
+        f"{', r.a AS a' if priced else ''} FROM ps_rows r "
+        f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
+    )
+    engine.drop("ps_rows")
+    control.report(0.9, "finding the period and the local times")
+    loaded = Loaded(
+        n_users=0,
+        n_events=0,
+        tz=options.tz,
+        location_ids=location_ids,
+        hierarchy=places.hierarchy() if places is not None else None,
+        coordinates=coordinates,
+        located=located,
+        locations_xy=locations_xy,
+        local_range=(0, 0),
+        user_names=lambda codes: _user_names(engine, codes),
+        report=report,
+        place_tolerance_km=options.place_tolerance_m / 1000.0,
+        amounts=priced,
+    )
+    return _with_period(engine, loaded)
+
+
+def _code_locations(
+    engine: SqlBackend, roles: dict, places, place_xy, proj, coordinates: bool, report: ImportReport
+) -> tuple[np.ndarray, str, str, tuple[str, str, bool]]:
+    """Location ids by code, the SQL of an event's location code and the join it needs, and the SQL of its
+    km x, y with whether ``ps_loc`` lists the locations' km coordinates (notes go to ``report``)."""
+    located = "location" in roles
     location_ids = places.ids if places is not None else np.asarray([], dtype=str)
     loc = "r.loc" if places is not None else "CAST(-1 AS BIGINT)"
     joins = ""
@@ -305,36 +349,18 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
         locations_xy = True
     if proj is not None:
         report.note(projection_note(proj))
-    # Narrow columns: ps_ev is the largest table (4 + 8 + 4 bytes an event without coordinates or amounts).
-    xy = f", {x} AS x, {y} AS y" if keep_xy or not located else ""
-    engine.create_table(
-        "ps_ev",
-        f"SELECT CAST(s.u AS INTEGER) AS u, r.t AS t, CAST({loc} AS INTEGER) AS loc{xy}"
-        f"{', r.a AS a' if priced else ''} FROM ps_rows r "
-        f"JOIN ps_users s ON s.uid = r.uid{joins} WHERE r.reason IS NULL",
-    )
-    engine.drop("ps_rows")
-    control.report(0.9, "finding the period and the local times")
+    return location_ids, loc, joins, (x, y, locations_xy)
+
+
+def _with_period(engine: SqlBackend, loaded: Loaded) -> Loaded:
+    """``loaded`` with the numbers of users and events of ``ps_ev`` and its local period filled in."""
     stats = engine.execute(plan.period_sql())
-    n_events = int(stats.column("n_events")[0].as_py())
-    loaded = Loaded(
-        n_users=int(stats.column("n_users")[0].as_py()),
-        n_events=n_events,
-        tz=options.tz,
-        location_ids=location_ids,
-        hierarchy=places.hierarchy() if places is not None else None,
-        coordinates=coordinates,
-        located=located and n_events > 0,
-        locations_xy=locations_xy,
-        local_range=(0, 0),
-        user_names=lambda codes: _user_names(engine, codes),
-        report=report,
-        place_tolerance_km=options.place_tolerance_m / 1000.0,
-        amounts=priced,
-    )
-    if n_events:
+    loaded.n_events = int(stats.column("n_events")[0].as_py())
+    loaded.n_users = int(stats.column("n_users")[0].as_py())
+    loaded.located = loaded.located and loaded.n_events > 0
+    if loaded.n_events:
         t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
-        loaded.local_range = local_range(engine, options.tz, t0, t1)
+        loaded.local_range = local_range(engine, loaded.tz, t0, t1)
     return loaded
 
 

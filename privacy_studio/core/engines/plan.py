@@ -7,11 +7,9 @@ Tables the plan reads and writes (all names start with ``ps_``):
 * ``ps_tz(h, split, off_before, off_after)``: the zone's UTC offset (seconds) in every UTC hour ``h``,
   ``off_before`` until ``split`` seconds into the hour and ``off_after`` from then (``hourly_offset_pieces``).
 * ``ps_units(loc, unit)``: the spatial unit of every location code at a hierarchy level.
-* ``ps_gen(u, point, cnt)``: the generalized traces, exactly the in-memory ``Traces`` (CSR) as rows.
-* ``ps_k(q, pos, point)``: the knowledge orders, query ``q`` = one (sampled user, draw) or rarest order.
-* ``ps_first(q, a, b)``: the first two points of each query, ``a`` the rarer one.
-* ``ps_cand0``, ``ps_cand1`` (alternating): candidate users ``v`` still matching the first points of ``q``.
-* ``ps_freq(point, n)``, ``ps_emt(q, point, prior, e, kl, g)``: point frequencies and EM/KL terms of the sets.
+* ``ps_base(u, point, cnt)``: the events generalized once for the grid (locations x the finest time bins).
+* ``ps_gen(u, point, cnt)``: a profile's generalized traces, exactly the in-memory ``Traces`` (CSR) as rows;
+  ``fetch.py`` streams them into that CSR for the in-memory kernels.
 
 The :class:`Dialect` holds the few expressions that differ between DuckDB and Spark SQL.
 """
@@ -31,21 +29,6 @@ class Dialect:
     """SQL expressions that differ between engines; everything else in the plan is common SQL."""
 
     name: str
-
-    def sorted_list(self, expr: str) -> str:
-        """Aggregate: the values of ``expr`` in the group as one ascending list (groupable)."""
-        if self.name == "spark":
-            return f"sort_array(collect_list({expr}))"
-        return f"list({expr} ORDER BY {expr})"
-
-    def hash64(self, expr: str) -> str:
-        """A 64-bit hash of an integer expression (any fixed function will do: matches are verified)."""
-        return f"xxhash64({expr})" if self.name == "spark" else f"hash({expr})"
-
-    def exact_sum(self, expr: str) -> str:
-        """Aggregate: the sum of 64-bit values without overflow (38-digit decimal / HUGEINT)."""
-        kind = "DECIMAL(38, 0)" if self.name == "spark" else "HUGEINT"
-        return f"sum(CAST({expr} AS {kind}))"
 
     def epoch_seconds(self, text: str) -> str:
         """Epoch seconds written as a number (``1709639519`` or ``1709639519.5``, floored), else NULL."""
@@ -272,162 +255,3 @@ class BinAxis:
     width: int | None
     origin: int
     n_bins: int
-
-
-def spatial_only_sql(n_bins: int) -> str:
-    """``ps_gen`` with time ignored (the top-locations model): points are the units, counts summed."""
-    return (
-        "SELECT u, unit AS point, CAST(sum(cnt) AS BIGINT) AS cnt FROM "
-        f"(SELECT u, {floor_div('point', n_bins)} AS unit, cnt FROM ps_gen) g GROUP BY u, unit"
-    )
-
-
-def shape_sql() -> str:
-    """Number of (user, point) rows of ``ps_gen``."""
-    return "SELECT count(*) AS nnz FROM ps_gen"
-
-
-# -- sampling ------------------------------------------------------------------------------------------------
-
-
-def sampled_traces_sql() -> str:
-    """The sampled users' traces (``ps_samp(s, u)``), points ascending, with each point's |D_x|."""
-    return (
-        "SELECT s.s AS s, g.point AS point, g.cnt AS cnt, f.n AS n "
-        "FROM ps_samp s "
-        "JOIN ps_gen g ON g.u = s.u "
-        "JOIN (SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point) f "
-        "ON f.point = g.point ORDER BY s.s, g.point"
-    )
-
-
-# -- class sizes -------------------------------------------------------------------------------------------
-
-
-def first_candidates_sql() -> str:
-    """Candidates after the first two known points of every open query (users visiting both).
-
-    ``ps_first(q, a, b)`` holds the two points with ``a`` the one with the shorter posting list, so only
-    that list is scanned and each of its users probes ``gen`` for ``b``.
-    """
-    return (
-        "SELECT f.q AS q, ga.u AS v FROM ps_first f JOIN ps_open o ON o.q = f.q "
-        "JOIN ps_gen ga ON ga.point = f.a "
-        "JOIN ps_gen gb ON gb.u = ga.u AND gb.point = f.b"
-    )
-
-
-def next_candidates_sql(cand: str, pos: int) -> str:
-    """Candidates in ``cand`` of the open queries that also visit the query's point at ``pos`` (semi-join)."""
-    return (
-        f"SELECT c.q AS q, c.v AS v FROM {cand} c JOIN ps_open o ON o.q = c.q "
-        f"JOIN ps_k k ON k.q = c.q AND k.pos = {int(pos)} "
-        "JOIN ps_gen g ON g.u = c.v AND g.point = k.point"
-    )
-
-
-def candidate_counts_sql(cand: str) -> str:
-    """|E| of every query with candidates in ``cand``."""
-    return f"SELECT q, CAST(count(*) AS BIGINT) AS n FROM {cand} GROUP BY q"
-
-
-def kanon_sql(dialect: Dialect) -> str:
-    """Histogram of full-fingerprint class sizes: users grouped by their whole sorted point list.
-
-    One row per class size: ``size`` and ``users`` (the number of users in classes of that size). Exact
-    but slow on large data; :func:`fingerprints_sql` and the check below are tried first.
-    """
-    return (
-        "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM "
-        "(SELECT CAST(count(*) AS BIGINT) AS size FROM "
-        f"(SELECT u, {dialect.sorted_list('point')} AS fp FROM ps_gen GROUP BY u) t GROUP BY fp) c "
-        "GROUP BY size"
-    )
-
-
-def fingerprints_sql(dialect: Dialect) -> str:
-    """``ps_fp(u, n, h1, h2)``: each user's number of points and two order-free hashes of the point set."""
-    return (
-        f"SELECT u, CAST(count(*) AS BIGINT) AS n, {dialect.exact_sum(dialect.hash64('point'))} AS h1, "
-        f"bit_xor({dialect.hash64('point + 1')}) AS h2 FROM ps_gen GROUP BY u"
-    )
-
-
-def fingerprint_classes_sql() -> str:
-    """``ps_cls(n, h1, h2, rep, size)``: users with equal fingerprints, one representative each."""
-    return "SELECT n, h1, h2, min(u) AS rep, CAST(count(*) AS BIGINT) AS size FROM ps_fp GROUP BY n, h1, h2"
-
-
-def fingerprint_mismatches_sql() -> str:
-    """Members of a class whose point set is not their representative's (a hash collision): 0 or more."""
-    return (
-        "WITH m AS (SELECT f.u AS u, c.rep AS rep, f.n AS n FROM ps_fp f "
-        "JOIN ps_cls c ON c.n = f.n AND c.h1 = f.h1 AND c.h2 = f.h2 WHERE c.size > 1 AND f.u <> c.rep), "
-        "hit AS (SELECT m.u AS u, min(m.n) AS n, count(*) AS k FROM m JOIN ps_gen g ON g.u = m.u "
-        "JOIN ps_gen r ON r.u = m.rep AND r.point = g.point GROUP BY m.u) "
-        "SELECT (SELECT count(*) FROM m) - (SELECT count(*) FROM hit WHERE k = n) AS bad"
-    )
-
-
-def class_histogram_sql() -> str:
-    """Histogram of class sizes from ``ps_cls`` (as :func:`kanon_sql` returns it)."""
-    return "SELECT size, CAST(sum(size) AS BIGINT) AS users FROM ps_cls GROUP BY size"
-
-
-# -- EM / KL disclosure --------------------------------------------------------------------------------------
-
-
-def point_frequencies_sql() -> str:
-    """``ps_freq(point, n)``: every point's posting-list length |D_x| (the prior is n / n_users)."""
-    return "SELECT point, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY point"
-
-
-def frequency_histogram_sql() -> str:
-    """How many points have each posting-list length: the client sums the priors of all points from it."""
-    return "SELECT n, CAST(count(*) AS BIGINT) AS points FROM ps_freq GROUP BY n"
-
-
-def unit_frequencies_sql(n_bins: int) -> str:
-    """Σ |D_x| over the points of every spatial unit (``point // n_bins``)."""
-    return f"SELECT {floor_div('point', n_bins)} AS unit, CAST(sum(n) AS BIGINT) AS n FROM ps_freq GROUP BY 1"
-
-
-def first_members_sql() -> str:
-    """Members of the sets at p = 1 (``ps_emf(q, point)``): the posting list of the query's first point."""
-    return "SELECT f.q AS q, g.u AS v FROM ps_emf f JOIN ps_gen g ON g.point = f.point"
-
-
-def held_members_sql(cand: str, n_q: int) -> str:
-    """Members of the EM queries (``q < n_q``) among the candidates ``cand`` of the semi-join."""
-    return f"SELECT c.q AS q, c.v AS v FROM {cand} c WHERE c.q < {int(n_q)}"
-
-
-def em_terms_sql(members: str, n_users: int) -> str:
-    """``ps_emt``: per query and point visited by a member of its set, the EM and KL terms.
-
-    ``members`` is a query of ``(q, v)`` rows (v in E_q). Columns: ``e`` = |posterior - prior|, ``kl`` the
-    KL term (0 ln 0 = 0), ``prior`` and ``g`` = -ln(1 - prior), the terms the point would add unvisited.
-    """
-    post, prior = "CAST(c.c AS DOUBLE) / z.e", f"CAST(f.n AS DOUBLE) / {float(n_users)!r}"
-    return (
-        f"WITH mem AS ({members}), "
-        "z AS (SELECT q, count(*) AS e FROM mem GROUP BY q), "
-        "c AS (SELECT m.q AS q, g.point AS point, count(*) AS c FROM mem m JOIN ps_gen g ON g.u = m.v "
-        "GROUP BY m.q, g.point), "
-        f"t AS (SELECT c.q AS q, c.point AS point, {post} AS post, {prior} AS prior "
-        "FROM c JOIN z ON z.q = c.q JOIN ps_freq f ON f.point = c.point) "
-        "SELECT q, point, prior, abs(post - prior) AS e, "
-        "post * ln(post / prior) "
-        "+ (1 - post) * ln(CASE WHEN post < 1 THEN (1 - post) / (1 - prior) ELSE 1 END) AS kl, "
-        "-ln(CASE WHEN prior < 1 THEN 1 - prior ELSE 1 END) AS g FROM t"
-    )
-
-
-def em_sums_sql() -> str:
-    """Per query, the sums over its visited points of ``ps_emt``'s terms (the rest is closed form)."""
-    return "SELECT q, sum(e) AS e, sum(kl) AS kl, sum(prior) AS prior, sum(g) AS g FROM ps_emt GROUP BY q"
-
-
-def em_units_sql(n_bins: int) -> str:
-    """Per spatial unit, Σ (EM_uj - prior) over the queries and visited points of ``ps_emt``."""
-    return f"SELECT {floor_div('point', n_bins)} AS unit, sum(e - prior) AS acc FROM ps_emt GROUP BY 1"

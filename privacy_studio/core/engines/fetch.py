@@ -1,0 +1,88 @@
+"""A profile's generalized traces out of a SQL back end, as the in-memory engine's CSR :class:`Traces`.
+
+The back end computes ``ps_gen(u, point, cnt)`` (distinct user-points, never events) out of core; this
+module streams its rows in batches into two preallocated arrays, so Python holds 8 bytes per user-point
+and one batch, then sorts each user's points. The traces are then measured by the numba kernels of the
+in-memory engine, so both engines give the same numbers by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from privacy_studio.core.engines.backend import SqlBackend
+from privacy_studio.core.generalize import Profile, Traces, smallest_int
+from privacy_studio.core.kernels.csr import _sort_segments
+
+#: Rows per fetched batch: a few MB of Arrow at a time.
+BATCH_ROWS = 1 << 20
+
+
+@dataclass(frozen=True)
+class TraceShape:
+    """What a profile's traces are besides their rows: units (ids, km centres), time and price bins."""
+
+    n_units: int
+    n_bins: int
+    n_price_bins: int
+    unit_ids: np.ndarray
+    unit_xy: np.ndarray
+    bin_origin: int
+
+
+@nb.njit(cache=True, nogil=True)
+def _scatter(
+    fill: np.ndarray,
+    u: np.ndarray,
+    point: np.ndarray,
+    cnt: np.ndarray,
+    points: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """Put each row at its user's next free slot (``fill[u]``, advanced)."""
+    for i in range(len(u)):
+        j = fill[u[i]]
+        points[j] = point[i]
+        counts[j] = cnt[i]
+        fill[u[i]] = j + 1
+
+
+def user_lengths(engine: SqlBackend, n_users: int) -> np.ndarray:
+    """Number of points of every user code in ``ps_gen`` (0 for users without any)."""
+    rows = engine.execute("SELECT u, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY u")
+    lengths = np.zeros(n_users, dtype=np.int64)
+    lengths[rows.column("u").to_numpy()] = rows.column("n").to_numpy()
+    return lengths
+
+
+def fetch_traces(
+    engine: SqlBackend, profile: Profile, n_users: int, n_events: int, shape: TraceShape
+) -> Traces:
+    """``ps_gen`` as :class:`Traces` with the dtypes ``generalize`` gives (points ascending per user)."""
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(user_lengths(engine, n_users), out=indptr[1:])
+    d = shape.n_units * shape.n_bins * shape.n_price_bins
+    points = np.empty(indptr[-1], dtype=smallest_int(d - 1))
+    counts = np.empty(indptr[-1], dtype=smallest_int(n_events))
+    fill = indptr[:-1].copy()
+    for batch in engine.batches("SELECT u, point, cnt FROM ps_gen", BATCH_ROWS):
+        cols = [batch.column(k).to_numpy() for k in ("u", "point", "cnt")]
+        _scatter(fill, cols[0], cols[1].astype(points.dtype, copy=False), cols[2], points, counts)
+    if not np.array_equal(fill, indptr[1:]):  # the table changed between the two reads: never expected
+        raise RuntimeError("the generalized traces changed while they were read")
+    _sort_segments(indptr, points, counts)  # the in-memory CSR builder's kernel
+    return Traces(
+        profile,
+        indptr,
+        points,
+        counts,
+        shape.n_units,
+        shape.n_bins,
+        shape.n_price_bins,
+        shape.unit_ids,
+        shape.unit_xy,
+        shape.bin_origin,
+    )
