@@ -59,7 +59,7 @@ class RunHooks:
 
     def request_run(self) -> None:
         """Run (toolbar, Ctrl+R): says what is missing when there is no data or no ticked cell."""
-        if self.session.dataset is None:
+        if not self.session.has_data():
             self.grid.message.setText(NO_DATA)
             self.log(NO_DATA, "warning")
             return
@@ -82,7 +82,7 @@ class RunHooks:
     @Slot(dict)
     def start_run(self, settings: dict[str, Any]) -> Worker | None:
         """Run the grid in a worker; each finished profile is added to the project and plotted at once."""
-        if self.session.dataset is None:
+        if not self.session.has_data():
             self.error(NO_DATA)
             return None
         if self.run_worker is not None:
@@ -166,7 +166,7 @@ class RunHooks:
         from privacy_studio.core.project_run import computed_utility
 
         if self.session.dataset is None:
-            return None
+            return self._measure_sampled_loss(risk) if self.session.overview is not None else None
         worker = Worker(computed_utility, self.session.dataset, risk, name="information loss")
         worker.signals.finished.connect(self.tradeoff.set_computed_utility)
         worker.signals.failed.connect(
@@ -175,11 +175,43 @@ class RunHooks:
         self.runner.start(worker)
         return worker
 
+    def _measure_sampled_loss(self, risk: RiskSettings) -> Worker:
+        """Information loss of data that exceed memory, on a sample of people the log and the import
+        report name (``core.overview.run``)."""
+        from privacy_studio.core.overview.project_data import ProjectData
+        from privacy_studio.core.overview.run import sampled_loss
+
+        project, overview = self.session.project, self.session.overview
+        data = ProjectData(None, overview)
+        worker = Worker(sampled_loss, project, data, risk, name="information loss (sample)")
+        worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, data, loss))
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
+        )
+        self.runner.start(worker)
+        return worker
+
+    def _sampled_loss_found(self, project: Project, data: Any, loss: Any) -> None:
+        from privacy_studio.core.overview.run import report_with
+
+        if project is not self.session.project:
+            return  # another project was opened meanwhile
+        project.import_report = report_with(data.overview.report, loss.coverage)
+        self.tradeoff.set_computed_utility(loss.utility)
+        self.tradeoff.set_unit_areas(loss.sizes.unit_areas, loss.sizes.period_seconds)
+        self._show_dataset(self.session.dataset)  # the import report now says whom the loss covers
+        self.log(loss.coverage)
+
     def _engine_and_files(self) -> tuple[EngineChoice, EventFiles | None]:
-        """The project's engine and, for engines that read files themselves, its events files."""
+        """The project's engine and, for engines that read files themselves, its events files; data that
+        exceed memory run on DuckDB under ``auto`` (the window holds no events to give the engine)."""
+        from privacy_studio.core.overview.project_data import ProjectData, run_engine
+
         choice = self.session.project.engine_choice()
+        if self.session.dataset is None and self.session.overview is not None:
+            choice = run_engine(choice, ProjectData(None, self.session.overview))
         files = None
-        if choice.name != "numba":
+        if choice.name != "numba" or self.session.dataset is None:
             try:
                 files = self.session.project.events_files()
             except ProjectError:

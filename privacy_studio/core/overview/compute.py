@@ -43,6 +43,8 @@ def overview_of_files(
     try:
         with _Watch(db, control):  # Cancel interrupts the running query
             loaded = load_files(db, files, control.sub(0.0, 0.7, "reading the events"), keep_xy=False)
+            if not loaded.n_events:  # as the reader says it
+                raise ValueError(f"{files.path}: no usable rows.\n{loaded.report.summary_text()}")
             control.report(0.7, "counting events per person, place and hour")
             overview = _aggregates(db, loaded, files.path)
     finally:
