@@ -307,8 +307,10 @@ class MainWindow(ProjectFiles, RunHooks, ExportActions, MenuBar, StatusBar, QMai
         )
 
     def _show_dataset(self, dataset: Any) -> None:
-        shown = self.session.overview if self.session.overview is not None else dataset
-        self.summary.set_dataset(shown, _report_text(self.session.project.import_report))
+        overview, saved = self.session.overview, self.session.project.import_report
+        if saved is None and overview is not None:  # not run yet: the report of the reading just done
+            saved = overview.report.to_dict()
+        self.summary.set_dataset(overview if overview is not None else dataset, _report_text(saved))
         self._show_start_or_tabs()
 
     # -- tree --------------------------------------------------------------------------------------

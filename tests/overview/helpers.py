@@ -8,7 +8,14 @@ from privacy_studio.core.project import Project
 from privacy_studio.core.risk.settings import RiskSettings
 
 #: One coarse profile and two p: enough to go through every step quickly.
-SETTINGS = RiskSettings(spatial=["district"], temporal=["1w"], p_values=[1, 2], reference_p=2, em_samples=200)
+SETTINGS = RiskSettings(
+    spatial=["district"],
+    temporal=["1w"],
+    cells=[("district", "1w")],
+    p_values=[1, 2],
+    reference_p=2,
+    em_samples=200,
+)
 
 
 def large_project(folder: Path, events: Path, antennas: Path, hierarchy: Path) -> Path:
