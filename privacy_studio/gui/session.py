@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from privacy_studio.core.overview.model import DatasetOverview
+from privacy_studio.core.io.overview import DatasetOverview
 from privacy_studio.core.overview.project_data import ProjectData
 from privacy_studio.core.project import DataSource, Project
 from privacy_studio.core.report.record import sign_details

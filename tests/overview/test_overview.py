@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from privacy_studio.core.engines import EventFiles
 from privacy_studio.core.engines.engine_choice import EngineChoice
 from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
+from privacy_studio.core.io.overview import BadOverview, DatasetOverview
 from privacy_studio.core.overview.compute import overview_of_dataset, overview_of_files
-from privacy_studio.core.overview.model import BadOverview, DatasetOverview
 from privacy_studio.core.overview.project_data import SIZE_ENV, exceeds_memory, files_overview
 from privacy_studio.core.overview.store import _digest, cached_overview, entry_path, overview_key
 

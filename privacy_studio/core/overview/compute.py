@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from privacy_studio.core.overview.model import HOUR, DatasetOverview, PlaceCounts
+from privacy_studio.core.io.overview import HOUR, DatasetOverview, PlaceCounts
 from privacy_studio.core.progress import TaskControl, as_control
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from privacy_studio.core.io.overview import DatasetOverview
 from privacy_studio.core.overview.compute import overview_of_dataset, overview_of_files
-from privacy_studio.core.overview.model import DatasetOverview
 from privacy_studio.core.overview.store import cached_overview, overview_key, store_overview
 from privacy_studio.core.progress import TaskControl, as_control
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from privacy_studio.core.atomic import WriteError, write_text
 from privacy_studio.core.io.cache import cache_dir, cache_key
 from privacy_studio.core.io.options import ReaderOptions
-from privacy_studio.core.overview.model import BadOverview, DatasetOverview
+from privacy_studio.core.io.overview import BadOverview, DatasetOverview
 
 #: Bump when the overview's content or the way it is computed changes, so old entries are not reused.
 OVERVIEW_VERSION = 1

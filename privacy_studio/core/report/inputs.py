@@ -26,7 +26,7 @@ from privacy_studio.core.utility import utility_title
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
-    from privacy_studio.core.overview.model import DatasetOverview
+    from privacy_studio.core.io.overview import DatasetOverview
     from privacy_studio.core.project import Project
 
 #: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.

@@ -7,8 +7,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from privacy_studio.core.io.overview import DatasetOverview
 from privacy_studio.core.numbers import count
-from privacy_studio.core.overview.model import DatasetOverview
 
 #: Light to dark (viridis, colour-blind safe): quintiles of events per place.
 SHADES = ("#FDE725", "#5EC962", "#21918C", "#3B528B", "#440154")

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from privacy_studio.core.io.dataset import period_text
-from privacy_studio.core.overview.model import DatasetOverview
+from privacy_studio.core.io.overview import DatasetOverview
 from privacy_studio.gui.panels.place_map import PlaceMap
 
 if TYPE_CHECKING:
