@@ -61,3 +61,16 @@ def test_a_project_larger_than_memory_opens_and_runs_without_its_events(
         timeout=WAIT_MS,
     )
     assert str(sample_subset["events"]) not in loaded  # only the sample of people was read in memory
+
+
+def test_a_project_that_fits_shows_the_same_summary_with_its_events(
+    window, qtbot, sample_subset, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(SIZE_ENV, "fits")
+    path = large_project(
+        tmp_path, sample_subset["events"], sample_subset["antennas"], sample_subset["hierarchy"]
+    )
+    assert open_and_wait(qtbot, window, path, data=True)
+    rows = form_rows(window.summary)
+    assert rows["users"] == "200" and "read by" not in rows
+    assert window.summary.people.sum() == 200 and window.summary.places.shown_places() > 0

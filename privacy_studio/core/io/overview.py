@@ -93,12 +93,6 @@ class DatasetOverview:
         """The period in the data's own zone (as the in-memory summary shows it); '—' without events."""
         return period_text(*self.period, self.tz) if self.period is not None else "—"
 
-    def histogram(self, edges: np.ndarray) -> np.ndarray:
-        """People per bin of events-per-person ``edges`` (``numpy.histogram``'s bins, last one closed)."""
-        values, people = (np.asarray(a, dtype=np.int64) for a in self.per_person)
-        hist, _ = np.histogram(values, bins=edges, weights=people)
-        return hist.astype(np.int64)
-
     # -- checks and JSON ----------------------------------------------------------------------------
     def check(self) -> None:
         """``BadOverview`` unless the aggregates agree: people and events add up in every breakdown."""

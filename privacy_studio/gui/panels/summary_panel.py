@@ -75,7 +75,8 @@ class SummaryPanel(QWidget):
         layout.addWidget(self.places)
         layout.addWidget(QLabel("Import report"))
         layout.addWidget(self.report)
-        self.counts = np.zeros(0, dtype=np.int64)
+        self.counts = np.zeros(0, dtype=np.int64)  # events a person has (each distinct number once)
+        self.people = np.zeros(0, dtype=np.int64)  # people with that many
 
     def set_dataset(self, dataset: Dataset | DatasetOverview | None, report_text: str = "") -> None:
         """Show a dataset's summary (or nothing for ``None``) and its import report; an overview (data that
@@ -86,7 +87,7 @@ class SummaryPanel(QWidget):
         self.report.setPlainText(report_text)
         self.places.show_overview(dataset if isinstance(dataset, DatasetOverview) else None)
         if dataset is None:
-            self.counts = np.zeros(0, dtype=np.int64)
+            self.counts = self.people = np.zeros(0, dtype=np.int64)
             self.curve.setData([0, 1], [0])
             return
         overview = dataset if isinstance(dataset, DatasetOverview) else None
@@ -104,13 +105,13 @@ class SummaryPanel(QWidget):
             self.form.addRow(str(key).replace("_", " "), label)
         if overview is not None and overview.computed_by == "duckdb":
             self.form.addRow("read by", QLabel(OUT_OF_CORE))
-            self.counts = np.asarray(overview.per_person[0], dtype=np.int64)
+        if overview is not None:
+            self.counts, self.people = (np.asarray(a, dtype=np.int64) for a in overview.per_person)
         else:
-            self.counts = np.diff(dataset.events.user_offsets())
+            self.counts, self.people = np.unique(np.diff(dataset.events.user_offsets()), return_counts=True)
         if self.counts.size:
             edges = np.unique(np.round(np.geomspace(1, self.counts.max() + 1, BINS + 1)))
-            hist = overview.histogram(edges) if overview is not None else np.histogram(self.counts, edges)[0]
-            self.curve.setData(edges, hist)
+            self.curve.setData(edges, np.histogram(self.counts, edges, weights=self.people)[0])
 
 
 def _period(data: Dataset | DatasetOverview) -> str:
