@@ -88,6 +88,7 @@ def main() -> None:
     window.resize(1280, 720)
     window.show()
     monitor = GapMonitor()
+    monitor.watch(0.1)  # where the GUI thread is during a pause over 100 ms (printed at the end)
     rows = {}
     for label in ("open", "open again")[: 2 if args.twice else 1]:
         window.session.overview = None
@@ -109,6 +110,8 @@ def main() -> None:
     print("step | s | max gap ms | p99 gap ms | peak RSS GB")
     for label, r in rows.items():
         print(f"{label} | {r['s']} | {r['gap_max_ms']:.0f} | {r['gap_p99_ms']:.0f} | {r['peak_rss_gb']}")
+    for where, n in monitor.stalls.most_common(5):
+        print(f"stalled {n}x at {where}")
 
 
 if __name__ == "__main__":

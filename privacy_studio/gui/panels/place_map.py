@@ -26,8 +26,10 @@ class PlaceMap(QWidget):
         self.plot.setLabel("bottom", "east (km)")
         self.plot.setLabel("left", "north (km)")
         self.plot.setFixedHeight(260)
-        self.scatter = pg.ScatterPlotItem(size=5, pen=None)
-        self.plot.addItem(self.scatter)
+        # one item per shade with its brush set once: per-point brushes took 50-280 ms for 10,000 places
+        self.shades = [pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(c)) for c in SHADES]
+        for item in self.shades:
+            self.plot.addItem(item)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.note)
@@ -38,13 +40,11 @@ class PlaceMap(QWidget):
         """Draw the overview's located places (hide the map when there is none or no coordinates)."""
         x, y, n = overview.places.located() if overview is not None else (np.zeros(0),) * 3
         self.setVisible(bool(len(x)))
+        shade = np.searchsorted(np.quantile(n, [0.2, 0.4, 0.6, 0.8]), n, side="right") if len(n) else n
+        for k, item in enumerate(self.shades):
+            item.setData(x=x[shade == k], y=y[shade == k])
         if not len(x):
-            self.scatter.setData([], [])
             return
-        cuts = np.quantile(n, [0.2, 0.4, 0.6, 0.8])
-        brushes = [pg.mkBrush(c) for c in SHADES]
-        shade = np.searchsorted(cuts, n, side="right")
-        self.scatter.setData(x=x, y=y, brush=[brushes[s] for s in shade])
         self.plot.autoRange()
         assert overview is not None
         self.note.setText(
@@ -53,4 +53,4 @@ class PlaceMap(QWidget):
         )
 
     def shown_places(self) -> int:
-        return len(self.scatter.data)
+        return sum(len(item.data) for item in self.shades)
