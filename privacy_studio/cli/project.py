@@ -125,6 +125,8 @@ def analyse_project(project, search: bool = False) -> int:
     """Load the project's data and run its analysis with a progress bar (then, with ``search``, the
     protection search); 130 when cancelled, the project then unchanged."""
     from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.overview.project_data import NEEDS_MEMORY, open_project_data
+    from privacy_studio.core.overview.run import run_out_of_core
     from privacy_studio.core.project import ProjectError
     from privacy_studio.core.project_run import run_analysis
 
@@ -132,9 +134,15 @@ def analyse_project(project, search: bool = False) -> int:
     control = TaskControl(bar)
     try:
         note_changed(project.rehash_changed())
-        dataset = project.load_dataset(control.sub(0.0, 0.1))
-        run_analysis(project, dataset, control.sub(0.1, 0.8 if search else 1.0))
-        if search and search_project(project, dataset, control.sub(0.8, 1.0), False) != 0:
+        data = open_project_data(project, control.sub(0.0, 0.1))
+        if data.dataset is None:  # data larger than memory (issue #30): the grid out of core
+            run_out_of_core(project, data, control.sub(0.1, 1.0))
+            print(f"note: {(project.import_report or {}).get('notes', [''])[-1]}", file=sys.stderr)
+            if search:
+                print(f"note: no protection search: it {NEEDS_MEMORY}", file=sys.stderr)
+            return 0
+        run_analysis(project, data.dataset, control.sub(0.1, 0.8 if search else 1.0))
+        if search and search_project(project, data.dataset, control.sub(0.8, 1.0), False) != 0:
             return 130  # nothing is saved: the project file is unchanged
     except (ReaderError, ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from privacy_studio.core.analyses import PopulationExtrapolation
-    from privacy_studio.core.io import Dataset
+    from privacy_studio.core.overview.project_data import ProjectData
     from privacy_studio.core.progress import TaskControl
     from privacy_studio.core.project import Project
     from privacy_studio.core.report import ReportContent
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr)
     control = TaskControl(bar)
     try:
-        dataset = _load(project, control.sub(0.0, 0.1), args.rerun)
-        computed, content = _compute(project, dataset, args, control.sub(0.1, 0.85))
+        data = _load(project, control.sub(0.0, 0.1), args.rerun)
+        computed, content = _compute(project, data, args, control.sub(0.1, 0.85))
         computed = apply_details(project, args) or computed
         if computed and args.save:
             project.save()
@@ -136,11 +136,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(project: Project, control: TaskControl, rerun: bool) -> Dataset | None:
-    """The project's dataset, or None (with a warning) when its input files are missing; data changed since
-    the project measured it is refused unless the analysis runs again (``rerun`` or no results yet)."""
+def _load(project: Project, control: TaskControl, rerun: bool) -> ProjectData | None:
+    """The project's data (events when they fit in memory, else their overview), or None (with a warning)
+    when its input files are missing; data changed since the project measured it is refused unless the
+    analysis runs again (``rerun`` or no results yet)."""
     from privacy_studio.cli.project import note_changed
     from privacy_studio.core.io import ReaderError
+    from privacy_studio.core.overview.project_data import open_project_data
 
     missing = project.missing_sources()
     for source in missing:
@@ -150,35 +152,46 @@ def _load(project: Project, control: TaskControl, rerun: bool) -> Dataset | None
     if rerun or not project.results:
         note_changed(project.rehash_changed())
     try:
-        return project.load_dataset(control)
+        return open_project_data(project, control)
     except ReaderError as exc:
         raise ValueError(str(exc)) from None
 
 
 def _compute(
-    project: Project, dataset: Dataset | None, args: argparse.Namespace, control: TaskControl
+    project: Project, data: ProjectData | None, args: argparse.Namespace, control: TaskControl
 ) -> tuple[bool, Callable[[], ReportContent]]:
     """Run what the report needs and the project lacks; True if the project changed, and the report's
     content (built once, when first asked, on the one decision of this command)."""
 
+    from privacy_studio.core.overview.project_data import NEEDS_MEMORY
+    from privacy_studio.core.overview.run import run_out_of_core
     from privacy_studio.core.project import jsonable
     from privacy_studio.core.project_run import run_analysis
     from privacy_studio.core.report import build_report
     from privacy_studio.core.report.inputs import resolve_inputs
 
     changed, decided = False, None
+    dataset = data.dataset if data is not None else None
     if not project.results or args.rerun:
-        if dataset is None:
+        if data is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
-        decided = run_analysis(project, dataset, control.sub(0, 0.7))  # on the project's engine
+        if dataset is None:  # data larger than memory (issue #30): the grid out of core
+            decided = run_out_of_core(project, data, control.sub(0, 0.7))
+        else:
+            decided = run_analysis(project, dataset, control.sub(0, 0.7))  # on the project's engine
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())
         changed = True
+    if project.import_report is None and data is not None:
+        project.import_report = jsonable(data.overview.report.to_dict())
+        changed = True
     inputs = resolve_inputs(project, dataset, decided)
+    inputs.overview = data.overview if data is not None else None
     if args.population is not None:
         if dataset is None:
-            raise ValueError("--population needs the project's input data, which is missing")
+            missing = f"it {NEEDS_MEMORY}" if data is not None else "the project's input data is missing"
+            raise ValueError(f"--population: {missing}")
         project.store(extrapolate(inputs, args.population, control.sub(0.7, 1.0)))
         changed = True
     return changed, cache(lambda: build_report(project, dataset, inputs))

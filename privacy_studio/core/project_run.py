@@ -64,15 +64,21 @@ def project_files(project: Project) -> EventFiles | None:
     return None if project.engine_choice().name == "numba" else project.events_files()
 
 
-def run_steps(plan: RunPlan, dataset: Dataset, control: TaskControl | None = None) -> Iterator[RunStep]:
+def run_steps(
+    plan: RunPlan, dataset: Dataset | None, control: TaskControl | None = None
+) -> Iterator[RunStep]:
     """Run ``plan``: yield each profile's result as it finishes, then its information loss, the profile
-    sizes and, when one can be derived, the decision and the seed spread of its headline profile. A
+    sizes and, when one can be derived, the decision and the seed spread of its headline profile. Without
+    ``dataset`` (data that exceed memory, the plan's engine reading its files) only the profiles. A
     cancelled run stops between chunks; what was yielded stays valid."""
     control = control or TaskControl()
     results: list[ProfileResult] = []
     for result in plan.engine.run_grid(dataset, plan.settings, plan.files, control=control.sub(0.0, 0.8)):
         results.append(result)
         yield result
+    if dataset is None:  # data that exceed memory: information loss on a sample (core.overview.run)
+        control.report(1.0, "grid done")
+        return
     utility = computed_utility(dataset, plan.settings, control.sub(0.8, 0.85))
     yield utility
     sizes = profile_sizes(dataset, plan.settings.spatial + [s for s, _ in plan.settings.cell_labels()])

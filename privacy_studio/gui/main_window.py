@@ -181,10 +181,16 @@ class MainWindow(ProjectFiles, RunHooks, ExportActions, MenuBar, StatusBar, QMai
         self.steps = StepView(contents)
         self.central = self.steps.stack
         self.setCentralWidget(self.steps)
-        self.session.dataset_changed.connect(
-            lambda ds: self.anonymizability.set_events(ds.events if ds is not None else None)
-        )
+        self.session.dataset_changed.connect(self._anonymizability_data)
         self.anonymizability.resultsChanged.connect(self._keep_anonymizability)
+
+    def _anonymizability_data(self, dataset: Any) -> None:
+        """The anonymizability analysis takes the events; of data that exceed memory it says it needs them."""
+        self.anonymizability.set_events(dataset.events if dataset is not None else None)
+        if dataset is None and self.session.overview is not None:
+            from privacy_studio.core.overview.project_data import NEEDS_MEMORY
+
+            self.anonymizability.status.setText(f"The anonymizability analysis {NEEDS_MEMORY}.")
 
     def show_step(self, key: str, tab: str = "") -> None:
         """Fill the window with step ``key`` (and, in the Run step, the tab titled ``tab``)."""
@@ -206,12 +212,10 @@ class MainWindow(ProjectFiles, RunHooks, ExportActions, MenuBar, StatusBar, QMai
         """The Data step shows the start page while there is neither data nor results; every step's line
         says again what is missing."""
         project = self.session.project
-        empty = self.session.dataset is None and not project.results and not project.sources
+        empty = not self.session.has_data() and not project.results and not project.sources
         self.start_page.set_recent(self.recent_files())
         self.data_page.show_start(empty)
-        progress = Progress(
-            self.session.dataset is not None, len(self.grid.checked_cells()), len(project.results)
-        )
+        progress = Progress(self.session.has_data(), len(self.grid.checked_cells()), len(project.results))
         self.steps.update_needs(progress)
         self.release_page.show_release(project.analysis(ReleaseRecord))
         self.report_page.show_details(ReportDetails.of(project.analyses))
@@ -303,7 +307,10 @@ class MainWindow(ProjectFiles, RunHooks, ExportActions, MenuBar, StatusBar, QMai
         )
 
     def _show_dataset(self, dataset: Any) -> None:
-        self.summary.set_dataset(dataset, _report_text(self.session.project.import_report))
+        overview, saved = self.session.overview, self.session.project.import_report
+        if saved is None and overview is not None:  # not run yet: the report of the reading just done
+            saved = overview.report.to_dict()
+        self.summary.set_dataset(overview if overview is not None else dataset, _report_text(saved))
         self._show_start_or_tabs()
 
     # -- tree --------------------------------------------------------------------------------------

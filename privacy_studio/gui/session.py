@@ -10,6 +10,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from privacy_studio.core.io.overview import DatasetOverview
+from privacy_studio.core.overview.project_data import ProjectData
 from privacy_studio.core.project import DataSource, Project
 from privacy_studio.core.project_run import replace_result
 from privacy_studio.core.report.record import sign_details
@@ -30,6 +32,7 @@ class Session(QObject):
         super().__init__(parent)
         self.project = Project()
         self.dataset: Any = None
+        self.overview: DatasetOverview | None = None  # aggregates of the data, whether in memory or not
         self.dirty = False
         self.edits = 0  # counts edits, so a save that ends after another edit leaves the project unsaved
 
@@ -37,7 +40,7 @@ class Session(QObject):
     def replace(self, project: Project, dataset: Any = None) -> None:
         """Show another project (just opened or new); it starts unmodified."""
         self.project = project
-        self.dataset = dataset
+        self.dataset, self.overview = dataset, None
         self.dataset_changed.emit(dataset)
         self.results_changed.emit(records_of(project.results))
         self.changed.emit()
@@ -81,7 +84,7 @@ class Session(QObject):
         self.project.import_report = dataset.report.to_dict()
         self.project.results = []
         self.project.analyses = {}
-        self.dataset = dataset
+        self.dataset, self.overview = dataset, None
         self.dataset_changed.emit(dataset)
         self.results_changed.emit([])
         self._edited()
@@ -90,6 +93,16 @@ class Session(QObject):
         """The dataset of the current sources, read back after opening (changes nothing saved)."""
         self.dataset = dataset
         self.dataset_changed.emit(dataset)
+
+    def attach_data(self, data: ProjectData) -> None:
+        """The data of the current sources, read back after opening (changes nothing saved): the events
+        when they fit in memory (else None) and their overview."""
+        self.dataset, self.overview = data.dataset, data.overview
+        self.dataset_changed.emit(data.dataset)
+
+    def has_data(self) -> bool:
+        """Whether the project's data are there: in memory, or as the overview of data that exceed it."""
+        return self.dataset is not None or self.overview is not None
 
     def set_settings(self, settings: dict[str, Any]) -> None:
         if settings != self.project.settings:

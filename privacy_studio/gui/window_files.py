@@ -14,6 +14,8 @@ from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from privacy_studio.core.analyses import AnonymizabilityResults
+from privacy_studio.core.numbers import count
+from privacy_studio.core.overview.project_data import ProjectData, open_project_data
 from privacy_studio.core.project import SUFFIX, Project, ProjectError
 from privacy_studio.gui.workers import Worker
 
@@ -41,10 +43,11 @@ def load_project(path: str | Path, control: TaskControl) -> tuple[Project, list[
     return project, stored.content if stored else []
 
 
-def read_project_data(project: Project, control: TaskControl | None = None) -> tuple[Any, list[str]]:
-    """Read a project's data and list the inputs changed since it was saved (both slow: run in a worker)."""
-    dataset = project.load_dataset(control, changed_ok=True)  # the window shows which changed
-    return dataset, [source.path for source in project.changed_sources()]
+def read_project_data(project: Project, control: TaskControl | None = None) -> tuple[ProjectData, list[str]]:
+    """Read a project's data — the events when they fit in memory, else only the overview DuckDB computes
+    (issue #30) — and list the inputs changed since it was saved (both slow: run in a worker)."""
+    data = open_project_data(project, control, changed_ok=True)  # the window shows which changed
+    return data, [source.path for source in project.changed_sources()]
 
 
 class ProjectFiles:
@@ -141,11 +144,17 @@ class ProjectFiles:
             )
             self.runner.start(worker)
 
-    def _project_data_read(self, result: tuple[Any, list[str]]) -> None:
-        dataset, changed = result
+    def _project_data_read(self, result: tuple[ProjectData, list[str]]) -> None:
+        data, changed = result
         for path in changed:
             self.log(f"{path} changed since the project was saved: results may not match it", "warning")
-        self.session.attach_dataset(dataset)
+        if not data.in_memory:
+            self.log(
+                f"The data exceed the memory: the window shows their overview "
+                f"({count(data.overview.people)} people, {count(data.overview.events)} events, counted by "
+                "DuckDB) and runs the grid out of core"
+            )
+        self.session.attach_data(data)
 
     def _relocate_missing(self, project: Project) -> bool:
         """Ask where each missing input went; returns whether anything was relocated."""

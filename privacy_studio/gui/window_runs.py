@@ -4,6 +4,7 @@ project and shown at once, then the analyses the run derived are kept; Cancel st
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QTimer, Slot
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
 from privacy_studio.core.measures.attributes import attribute_columns
+from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
@@ -64,7 +66,7 @@ class RunHooks:
 
     def request_run(self) -> None:
         """Run (toolbar, Ctrl+R): says what is missing when there is no data or no ticked cell."""
-        if self.session.dataset is None:
+        if not self.session.has_data():
             self.grid.message.setText(NO_DATA)
             self.log(NO_DATA, "warning")
             return
@@ -88,7 +90,7 @@ class RunHooks:
     def start_run(self, settings: dict[str, Any]) -> Worker | None:
         """Start the project's run in the task runner; each finished profile is added to the project and
         plotted at once, the analyses derived from them are kept as they come."""
-        if self.session.dataset is None:
+        if not self.session.has_data():
             self.error(NO_DATA)
             return None
         if self.run_worker is not None:
@@ -112,6 +114,9 @@ class RunHooks:
         except ValueError as exc:
             self.error(f"These settings cannot be run: {exc}")
             return None
+        if self.session.dataset is None:  # data that exceed memory: the grid out of core, loss on a sample
+            data = ProjectData(None, self.session.overview)
+            plan = replace(plan, engine=run_engine(plan.engine, data))
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.clear_results()  # and the analyses derived from them
@@ -130,6 +135,8 @@ class RunHooks:
             )
         )
         worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
+        if self.session.dataset is None:
+            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(risk))
         worker.signals.done.connect(self._run_done)
         self.run_worker = worker
         self.show_step("run")
@@ -173,10 +180,39 @@ class RunHooks:
     def _events_files(self) -> EventFiles | None:
         """For engines that read files themselves, the project's events files (None: the data in memory)."""
         try:
+            if self.session.dataset is None:  # the window holds no events to give the engine
+                return self.session.project.events_files()
             return project_files(self.session.project)
         except ProjectError:
             self.log("The input files are not there: the engine works on the data in memory", "warning")
             return None
+
+    def _measure_sampled_loss(self, risk: RiskSettings) -> Worker:
+        """Information loss of data that exceed memory, on a sample of people the log and the import
+        report name (``core.overview.run``)."""
+        from privacy_studio.core.overview.project_data import ProjectData
+        from privacy_studio.core.overview.run import sampled_loss
+
+        project, overview = self.session.project, self.session.overview
+        data = ProjectData(None, overview)
+        worker = Worker(sampled_loss, project, data, risk, name="information loss (sample)")
+        worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, data, loss))
+        worker.signals.failed.connect(
+            lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
+        )
+        self.runner.start(worker)
+        return worker
+
+    def _sampled_loss_found(self, project: Project, data: Any, loss: Any) -> None:
+        from privacy_studio.core.overview.run import report_with
+
+        if project is not self.session.project:
+            return  # another project was opened meanwhile
+        project.import_report = report_with(data.overview.report, loss.coverage)
+        self.tradeoff.set_computed_utility(loss.utility)
+        self.tradeoff.set_unit_areas(loss.sizes.unit_areas, loss.sizes.period_seconds)
+        self._show_dataset(self.session.dataset)  # the import report now says whom the loss covers
+        self.log(loss.coverage)
 
     @Slot(object)
     def _on_step(self, step: Record | RunStep) -> None:

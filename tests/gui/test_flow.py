@@ -83,7 +83,7 @@ def test_import_run_plots_match_core_then_save_and_reopen(imported_window, qtbot
     assert win.session.dataset.events.n_users == 200
     assert win.session.project.import_report["rows_kept"] == win.session.dataset.events.n_events
     assert win.session.project.events_source().sha256 == sha256_of(win.session.project.events_source().path)
-    assert win.summary.counts.sum() == win.session.dataset.events.n_events
+    assert (win.summary.counts * win.summary.people).sum() == win.session.dataset.events.n_events
     assert {"antenna", "zip", "district"} <= set(win.grid.spatial_levels())
 
     settings = tick_cells(win)
@@ -270,7 +270,7 @@ def test_sample_project_opens_with_its_data_and_grid(window, qtbot, warnings_sho
     assert window.grid.spatial_levels() == settings["spatial"]
     assert window.grid.temporal_levels() == settings["temporal"]
     assert len(window.grid.checked_cells()) == len(settings["spatial"]) * len(settings["temporal"])
-    assert window.summary.counts.sum() == window.session.dataset.events.n_events
+    assert (window.summary.counts * window.summary.people).sum() == window.session.dataset.events.n_events
     assert warnings_shown == []
     assert not window.session.dirty
 

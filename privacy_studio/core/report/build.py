@@ -96,6 +96,12 @@ def title_facts(inp: ReportInputs) -> list[tuple[str, str]]:
             ("Users", count(ds.events.n_users)),
             ("Events", count(ds.events.n_events)),
         ]
+    elif inp.overview is not None:  # data larger than memory: the engine's counts (issue #30)
+        facts += [
+            ("Period", inp.overview.period_text()),
+            ("Users", count(inp.overview.people)),
+            ("Events", count(inp.overview.events)),
+        ]
     else:
         users = inp.grid.n_users.max() if inp.grid is not None and len(inp.grid.n_users) else None
         kept = (project.import_report or {}).get("rows_kept")

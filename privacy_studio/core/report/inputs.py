@@ -33,6 +33,7 @@ from privacy_studio.core.utility import utility_title
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
+    from privacy_studio.core.io.overview import DatasetOverview
     from privacy_studio.core.project import Project
 
 #: Display name of each risk field of a ``by_p`` entry and its explanation, from the measure catalogue.
@@ -87,6 +88,7 @@ class ReportInputs:
     ceiling: float
     recommendation: Recommendation | None = None
     analysis: TradeoffAnalysis | None = None  # the decision, as ``privacy-studio tradeoff`` derives it
+    overview: DatasetOverview | None = None  # the data's counts when they exceed memory (issue #30)
 
     @property
     def measure_name(self) -> str:

@@ -161,6 +161,13 @@ def data_section(inp: ReportInputs, details: ReportDetails) -> Section:
 def _described_data(inp: ReportInputs) -> str:
     ds, events = inp.dataset, next((x for x in inp.project.sources if x.role == "events"), None)
     name = Path(events.path).name if events else "no events file"
+    if ds is None and inp.overview is not None:
+        ov = inp.overview
+        return (
+            f"Events file {name}: {count(ov.events)} events of {count(ov.people)} pseudonymous people, each "
+            "a place and a time (counted by the out-of-core engine: the data exceed the memory); the studio "
+            "measures how these traces single people out."
+        )
     if ds is None:
         return f"Events file {name} (not loaded when this report was made, so its size is not restated here)."
     return (

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from privacy_studio.core.io.dataset import period_text
+from privacy_studio.core.io.overview import DatasetOverview
+from privacy_studio.gui.panels.place_map import PlaceMap
 from privacy_studio.gui.plots.base import DecadeAxis
 
+if TYPE_CHECKING:
+    from privacy_studio.core.io import Dataset
+
 BINS = 40
+#: Said of data that exceed memory: the summary comes from the engine's counts.
+OUT_OF_CORE = (
+    "DuckDB, out of core: the data exceed the memory, so these figures are counts the engine computed "
+    "(per person, per place, per hour) and the events are not held by the window"
+)
 
 
 #: The summary's quantile keys (``q50`` …) in words a newcomer reads without statistics.
@@ -62,34 +72,51 @@ class SummaryPanel(QWidget):
         layout.addWidget(self.empty)
         layout.addLayout(self.form)
         layout.addWidget(self.plot)
+        self.places = PlaceMap()
+        layout.addWidget(self.places)
         layout.addWidget(QLabel("Import report"))
         layout.addWidget(self.report)
-        self.counts = np.zeros(0, dtype=np.int64)
+        self.counts = np.zeros(0, dtype=np.int64)  # events a person has (each distinct number once)
+        self.people = np.zeros(0, dtype=np.int64)  # people with that many
 
-    def set_dataset(self, dataset: Any, report_text: str = "") -> None:
-        """Show a dataset's summary (or nothing for ``None``) and its import report."""
+    def set_dataset(self, dataset: Dataset | DatasetOverview | None, report_text: str = "") -> None:
+        """Show a dataset's summary (or nothing for ``None``) and its import report; an overview (data that
+        exceed memory, issue #30) shows the same from its aggregates, and its places on a map."""
         while self.form.rowCount():
             self.form.removeRow(0)
         self.empty.setVisible(dataset is None)
         self.report.setPlainText(report_text)
+        self.places.show_overview(dataset if isinstance(dataset, DatasetOverview) else None)
         if dataset is None:
-            self.counts = np.zeros(0, dtype=np.int64)
+            self.counts = self.people = np.zeros(0, dtype=np.int64)
             self.curve.setData([0, 1], [0])
             return
+        overview = dataset if isinstance(dataset, DatasetOverview) else None
         summary = dataset.summary()
         for key, value in summary.items():
             if key == "period_end":
                 continue  # one "period" row, in the data's zone
             text = _text(value)
             if key == "period_start" and value is not None:
-                key, text = "period", period_text(*dataset.events.period(), dataset.events.tz)
+                key, text = "period", _period(dataset)
             if key == "locations" and not value and summary.get("has_coordinates"):
                 text = "none named (each event has its own coordinates)"
             label = QLabel(text)
             label.setWordWrap(True)
             self.form.addRow(str(key).replace("_", " "), label)
-        self.counts = np.diff(dataset.events.user_offsets())
+        if overview is not None and overview.computed_by == "duckdb":
+            self.form.addRow("read by", QLabel(OUT_OF_CORE))
+        if overview is not None:
+            self.counts, self.people = (np.asarray(a, dtype=np.int64) for a in overview.per_person)
+        else:
+            self.counts, self.people = np.unique(np.diff(dataset.events.user_offsets()), return_counts=True)
         if self.counts.size:
             edges = np.unique(np.round(np.geomspace(1, self.counts.max() + 1, BINS + 1)))
-            hist, edges = np.histogram(self.counts, bins=edges)
-            self.curve.setData(edges, hist)
+            self.curve.setData(edges, np.histogram(self.counts, edges, weights=self.people)[0])
+
+
+def _period(data: Dataset | DatasetOverview) -> str:
+    """The period in the data's own zone, from the events or from the overview."""
+    if isinstance(data, DatasetOverview):
+        return data.period_text()
+    return period_text(*data.events.period(), data.events.tz)

@@ -1,0 +1,118 @@
+"""The window on a project whose data exceed memory (issue #30): open it, wait for its overview, run its
+grid out of core; the max and p99 event-loop gap (5 ms heartbeat, as ``bench_gui.py``) and the process's
+peak resident memory of each step.
+
+    flock /work/data/bigrun.lock python benchmarks/bench_big_window.py \\
+        /work/data/scale/city_10000000_30_parquet --cells district:1w --p 1-4 --out big_window.json
+
+The folder holds ``events.parquet``, ``antennas.csv`` and ``hierarchy.csv`` (``bench_scale.py``'s months).
+A first opening computes the overview (DuckDB reads every event); ``--twice`` opens again from the cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_gui import GapMonitor
+
+
+def make_project(data: Path, cells: list[tuple[str, str]], p: str, folder: Path) -> Path:
+    """A project on ``--engine auto`` over the month in ``data`` with the grid ``cells``."""
+    from privacy_studio.cli.risk import parse_p_values
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.risk.settings import RiskSettings
+
+    settings = RiskSettings(
+        spatial=sorted({s for s, _ in cells}),
+        temporal=sorted({t for _, t in cells}),
+        cells=cells,
+        p_values=parse_p_values(p),
+        reference_p=parse_p_values(p)[-1],
+    )
+    project = Project(name=data.name, settings=settings.to_dict())
+    project.engine = {**project.engine, "name": "auto"}
+    reader = {"antennas": str(data / "antennas.csv"), "hierarchy": str(data / "hierarchy.csv")}
+    project.add_source(data / "events.parquet", reader)
+    return project.save(folder / f"{data.name}.psproj")
+
+
+def peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def measure(monitor: GapMonitor, app, done, timeout: float) -> dict:
+    """Seconds until ``done()``, with the event-loop gaps meanwhile and the peak memory at the end."""
+    monitor.gaps.clear()
+    monitor.recording = True
+    start = time.perf_counter()
+    while not done():
+        app.processEvents()
+        time.sleep(0.002)
+        if time.perf_counter() - start > timeout:
+            raise TimeoutError("the step did not finish in time")
+    monitor.recording = False
+    seconds = round(time.perf_counter() - start, 1)
+    return {"s": seconds, **monitor.summary(), "peak_rss_gb": round(peak_gb(), 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--cells", default="district:1w", help="comma list of level:width")
+    parser.add_argument("--p", default="1-4")
+    parser.add_argument("--twice", action="store_true", help="open a second time (from the overview cache)")
+    parser.add_argument("--no-run", action="store_true")
+    parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--out", type=Path, default=Path("big_window.json"))
+    args = parser.parse_args()
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from privacy_studio.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    folder = Path(tempfile.mkdtemp(prefix="bench-big-window-"))
+    cells = [tuple(c.split(":")) for c in args.cells.split(",")]
+    path = make_project(args.data, cells, args.p, folder)
+    window = MainWindow(QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
+    window.resize(1280, 720)
+    window.show()
+    monitor = GapMonitor()
+    monitor.watch(0.1)  # where the GUI thread is during a pause over 100 ms (printed at the end)
+    rows = {}
+    for label in ("open", "open again")[: 2 if args.twice else 1]:
+        window.session.overview = None
+        window.open_project(path)
+        rows[label] = measure(monitor, app, lambda: window.session.overview is not None, args.timeout)
+        rows[label]["events_in_window"] = window.session.dataset is not None
+    if not args.no_run:
+        window.start_run(dict(window.session.project.settings))
+        rows["run grid"] = measure(monitor, app, lambda: window.run_worker is None, args.timeout)
+        rows["run grid"]["profiles"] = len(window.session.project.results)
+        errors = [text for level, text in window.log_panel.lines if level in ("error", "warning")]
+        rows["run grid"]["messages"] = errors
+    overview = window.session.overview
+    result = {"data": str(args.data), "people": overview.people, "events": overview.events, "steps": rows}
+    window.session.set_dirty(False)
+    window.close()
+    args.out.write_text(json.dumps(result, indent=2))
+    print(f"{args.data.name}: {overview.people:,} people, {overview.events:,} events")
+    print("step | s | max gap ms | p99 gap ms | peak RSS GB")
+    for label, r in rows.items():
+        print(f"{label} | {r['s']} | {r['gap_max_ms']:.0f} | {r['gap_p99_ms']:.0f} | {r['peak_rss_gb']}")
+    for where, n in monitor.stalls.most_common(5):
+        print(f"stalled {n}x at {where}")
+
+
+if __name__ == "__main__":
+    main()

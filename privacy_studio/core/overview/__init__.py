@@ -1,0 +1,1 @@
+"""Aggregates of a dataset computed without holding its events (issue #30): summary, map, import report."""

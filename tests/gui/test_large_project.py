@@ -1,0 +1,76 @@
+"""Opening a project whose data exceed memory (forced on the sample subset): the Data step shows the
+summary, import report and map of places from DuckDB's counts, the grid runs out of core and the results
+are shown — and the project's events are never loaded into the window."""
+
+from __future__ import annotations
+
+import privacy_studio.core.io as core_io
+import privacy_studio.core.io.load as io_load
+from privacy_studio.core.overview.project_data import SIZE_ENV
+from privacy_studio.core.project import Project
+from tests.gui.project_files import WAIT_MS, open_and_wait
+from tests.overview.helpers import large_project
+
+from .test_flow import run_and_wait
+
+
+def form_rows(panel) -> dict[str, str]:
+    form = panel.form
+    return {
+        form.itemAt(i, form.ItemRole.LabelRole).widget().text(): form.itemAt(i, form.ItemRole.FieldRole)
+        .widget()
+        .text()
+        for i in range(form.rowCount())
+    }
+
+
+def test_a_project_larger_than_memory_opens_and_runs_without_its_events(
+    window, qtbot, sample_subset, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(SIZE_ENV, "larger")
+    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(tmp_path / "cache"))
+    loaded: list[str] = []
+    real = io_load.load_dataset
+
+    def spy(path, *args, **kwargs):
+        loaded.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(io_load, "load_dataset", spy)
+    monkeypatch.setattr(core_io, "load_dataset", spy, raising=False)
+    path = large_project(
+        tmp_path, sample_subset["events"], sample_subset["antennas"], sample_subset["hierarchy"]
+    )
+
+    assert open_and_wait(qtbot, window, path)
+    qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)
+    assert window.session.dataset is None
+    rows = form_rows(window.summary)
+    assert rows["users"] == "200" and "Europe/Paris" in rows["period"] and "out of core" in rows["read by"]
+    assert "rows read" in window.summary.report.toPlainText()
+    assert window.summary.places.isVisibleTo(window.summary) and window.summary.places.shown_places() > 0
+    assert "needs the events in memory" in window.anonymizability.status.text()
+
+    run_and_wait(qtbot, window, Project.load(path).settings)
+    assert any("on the duckdb engine" in text for _, text in window.log_panel.lines)
+    (result,) = window.session.project.results
+    assert result.n_users == window.session.overview.people and [e.p for e in result.by_p] == [1, 2]
+    assert window.results_table.model().rowCount() >= 1
+    qtbot.waitUntil(
+        lambda: any("Information loss measured on" in text for _, text in window.log_panel.lines),
+        timeout=WAIT_MS,
+    )
+    assert str(sample_subset["events"]) not in loaded  # only the sample of people was read in memory
+
+
+def test_a_project_that_fits_shows_the_same_summary_with_its_events(
+    window, qtbot, sample_subset, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setenv(SIZE_ENV, "fits")
+    path = large_project(
+        tmp_path, sample_subset["events"], sample_subset["antennas"], sample_subset["hierarchy"]
+    )
+    assert open_and_wait(qtbot, window, path, data=True)
+    rows = form_rows(window.summary)
+    assert rows["users"] == "200" and "read by" not in rows
+    assert window.summary.people.sum() == 200 and window.summary.places.shown_places() > 0
