@@ -500,8 +500,7 @@ def _exact_where_cheap(
     the people in the file (EM / KL stay those of the sampled people: they are not enumerated)."""
     import numba
 
-    lengths = np.diff(index.trace_ptr)
-    cheap = cheap_p_values(lengths, settings.p_values, settings.exact_budget, numba.get_num_threads())
+    cheap = cheap_p_values(index, settings.p_values, settings.exact_budget, numba.get_num_threads())
     want = set(settings.measures) - {"em_disclosure", "kl_disclosure"}
     out = []
     for row in by_p:
