@@ -316,7 +316,7 @@ def test_a_python_knowledge_model_plugs_in():
     from typing import ClassVar
 
     from privacy_studio.core.knowledge import KnowledgeModel
-    from privacy_studio.core.runner import _run_profile
+    from privacy_studio.core.runner.grid import _run_profile
 
     @dataclass(frozen=True)
     class LastPoints(KnowledgeModel):

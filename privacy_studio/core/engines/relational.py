@@ -26,11 +26,10 @@ from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.measures.kanonymity import THRESHOLDS
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, TRACES, needs
-from privacy_studio.core.risk.results import ProfileResult, profile_result
+from privacy_studio.core.risk.results import ProfileResult, json_floats, profile_result
 from privacy_studio.core.runner import (
     RiskSettings,
     check_levels,
-    json_floats,
     per_user_details,
     results_by_p,
     sample_users,
