@@ -116,6 +116,34 @@ def _eta_text(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h left"
 
 
+class _Totals:
+    """Per-person sums of one exact pass, added chunk by chunk from the kernel's per-item results."""
+
+    def __init__(self, index: PointIndex) -> None:
+        n = index.n_users
+        self.n = n
+        self.unique, self.inv_sum, self.em_sum, self.kl_sum = (np.zeros(n) for _ in range(4))
+        self.min_size = np.full(n, np.iinfo(np.int64).max)
+        self.class_shares = np.zeros(index.max_list + 1)
+        self.em_acc = np.zeros(index.n_points)
+        self.evaluated = 0
+
+    def add(self, users: np.ndarray, items: tuple, with_em: bool) -> None:
+        r_unique, r_inv, r_min, r_em, r_kl, r_done, hist, acc = items
+        for total_of, part in (
+            (self.unique, r_unique),
+            (self.inv_sum, r_inv),
+            (self.em_sum, r_em),
+            (self.kl_sum, r_kl),
+        ):
+            total_of += np.bincount(users, weights=part, minlength=self.n)
+        np.minimum.at(self.min_size, users, r_min)
+        self.class_shares += hist
+        if with_em:
+            self.em_acc += acc
+        self.evaluated += int(r_done.sum())
+
+
 def exact_pass(
     index: PointIndex,
     p: int,
@@ -127,7 +155,6 @@ def exact_pass(
 ) -> ExactPass:
     """Enumerate every p-subset of every trace in chunks (progress with ETA, cancellation between chunks)."""
     control = as_control(control)
-    n = index.n_users
     lengths = np.diff(index.trace_ptr)
     total = total_subsets(lengths, p)
     if total > MAX_COUNTABLE:
@@ -135,53 +162,36 @@ def exact_pass(
     item_user, item_first, item_stop, item_size = work_items(lengths, p, item_subsets)
     chunk_of = (np.cumsum(item_size) - 1) // chunk_subsets
     bounds = np.concatenate([[0], np.flatnonzero(np.diff(chunk_of)) + 1, [len(item_user)]])
-    priors = point_priors(index.list_len, n) if with_em else NO_PRIORS
+    priors = point_priors(index.list_len, index.n_users) if with_em else NO_PRIORS
     arrays = index.arrays()
-    unique, inv_sum, em_sum, kl_sum = (np.zeros(n) for _ in range(4))
-    min_size = np.full(n, np.iinfo(np.int64).max)
-    class_shares = np.zeros(index.max_list + 1)
-    em_acc = np.zeros(index.n_points)
-    evaluated = covered = 0
+    totals = _Totals(index)
+    covered = 0
     t0 = time.perf_counter()
     for a, b in itertools.pairwise(bounds):
         elapsed = time.perf_counter() - t0
         eta = f", {_eta_text(elapsed * (total - covered) / covered)}" if covered else ""
         control.report(covered / max(total, 1), f"exact p = {p}: {covered:,} of {total:,} subsets{eta}")
         users = item_user[a:b]
-        r_unique, r_inv, r_min, r_em, r_kl, r_done, hist, acc = exact_items(
-            p,
-            users,
-            item_first[a:b],
-            item_stop[a:b],
-            arrays,
-            with_em,
-            stop_at_one,
-            priors,
-            index.max_list,
-        )
-        for total_of, part in ((unique, r_unique), (inv_sum, r_inv), (em_sum, r_em), (kl_sum, r_kl)):
-            total_of += np.bincount(users, weights=part, minlength=n)
-        np.minimum.at(min_size, users, r_min)
-        class_shares += hist
-        if with_em:
-            em_acc += acc
-        evaluated += int(r_done.sum())
+        items = exact_items(p, users, item_first[a:b], item_stop[a:b], arrays, with_em, stop_at_one, priors,
+                            index.max_list)  # fmt: skip
+        totals.add(users, items, with_em)
         covered += int(item_size[a:b].sum())
     control.report(1.0, f"exact p = {p}: {total:,} subsets done")
     included = np.flatnonzero(lengths >= p)
-    n_sub = np.array([float(comb(int(m), p)) for m in lengths[included]])
+    sizes, at = np.unique(lengths[included], return_inverse=True)
+    n_sub = np.array([float(comb(int(m), p)) for m in sizes])[at.ravel()]  # C(|T_u|, p) per person
     d = float(index.d)
     return ExactPass(
         p=p,
         users=included,
-        unique_rate=unique[included] / n_sub,
-        k_disclosure=inv_sum[included] / n_sub,
-        worst=1.0 / min_size[included],
-        em=em_sum[included] / n_sub / d if with_em else None,
-        kl=kl_sum[included] / n_sub / d if with_em else None,
-        class_shares=None if stop_at_one else class_shares,
-        em_acc=em_acc,
-        subsets=evaluated,
+        unique_rate=totals.unique[included] / n_sub,
+        k_disclosure=totals.inv_sum[included] / n_sub,
+        worst=1.0 / totals.min_size[included],
+        em=totals.em_sum[included] / n_sub / d if with_em else None,
+        kl=totals.kl_sum[included] / n_sub / d if with_em else None,
+        class_shares=None if stop_at_one else totals.class_shares,
+        em_acc=totals.em_acc,
+        subsets=totals.evaluated,
         stopped_early=stop_at_one,
     )
 
