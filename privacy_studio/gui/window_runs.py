@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
 from privacy_studio.core.measures.attributes import attribute_columns
 from privacy_studio.core.overview.project_data import ProjectData, run_engine
+from privacy_studio.core.overview.run import report_with, sampled_loss
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
@@ -96,7 +97,6 @@ class RunHooks:
         if self.run_worker is not None:
             self.log("A run is already going on: cancel it first", "warning")
             return None
-
         settings = {**self.session.project.settings, **settings}
         try:
             risk = self.session.project.with_attributes(RiskSettings.from_dict(settings))
@@ -109,14 +109,9 @@ class RunHooks:
             return None
         self.session.set_settings(settings)
         files = self._events_files()
-        try:
-            plan = RunPlan.of_project(self.session.project, files)
-        except ValueError as exc:
-            self.error(f"These settings cannot be run: {exc}")
+        plan = self._plan(files)
+        if plan is None:
             return None
-        if self.session.dataset is None:  # data that exceed memory: the grid out of core, loss on a sample
-            data = ProjectData(None, self.session.overview)
-            plan = replace(plan, engine=run_engine(plan.engine, data))
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.clear_results()  # and the analyses derived from them
@@ -177,6 +172,18 @@ class RunHooks:
             columns = []
         self.grid.attribute_box.set_file(source.path if source is not None else None, columns)
 
+    def _plan(self, files: EventFiles | None) -> RunPlan | None:
+        """The project's run plan (None, said, when it cannot run); on data that exceed memory its engine
+        reads the files out of core and information loss follows on a sample."""
+        try:
+            plan = RunPlan.of_project(self.session.project, files)
+        except ValueError as exc:
+            self.error(f"These settings cannot be run: {exc}")
+            return None
+        if self.session.dataset is None:
+            plan = replace(plan, engine=run_engine(plan.engine, ProjectData(None, self.session.overview)))
+        return plan
+
     def _events_files(self) -> EventFiles | None:
         """For engines that read files themselves, the project's events files (None: the data in memory)."""
         try:
@@ -190,8 +197,6 @@ class RunHooks:
     def _measure_sampled_loss(self, risk: RiskSettings) -> Worker:
         """Information loss of data that exceed memory, on a sample of people the log and the import
         report name (``core.overview.run``)."""
-        from privacy_studio.core.overview.project_data import ProjectData
-        from privacy_studio.core.overview.run import sampled_loss
 
         project, overview = self.session.project, self.session.overview
         data = ProjectData(None, overview)
@@ -204,8 +209,6 @@ class RunHooks:
         return worker
 
     def _sampled_loss_found(self, project: Project, data: Any, loss: Any) -> None:
-        from privacy_studio.core.overview.run import report_with
-
         if project is not self.session.project:
             return  # another project was opened meanwhile
         project.import_report = report_with(data.overview.report, loss.coverage)

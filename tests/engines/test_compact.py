@@ -16,7 +16,7 @@ from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize, user_blocks
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.io.assemble import factorize
-from privacy_studio.core.kernels.rows import permute_in_place
+from privacy_studio.core.kernels.rows import permute_in_place, sorted_codes_in_place
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.sample import generate_city
@@ -176,3 +176,28 @@ def test_rows_stay_when_a_profile_cannot_derive_from_the_first(city):
     dataset = load_dataset(str(parquet), options, compact=True)
     list(run_grid(dataset, RiskSettings(["raw", "grid:1.5"], ["1h"], p_values=[1, 2], samples=50)))
     assert not dataset.events.rows_dropped
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-(2**40), 2**40), max_size=300),
+    st.sampled_from([np.int64, np.int32, np.float64, np.int8]),
+    st.randoms(use_true_random=False),
+)
+def test_permuting_in_place_equals_gathering_for_every_column_type(values, dtype, rng):
+    """Wide int64 spans (no int32 offsets possible), narrow ones, 4-byte, float and int8 columns alike."""
+    values = np.asarray(values).astype(dtype)
+    order = np.arange(len(values), dtype=np.int32)
+    rng.shuffle(order)
+    expected = values[order]
+    permute_in_place(values, order)
+    assert np.array_equal(values, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=200))
+def test_sorting_codes_in_place_by_counting(codes):
+    codes = np.asarray(codes, dtype=np.int32)
+    expected = np.sort(codes)
+    sorted_codes_in_place(codes, 10)
+    assert np.array_equal(codes, expected)

@@ -16,9 +16,10 @@ from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.index import build_index
 from privacy_studio.core.io import load_dataset
 from privacy_studio.core.io.options import ReaderOptions
+from privacy_studio.core.kernels.exact import intersection_work
 from privacy_studio.core.kernels.worst_search import worst_search
 from privacy_studio.core.knowledge import UNIFORM
-from privacy_studio.core.measures.exact import RATE_SIZES, cheap_p_values, exact_pass
+from privacy_studio.core.measures.exact import RATE_LIST, RATE_SIZES, cheap_p_values, exact_pass
 from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.measures.worstcase import targeted_sizes
 from privacy_studio.core.runner import RiskSettings, run_grid
@@ -64,23 +65,47 @@ def test_worked_example_of_the_search():
     assert found[0].tolist() == [3, 2, 1]
 
 
+def walked_entries(sets: list[set[int]], p: int) -> int:
+    """Σ over every p-subset of every trace of its shortest posting list's length (the slow reference)."""
+    holders = [sum(x in s for s in sets) for x in range(max(map(max, sets)) + 1)]
+    return sum(min(holders[x] for x in a) for s in sets for a in combinations(sorted(s), p)) if p > 1 else 0
+
+
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.integers(0, 30), min_size=1, max_size=12),
+    traces_strategy,
     st.lists(st.integers(1, 6), min_size=1, max_size=6, unique=True),
-    st.floats(0, 1e-4),
+    st.floats(0, 2e-5),
 )
-def test_the_cheapest_p_values_that_fit_the_budget_together(lengths, ps, budget):
-    """Reference: try the p values from the cheapest; keep them while the running total fits."""
-    lengths = np.asarray(lengths)
-    cost = {p: sum(comb(int(m), p) for m in lengths) / RATE_SIZES for p in ps}
+def test_the_cheapest_p_values_that_fit_the_budget_together(sets, ps, budget):
+    """Reference: a p costs its subsets at RATE_SIZES plus the posting-list entries its intersections walk
+    at RATE_LIST; try the p values from the fewest subsets; keep them while the running total fits."""
+    index = build_index(traces_from_sets(sets, 8))
+    subsets = {p: sum(comb(len(s), p) for s in sets) for p in ps}
+    cost = {p: subsets[p] / RATE_SIZES + walked_entries(sets, p) / RATE_LIST for p in ps}
     expected, spent = [], 0.0
-    for p in sorted(ps, key=lambda p: (cost[p], p)):
+    for p in sorted(ps, key=lambda p: (subsets[p], p)):
         if spent + cost[p] > budget:
             break
         expected.append(p)
         spent += cost[p]
-    assert cheap_p_values(lengths, ps, budget, threads=1) == sorted(expected)
+    assert cheap_p_values(index, ps, budget, threads=1) == sorted(expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(traces_strategy, st.integers(1, 5))
+def test_the_intersection_work_counts_every_subsets_shortest_list(sets, p):
+    index = build_index(traces_from_sets(sets, 8))
+    work = intersection_work(index.trace_ptr, index.trace_pts, index.list_len, p)
+    assert work == walked_entries(sets, p)
+
+
+def test_a_coarse_profiles_pairs_are_too_costly_though_few():
+    """Ten people all at the same two points: 10 pairs, but each intersects lists of 10 (100 entries)."""
+    index = build_index(traces_from_sets([{0, 1}] * 10, 2))
+    per_subset_budget = 10 / RATE_SIZES
+    assert cheap_p_values(index, [2], per_subset_budget * 1.01, threads=1) == []
+    assert cheap_p_values(index, [2], per_subset_budget + 100 / RATE_LIST, threads=1) == [2]
 
 
 @settings(max_examples=25, deadline=None)

@@ -316,7 +316,7 @@ def test_a_python_knowledge_model_plugs_in():
     from typing import ClassVar
 
     from privacy_studio.core.knowledge import KnowledgeModel
-    from privacy_studio.core.runner import _run_profile
+    from privacy_studio.core.runner.grid import run_profile
 
     @dataclass(frozen=True)
     class LastPoints(KnowledgeModel):
@@ -330,7 +330,7 @@ def test_a_python_knowledge_model_plugs_in():
     traces = generalize(events, Profile.parse("raw", "all"))
     settings = RiskSettings(["raw"], ["all"], p_values=[1, 2], measures=["unicity", "kdisc"], reference_p=2)
     users = np.arange(len(sets))
-    res = _run_profile(
+    res = run_profile(
         events, None, traces.profile, traces, None, settings, LastPoints(), users, TaskControl(), {}
     )
     for row in res.by_p:

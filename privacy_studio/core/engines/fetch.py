@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.generalize import Profile, Traces, smallest_int
-from privacy_studio.core.kernels.csr import _sort_segments
+from privacy_studio.core.kernels.csr import scatter_rows, sort_segments
 
 #: Rows per fetched batch: a few MB of Arrow at a time.
 BATCH_ROWS = 1 << 20
@@ -31,23 +30,6 @@ class TraceShape:
     unit_ids: np.ndarray
     unit_xy: np.ndarray
     bin_origin: int
-
-
-@nb.njit(cache=True, nogil=True)
-def _scatter(
-    fill: np.ndarray,
-    u: np.ndarray,
-    point: np.ndarray,
-    cnt: np.ndarray,
-    points: np.ndarray,
-    counts: np.ndarray,
-) -> None:
-    """Put each row at its user's next free slot (``fill[u]``, advanced)."""
-    for i in range(len(u)):
-        j = fill[u[i]]
-        points[j] = point[i]
-        counts[j] = cnt[i]
-        fill[u[i]] = j + 1
 
 
 def user_lengths(engine: SqlBackend, n_users: int) -> np.ndarray:
@@ -70,10 +52,10 @@ def fetch_traces(
     fill = indptr[:-1].copy()
     for batch in engine.batches("SELECT u, point, cnt FROM ps_gen", BATCH_ROWS):
         cols = [batch.column(k).to_numpy() for k in ("u", "point", "cnt")]
-        _scatter(fill, cols[0], cols[1].astype(points.dtype, copy=False), cols[2], points, counts)
+        scatter_rows(fill, cols[0], cols[1].astype(points.dtype, copy=False), cols[2], points, counts)
     if not np.array_equal(fill, indptr[1:]):  # the table changed between the two reads: never expected
         raise RuntimeError("the generalized traces changed while they were read")
-    _sort_segments(indptr, points, counts)  # the in-memory CSR builder's kernel
+    sort_segments(indptr, points, counts)  # the in-memory CSR builder's kernel
     return Traces(
         profile,
         indptr,

@@ -26,8 +26,7 @@ from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.risk.results import ProfileResult
-from privacy_studio.core.runner import RiskSettings, check_levels, sample_users
-from privacy_studio.core.runner import _run_profile as run_profile
+from privacy_studio.core.runner import RiskSettings, check_levels, run_profile, sample_users
 
 
 def check_settings(settings: RiskSettings):
@@ -53,7 +52,7 @@ class RelationalEngine(SqlBackend):
     """A SQL back end plus the engine-neutral plan; subclasses implement :class:`SqlBackend`'s primitives.
 
     ``run_grid`` yields the same :class:`ProfileResult` objects as ``core.runner.run_grid`` (it ends in the
-    same ``_run_profile``), EM/KL and per-location EM included.
+    same ``run_profile``), EM/KL and per-location EM included.
     """
 
     #: Rows read, kept and rejected by reason in the last run's input (None for an in-memory EventTable).
@@ -249,7 +248,7 @@ class _UserNames:
 
 @dataclass(frozen=True)
 class _LoadedEvents:
-    """What ``runner._run_profile`` reads of an EventTable for the sampled models the relational engines
+    """What ``runner.run_profile`` reads of an EventTable for the sampled models the relational engines
     run (uniform, activity, top): the number of events and the ids of sampled users."""
 
     loaded: Loaded

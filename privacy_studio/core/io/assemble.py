@@ -15,7 +15,7 @@ from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
-from privacy_studio.core.kernels.rows import is_sorted, permute_in_place, sort_order
+from privacy_studio.core.kernels.rows import is_sorted, permute_in_place, sort_order, sorted_codes_in_place
 
 
 def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]:
@@ -54,6 +54,13 @@ class _Sorter:
 
     def __init__(self, user: np.ndarray, time: np.ndarray, n_users: int) -> None:
         self.order = None if is_sorted(user, time) else sort_order(user, time, n_users)
+        self.n_users = n_users
+
+    def arrange_users(self, user: np.ndarray) -> np.ndarray:
+        """The user column sorted: rows go by user first, so counting the codes is enough (no gather)."""
+        if self.order is not None:
+            sorted_codes_in_place(user, self.n_users)
+        return user
 
     def arrange(self, values: np.ndarray) -> np.ndarray:
         if self.order is not None:
@@ -77,7 +84,7 @@ def assemble(
     user, user_ids = factorize(ids.pop("user", []))
     time = numeric.pop("time").take()
     sorter = _Sorter(user, time, len(user_ids))
-    user, time = sorter.arrange(user), sorter.arrange(time)
+    user, time = sorter.arrange_users(user), sorter.arrange(time)
     if "location" in numeric and places is not None:
         location, location_ids = sorter.arrange(numeric.pop("location").take()), places.ids
     elif "location" in ids:

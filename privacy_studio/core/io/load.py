@@ -10,7 +10,7 @@ from privacy_studio.core.io.assemble import assemble
 from privacy_studio.core.io.dataset import Dataset
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.options import ReaderOptions
-from privacy_studio.core.io.places import read_places
+from privacy_studio.core.io.places import Places, read_places
 from privacy_studio.core.io.report import ImportReport, SourceFile
 from privacy_studio.core.io.sniff import check_readable
 from privacy_studio.core.io.source import Columns, FileLayout, inspect_file, merge_columns, read_file
@@ -81,29 +81,7 @@ def load_dataset(
     ):
         report.note(f"antennas read from {os.path.basename(options.antennas)} in the folder")
     places = read_places(options.antennas, options.locations, options.hierarchy, report)
-    columns = Columns()
-    reading = control.sub(0.0, 0.85)
-    named_by_file = 0
-    for i, file in enumerate(files):
-        stem = os.path.basename(file).split(".")[0] if folder else None
-        layout = inspect_file(file, options, user_from_name=stem)
-        named_by_file += layout.user_from_name is not None
-        if i == 0:
-            describe_layout(layout, report, folder, len(files))
-        part = read_file(
-            layout,
-            options,
-            places,
-            report,
-            reading.sub(i / len(files), (i + 1) / len(files)),
-            os.path.basename(file) if folder else None,
-        )
-        if len(files) == 1:
-            columns = part
-        else:
-            merge_columns(columns, part)
-    if folder:
-        report.note(user_rule(len(files), named_by_file))
+    columns = _read_files(files, folder, options, places, report, control.sub(0.0, 0.85))
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     control.report(0.85, "sorting and indexing events")
@@ -118,6 +96,35 @@ def load_dataset(
         cache.store(key, dataset)
     control.report(1.0, "done")
     return dataset
+
+
+def _read_files(
+    files: list[str],
+    folder: bool,
+    options: ReaderOptions,
+    places: Places | None,
+    report: ImportReport,
+    reading: TaskControl,
+) -> Columns:
+    """The kept rows of every file in one set of columns (the first file's layout described in ``report``;
+    a folder's rule for whose events a file holds noted too)."""
+    columns = Columns()
+    named_by_file = 0
+    for i, file in enumerate(files):
+        stem = os.path.basename(file).split(".")[0] if folder else None
+        layout = inspect_file(file, options, user_from_name=stem)
+        named_by_file += layout.user_from_name is not None
+        if i == 0:
+            describe_layout(layout, report, folder, len(files))
+        step = reading.sub(i / len(files), (i + 1) / len(files))
+        part = read_file(layout, options, places, report, step, os.path.basename(file) if folder else None)
+        if len(files) == 1:
+            columns = part
+        else:
+            merge_columns(columns, part)
+    if folder:
+        report.note(user_rule(len(files), named_by_file))
+    return columns
 
 
 def user_rule(n_files: int, named_by_file: int) -> str:

@@ -86,3 +86,25 @@ def dedupe_segments(
     counts = np.zeros(indptr[-1], dtype=np.int64)
     fill_distinct(offsets, keys, w, indptr, points, counts)
     return indptr, points, counts
+
+
+@nb.njit(cache=True, nogil=True)
+def scatter_rows(
+    fill: np.ndarray,
+    u: np.ndarray,
+    point: np.ndarray,
+    cnt: np.ndarray,
+    points: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """Streamed rows into a CSR (the relational engines' fetch): each row goes to its user's next free
+    slot (``fill[u]``, advanced)."""
+    for i in range(len(u)):
+        j = fill[u[i]]
+        points[j] = point[i]
+        counts[j] = cnt[i]
+        fill[u[i]] = j + 1
+
+
+#: The in-memory CSR builder's segment sort, shared with the relational engines' fetch.
+sort_segments = _sort_segments

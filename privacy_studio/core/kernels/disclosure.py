@@ -36,6 +36,35 @@ def kl_of_count(k: int, c: int, ln_size: np.ndarray, ln_q: float, g: float) -> f
 
 
 @nb.njit(cache=True, nogil=True)
+def _em_kl_by_bitmap(
+    cbits: np.ndarray, c: int, ix: IndexArrays, priors: Priors, acc: np.ndarray, weight: float
+) -> tuple[float, float]:
+    """``em_kl_of_set`` for a huge set held as the bitmap ``cbits``: every point's members counted by one
+    AND per dense point or bit tests along its list (cheaper than walking the members' traces)."""
+    post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
+    q, g, _, _, ln_q, ln_size = priors
+    inv = 1.0 / c
+    em = 0.0
+    kl = 0.0
+    for j in range(len(q)):
+        s = dense_slot[j]
+        if s >= 0:
+            k = and_popcount(cbits, bitmaps[s])
+        else:
+            k = 0
+            for i in range(post_ptr[j], post_ptr[j + 1]):
+                if has_bit(cbits, post_users[i]):
+                    k += 1
+        post = k * inv
+        e = abs(post - q[j])
+        em += e
+        kl += kl_of_count(k, c, ln_size, ln_q[j], g[j])
+        if weight != 0.0 and k > 0:
+            acc[j] += weight * (e - q[j])
+    return em, kl
+
+
+@nb.njit(cache=True, nogil=True)
 def em_kl_of_set(
     state: np.ndarray,
     ix: IndexArrays,
@@ -58,7 +87,6 @@ def em_kl_of_set(
     q, g, q_all, g_all, ln_q, ln_size = priors
     c = state[2]
     inv = 1.0 / c
-    n_points = len(q)
     em = 0.0
     kl = 0.0
     held_as_bits = state[0] == REF_BITS or state[0] == OWN_BITS
@@ -66,22 +94,7 @@ def em_kl_of_set(
     bitmap_cost = bitmaps.shape[0] * bitmaps.shape[1] + (len(post_users) - 0.0)
     if held_as_bits and c * avg_len > bitmap_cost:
         cbits = walk_bitmap(dense_slot, bitmaps, bits, state)
-        for j in range(n_points):
-            s = dense_slot[j]
-            if s >= 0:
-                k = and_popcount(cbits, bitmaps[s])
-            else:
-                k = 0
-                for i in range(post_ptr[j], post_ptr[j + 1]):
-                    if has_bit(cbits, post_users[i]):
-                        k += 1
-            post = k * inv
-            e = abs(post - q[j])
-            em += e
-            kl += kl_of_count(k, c, ln_size, ln_q[j], g[j])
-            if weight != 0.0 and k > 0:
-                acc[j] += weight * (e - q[j])
-        return em, kl
+        return _em_kl_by_bitmap(cbits, c, ix, priors, acc, weight)
     members = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members_out)
     nt = 0
     for v in members:

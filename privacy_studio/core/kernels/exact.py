@@ -164,3 +164,82 @@ def exact_items(
                 hist[part, k] += sizes[k] * weight
                 sizes[k] = 0
     return unique, inv_sum, min_size, em_sum, kl_sum, done, hist.sum(axis=0), acc_parts.sum(axis=0)
+
+
+@nb.njit(parallel=True, cache=True, nogil=True)
+def intersection_work(trace_ptr: np.ndarray, trace_pts: np.ndarray, list_len: np.ndarray, p: int) -> float:
+    """Σ over every p-subset of every trace of its shortest posting list's length (0 for p = 1): the entries
+    :func:`exact_items` walks at most to intersect the subset's lists, as it starts from the shortest one.
+
+    Per person the lengths are sorted; the i-th shortest (0-based) is the shortest of C(m - 1 - i, p - 1)
+    subsets. Summed per fixed part, so the figure does not depend on the thread count."""
+    n_users = len(trace_ptr) - 1
+    parts = np.zeros(N_PARTS)
+    if p < 2:
+        return 0.0
+    for part in nb.prange(N_PARTS):
+        longest = 1
+        for u in range(part, n_users, N_PARTS):
+            longest = max(longest, trace_ptr[u + 1] - trace_ptr[u])
+        lengths = np.empty(longest, dtype=np.int64)
+        total = 0.0
+        for u in range(part, n_users, N_PARTS):
+            m = trace_ptr[u + 1] - trace_ptr[u]
+            if m < p:
+                continue
+            for t in range(m):
+                lengths[t] = list_len[trace_pts[trace_ptr[u] + t]]
+            ordered = np.sort(lengths[:m])
+            ways = 1.0  # C(m - 1 - i, p - 1), from i = m - p down to 0
+            for i in range(m - p, -1, -1):
+                total += ordered[i] * ways
+                ways = ways * (m - i) / (m - i - p + 1)
+        parts[part] = total
+    return parts.sum()
+
+
+@nb.njit(cache=True, nogil=True)
+def _first_position_counts(m: int, p: int, ways: np.ndarray) -> None:
+    """``ways[a]`` = C(m - 1 - a, p - 1): the p-subsets of m positions whose first position is a."""
+    c = 1  # C(k, p - 1) for k = p - 1, growing with k: C(k + 1, r) = C(k, r) (k + 1) / (k + 1 - r), exact
+    for a in range(m - p, -1, -1):
+        ways[a] = c
+        k = m - 1 - a
+        c = c * (k + 1) // (k + 1 - (p - 1))
+
+
+@nb.njit(cache=True, nogil=True)
+def _walk_items(lengths: np.ndarray, p: int, item_subsets: int, out: np.ndarray) -> int:
+    """The items (user, first, stop, size) in order, written as rows of ``out`` when it has room; returns
+    how many there are."""
+    longest = 1
+    for m in lengths:
+        longest = max(longest, m)
+    ways = np.empty(longest, dtype=np.int64)
+    write = len(out) > 0
+    i = 0
+    for u in range(len(lengths)):
+        m = lengths[u]
+        if m < p:
+            continue
+        _first_position_counts(m, p, ways)
+        start, running = 0, 0
+        for a in range(m - p + 1):
+            running += ways[a]
+            if running >= item_subsets or a == m - p:
+                if write:
+                    out[i, 0], out[i, 1], out[i, 2], out[i, 3] = u, start, a + 1, running
+                i += 1
+                start, running = a + 1, 0
+    return i
+
+
+def item_bounds(
+    lengths: np.ndarray, p: int, item_subsets: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``measures.exact.work_items`` compiled (its Python loop took 1.3 s per profile at 12M trace entries):
+    per user with at least p points, runs of first positions of about ``item_subsets`` subsets."""
+    n = _walk_items(lengths, p, item_subsets, np.zeros((0, 4), dtype=np.int64))
+    out = np.zeros((n, 4), dtype=np.int64)
+    _walk_items(lengths, p, item_subsets, out)
+    return tuple(np.ascontiguousarray(out[:, j]) for j in range(4))

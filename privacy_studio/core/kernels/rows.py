@@ -1,5 +1,5 @@
-"""Numba kernels of the readers: sorted by (user, time)?, the counting-sort order, a parallel gather and an
-in-place permutation (no second copy of a column)."""
+"""Numba kernels of the readers: sorted by (user, time)?, the counting-sort order, a parallel gather and a
+permutation in place with a 4-byte temporary (no second copy of an 8-byte column)."""
 
 from __future__ import annotations
 
@@ -50,23 +50,48 @@ def gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True, nogil=True)
 def permute_in_place(values: np.ndarray, order: np.ndarray) -> None:
-    """``values[:] = values[order]`` without a second array: each cycle of the permutation is walked once,
-    its visited entries marked in ``order`` itself (as ``-j - 1``) and restored at the end."""
-    n = len(order)
-    for start in range(n):
-        if order[start] < 0:
-            continue
-        first = values[start]
-        i = start
-        while True:
-            j = order[i]
-            order[i] = -j - 1
-            if j == start:
-                values[i] = first
-                break
-            values[i] = values[j]
-            i = j
-    for i in range(n):
-        order[i] = -order[i] - 1
+    """``values[:] = values[order]`` with one temporary of 4 bytes a row where possible: a parallel gather
+    (independent reads, so memory latency overlaps; walking the permutation's cycles in place cost ~300 ns a
+    row at 12M rows), int64 values spanning less than 2^31 going through int32 offsets."""
+    if len(values) == 0:
+        return
+    if values.dtype == np.int64:
+        first, last = int(values.min()), int(values.max())
+        if last - first < 2**31:
+            _add_in_place(values, _gather_offsets(values, order, first), first)
+            return
+    _copy_in_place(values, gather(values, order))
+
+
+@nb.njit(cache=True, parallel=True, nogil=True)
+def _gather_offsets(values: np.ndarray, order: np.ndarray, base: int) -> np.ndarray:
+    out = np.empty(len(order), dtype=np.int32)
+    for i in nb.prange(len(order)):
+        out[i] = values[order[i]] - base
+    return out
+
+
+@nb.njit(cache=True, parallel=True, nogil=True)
+def _add_in_place(values: np.ndarray, offsets: np.ndarray, base: int) -> None:
+    for i in nb.prange(len(values)):
+        values[i] = offsets[i] + base
+
+
+@nb.njit(cache=True, parallel=True, nogil=True)
+def _copy_in_place(values: np.ndarray, source: np.ndarray) -> None:
+    for i in nb.prange(len(values)):
+        values[i] = source[i]
+
+
+@nb.njit(cache=True, nogil=True)
+def sorted_codes_in_place(codes: np.ndarray, n_codes: int) -> None:
+    """``codes[:] = np.sort(codes)`` by counting (the user column once rows are sorted by user first)."""
+    counts = np.zeros(n_codes, dtype=np.int64)
+    for c in codes:
+        counts[c] += 1
+    i = 0
+    for c in range(n_codes):
+        for _ in range(counts[c]):
+            codes[i] = c
+            i += 1

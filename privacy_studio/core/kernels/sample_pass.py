@@ -83,6 +83,30 @@ def walk_prefixes(
         sizes[k] = c
 
 
+@nb.njit(cache=True, nogil=True)
+def _longest_trace(users: np.ndarray, trace_ptr: np.ndarray) -> int:
+    longest = 1
+    for u in users:
+        longest = max(longest, trace_ptr[u + 1] - trace_ptr[u])
+    return longest
+
+
+@nb.njit(cache=True, nogil=True)
+def _scratch(max_list: int, n_words: int, n_points: int, n_users: int, do_em: bool) -> tuple:
+    """One thread's walk buffers (two lists, a bitmap, the walk state) and EM / KL scratch (per-point
+    counts, the points touched, the set's members; one entry each when EM is not asked)."""
+    if not do_em:
+        n_points, n_users = 1, 1
+    return (
+        np.empty((2, max_list), dtype=np.int32),
+        np.empty(n_words, dtype=np.uint64),
+        np.zeros(4, dtype=np.int64),
+        np.zeros(n_points, dtype=np.int64),
+        np.empty(n_points, dtype=np.int64),
+        np.empty(n_users, dtype=np.int32),
+    )
+
+
 @nb.njit(parallel=True, cache=True, nogil=True)
 def sample_pass(
     users: np.ndarray,
@@ -105,29 +129,20 @@ def sample_pass(
     post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     n_s = len(users)
     n_points = len(post_ptr) - 1
-    max_trace = 1
-    for u in users:
-        max_trace = max(max_trace, trace_ptr[u + 1] - trace_ptr[u])
+    max_trace = _longest_trace(users, trace_ptr)
     sizes = np.zeros((n_s, draws, pmax), dtype=np.int64)
     em = np.full((n_s, draws, pmax), np.nan)
     kl = np.full((n_s, draws, pmax), np.nan)
     rare = np.zeros((n_s, pmax), dtype=np.int64)
     do_em = em_mask.any()
     acc_parts = np.zeros((N_PARTS, n_points if do_em and ref_k >= 0 else 1))
-    n_users_total = len(trace_ptr) - 1
     for part in nb.prange(N_PARTS):
-        a = part * n_s // N_PARTS
-        b = (part + 1) * n_s // N_PARTS
-        buf = np.empty((2, max_list), dtype=np.int32)
-        bits = np.empty(bitmaps.shape[1], dtype=np.uint64)
-        state = np.zeros(4, dtype=np.int64)
+        work = _scratch(max_list, bitmaps.shape[1], n_points, len(trace_ptr) - 1, do_em)
+        buf, bits, state = work[0], work[1], work[2]
         keys = np.empty(max_trace)
         order = np.empty(pmax, dtype=np.int64)
-        cnt = np.zeros(n_points if do_em else 1, dtype=np.int64)
-        touched = np.empty(n_points if do_em else 1, dtype=np.int64)
-        members = np.empty(n_users_total if do_em else 1, dtype=np.int32)
         acc = acc_parts[part]
-        for s in range(a, b):
+        for s in range(part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS):
             u = users[s]
             ta, tb = trace_ptr[u], trace_ptr[u + 1]
             m = min(pmax, tb - ta)
@@ -143,26 +158,9 @@ def sample_pass(
                         order, m, post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, sizes[s, r]
                     )
                     continue
-                c = walk_start(order[0], post_ptr, dense_slot, state)
-                for k in range(m):
-                    if k > 0 and c > 1:
-                        c = walk_step(order[k], post_ptr, post_users, dense_slot, bitmaps, buf, bits, state)
-                    sizes[s, r, k] = c
-                    if em_mask[k]:
-                        e, kk = em_kl_of_set(
-                            state,
-                            ix,
-                            buf,
-                            bits,
-                            priors,
-                            cnt,
-                            touched,
-                            members,
-                            acc,
-                            1.0 if k == ref_k else 0.0,
-                        )
-                        em[s, r, k] = e
-                        kl[s, r, k] = kk
+                _walk_with_em(
+                    order, m, ix, work, em_mask, ref_k, priors, acc, sizes[s, r], em[s, r], kl[s, r]
+                )
             if worst and m > 0:
                 order_trace(RAREST, pts, trace_cnt[ta:tb], list_len, stream_key(seed, u, 0), m, keys, order)
                 walk_prefixes(order, m, post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, rare[s])
@@ -170,6 +168,33 @@ def sample_pass(
     for part in range(N_PARTS):
         acc += acc_parts[part]
     return sizes, em, kl, rare, acc
+
+
+@nb.njit(cache=True, nogil=True)
+def _walk_with_em(
+    order: np.ndarray,
+    m: int,
+    ix: IndexArrays,
+    work: tuple,
+    em_mask: np.ndarray,
+    ref_k: int,
+    priors: Priors,
+    acc: np.ndarray,
+    sizes: np.ndarray,
+    em: np.ndarray,
+    kl: np.ndarray,
+) -> None:
+    """The sizes of one draw's prefixes, with EM / KL of the set at every prefix length ``em_mask`` asks
+    for (per-point sums into ``acc`` at ``ref_k`` only)."""
+    buf, bits, state, cnt, touched, members = work
+    c = walk_start(order[0], ix.post_ptr, ix.dense_slot, state)
+    for k in range(m):
+        if k > 0 and c > 1:
+            c = walk_step(order[k], ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps, buf, bits, state)
+        sizes[k] = c
+        if em_mask[k]:
+            weight = 1.0 if k == ref_k else 0.0
+            em[k], kl[k] = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
 
 
 @nb.njit(cache=True, nogil=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays
 from privacy_studio.core.kernels.exact import shortest_lists_first
-from privacy_studio.core.kernels.intersect import walk_start, walk_step
+from privacy_studio.core.kernels.intersect import walk_members, walk_start, walk_step
 from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
@@ -48,6 +48,124 @@ def _same_points(a: np.ndarray, b: np.ndarray, k: int, scratch_a: np.ndarray, sc
     return bool((scratch_a[:k] == scratch_b[:k]).all())
 
 
+@nb.njit(cache=True, nogil=True)
+def _count_members(
+    inside: np.ndarray, ix: IndexArrays, at: np.ndarray, counts: np.ndarray, m: int, budget: float
+) -> bool:
+    """``counts[i]``: how many of ``inside`` visit the person's i-th point (``at[x]``: x's position, else
+    -1), i.e. |E(A + y)| for every y; False, leaving the counts unfinished, once their traces exceed
+    ``budget`` entries (then intersecting each candidate's lists is cheaper)."""
+    trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
+    walked = 0
+    for v in inside:
+        walked += trace_ptr[v + 1] - trace_ptr[v]
+    if walked > budget:
+        return False
+    counts[:m] = 0
+    for v in inside:
+        for t in range(trace_ptr[v], trace_ptr[v + 1]):
+            i = at[trace_pts[t]]
+            if i >= 0:
+                counts[i] += 1
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _extend(
+    kept: np.ndarray,
+    n_kept: int,
+    k: int,
+    pts: np.ndarray,
+    at: np.ndarray,
+    ix: IndexArrays,
+    work: tuple,
+    cand: np.ndarray,
+) -> int:
+    """Every kept subset plus each point of the trace it lacks, as rows (subset, point, |E|) of ``cand``.
+
+    |E(A + y)| is counted among the members of E(A) when their traces are shorter than the lists the
+    candidates' intersections would walk (each at least A's shortest), else intersected from scratch: the
+    same sizes in the same order either way."""
+    buf, bits, state, scratch, members, counts = work
+    post_ptr, post_users = ix.post_ptr, ix.post_users
+    m = len(pts)
+    row = np.empty(kept.shape[1], dtype=np.int64)
+    c = 0
+    for b in range(n_kept):
+        _set_size(kept[b], k, scratch, ix, buf, bits, state)
+        shortest = ix.list_len[kept[b, 0]]
+        for j in range(1, k):
+            shortest = min(shortest, ix.list_len[kept[b, j]])
+        inside = walk_members(post_ptr, post_users, ix.dense_slot, ix.bitmaps, buf, bits, state, members)
+        counted = _count_members(inside, ix, at, counts, m, float(m - k) * shortest)
+        row[:k] = kept[b, :k]
+        for i in range(m):
+            y = pts[i]
+            lacking = True
+            for j in range(k):
+                if kept[b, j] == y:
+                    lacking = False
+                    break
+            if lacking:
+                row[k] = y
+                size = counts[i] if counted else _set_size(row, k + 1, scratch, ix, buf, bits, state)
+                cand[c, 0], cand[c, 1], cand[c, 2] = b, y, size
+                c += 1
+    return c
+
+
+@nb.njit(cache=True, nogil=True)
+def _keep_smallest(
+    kept: np.ndarray, cand: np.ndarray, c: int, k: int, beam: int, scratch: np.ndarray, scratch_b: np.ndarray
+) -> tuple[np.ndarray, int, int]:
+    """The ``beam`` distinct (k + 1)-subsets with the smallest sets, smallest first, and the smallest size."""
+    order = np.argsort(cand[:c, 2], kind="mergesort")
+    nxt = np.empty((min(beam, c), kept.shape[1]), dtype=np.int64)
+    row = np.empty(kept.shape[1], dtype=np.int64)
+    n_next = 0
+    for i in order:
+        if n_next == len(nxt):
+            break
+        row[:k] = kept[cand[i, 0], :k]
+        row[k] = cand[i, 1]
+        duplicate = False
+        for b in range(n_next):
+            if _same_points(nxt[b], row, k + 1, scratch, scratch_b):
+                duplicate = True
+                break
+        if not duplicate:
+            nxt[n_next, : k + 1] = row[: k + 1]
+            n_next += 1
+    return nxt, n_next, cand[order[0], 2]
+
+
+@nb.njit(cache=True, nogil=True)
+def _search_person(
+    pts: np.ndarray, ix: IndexArrays, pmax: int, beam: int, at: np.ndarray, work: tuple, best: np.ndarray
+) -> None:
+    """``best[k - 1]``: the smallest set found among the person's k-subsets (``pts`` rarest first)."""
+    m = len(pts)
+    for i in range(m):
+        at[pts[i]] = i
+    width = min(beam, m)
+    kept = np.empty((width, pmax), dtype=np.int64)
+    n_kept = width
+    for b in range(width):
+        kept[b, 0] = pts[b]
+    best[0] = ix.list_len[pts[0]]
+    top = min(pmax, m)
+    k = 1
+    while k < top and best[k - 1] > 1:
+        cand = np.empty((n_kept * (m - k), 3), dtype=np.int64)
+        c = _extend(kept, n_kept, k, pts, at, ix, work, cand)
+        kept, n_kept, best[k] = _keep_smallest(kept, cand, c, k, beam, work[3], work[5])
+        k += 1
+    for j in range(k, top):
+        best[j] = 1  # a set of one was found at a smaller k
+    for i in range(m):
+        at[pts[i]] = -1
+
+
 @nb.njit(parallel=True, cache=True, nogil=True)
 def worst_search(users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, beam: int) -> np.ndarray:
     """(S, pmax) smallest anonymity set found among each person's k-subsets, k = 1..pmax (0: fewer points).
@@ -58,69 +176,23 @@ def worst_search(users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, b
     trace_ptr, trace_pts, list_len = ix.trace_ptr, ix.trace_pts, ix.list_len
     n_s = len(users)
     best = np.zeros((n_s, pmax), dtype=np.int64)
+    longest = 1
+    for u in users:
+        longest = max(longest, trace_ptr[u + 1] - trace_ptr[u])
     for part in nb.prange(N_PARTS):
-        buf = np.empty((2, max_list), dtype=np.int32)
-        bits = np.empty(ix.bitmaps.shape[1], dtype=np.uint64)
-        state = np.zeros(4, dtype=np.int64)
-        scratch = np.empty(pmax, dtype=np.int64)
-        scratch_b = np.empty(pmax, dtype=np.int64)
+        at = np.full(len(list_len), -1, dtype=np.int64)
+        work = (
+            np.empty((2, max_list), dtype=np.int32),  # buf
+            np.empty(ix.bitmaps.shape[1], dtype=np.uint64),  # bits
+            np.zeros(4, dtype=np.int64),  # state
+            np.empty(max(pmax, longest), dtype=np.int64),  # scratch
+            np.empty(max_list, dtype=np.int32),  # members
+            np.zeros(max(pmax, longest), dtype=np.int64),  # counts, then a second scratch
+        )
         for s in range(part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS):
             u = users[s]
             pts = trace_pts[trace_ptr[u] : trace_ptr[u + 1]].astype(np.int64)
-            m = len(pts)
-            if m == 0:
-                continue
-            pts = pts[np.argsort(list_len[pts], kind="mergesort")]
-            width = min(beam, m)
-            kept = np.empty((width, pmax), dtype=np.int64)
-            n_kept = width
-            for b in range(width):
-                kept[b, 0] = pts[b]
-            best[s, 0] = list_len[pts[0]]
-            top = min(pmax, m)
-            k = 1
-            while k < top and best[s, k - 1] > 1:
-                # every kept subset plus one point it lacks: (subset, point, size)
-                n_cand = n_kept * (m - k)
-                cand_from = np.empty(n_cand, dtype=np.int64)
-                cand_point = np.empty(n_cand, dtype=np.int64)
-                cand_size = np.empty(n_cand, dtype=np.int64)
-                c = 0
-                row = np.empty(pmax, dtype=np.int64)
-                for b in range(n_kept):
-                    row[:k] = kept[b, :k]
-                    for y in pts:
-                        inside = False
-                        for j in range(k):
-                            if row[j] == y:
-                                inside = True
-                                break
-                        if inside:
-                            continue
-                        row[k] = y
-                        cand_from[c] = b
-                        cand_point[c] = y
-                        cand_size[c] = _set_size(row, k + 1, scratch, ix, buf, bits, state)
-                        c += 1
-                order = np.argsort(cand_size[:c], kind="mergesort")
-                nxt = np.empty((min(beam, c), pmax), dtype=np.int64)
-                n_next = 0
-                for i in order:
-                    if n_next == len(nxt):
-                        break
-                    row[:k] = kept[cand_from[i], :k]
-                    row[k] = cand_point[i]
-                    duplicate = False
-                    for b in range(n_next):
-                        if _same_points(nxt[b], row, k + 1, scratch, scratch_b):
-                            duplicate = True
-                            break
-                    if not duplicate:
-                        nxt[n_next, : k + 1] = row[: k + 1]
-                        n_next += 1
-                best[s, k] = cand_size[order[0]]
-                kept, n_kept = nxt, n_next
-                k += 1
-            for j in range(k, top):
-                best[s, j] = 1  # a set of one was found at a smaller k
+            if len(pts):
+                pts = pts[np.argsort(list_len[pts], kind="mergesort")]
+                _search_person(pts, ix, pmax, beam, at, work, best[s])
     return best

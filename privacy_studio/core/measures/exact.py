@@ -15,7 +15,7 @@ import numpy as np
 
 from privacy_studio.core.index import PointIndex
 from privacy_studio.core.kernels.arrays import NO_PRIORS
-from privacy_studio.core.kernels.exact import exact_items
+from privacy_studio.core.kernels.exact import exact_items, intersection_work, item_bounds
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.progress import TaskControl, as_control
 
@@ -27,6 +27,11 @@ CHUNK_SUBSETS = 4_000_000
 #: Gowalla NYC at 2.7M-37M for sizes alone, about 1M with EM / KL; taken on the slow side).
 RATE_SIZES = 3_000_000
 RATE_WITH_EM = 300_000
+#: Posting-list entries per second and core that intersecting a subset's lists walks (``intersection_work``):
+#: sorted lists galloped at about 15M, bitmap filters faster (measured at 300k people, zip and district ×
+#: 1w/12h, p = 2-3, under load; taken on the slow side). A coarse profile's p = 2 can cost 1,000 entries a
+#: subset, so counting subsets alone planned minutes as seconds.
+RATE_LIST = 15_000_000
 #: More subsets than this cannot be counted in 64 bits: refused outright.
 MAX_COUNTABLE = 2**62
 
@@ -37,15 +42,20 @@ def total_subsets(lengths: np.ndarray, p: int) -> int:
     return sum(comb(int(m), p) * int(c) for m, c in zip(values, counts, strict=True))
 
 
-def cheap_p_values(
-    lengths: np.ndarray, p_values: list[int], budget_seconds: float, threads: int
-) -> list[int]:
-    """The p values whose enumeration (set sizes only) fits ``budget_seconds`` together at the assumed rate,
-    cheapest first: there unicity, k-disclosure and the worst case are computed exactly instead of sampled."""
-    rate = RATE_SIZES * max(1, threads)
+def cheap_p_values(index: PointIndex, p_values: list[int], budget_seconds: float, threads: int) -> list[int]:
+    """The p values whose enumeration (set sizes only) fits ``budget_seconds`` together, cheapest first: there
+    unicity, k-disclosure and the worst case are computed exactly instead of sampled.
+
+    A p costs its subsets at :data:`RATE_SIZES` plus the posting-list entries intersecting them walks at
+    :data:`RATE_LIST` (counted only once the subsets alone fit: that count sorts every trace's lists)."""
+    lengths = np.diff(index.trace_ptr)
+    cores = max(1, threads)
     chosen, spent = [], 0.0
     for p in sorted(set(p_values), key=lambda p: (total_subsets(lengths, p), p)):
-        seconds = total_subsets(lengths, p) / rate
+        seconds = total_subsets(lengths, p) / (RATE_SIZES * cores)
+        if spent + seconds <= budget_seconds:
+            work = intersection_work(index.trace_ptr, index.trace_pts, index.list_len, p)
+            seconds += work / (RATE_LIST * cores)
         if spent + seconds > budget_seconds:
             break
         chosen.append(p)
@@ -58,8 +68,13 @@ def work_items(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Work items (user, first position from, to) covering every p-subset once, with their subset counts.
 
-    A trace with more than ``item_subsets`` subsets is cut by the position of the subset's first point.
+    A trace with more than ``item_subsets`` subsets is cut by the position of the subset's first point. In
+    numba when every count and its product with a trace length fits 64 bits, else in Python.
     """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    longest = int(lengths.max(initial=0))
+    if longest >= p and comb(longest, p) * (longest + 1) < 2**62:
+        return item_bounds(lengths, p, item_subsets)
     users, first, stop, size = [], [], [], []
     for u in np.flatnonzero(np.asarray(lengths) >= p):
         m = int(lengths[u])
@@ -101,6 +116,34 @@ def _eta_text(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h left"
 
 
+class _Totals:
+    """Per-person sums of one exact pass, added chunk by chunk from the kernel's per-item results."""
+
+    def __init__(self, index: PointIndex) -> None:
+        n = index.n_users
+        self.n = n
+        self.unique, self.inv_sum, self.em_sum, self.kl_sum = (np.zeros(n) for _ in range(4))
+        self.min_size = np.full(n, np.iinfo(np.int64).max)
+        self.class_shares = np.zeros(index.max_list + 1)
+        self.em_acc = np.zeros(index.n_points)
+        self.evaluated = 0
+
+    def add(self, users: np.ndarray, items: tuple, with_em: bool) -> None:
+        r_unique, r_inv, r_min, r_em, r_kl, r_done, hist, acc = items
+        for total_of, part in (
+            (self.unique, r_unique),
+            (self.inv_sum, r_inv),
+            (self.em_sum, r_em),
+            (self.kl_sum, r_kl),
+        ):
+            total_of += np.bincount(users, weights=part, minlength=self.n)
+        np.minimum.at(self.min_size, users, r_min)
+        self.class_shares += hist
+        if with_em:
+            self.em_acc += acc
+        self.evaluated += int(r_done.sum())
+
+
 def exact_pass(
     index: PointIndex,
     p: int,
@@ -112,7 +155,6 @@ def exact_pass(
 ) -> ExactPass:
     """Enumerate every p-subset of every trace in chunks (progress with ETA, cancellation between chunks)."""
     control = as_control(control)
-    n = index.n_users
     lengths = np.diff(index.trace_ptr)
     total = total_subsets(lengths, p)
     if total > MAX_COUNTABLE:
@@ -120,53 +162,36 @@ def exact_pass(
     item_user, item_first, item_stop, item_size = work_items(lengths, p, item_subsets)
     chunk_of = (np.cumsum(item_size) - 1) // chunk_subsets
     bounds = np.concatenate([[0], np.flatnonzero(np.diff(chunk_of)) + 1, [len(item_user)]])
-    priors = point_priors(index.list_len, n) if with_em else NO_PRIORS
+    priors = point_priors(index.list_len, index.n_users) if with_em else NO_PRIORS
     arrays = index.arrays()
-    unique, inv_sum, em_sum, kl_sum = (np.zeros(n) for _ in range(4))
-    min_size = np.full(n, np.iinfo(np.int64).max)
-    class_shares = np.zeros(index.max_list + 1)
-    em_acc = np.zeros(index.n_points)
-    evaluated = covered = 0
+    totals = _Totals(index)
+    covered = 0
     t0 = time.perf_counter()
     for a, b in itertools.pairwise(bounds):
         elapsed = time.perf_counter() - t0
         eta = f", {_eta_text(elapsed * (total - covered) / covered)}" if covered else ""
         control.report(covered / max(total, 1), f"exact p = {p}: {covered:,} of {total:,} subsets{eta}")
         users = item_user[a:b]
-        r_unique, r_inv, r_min, r_em, r_kl, r_done, hist, acc = exact_items(
-            p,
-            users,
-            item_first[a:b],
-            item_stop[a:b],
-            arrays,
-            with_em,
-            stop_at_one,
-            priors,
-            index.max_list,
-        )
-        for total_of, part in ((unique, r_unique), (inv_sum, r_inv), (em_sum, r_em), (kl_sum, r_kl)):
-            total_of += np.bincount(users, weights=part, minlength=n)
-        np.minimum.at(min_size, users, r_min)
-        class_shares += hist
-        if with_em:
-            em_acc += acc
-        evaluated += int(r_done.sum())
+        items = exact_items(p, users, item_first[a:b], item_stop[a:b], arrays, with_em, stop_at_one, priors,
+                            index.max_list)  # fmt: skip
+        totals.add(users, items, with_em)
         covered += int(item_size[a:b].sum())
     control.report(1.0, f"exact p = {p}: {total:,} subsets done")
     included = np.flatnonzero(lengths >= p)
-    n_sub = np.array([float(comb(int(m), p)) for m in lengths[included]])
+    sizes, at = np.unique(lengths[included], return_inverse=True)
+    n_sub = np.array([float(comb(int(m), p)) for m in sizes])[at.ravel()]  # C(|T_u|, p) per person
     d = float(index.d)
     return ExactPass(
         p=p,
         users=included,
-        unique_rate=unique[included] / n_sub,
-        k_disclosure=inv_sum[included] / n_sub,
-        worst=1.0 / min_size[included],
-        em=em_sum[included] / n_sub / d if with_em else None,
-        kl=kl_sum[included] / n_sub / d if with_em else None,
-        class_shares=None if stop_at_one else class_shares,
-        em_acc=em_acc,
-        subsets=evaluated,
+        unique_rate=totals.unique[included] / n_sub,
+        k_disclosure=totals.inv_sum[included] / n_sub,
+        worst=1.0 / totals.min_size[included],
+        em=totals.em_sum[included] / n_sub / d if with_em else None,
+        kl=totals.kl_sum[included] / n_sub / d if with_em else None,
+        class_shares=None if stop_at_one else totals.class_shares,
+        em_acc=totals.em_acc,
+        subsets=totals.evaluated,
         stopped_early=stop_at_one,
     )
 

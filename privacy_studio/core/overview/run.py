@@ -12,10 +12,11 @@ from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.overview.sample import SAMPLE_PEOPLE, sample_people
 from privacy_studio.core.progress import TaskControl, as_control
+from privacy_studio.core.project import Project, jsonable
+from privacy_studio.core.project_run import computed_utility, decision_inputs, decision_of, profile_sizes
+from privacy_studio.core.risk.settings import RiskSettings
 
 if TYPE_CHECKING:
-    from privacy_studio.core.project import Project
-    from privacy_studio.core.risk.settings import RiskSettings
     from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 
 
@@ -37,7 +38,6 @@ def sampled_loss(
 ) -> SampledLoss:
     """Information loss of every profile of ``settings`` on a random sample of ``people`` people, and the
     unit areas of the grid's levels (the places and hierarchy are the whole data's) over the whole period."""
-    from privacy_studio.core.project_run import computed_utility, profile_sizes
 
     control = as_control(control)
     sample = sample_people(
@@ -57,8 +57,6 @@ def sampled_loss(
 
 def report_with(report: ImportReport, note: str) -> dict:
     """The import report as the project keeps it, with ``note`` added (the window and the report show it)."""
-    from privacy_studio.core.project import jsonable
-
     copy = ImportReport.from_dict(report.to_dict())
     copy.note(note)
     return jsonable(copy.to_dict())
@@ -70,8 +68,6 @@ def run_out_of_core(
     """``run_analysis`` for data that exceed memory: the grid on DuckDB over every person, the information
     loss on a sample (said in the import report's notes); the seed spread is not measured (it would read
     every event five more times). Returns the project's decision (None if it cannot be derived)."""
-    from privacy_studio.core.project_run import decision_inputs, decision_of
-    from privacy_studio.core.risk.settings import RiskSettings
 
     control = as_control(control)
     if not project.settings:
