@@ -20,7 +20,6 @@ from privacy_studio.core.generalize import (
     Traces,
     coarsen,
     generalize,
-    price_label,
 )
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.index import PointIndex, build_index
@@ -40,7 +39,7 @@ from privacy_studio.core.measures.attributes import Sensitive
 from privacy_studio.core.measures.kanonymity import class_sizes, kanonymity_summary
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.catalogue import TRACES, UNICITY, needs
-from privacy_studio.core.risk.results import PResult, ProfileResult
+from privacy_studio.core.risk.results import PResult, ProfileResult, profile_result
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner.derivation import DerivationPlan, base_profile, check_levels, derive_traces
 from privacy_studio.core.runner.exact_runs import (
@@ -125,14 +124,12 @@ def run_profile(
             traces.indptr, traces.points, sensitive, index, draws, l_div, t_close
         )
         timings["attributes"] = time.perf_counter() - t0
-    return ProfileResult(
-        spatial=profile.spatial.label, temporal=profile.temporal.label, label=profile.label,
-        n_users=traces.n_users, d=int(traces.d), nnz=traces.nnz, fill_rate=float(traces.fill_rate()),
-        n_events=events.n_events, by_p=by_p, kanon=kanon, per_user=per_user, per_location=per_location,
+    return profile_result(
+        profile, settings, n_users=traces.n_users, d=traces.d, nnz=traces.nnz, n_events=events.n_events,
+        by_p=by_p, kanon=kanon, per_user=per_user, per_location=per_location,
         timings={k: float(v) for k, v in timings.items()}, index_bytes=int(index.nbytes()),
-        knowledge=knowledge_label(model), short_traces=settings.short_traces, exact=settings.exact,
+        knowledge=knowledge_label(model), derived_from=derived_from, attributes=attributes,
         reference_p=None if isinstance(model, Explicit) or one_row(model) else settings.reference_p,
-        derived_from=derived_from, price=price_label(profile.price), attributes=attributes,
     )  # fmt: skip
 
 
