@@ -32,6 +32,7 @@ def settle(window) -> None:
     """Wait for the window's workers and deliver their signals (for actions that return no worker)."""
     from PySide6.QtWidgets import QApplication
 
+    QApplication.processEvents()  # timers due now (a run's end analyses its results once the loop turns)
     while window.runner.active:
         window.runner.wait(WAIT_MS)
         QApplication.processEvents()

@@ -59,7 +59,7 @@ def test_duckdb_run_from_the_window_matches_the_in_memory_engine(imported_window
     run_and_wait(qtbot, win, settings)
     assert any("on the duckdb engine" in text for _, text in win.log_panel.lines)
     records = records_of(win.session.project.results)
-    expected = expected_records(win, {**settings, "exact_budget": 0})  # duckdb's sampled estimate
+    expected = expected_records(win, settings)  # DuckDB ends in the same run_profile: exact where cheap too
     assert [r["label"] for r in records] == [r["label"] for r in expected]
     for got, want in zip(records, expected, strict=True):
         for g, w in zip(got["by_p"], want["by_p"], strict=True):
