@@ -108,7 +108,11 @@ class RunHooks:
             self.log("Run not started: the earlier results are kept")
             return None
         self.session.set_settings(settings)
-        files = self._events_files()
+        try:
+            files = self._events_files()
+        except ProjectError as exc:
+            self.error(f"The data exceed the memory and their files cannot be read: {exc}")
+            return None
         plan = self._plan(files)
         if plan is None:
             return None
@@ -186,9 +190,9 @@ class RunHooks:
 
     def _events_files(self) -> EventFiles | None:
         """For engines that read files themselves, the project's events files (None: the data in memory)."""
+        if self.session.dataset is None:  # the window holds no events to give the engine
+            return self.session.project.events_files()  # ProjectError if missing: start_run says so
         try:
-            if self.session.dataset is None:  # the window holds no events to give the engine
-                return self.session.project.events_files()
             return project_files(self.session.project)
         except ProjectError:
             self.log("The input files are not there: the engine works on the data in memory", "warning")
@@ -201,16 +205,17 @@ class RunHooks:
         project, overview = self.session.project, self.session.overview
         data = ProjectData(None, overview)
         worker = Worker(sampled_loss, project, data, risk, name="information loss (sample)")
-        worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, data, loss))
+        grid = dict(project.settings)
+        worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, grid, data, loss))
         worker.signals.failed.connect(
             lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
         )
         self.runner.start(worker)
         return worker
 
-    def _sampled_loss_found(self, project: Project, data: Any, loss: Any) -> None:
-        if project is not self.session.project:
-            return  # another project was opened meanwhile
+    def _sampled_loss_found(self, project: Project, grid: dict[str, Any], data: Any, loss: Any) -> None:
+        if project is not self.session.project or project.settings != grid:
+            return  # another project was opened, or the grid changed, meanwhile: the loss is not theirs
         project.import_report = report_with(data.overview.report, loss.coverage)
         self.tradeoff.set_computed_utility(loss.utility)
         self.tradeoff.set_unit_areas(loss.sizes.unit_areas, loss.sizes.period_seconds)

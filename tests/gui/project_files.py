@@ -36,3 +36,4 @@ def settle(window) -> None:
     while window.runner.active:
         window.runner.wait(WAIT_MS)
         QApplication.processEvents()
+    QApplication.processEvents()  # what the last workers' signals queued
