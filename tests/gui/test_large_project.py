@@ -4,12 +4,10 @@ are shown — and the project's events are never loaded into the window."""
 
 from __future__ import annotations
 
-import privacy_studio.core.io as core_io
-import privacy_studio.core.io.load as io_load
 from privacy_studio.core.overview.project_data import SIZE_ENV
 from privacy_studio.core.project import Project
 from tests.gui.project_files import WAIT_MS, open_and_wait
-from tests.overview.helpers import large_project
+from tests.overview.helpers import forced_large, large_project
 
 from .test_flow import run_and_wait
 
@@ -27,20 +25,7 @@ def form_rows(panel) -> dict[str, str]:
 def test_a_project_larger_than_memory_opens_and_runs_without_its_events(
     window, qtbot, sample_subset, tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setenv(SIZE_ENV, "larger")
-    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(tmp_path / "cache"))
-    loaded: list[str] = []
-    real = io_load.load_dataset
-
-    def spy(path, *args, **kwargs):
-        loaded.append(str(path))
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(io_load, "load_dataset", spy)
-    monkeypatch.setattr(core_io, "load_dataset", spy, raising=False)
-    path = large_project(
-        tmp_path, sample_subset["events"], sample_subset["antennas"], sample_subset["hierarchy"]
-    )
+    path, loaded = forced_large(sample_subset, tmp_path, monkeypatch)
 
     assert open_and_wait(qtbot, window, path)
     qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)

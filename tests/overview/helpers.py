@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import privacy_studio.core.io as core_io
+import privacy_studio.core.io.load as io_load
+from privacy_studio.core.overview.project_data import SIZE_ENV
 from privacy_studio.core.project import Project
 from privacy_studio.core.risk.settings import RiskSettings
 
@@ -25,3 +28,21 @@ def large_project(folder: Path, events: Path, antennas: Path, hierarchy: Path) -
     reader = {"tz": "Europe/Paris", "antennas": str(antennas), "hierarchy": str(hierarchy)}
     project.add_source(events, reader)
     return project.save(folder / "large.psproj")
+
+
+def forced_large(sample_subset: dict[str, Path], folder: Path, monkeypatch) -> tuple[Path, list[str]]:
+    """A project on the sample subset that opens as larger than memory (its cache in ``folder``), and the
+    list of files the in-memory reader is asked to read from now on (a test asserts it stays empty)."""
+    monkeypatch.setenv(SIZE_ENV, "larger")
+    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(folder / "cache"))
+    loaded: list[str] = []
+    real = io_load.load_dataset
+
+    def spy(path, *args, **kwargs):
+        loaded.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(io_load, "load_dataset", spy)
+    monkeypatch.setattr(core_io, "load_dataset", spy, raising=False)
+    events = sample_subset["events"]
+    return large_project(folder, events, sample_subset["antennas"], sample_subset["hierarchy"]), loaded

@@ -7,32 +7,16 @@ import json
 
 import pytest
 
-import privacy_studio.core.io as core_io
-import privacy_studio.core.io.load as io_load
 from privacy_studio.cli import main
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
-from privacy_studio.core.overview.project_data import SIZE_ENV
 from privacy_studio.core.project import Project
-from tests.overview.helpers import large_project
+from tests.overview.helpers import forced_large as large
 
 
 @pytest.fixture
 def forced_large(sample_subset, tmp_path, monkeypatch) -> tuple:
-    """The project path and the list of files the in-memory reader was asked to read."""
-    monkeypatch.setenv(SIZE_ENV, "larger")
-    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(tmp_path / "cache"))
-    loaded: list[str] = []
-    real = io_load.load_dataset
-
-    def spy(path, *args, **kwargs):
-        loaded.append(str(path))
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(io_load, "load_dataset", spy)
-    monkeypatch.setattr(core_io, "load_dataset", spy, raising=False)
-    path = large_project(
-        tmp_path, sample_subset["events"], sample_subset["antennas"], sample_subset["hierarchy"]
-    )
+    """The project path, the list of files the in-memory reader was asked to read, and the events file."""
+    path, loaded = large(sample_subset, tmp_path, monkeypatch)
     return path, loaded, str(sample_subset["events"])
 
 
