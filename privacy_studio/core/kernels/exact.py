@@ -60,110 +60,131 @@ def exact_items(
 ):
     """Per work item: over the p-subsets A of user ``item_user[i]``'s trace whose first position lies in
     [item_first[i], item_stop[i]), the count with |E(A)| = 1, Σ 1/|E(A)|, min |E(A)|, Σ EM, Σ KL (not
-    divided by d) and the number of subsets evaluated.
+    divided by d) and the number of subsets evaluated; ``max_size`` is the longest posting list.
 
     With ``stop_at_one`` an item ends at its first subset with |E(A)| = 1 (enough for the worst case).
     Summed over items: ``hist[k]`` = Σ over users of the share of their subsets with |E(A)| = k, and
     ``acc[x]`` = Σ over users of the mean over their subsets of (EM_ux - q_x), as ``em_kl_of_set`` adds.
     """
+    m = len(item_user)
+    counts = np.zeros((3, m), dtype=np.int64)  # unique, min size, subsets evaluated
+    sums = np.zeros((3, m))  # Σ 1/|E(A)|, Σ EM, Σ KL
+    hist = np.zeros((N_PARTS, max_size + 1))
+    acc_parts = np.zeros((N_PARTS, len(ix.post_ptr) - 1 if with_em else 1))
+    for part in nb.prange(N_PARTS):
+        items = (item_user, item_first, item_stop)
+        _run_part(part, p, items, ix, with_em, stop_at_one, priors, counts, sums, hist[part], acc_parts[part])
+    return counts[0], sums[0], counts[1], sums[1], sums[2], counts[2], hist.sum(axis=0), acc_parts.sum(axis=0)
+
+
+@nb.njit(cache=True, nogil=True)
+def _part_scratch(p: int, ix: IndexArrays, max_size: int, with_em: bool) -> tuple:
+    """One thread's buffers: the walk's, EM's (sized by points and users only when EM is wanted) and the
+    enumeration's."""
+    n_users, n_points = len(ix.trace_ptr) - 1, len(ix.post_ptr) - 1
+    n_em_points, n_em_users = (n_points, n_users) if with_em else (1, 1)
+    walk = (np.empty((2, max(max_size, 1)), dtype=np.int32), np.empty(ix.bitmaps.shape[1], dtype=np.uint64),
+            np.zeros(4, dtype=np.int64))  # fmt: skip
+    em = (np.zeros(n_em_points, dtype=np.int64), np.empty(n_em_points, dtype=np.int64),
+          np.empty(n_em_users, dtype=np.int32))  # fmt: skip
+    # Sets of one or two: subsets counted per partner (the other member, or the person for a set of one)
+    partners = (np.zeros(n_em_users, dtype=np.int64), np.empty(n_em_users, dtype=np.int32))
+    # The current combination, its points, and the class sizes the current user met
+    subsets = (np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64),
+               np.zeros(max_size + 1, dtype=np.int64), np.empty(max_size + 1, dtype=np.int64))  # fmt: skip
+    return walk, em, partners, subsets
+
+
+@nb.njit(cache=True, nogil=True)
+def _subset_weight(length: int, p: int) -> float:
+    """1 / C(length, p), computed in floats: only a weight."""
+    n_sub = 1.0
+    for j in range(p):
+        n_sub = n_sub * (length - j) / (j + 1)
+    return 1.0 / n_sub
+
+
+@nb.njit(cache=True, nogil=True)
+def _run_part(part: int, p: int, items: tuple, ix: IndexArrays, with_em: bool, stop_at_one: bool,
+              priors: Priors, counts: np.ndarray, sums: np.ndarray, hist: np.ndarray,
+              acc: np.ndarray) -> None:  # fmt: skip
+    """The items of one part (every N_PARTS-th from ``part``), enumerated subset by subset."""
+    item_user, item_first, item_stop = items
     trace_ptr, trace_pts = ix.trace_ptr, ix.trace_pts
     post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
-    m = len(item_user)
-    n_users = len(trace_ptr) - 1
-    n_points = len(post_ptr) - 1
-    unique = np.zeros(m, dtype=np.int64)
-    inv_sum = np.zeros(m)
-    min_size = np.zeros(m, dtype=np.int64)
-    em_sum = np.zeros(m)
-    kl_sum = np.zeros(m)
-    done = np.zeros(m, dtype=np.int64)
-    hist = np.zeros((N_PARTS, max_size + 1))
-    acc_parts = np.zeros((N_PARTS, n_points if with_em else 1))
-    max_list = 1
-    for x in range(n_points):
-        max_list = max(max_list, post_ptr[x + 1] - post_ptr[x])
-    for part in nb.prange(N_PARTS):
-        buf = np.empty((2, max_list), dtype=np.int32)
-        bits = np.empty(bitmaps.shape[1], dtype=np.uint64)
-        state = np.zeros(4, dtype=np.int64)
-        cnt = np.zeros(n_points if with_em else 1, dtype=np.int64)
-        touched = np.empty(n_points if with_em else 1, dtype=np.int64)
-        members = np.empty(n_users if with_em else 1, dtype=np.int32)
-        # Sets of one or two: subsets counted per partner (the other member, or the person for a set of one)
-        partner_count = np.zeros(n_users if with_em else 1, dtype=np.int64)
-        partners = np.empty(n_users if with_em else 1, dtype=np.int32)
-        idx = np.empty(p, dtype=np.int64)
-        chosen = np.empty(p, dtype=np.int64)
-        sizes = np.zeros(max_size + 1, dtype=np.int64)
-        seen = np.empty(max_size + 1, dtype=np.int64)  # the sizes met by the current user
-        acc = acc_parts[part]
-        for i in range(part, m, N_PARTS):
-            u = item_user[i]
-            ta, tb = trace_ptr[u], trace_ptr[u + 1]
-            length = tb - ta
-            n_sub = 1.0  # C(length, p) as a float, only for weights
+    walk, em, partners, subsets = _part_scratch(p, ix, len(hist) - 1, with_em)
+    buf, bits, state = walk
+    partner_count, partner_ids = partners
+    idx, chosen, sizes, seen = subsets
+    for i in range(part, len(item_user), N_PARTS):
+        u = item_user[i]
+        ta, length = trace_ptr[u], trace_ptr[u + 1] - trace_ptr[u]
+        weight = _subset_weight(length, p)
+        for j in range(p):
+            idx[j] = item_first[i] + j
+        smallest, n_seen, n_partners, n_done, more = len(hist), 0, 0, 0, True
+        inv, em_sum, kl_sum = 0.0, 0.0, 0.0
+        while more:
             for j in range(p):
-                n_sub = n_sub * (length - j) / (j + 1)
-            weight = 1.0 / n_sub
-            for j in range(p):
-                idx[j] = item_first[i] + j
-            smallest = max_size + 1
-            n_seen = 0
-            n_partners = 0
-            more = True
-            while more:
-                for j in range(p):
-                    chosen[j] = trace_pts[ta + idx[j]]
-                shortest_lists_first(chosen, post_ptr)
-                c = walk_start(chosen[0], post_ptr, dense_slot, state)
-                for j in range(1, p):
-                    if c == 1:
-                        break
-                    c = walk_step(chosen[j], post_ptr, post_users, dense_slot, bitmaps, buf, bits, state)
-                done[i] += 1
-                if sizes[c] == 0:
-                    seen[n_seen] = c
-                    n_seen += 1
-                sizes[c] += 1
-                inv_sum[i] += 1.0 / c
-                smallest = min(smallest, c)
-                # E(A) = {u} and E(A) = {u, v} give the same EM / KL every time: added once per item below
-                if with_em and c <= 2:
-                    v = u
-                    if c == 2:
-                        ab = walk_members(
-                            post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members
-                        )
-                        v = ab[0] if ab[0] != u else ab[1]
-                    if partner_count[v] == 0:
-                        partners[n_partners] = v
-                        n_partners += 1
-                    partner_count[v] += 1
-                elif with_em:
-                    e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
-                    em_sum[i] += e
-                    kl_sum[i] += k
-                if stop_at_one and c == 1:
+                chosen[j] = trace_pts[ta + idx[j]]
+            shortest_lists_first(chosen, post_ptr)
+            c = walk_start(chosen[0], post_ptr, dense_slot, state)
+            for j in range(1, p):
+                if c == 1:
                     break
-                more = next_combination(idx, length) and idx[0] < item_stop[i]
-            unique[i] = sizes[1]
-            for j in range(n_partners):  # {u} or {u, v} once, weighted by how many subsets gave it
-                v = partners[j]
-                times = partner_count[v]
-                partner_count[v] = 0
-                buf[0, 0] = min(u, v)
-                if v != u:  # buf may have a single column when every list has one person
-                    buf[0, 1] = max(u, v)
-                state[0], state[2], state[3] = OWN_LIST, 1 if v == u else 2, 0
-                e, k = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight * times)
-                em_sum[i] += e * times
-                kl_sum[i] += k * times
-            min_size[i] = smallest
-            for j in range(n_seen):
-                k = seen[j]
-                hist[part, k] += sizes[k] * weight
-                sizes[k] = 0
-    return unique, inv_sum, min_size, em_sum, kl_sum, done, hist.sum(axis=0), acc_parts.sum(axis=0)
+                c = walk_step(chosen[j], post_ptr, post_users, dense_slot, bitmaps, buf, bits, state)
+            if sizes[c] == 0:
+                seen[n_seen] = c
+                n_seen += 1
+            sizes[c] += 1
+            inv += 1.0 / c
+            smallest = min(smallest, c)
+            # E(A) = {u} and E(A) = {u, v} give the same EM / KL every time: added once per item below
+            if with_em and c <= 2:
+                v = u
+                if c == 2:
+                    ab = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, em[2])
+                    v = ab[0] if ab[0] != u else ab[1]
+                if partner_count[v] == 0:
+                    partner_ids[n_partners] = v
+                    n_partners += 1
+                partner_count[v] += 1
+            elif with_em:
+                e, k = em_kl_of_set(state, ix, buf, bits, priors, em[0], em[1], em[2], acc, weight)
+                em_sum += e
+                kl_sum += k
+            n_done += 1
+            if stop_at_one and c == 1:
+                break
+            more = next_combination(idx, length) and idx[0] < item_stop[i]
+        e, k = _partner_sets(u, n_partners, ix, walk, em, partners, priors, acc, weight)
+        counts[0, i], counts[1, i], counts[2, i] = sizes[1], smallest, n_done
+        sums[0, i], sums[1, i], sums[2, i] = inv, em_sum + e, kl_sum + k
+        for j in range(n_seen):
+            hist[seen[j]] += sizes[seen[j]] * weight
+            sizes[seen[j]] = 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _partner_sets(u: int, n_partners: int, ix: IndexArrays, walk: tuple, em: tuple, partners: tuple,
+                  priors: Priors, acc: np.ndarray, weight: float) -> tuple[float, float]:  # fmt: skip
+    """Σ EM, Σ KL of the sets {u} or {u, v} an item met, each computed once and weighted by how many of its
+    subsets gave it."""
+    em_sum, kl_sum = 0.0, 0.0
+    buf, bits, state = walk
+    partner_count, partner_ids = partners
+    for j in range(n_partners):
+        v = partner_ids[j]
+        times = partner_count[v]
+        partner_count[v] = 0
+        buf[0, 0] = min(u, v)
+        if v != u:  # buf may have a single column when every list has one person
+            buf[0, 1] = max(u, v)
+        state[0], state[2], state[3] = OWN_LIST, 1 if v == u else 2, 0
+        e, k = em_kl_of_set(state, ix, buf, bits, priors, em[0], em[1], em[2], acc, weight * times)
+        em_sum += e * times
+        kl_sum += k * times
+    return em_sum, kl_sum
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
