@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,16 @@ def test_imports_inside_functions_are_the_listed_ones() -> None:
     stale = sorted(f"{m} -> {n}" for m, names in listed.items() for n in names - found.get(m, set()))
     assert unlisted == [], "import at the top, or list it if it keeps start fast"
     assert stale == [], "no longer imported inside a function: remove it from the list"
+
+
+def test_no_module_is_imported_by_name_at_run_time() -> None:
+    """Issue #31: an import by name (``importlib.import_module``) is an edge the import contracts cannot see.
+    Allowed: a package resolving its own submodules (``cli`` its commands, ``core.io`` its readers, to keep
+    them off a command's start) and ``versions`` asking third-party libraries their version."""
+    by_name = re.compile(r"import_module\(|__import__\(")
+    found = [
+        str(path.relative_to(PACKAGE))
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if by_name.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == ["cli/__init__.py", "core/io/__init__.py", "versions.py"], found

@@ -63,9 +63,10 @@ def run(args: argparse.Namespace) -> int:
         prepare_aggregate,
         write_aggregate,
     )
-    from privacy_studio.core.aggregate.budget import check_budget, spent
+    from privacy_studio.core.aggregate.budget import check_budget
     from privacy_studio.core.aggregate.export import check_aggregate_targets, grid_profiles
-    from privacy_studio.core.analyses import AnalysisError, ReleaseHistory, record_release
+    from privacy_studio.core.aggregate.manifest import privacy_spent
+    from privacy_studio.core.analyses import AnalysisError, record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         options.validate()
         check_aggregate_targets(args.out, args.overwrite)
         project = Project.load(args.project)
-        check_budget(spent(ReleaseHistory.of(project.analyses).entries), options, args.budget)
+        check_budget(privacy_spent(project.analyses), options, args.budget)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
         prepared = prepare_aggregate(dataset, options, control.sub(0.2, 0.8), grid_profiles(project))

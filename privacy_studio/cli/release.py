@@ -156,13 +156,13 @@ def _suggested(project: Project) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from privacy_studio.core.analyses import ReleaseHistory, record_release
+    from privacy_studio.core.analyses import AnalysisError, record_release
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.project import Project, ProjectError
     from privacy_studio.core.release import ReleaseError, prepare_release, write_release
     from privacy_studio.core.release.defaults import measure_settings, policy
     from privacy_studio.core.release.export import FailsCriteria, check_release_name, check_target, refusal
-    from privacy_studio.core.release.manifest import manifest_path
+    from privacy_studio.core.release.manifest import manifest_path, rows_releases
 
     bar = ProgressBar(sys.stderr)
     try:
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         options = _options(args, project)
         control = TaskControl(bar)
         dataset = project.load_dataset(control.sub(0.0, 0.2))
-        earlier = ReleaseHistory.of(project.analyses).of_kind("rows")
+        earlier = rows_releases(project.analyses)
         prepared = prepare_release(
             dataset, options, measure_settings(project), control.sub(0.2, 0.7), policy(project), earlier
         )
@@ -192,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             refusal(prepared, 'write it anyway with --accept-risk "REASON"') + "; nothing was written"
         ) from None
-    except (ReleaseError, ProjectError, ReaderError) as exc:
+    except (ReleaseError, ProjectError, ReaderError, AnalysisError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
         print("release cancelled: nothing was written", file=sys.stderr)

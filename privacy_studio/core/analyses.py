@@ -8,7 +8,6 @@ The window, the command line and the report read and write them only through :fu
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
@@ -32,6 +31,9 @@ from privacy_studio.core.tradeoff.records import ComputedUtility, ProfileSizes, 
 
 #: Also read from here: the trade-off's records are analyses of a project like the others.
 __all__ = ["AnalysisError", "ComputedUtility", "ProfileSizes", "SeedSpread", "TradeoffChoice"]
+
+A = TypeVar("A")  # an analysis class
+R = TypeVar("R")  # a release record class of a layer above (a manifest)
 
 
 @dataclass
@@ -154,63 +156,58 @@ class AttackInputs(StoredResults):
     KEY = "attack_inputs"
 
 
+@dataclass
 class ReleaseRecord:
-    """The manifest of the last release made from the project (``core.release``), read through its own
-    versioned ``from_dict``."""
+    """The manifest of the last release of the data at a profile, as stored. Its meaning belongs to the
+    release layer, above this one: ``core.release.manifest.last_release`` reads it as a manifest."""
 
     KEY: ClassVar[str] = "release"
-
-    @staticmethod
-    def from_dict(d: Any, where: str = KEY) -> Any:
-        try:
-            return release_kind("rows").from_dict(json_object(d, where))  # type: ignore[union-attr]
-        except (ReleaseError, KeyError, TypeError) as exc:
-            raise AnalysisError(f"{where}: not a release manifest ({exc})") from None
-
-
-#: Kinds of release a project records -> (module, class) of their typed record, read lazily (the release
-#: package builds on this module): ``rows``, the data at a profile; ``aggregate``, a differentially private
-#: table. Records of a kind this studio does not know are kept as they are.
-RELEASE_KINDS: dict[str, tuple[str, str]] = {
-    "rows": ("privacy_studio.core.release.manifest", "ReleaseManifest"),
-    "aggregate": ("privacy_studio.core.aggregate.manifest", "AggregateManifest"),
-}
-
-
-@dataclass(frozen=True)
-class UnknownRelease:
-    """A release record of a kind this studio does not read, kept unchanged."""
-
-    kind: str
     content: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return self.content
 
+    @classmethod
+    def from_dict(cls, d: Any, where: str = KEY) -> ReleaseRecord:
+        return cls(json_object(d, where))
 
-def release_kind(kind: str) -> type | None:
-    """The record class of a release kind, None when unknown."""
+    def read(self, record_type: type[R], where: str = KEY) -> R:
+        """This record as ``record_type`` (a manifest class with ``from_dict``), one sentence if it is not."""
+        return read_record(record_type, self.content, where, "release manifest")
 
-    where = RELEASE_KINDS.get(kind)
-    return None if where is None else getattr(importlib.import_module(where[0]), where[1])
+
+def read_record(record_type: type[R], content: dict[str, Any], where: str, what: str) -> R:
+    """``record_type.from_dict(content)``, its failures turned into one :class:`AnalysisError` sentence."""
+    try:
+        return record_type.from_dict(content)  # type: ignore[attr-defined]
+    except (ReleaseError, AnalysisError, ValueError, KeyError, TypeError) as exc:
+        raise AnalysisError(f"{where}: not a {what} ({exc})") from None
 
 
 @dataclass
 class ReleaseHistory:
-    """Every release made from the project, oldest first, each under its kind (``rows``: the data at a
-    profile, ``ReleaseManifest``). Projects that kept only their last release start from that one."""
+    """Every release made from the project, oldest first, each as (kind, stored record): ``rows``, the data
+    at a profile; ``aggregate``, a differentially private table. Records are read by the layer that knows
+    their kind (:meth:`of_kind` with its class); kinds this studio does not know are kept as they are.
+    Projects that kept only their last release start from that one."""
 
     KEY: ClassVar[str] = "releases"
     VERSION: ClassVar[int] = 1
-    entries: list[tuple[str, Any]] = field(default_factory=list)  # (kind, typed record)
+    entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def of_kind(self, kind: str) -> list[Any]:
-        return [record for k, record in self.entries if k == kind]
+    def of_kind(self, kind: str, record_type: type[R]) -> list[R]:
+        """The releases of one kind, oldest first, read as ``record_type``."""
+        where = f"{self.KEY}.releases"
+        return [
+            read_record(record_type, record, f"{where}[{i}]", f"{kind} release record")
+            for i, (k, record) in enumerate(self.entries)
+            if k == kind
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "version": self.VERSION,
-            "releases": [{"kind": kind, "record": record.to_dict()} for kind, record in self.entries],
+            "releases": [{"kind": kind, "record": record} for kind, record in self.entries],
         }
 
     @classmethod
@@ -220,18 +217,8 @@ class ReleaseHistory:
         entries = []
         for i, entry in enumerate(d.get("releases") or []):
             entry = json_object(entry, f"{where}.releases[{i}]")
-            kind, record = (
-                str(entry.get("kind", "")),
-                json_object(entry.get("record"), f"{where}.releases[{i}]"),
-            )
-            reader = release_kind(kind)
-            if reader is None:
-                entries.append((kind, UnknownRelease(kind, record)))
-                continue
-            try:
-                entries.append((kind, reader.from_dict(record)))
-            except (ReleaseError, ValueError, KeyError, TypeError) as exc:
-                raise AnalysisError(f"{where}.releases[{i}]: not a {kind} release record ({exc})") from None
+            record = json_object(entry.get("record"), f"{where}.releases[{i}].record")
+            entries.append((str(entry.get("kind", "")), record))
         return cls(entries)
 
     @classmethod
@@ -243,11 +230,11 @@ class ReleaseHistory:
             history = saved
         else:
             last = read_analysis(analyses, ReleaseRecord)
-            history = cls([] if last is None else [("rows", last)])
+            history = cls([] if last is None else [("rows", last.content)])
         legacy = read_analysis(analyses, AggregateReleases)
         if legacy is not None and legacy.manifests:
             entries = history.entries + [("aggregate", m) for m in legacy.manifests]
-            history = cls(sorted(entries, key=lambda e: str(getattr(e[1], "created", ""))))
+            history = cls(sorted(entries, key=lambda e: str(e[1].get("created", ""))))
         return history
 
 
@@ -255,7 +242,7 @@ def record_release(analyses: dict[str, Any], kind: str, record: Any) -> None:
     """Add a release to the project's history (an older project's separate aggregate list joins it); a
     ``rows`` release also becomes the last one the report describes (``analyses["release"]``)."""
     history = ReleaseHistory.of(analyses)
-    history.entries.append((kind, record))
+    history.entries.append((kind, record.to_dict()))
     store_analysis(analyses, history)
     analyses.pop(AggregateReleases.KEY, None)
     if kind == "rows":
@@ -265,25 +252,20 @@ def record_release(analyses: dict[str, Any], kind: str, record: Any) -> None:
 @dataclass
 class AggregateReleases:
     """How projects before the one release history kept their differentially private aggregates
-    (``core.aggregate``): read, checked and moved into :class:`ReleaseHistory`, never written anew."""
+    (``core.aggregate``): checked as a list of records and moved into :class:`ReleaseHistory`, never
+    written anew."""
 
     KEY: ClassVar[str] = "aggregate_releases"
-    manifests: list[Any] = field(default_factory=list)
+    manifests: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> list[dict[str, Any]]:
-        return [m.to_dict() for m in self.manifests]
+        return self.manifests
 
     @classmethod
     def from_dict(cls, d: Any, where: str = KEY) -> AggregateReleases:
         if not isinstance(d, list):
             raise AnalysisError(f"{where} must be a list, got {type(d).__name__}")
-        # Read lazily, as every release kind (the aggregate package builds on this module); its errors
-        # are release errors.
-        manifest = release_kind("aggregate")
-        try:
-            return cls([manifest.from_dict(m) for m in d])  # type: ignore[union-attr]
-        except ReleaseError as exc:
-            raise AnalysisError(f"{where}: {exc}") from None
+        return cls([json_object(m, f"{where}[{i}]") for i, m in enumerate(d)])
 
 
 ANALYSES: dict[str, type] = {
@@ -303,8 +285,6 @@ ANALYSES: dict[str, type] = {
         SearchResult,
     )
 }
-
-A = TypeVar("A")
 
 
 #: Analyses derived from a run's results (or its profiles): stale once the results are replaced, the

@@ -11,15 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privacy_studio.core.aggregate.budget import PrivacyLoss, check_budget, spent
+from privacy_studio.core.aggregate.manifest import aggregate_releases
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
 from privacy_studio.core.analyses import AggregateReleases, ReleaseHistory, record_release
-
-
-class _Rows:
-    """A stand-in for a rows release record: only its file name and time matter here."""
-
-    def __init__(self, name: str, created: str = "") -> None:
-        self.release_file, self.created = name, created
 
 
 def _options(epsilon: float, delta: float = 0.0) -> AggregateOptions:
@@ -43,13 +37,15 @@ releases = st.lists(
 )
 
 
-def _entries(drawn: list) -> list:
-    return [("rows", _Rows(x)) if kind == "rows" else ("aggregate", _Aggregate(*x)) for kind, x in drawn]
+def _spent(drawn: list):
+    """``spent`` of a drawn history: its aggregates and its microdata files, in order."""
+    aggregates = [_Aggregate(*x) for kind, x in drawn if kind == "aggregate"]
+    return spent(aggregates, [x for kind, x in drawn if kind == "rows"])
 
 
 @given(releases)
 def test_spent_adds_every_aggregate_and_names_every_microdata_file(drawn):
-    loss = spent(_entries(drawn))
+    loss = _spent(drawn)
     epsilons = [x[0] for kind, x in drawn if kind == "aggregate"]
     assert loss.epsilon == pytest.approx(sum(epsilons))
     assert loss.delta == pytest.approx(sum(x[1] for kind, x in drawn if kind == "aggregate"))
@@ -59,7 +55,7 @@ def test_spent_adds_every_aggregate_and_names_every_microdata_file(drawn):
 
 @given(releases, st.floats(0.01, 5), st.floats(0.01, 20))
 def test_the_budget_refuses_exactly_what_would_exceed_it(drawn, epsilon, budget):
-    before = spent(_entries(drawn))
+    before = _spent(drawn)
     total = sum(x[0] for kind, x in drawn if kind == "aggregate") + epsilon
     if total > budget * (1 + 1e-9):
         with pytest.raises(AggregateError, match="over the budget"):
@@ -94,14 +90,14 @@ def test_an_older_projects_aggregates_join_the_history_in_time_order(sample_proj
     args = ["aggregate", str(sample_project), "--profile", "district:1w", "--epsilon", "1"]
     assert cli.main([*args, "--max-points-per-person", "5", "--out", str(out)]) == 0
     project = Project.load(sample_project)
-    manifest = ReleaseHistory.of(project.analyses).of_kind("aggregate")[0]
+    manifest = aggregate_releases(project.analyses)[0]
     old = replace(manifest, created="2020-01-01T00:00:00+00:00")
     analyses = {AggregateReleases.KEY: [old.to_dict()]}
     history = ReleaseHistory.of(analyses)
-    assert [(k, r.file) for k, r in history.entries] == [("aggregate", "d.csv")]
+    assert [(k, r["file"]) for k, r in history.entries] == [("aggregate", "d.csv")]
     record_release(analyses, "aggregate", manifest)
     assert AggregateReleases.KEY not in analyses
-    assert [r.created for r in ReleaseHistory.of(analyses).of_kind("aggregate")] == [
+    assert [r.created for r in aggregate_releases(analyses)] == [
         old.created,
         manifest.created,
     ]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from privacy_studio import cli
-from privacy_studio.core.analyses import ReleaseHistory
+from privacy_studio.core.aggregate.manifest import aggregate_releases
 from privacy_studio.core.project import Project
 
 BASE = ["--profile", "district:1w", "--max-points-per-person", "10"]
@@ -40,7 +40,7 @@ def test_full_grid_manifest_and_record(sample_project: Path, kind: str, capsys):
     assert manifest["mechanism"]["library"] == "opendp" and manifest["mechanism"]["scale"] == 10.0
     assert manifest["inputs"] and all(len(i["sha256"]) == 64 for i in manifest["inputs"])
     assert manifest["studio_version"]
-    recorded = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("aggregate")
+    recorded = aggregate_releases(Project.load(sample_project).analyses)
     assert recorded[-1].sha256 == manifest["sha256"]
     assert manifest["before"] == {"epsilon": 0.0, "delta": 0.0, "aggregates": 0, "microdata": []}
     printed = capsys.readouterr().out
@@ -53,7 +53,7 @@ def test_every_file_written_counts_in_the_privacy_loss(sample_project: Path, cap
     assert _run(sample_project, out, "--epsilon", "1") == 0
     assert _run(sample_project, out, "--epsilon", "0.5", "--delta", "1e-6", "--overwrite") == 0
     assert _run(sample_project, out.with_name("e.csv"), "--epsilon", "2") == 0
-    recorded = ReleaseHistory.of(Project.load(sample_project).analyses).of_kind("aggregate")
+    recorded = aggregate_releases(Project.load(sample_project).analyses)
     assert [(m.file, m.options.epsilon) for m in recorded] == [("d.csv", 1.0), ("d.csv", 0.5), ("e.csv", 2.0)]
     assert recorded[1].mechanism.name == "discrete Gaussian"
     assert [(m.before.epsilon, m.before.delta, m.before.aggregates) for m in recorded] == [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
-from privacy_studio.core.analyses import ReleaseHistory
+from privacy_studio.core.aggregate.manifest import aggregate_releases
 
 
 def _preview(dialog, qtbot):
@@ -39,7 +39,7 @@ def test_preview_then_write_the_full_grid_and_record_it(imported_window, qtbot, 
     assert [r["people"] for r in rows[:20]] == [dialog.preview_table.item(i, 2).text() for i in range(20)]
     stored = json.loads(out.with_name("density.csv.manifest.json").read_text())
     assert stored["sha256"] == manifest.sha256 and stored["options"]["max_points_per_person"] == 5
-    records = ReleaseHistory.of(imported_window.session.project.analyses).of_kind("aggregate")
+    records = aggregate_releases(imported_window.session.project.analyses)
     assert [r.sha256 for r in records] == [manifest.sha256]
     assert imported_window.session.dirty
     assert dialog.spent.text() == "no aggregate of these people was written before"

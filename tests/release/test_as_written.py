@@ -110,13 +110,14 @@ def test_the_report_describes_the_latest_release(fresh_project: Path):
 
 def test_every_release_is_kept_in_the_project(fresh_project: Path):
     from privacy_studio.core.analyses import ReleaseHistory
+    from privacy_studio.core.release.manifest import rows_releases
 
     before = len(ReleaseHistory.of(Project.load(fresh_project).analyses).entries)
     out = fresh_project.parent / "another.csv"
     _release(fresh_project, out, "--profile", "district:1w", "--k-anonymity", "3")
-    history = ReleaseHistory.of(Project.load(fresh_project).analyses)
-    assert len(history.entries) == before + 1
-    assert history.of_kind("rows")[-1].release_file == "another.csv"
+    analyses = Project.load(fresh_project).analyses
+    assert len(ReleaseHistory.of(analyses).entries) == before + 1
+    assert rows_releases(analyses)[-1].release_file == "another.csv"
 
 
 def test_a_signature_does_not_outlive_its_figures(fresh_project: Path, tmp_path: Path):
@@ -198,7 +199,7 @@ def test_a_worked_example_of_counts():
 
 def test_a_second_release_is_linked_to_the_first(fresh_project: Path, capsys):
     """Fresh pseudonyms do not stop the matching attack: the second file is judged against the first."""
-    from privacy_studio.core.analyses import ReleaseHistory
+    from privacy_studio.core.release.manifest import rows_releases
 
     first = fresh_project.parent / "first.csv"
     _release(fresh_project, first, "--profile", "district:1w", "--k-anonymity", "2")
@@ -219,7 +220,7 @@ def test_a_second_release_is_linked_to_the_first(fresh_project: Path, capsys):
     assert 0 < x["in_both"] <= manifest["released"]["people"] and x["share"] == x["relinked"] / x["in_both"]
     if x["share"] > 0.05:
         assert "re-linked to it by the matching attack" in err and manifest["accepted_risk"]
-    history = ReleaseHistory.of(Project.load(fresh_project).analyses).of_kind("rows")
+    history = rows_releases(Project.load(fresh_project).analyses)
     assert [m.release_file for m in history][-2:] == ["first.csv", "second.csv"]
     report = build_report(Project.load(fresh_project)).text()
     assert "also in the earlier release first.csv" in report

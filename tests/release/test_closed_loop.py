@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from privacy_studio import cli
-from privacy_studio.core.analyses import ReleaseRecord
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.project import Project, sha256_of
 from privacy_studio.core.release import ReleaseManifest
+from privacy_studio.core.release.manifest import last_release
 
 
 def _risk_exact(tmp: Path, args: list[str], name: str) -> dict:
@@ -103,7 +103,7 @@ def test_the_manifest_states_what_was_written(released: Path):
         on_file["unicity_ci"][0] <= before["unicity_ci"][1]
         and before["unicity_ci"][0] <= on_file["unicity_ci"][1]
     )
-    record = Project.load(folder / "sample.psproj").analysis(ReleaseRecord)  # validated on load
+    record = last_release(Project.load(folder / "sample.psproj").analyses)
     assert record == ReleaseManifest.from_dict(manifest)
 
 

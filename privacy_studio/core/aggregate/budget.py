@@ -61,14 +61,14 @@ class PrivacyLoss:
         return cls(float(d["epsilon"]), float(d["delta"]), int(d["aggregates"]), microdata)
 
 
-def spent(entries: list[tuple[str, Any]]) -> PrivacyLoss:
-    """The loss of a release history's entries (kind, record): aggregates summed, microdata files named."""
-    aggregates = [r for kind, r in entries if kind == "aggregate"]  # their AggregateManifest records
+def spent(aggregates: list[Any], microdata: list[str]) -> PrivacyLoss:
+    """The loss of earlier releases: the aggregates' (``AggregateManifest``) ε and δ summed, the microdata
+    files named."""
     return PrivacyLoss(
         sum(m.options.epsilon for m in aggregates),
         sum(m.options.delta for m in aggregates),
         len(aggregates),
-        [r.release_file for kind, r in entries if kind == "rows"],
+        list(microdata),
     )
 
 

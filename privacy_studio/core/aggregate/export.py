@@ -15,14 +15,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from privacy_studio.core.aggregate.budget import spent
 from privacy_studio.core.aggregate.cells import BoundedCounts, CellGrid, bounded_counts, contributions
 from privacy_studio.core.aggregate.figures import AggregateFigures
 from privacy_studio.core.aggregate.footing import score_vs_finest
-from privacy_studio.core.aggregate.manifest import AggregateManifest, CellsInfo
+from privacy_studio.core.aggregate.manifest import AggregateManifest, CellsInfo, privacy_spent
 from privacy_studio.core.aggregate.noise import Mechanism, add_noise, calibrate, post_process
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
-from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.atomic import WriteError, atomic_write
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import sha256_of
@@ -194,7 +192,7 @@ def write_aggregate(
         project_file=None if project is None or project.path is None else str(project.path),
         project_sha256=None if project is None or project.path is None else sha256_of(project.path),
         inputs=[] if project is None else [InputFile(s.path, sha256_of(s.path)) for s in project.sources],
-        before=None if project is None else spent(ReleaseHistory.of(project.analyses).entries),
+        before=None if project is None else privacy_spent(project.analyses),
         budget=budget,
     )
     try:

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from privacy_studio import __version__
-from privacy_studio.core.aggregate.budget import PrivacyLoss
+from privacy_studio.core.aggregate.budget import PrivacyLoss, spent
 from privacy_studio.core.aggregate.figures import AggregateFigures
 from privacy_studio.core.aggregate.noise import Mechanism
 from privacy_studio.core.aggregate.options import AggregateError, AggregateOptions
+from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.atomic import write_text
-from privacy_studio.core.release.manifest import InputFile
+from privacy_studio.core.release.manifest import InputFile, rows_releases
 
 MANIFEST_FORMAT = "privacy-studio-aggregate-manifest"
 MANIFEST_VERSION = 1
@@ -92,3 +93,13 @@ class AggregateManifest:
 
     def write(self, path: str | Path) -> None:
         write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def aggregate_releases(analyses: dict[str, Any]) -> list[AggregateManifest]:
+    """The project's differentially private aggregates, oldest first (``AnalysisError`` if one is damaged)."""
+    return ReleaseHistory.of(analyses).of_kind("aggregate", AggregateManifest)
+
+
+def privacy_spent(analyses: dict[str, Any]) -> PrivacyLoss:
+    """What the project's releases have spent so far: its aggregates' loss and its microdata files."""
+    return spent(aggregate_releases(analyses), [m.release_file for m in rows_releases(analyses)])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from privacy_studio import __version__
+from privacy_studio.core.analyses import ReleaseHistory, ReleaseRecord, read_analysis
 from privacy_studio.core.atomic import write_text
 from privacy_studio.core.release.linkage import Linkage
 from privacy_studio.core.release.measure import ReleaseFigures
@@ -62,7 +63,7 @@ def _migrate_v1(d: dict[str, Any]) -> dict[str, Any]:
 @dataclass
 class ReleaseManifest:
     """Everything needed to know what a release holds and to check it is the file that was measured; kept in
-    the project under ``analyses["release"]`` (``core.analyses.ReleaseRecord`` reads it back)."""
+    the project under ``analyses["release"]`` (read back by :func:`last_release`)."""
 
     KEY: ClassVar[str] = "release"
     release_file: str
@@ -154,3 +155,14 @@ class ReleaseManifest:
 
     def write(self, path: str | Path) -> None:
         write_text(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def rows_releases(analyses: dict[str, Any]) -> list[ReleaseManifest]:
+    """The project's releases of the data at a profile, oldest first (``AnalysisError`` if one is damaged)."""
+    return ReleaseHistory.of(analyses).of_kind("rows", ReleaseManifest)
+
+
+def last_release(analyses: dict[str, Any]) -> ReleaseManifest | None:
+    """The project's last release of the data at a profile, the one the report describes, or None."""
+    record = read_analysis(analyses, ReleaseRecord)
+    return None if record is None else record.read(ReleaseManifest)

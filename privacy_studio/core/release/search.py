@@ -22,6 +22,7 @@ from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project_run import decision_inputs
 from privacy_studio.core.release.defaults import measure_settings, policy, profile_key, split_key
 from privacy_studio.core.release.export import prepare_release
+from privacy_studio.core.release.manifest import rows_releases
 from privacy_studio.core.release.options import ReleaseError, ReleaseOptions
 from privacy_studio.core.release.suppression import suppress
 from privacy_studio.core.tradeoff.candidates import (
@@ -98,9 +99,7 @@ def is_current(project: Project, saved: SearchResult, analysis: TradeoffAnalysis
 
 
 def _earlier(project: Project) -> list:
-    from privacy_studio.core.analyses import ReleaseHistory
-
-    return ReleaseHistory.of(project.analyses).of_kind("rows")
+    return rows_releases(project.analyses)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,11 @@ import math
 from typing import TYPE_CHECKING
 
 from privacy_studio.core.aggregate import AggregateManifest
-from privacy_studio.core.aggregate.budget import spent
+from privacy_studio.core.aggregate.budget import PrivacyLoss
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
+from privacy_studio.core.aggregate.manifest import aggregate_releases, privacy_spent
 from privacy_studio.core.aggregate.options import plain
-from privacy_studio.core.analyses import AnalysisError, ComputedUtility, ReleaseHistory
+from privacy_studio.core.analyses import AnalysisError, ComputedUtility
 from privacy_studio.core.numbers import count
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
 
@@ -29,12 +30,12 @@ KIND_WORDS = {
 def aggregate_section(inp: ReportInputs) -> Section:
     """Every aggregate the project recorded, the guarantee in plain words, its limits and its utility."""
     try:
-        history = ReleaseHistory.of(inp.project.analyses)
+        manifests = aggregate_releases(inp.project.analyses)
+        loss = privacy_spent(inp.project.analyses)
     except AnalysisError as exc:
         return Section(
             TITLE, [Paragraph(f"The stored aggregate records could not be read ({exc}).", "warning")]
         )
-    manifests = history.of_kind("aggregate")
     if not manifests:
         return absent(
             TITLE,
@@ -47,7 +48,7 @@ def aggregate_section(inp: ReportInputs) -> Section:
             *[_written(m) for m in manifests],
             _table(manifests),
             _guarantee(manifests),
-            _not_covered(history),
+            _not_covered(manifests, loss),
             _utility(inp, manifests),
         ],
     )
@@ -116,10 +117,8 @@ def _guarantee(manifests: list[AggregateManifest]) -> Paragraph:
     )
 
 
-def _not_covered(history: ReleaseHistory) -> Paragraph:
-    manifests: list[AggregateManifest] = history.of_kind("aggregate")
+def _not_covered(manifests: list[AggregateManifest], loss: PrivacyLoss) -> Paragraph:
     places = "; ".join(sorted({m.cells.places_from for m in manifests}))
-    loss = spent(history.entries)
     microdata = (
         " Rows of the same people were also released as microdata, which no ε covers: the guarantee "
         "bounds what the aggregates add, not what the microdata files reveal on their own."

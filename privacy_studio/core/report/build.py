@@ -42,7 +42,7 @@ from privacy_studio.core.report.record import (
     details_of,
     project_digest,
 )
-from privacy_studio.core.report.release import last_release, release_section, release_summary
+from privacy_studio.core.report.release import release_if_readable, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, left_out_note, results_section
 from privacy_studio.core.risk.catalogue import BY_NAME, canonical, interval_of
 from privacy_studio.versions import library_versions
@@ -126,7 +126,7 @@ def summary_section(inp: ReportInputs, headline: dict[str, float | str | None]) 
     """One page for decision makers: the recommendation and the headline figures with their intervals."""
     section = Section("Summary for decision makers", new_page=True)
     section.add(*(Paragraph(n, "note") for n in inp.notes))
-    released = last_release(inp.project.analyses)
+    released = release_if_readable(inp.project.analyses)
     if released is not None:
         section.add(release_summary(released))
     details = details_of(inp)

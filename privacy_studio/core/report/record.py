@@ -17,8 +17,8 @@ from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
 from privacy_studio.core.report.release import (
     guarantee_text,
-    last_release,
     layout_text,
+    release_if_readable,
     release_summary,
     suppression_text,
     verdict_text,
@@ -46,7 +46,7 @@ EARLIER = "signed for earlier results"
 
 def project_digest(project: Project) -> str:
     """The digest a signature covers for ``project`` as it is now (see ``report_details.figures_digest``)."""
-    release = last_release(project.analyses)
+    release = release_if_readable(project.analyses)
     return figures_digest(
         jsonable(project.settings),
         jsonable(project.tradeoff),
@@ -107,7 +107,7 @@ def _stated(text: str, flag: str) -> Paragraph:
 
 def purpose_section(inp: ReportInputs, details: ReportDetails) -> Section:
     """Purpose, recipient and the columns published: the latest release's own record when there is one."""
-    m = last_release(inp.project.analyses)
+    m = release_if_readable(inp.project.analyses)
     rows = [
         ["Purpose", details.purpose or "not stated"],
         ["Recipient", details.recipient or "not stated"],
@@ -267,7 +267,7 @@ def _limit_text(value: float | None) -> str:
 def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
     """The risk that remains if the recommended profile is released, with what speaks against it."""
     section = Section("Residual risk after release")
-    released = last_release(inp.project.analyses)
+    released = release_if_readable(inp.project.analyses)
     if released is not None:
         section.add(release_summary(released))
         if details.protections.strip():

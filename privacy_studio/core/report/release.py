@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from privacy_studio.core.analyses import AnalysisError, ReleaseRecord, read_analysis
+from privacy_studio.core.analyses import AnalysisError
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.release.linkage import Linkage
-from privacy_studio.core.release.manifest import ReleaseManifest
+from privacy_studio.core.release.manifest import ReleaseManifest, last_release
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import ReleaseOptions
 from privacy_studio.core.report.content import Paragraph, Section, Table, absent
@@ -19,7 +19,7 @@ TITLE = "Release"
 def release_section(analyses: dict[str, Any]) -> Section:
     """The file, its profile and options, the counts each suppression removed and the figures on the file."""
     try:
-        manifest = read_analysis(analyses, ReleaseRecord)
+        manifest = last_release(analyses)
     except AnalysisError as exc:
         return Section(TITLE, [Paragraph(f"The stored release record could not be read ({exc}).", "warning")])
     if manifest is None:
@@ -53,11 +53,11 @@ def release_section(analyses: dict[str, Any]) -> Section:
     return section
 
 
-def last_release(analyses: dict[str, Any]) -> ReleaseManifest | None:
+def release_if_readable(analyses: dict[str, Any]) -> ReleaseManifest | None:
     """The latest release of the data at a profile, or None (also when its record cannot be read: the
     Release section says why)."""
     try:
-        return read_analysis(analyses, ReleaseRecord)
+        return last_release(analyses)
     except AnalysisError:
         return None
 

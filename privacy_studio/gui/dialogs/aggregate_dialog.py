@@ -35,11 +35,11 @@ from privacy_studio.core.aggregate import (
     prepare_aggregate,
     write_aggregate,
 )
-from privacy_studio.core.aggregate.budget import spent
 from privacy_studio.core.aggregate.export import grid_profiles
 from privacy_studio.core.aggregate.figures import SCORE_WORDS
+from privacy_studio.core.aggregate.manifest import privacy_spent
 from privacy_studio.core.aggregate.options import plain
-from privacy_studio.core.analyses import AnalysisError, ReleaseHistory
+from privacy_studio.core.analyses import AnalysisError
 from privacy_studio.core.numbers import count
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseError, parse_profile
@@ -71,7 +71,7 @@ def effect_text(prepared: PreparedAggregate) -> str:
 def spent_text(project: Project) -> str:
     """What the project's earlier releases spend, in a sentence (losses add up over every aggregate)."""
     try:
-        loss = spent(ReleaseHistory.of(project.analyses).entries)
+        loss = privacy_spent(project.analyses)
     except AnalysisError as exc:
         return f"the project's release records could not be read ({exc})"
     return loss.describe() + ("; this file adds its ε to the sum" if loss.aggregates else "")

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from privacy_studio.core.analyses import ReleaseHistory
 from privacy_studio.core.generalize import price_label
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project
@@ -42,7 +41,7 @@ from privacy_studio.core.release import (
 )
 from privacy_studio.core.release.defaults import measure_settings, policy
 from privacy_studio.core.release.export import refusal
-from privacy_studio.core.release.manifest import Counts
+from privacy_studio.core.release.manifest import Counts, rows_releases
 from privacy_studio.core.release.measure import ReleaseFigures
 from privacy_studio.core.release.options import EXTRA_COLUMNS
 from privacy_studio.core.release.suppression import Removal
@@ -329,7 +328,7 @@ class ReleaseDialog(WorkerDialog):
             options,
             measure_settings(self.project),
             policy=policy(self.project),
-            earlier=ReleaseHistory.of(self.project.analyses).of_kind("rows"),
+            earlier=rows_releases(self.project.analyses),
             name="release preview",
         )
         return self._start(worker, self._show_prepared)

@@ -7,7 +7,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from privacy_studio.core.analyses import AnalysisError, ReleaseHistory
+from privacy_studio.core.aggregate.manifest import aggregate_releases
+from privacy_studio.core.analyses import AnalysisError
 from privacy_studio.core.report.aggregate import utility_table
 
 EMPTY = "No aggregate written yet: File › Export aggregate (or privacy-studio aggregate) writes one."
@@ -28,7 +29,7 @@ class AggregatesTab(QWidget):
     def show_project(self, project: Any, recommended: str | None, no_recommendation: str) -> None:
         """Fill the table from ``project``'s aggregate records (a damaged record is said, not raised)."""
         try:
-            manifests = [] if project is None else ReleaseHistory.of(project.analyses).of_kind("aggregate")
+            manifests = [] if project is None else aggregate_releases(project.analyses)
         except AnalysisError as exc:
             self._fill([], [])
             self.note.setText(f"The stored aggregate records could not be read ({exc}).")
