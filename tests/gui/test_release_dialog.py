@@ -130,3 +130,13 @@ def test_without_a_passing_profile_it_starts_on_the_least_risky_and_needs_a_reas
     assert written.args[0].accepted_risk == "shared under a data use agreement"
     stored = json.loads((tmp_path / "r.csv.manifest.json").read_text())
     assert stored["accepted_risk"] == "shared under a data use agreement"
+
+
+def test_a_damaged_earlier_release_record_is_one_sentence(imported_window, qtbot):
+    """The release records are read when the preview starts (the project only checks their shape on open)."""
+    history = {"version": 1, "releases": [{"kind": "rows", "record": {"format": "something else"}}]}
+    imported_window.session.project.analyses["releases"] = history
+    dialog = imported_window.export_release()
+    dialog.profile.setCurrentText("district:1w")
+    assert dialog.start_preview() is None and dialog.worker is None
+    assert "releases.releases[0]: not a rows release record" in dialog.problems.text()

@@ -270,3 +270,15 @@ def test_a_linkage_that_cannot_be_measured_needs_a_reason(fresh_project: Path, m
     assert "the linkage to one.csv could not be measured" in capsys.readouterr().err and not out.exists()
     manifest = _release(fresh_project, out, *args[4:], "--accept-risk", "the earlier file was withdrawn")
     assert manifest["linkage_to_earlier"][0]["share"] is None and manifest["accepted_risk"]
+
+
+def test_a_damaged_release_record_is_one_sentence_and_writes_nothing(fresh_project: Path, capsys):
+    """The release records are read by the release package (the project only checks their shape on open)."""
+    project = Project.load(fresh_project)
+    project.analyses["releases"] = {"version": 1, "releases": [{"kind": "rows", "record": {"version": 9}}]}
+    project.save(fresh_project)
+    out = fresh_project.parent / "r.csv"
+    assert cli.main(["release", str(fresh_project), "--out", str(out), "--profile", "district:1w"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "releases.releases[0]: not a rows release record" in err and "Traceback" not in err
+    assert not out.exists()

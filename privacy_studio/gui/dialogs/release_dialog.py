@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.generalize import price_label
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project
+from privacy_studio.core.records import AnalysisError
 from privacy_studio.core.release import (
     PreparedRelease,
     ReleaseError,
@@ -317,8 +318,8 @@ class ReleaseDialog(WorkerDialog):
             self.problems.setText("The project's data is not loaded: import it or open the project again.")
             return None
         try:
-            options = self.options()
-        except ReleaseError as exc:
+            options, earlier = self.options(), rows_releases(self.project.analyses)
+        except (ReleaseError, AnalysisError) as exc:
             self.problems.setText(str(exc))
             return None
         self._invalidate()
@@ -328,7 +329,7 @@ class ReleaseDialog(WorkerDialog):
             options,
             measure_settings(self.project),
             policy=policy(self.project),
-            earlier=rows_releases(self.project.analyses),
+            earlier=earlier,
             name="release preview",
         )
         return self._start(worker, self._show_prepared)
