@@ -1,5 +1,6 @@
 """A ``report`` that runs the analysis ends with the protection search as ``project run`` does, so its PDF
-recommends the same release as ``project run`` then ``report`` (it said "no protection search was run")."""
+recommends the same release as ``project run`` then ``report`` (it said "no protection search was run"), in
+its summary and in its decision record."""
 
 from __future__ import annotations
 
@@ -47,3 +48,8 @@ def test_report_recommends_what_project_run_recommends(tmp_path):
     assert "no protection search was run" not in text
     assert f"Recommended release (protection search): {name};" in text
     assert f"Recommended candidate: {name}," in text
+    summary = text[text.index("Summary for decision makers") : text.index("What the figures mean")]
+    assert "no profile meets the release criteria as it stands; see the recommended release below" in summary
+    record = text[text.index("Residual risk after release") : text.index("Seed stability")]
+    assert f"Recommended release (protection search): {name};" in record, "the record names the decision"
+    assert "covers no release" not in record
