@@ -135,7 +135,8 @@ class RunHooks:
         )
         worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
         if self.session.dataset is None:
-            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(risk))
+            grid = dict(self.session.project.settings)  # the grid this run and its loss are about
+            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(plan, grid))
         worker.signals.done.connect(self._run_done)
         self.run_worker = worker
         self.show_step("run")
@@ -198,14 +199,14 @@ class RunHooks:
             self.log("The input files are not there: the engine works on the data in memory", "warning")
             return None
 
-    def _measure_sampled_loss(self, risk: RiskSettings) -> Worker:
+    def _measure_sampled_loss(self, plan: RunPlan, grid: dict[str, Any]) -> Worker:
         """Information loss of data that exceed memory, on a sample of people the log and the import
-        report name (``core.overview.run``)."""
+        report name (``core.overview.run``); the worker gets the run's plan and the overview, never the
+        project."""
 
         project, overview = self.session.project, self.session.overview
         data = ProjectData(None, overview)
-        worker = Worker(sampled_loss, project, data, risk, name="information loss (sample)")
-        grid = dict(project.settings)
+        worker = Worker(sampled_loss, plan, overview, name="information loss (sample)")
         worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, grid, data, loss))
         worker.signals.failed.connect(
             lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
