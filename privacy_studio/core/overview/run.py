@@ -18,7 +18,9 @@ from privacy_studio.core.project_run import (
     computed_utility,
     decision_inputs,
     decision_of,
+    keep,
     profile_sizes,
+    run_steps,
 )
 
 if TYPE_CHECKING:
@@ -80,17 +82,17 @@ def report_with(report: ImportReport, note: str) -> dict:
 def run_out_of_core(
     project: Project, data: ProjectData, control: TaskControl | None = None
 ) -> TradeoffAnalysis | None:
-    """``run_analysis`` for data that exceed memory: the grid on DuckDB over every person, the information
-    loss on a sample (said in the import report's notes); the seed spread is not measured (it would read
-    every event five more times). Returns the project's decision (None if it cannot be derived)."""
+    """``run_analysis`` for data that exceed memory: the project's run (:func:`run_steps`, as the window
+    runs it: the grid on DuckDB over every person, no seed spread, which would read every event five more
+    times), then the information loss on a sample (said in the import report's notes). The project is
+    unchanged when either fails or is cancelled. Returns its decision (None if it cannot be derived)."""
 
     control = as_control(control)
     plan = out_of_core_plan(project, data)
-    results = list(plan.engine.run_grid(None, plan.settings, plan.files, control=control.sub(0.0, 0.8)))
+    steps = list(run_steps(plan, None, control.sub(0.0, 0.8)))
     loss = sampled_loss(plan, data.overview, control=control.sub(0.8, 1.0))
     project.clear_results()
-    project.results = results
+    for step in [*steps, loss.utility, loss.sizes]:
+        keep(project, step)
     project.import_report = report_with(data.overview.report, loss.coverage)
-    project.store(loss.utility)
-    project.store(loss.sizes)
     return decision_of(decision_inputs(project))
