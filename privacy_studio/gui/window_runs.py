@@ -232,10 +232,10 @@ class RunHooks:
             self.log(f"Profile {profile_label(step)} done")
         elif isinstance(step, ComputedUtility):
             self.tradeoff.set_computed_utility(step)
-        else:  # the profile sizes and seed spread (the decision is derived again on demand)
+        elif isinstance(step, ProfileSizes):  # the Decide step shows them and keeps them in the project
+            self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
+        else:  # the seed spread (the decision is derived again on demand)
             keep(self.session.project, step)
-            if isinstance(step, ProfileSizes) and step.unit_areas != self.tradeoff.unit_areas:
-                self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
 
     @Slot(object)
     def _run_done(self, _worker: Worker) -> None:
