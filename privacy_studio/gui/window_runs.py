@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QMessageBox
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
 from privacy_studio.core.measures.attributes import attribute_columns
 from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.overview.run import report_with, sampled_loss
@@ -234,8 +234,10 @@ class RunHooks:
             self.tradeoff.set_computed_utility(step)
         elif isinstance(step, ProfileSizes):  # the Decide step shows them and keeps them in the project
             self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
-        else:  # the seed spread (the decision is derived again on demand)
+        else:  # the seed spread (the decision is derived again on demand, and the Decide step says it)
             keep(self.session.project, step)
+            if isinstance(step, SeedSpread):
+                self.tradeoff.refresh()
 
     @Slot(object)
     def _run_done(self, _worker: Worker) -> None:
