@@ -7,18 +7,16 @@ from __future__ import annotations
 import threading
 
 from privacy_studio.core.project import Project
-from tests.gui.project_files import WAIT_MS, open_and_wait
-from tests.overview.helpers import forced_large
+from tests.gui.project_files import WAIT_MS
 
 from .test_flow import run_and_wait
+from .test_large_project import open_large
 
 
 def test_no_worker_reads_the_project_of_a_run_larger_than_memory(
     window, qtbot, sample_subset, tmp_path, monkeypatch
 ) -> None:
-    path, _loaded = forced_large(sample_subset, tmp_path, monkeypatch)
-    assert open_and_wait(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)
+    path, _loaded = open_large(window, qtbot, sample_subset, tmp_path, monkeypatch)
     off_thread: list[str] = []
     for name in ("events_files", "engine_choice", "with_attributes"):
         real = getattr(Project, name)
