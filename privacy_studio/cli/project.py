@@ -96,61 +96,83 @@ def search_project(project, dataset=None, control=None, required: bool = True) -
     error when ``required``, else a note."""
     from privacy_studio.core.io import ReaderError
     from privacy_studio.core.project import ProjectError
-    from privacy_studio.core.release.options import ReleaseError
-    from privacy_studio.core.release.search import search
 
     bar = ProgressBar(sys.stderr) if control is None else None
     control = control or TaskControl(bar)
     try:
         if dataset is None:
             dataset = project.load_dataset(control.sub(0.0, 0.1))
-        found = search(project, dataset, control=control.sub(0.1, 1.0, "protection search"))
-    except (ReaderError, ProjectError, ReleaseError) as exc:
+        keep_search(project, dataset, control.sub(0.1, 1.0), required)
+    except (ReaderError, ProjectError) as exc:
         raise UserError(str(exc)) from None
-    except ValueError as exc:
-        if required:
-            raise UserError(f"no protection search: {exc}") from None
-        print(f"note: no protection search ({exc})", file=sys.stderr)
-        return 0
     except Cancelled:
         return 130
     finally:
         if bar is not None:
             bar.close()
-    project.store(found)
     return 0
+
+
+def keep_search(project, dataset, control, required: bool = True, analysis=None) -> None:
+    """Run the protection search on the decision ``analysis`` (derived when None) and keep it in the
+    project (not saved); a search that cannot be derived is a UserError when ``required``, else a note.
+    ``Cancelled`` propagates, the project then unchanged."""
+    from privacy_studio.core.release.options import ReleaseError
+    from privacy_studio.core.release.search import search
+
+    try:
+        step = control.sub(0.0, 1.0, "protection search")
+        found = search(project, dataset, control=step, analysis=analysis)
+    except ReleaseError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        if required:
+            raise UserError(f"no protection search: {exc}") from None
+        print(f"note: no protection search ({exc})", file=sys.stderr)
+        return
+    project.store(found)
 
 
 def analyse_project(project, search: bool = False) -> int:
     """Load the project's data and run its analysis with a progress bar (then, with ``search``, the
     protection search); 130 when cancelled, the project then unchanged."""
     from privacy_studio.core.io import ReaderError
-    from privacy_studio.core.overview.project_data import NEEDS_MEMORY, open_project_data
-    from privacy_studio.core.overview.run import run_out_of_core
+    from privacy_studio.core.overview.project_data import open_project_data
     from privacy_studio.core.project import ProjectError
-    from privacy_studio.core.project_run import run_analysis
 
     bar = ProgressBar(sys.stderr)
     control = TaskControl(bar)
     try:
         note_changed(project.rehash_changed())
         data = open_project_data(project, control.sub(0.0, 0.1))
-        if data.dataset is None:  # data larger than memory (issue #30): the grid out of core
-            run_out_of_core(project, data, control.sub(0.1, 1.0))
-            print(f"note: {(project.import_report or {}).get('notes', [''])[-1]}", file=sys.stderr)
-            if search:
-                print(f"note: no protection search: it {NEEDS_MEMORY}", file=sys.stderr)
-            return 0
-        run_analysis(project, data.dataset, control.sub(0.1, 0.8 if search else 1.0))
-        if search and search_project(project, data.dataset, control.sub(0.8, 1.0), False) != 0:
-            return 130  # nothing is saved: the project file is unchanged
+        run_project(project, data, control.sub(0.1, 1.0), search)
     except (ReaderError, ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None
     except Cancelled:
-        return 130
+        return 130  # nothing is saved: the project file is unchanged
     finally:
         bar.close()
     return 0
+
+
+def run_project(project, data, control: TaskControl, search: bool = True):
+    """The project's run on ``data`` (out of core when its events exceed memory) then, with ``search``,
+    the protection search on the run's own decision: what ``project run`` and ``report`` both do, so both
+    recommend the same. Returns that decision (None if none can be derived); ``Cancelled`` propagates."""
+    from privacy_studio.core.overview.project_data import NEEDS_MEMORY
+    from privacy_studio.core.overview.run import run_out_of_core
+    from privacy_studio.core.project_run import run_analysis
+
+    if data.dataset is None:  # data larger than memory (issue #30): the grid out of core
+        decided = run_out_of_core(project, data, control)
+        print(f"note: {(project.import_report or {}).get('notes', [''])[-1]}", file=sys.stderr)
+        if search:
+            print(f"note: no protection search: it {NEEDS_MEMORY}", file=sys.stderr)
+        return decided
+    decided = run_analysis(project, data.dataset, control.sub(0.0, 0.8 if search else 1.0))
+    if search:
+        keep_search(project, data.dataset, control.sub(0.8, 1.0), required=False, analysis=decided)
+    return decided
 
 
 def note_changed(sources: list) -> None:

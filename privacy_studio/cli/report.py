@@ -1,7 +1,8 @@
 """``privacy-studio report PROJECT.psproj --pdf OUT.pdf``: the PDF risk report of a project, headless.
 
-Runs the project's risk grid first when its results are missing (or with ``--rerun``), optionally the
-population extrapolation, then writes the same report the studio exports.
+Runs the project's analysis first when its results are missing (or with ``--rerun``), ending with the
+protection search as ``project run`` does; optionally the population extrapolation; then writes the same
+report the studio exports.
 """
 
 from __future__ import annotations
@@ -163,10 +164,9 @@ def _compute(
     """Run what the report needs and the project lacks; True if the project changed, and the report's
     content (built once, when first asked, on the one decision of this command)."""
 
+    from privacy_studio.cli.project import run_project
     from privacy_studio.core.overview.project_data import NEEDS_MEMORY
-    from privacy_studio.core.overview.run import run_out_of_core
     from privacy_studio.core.project import jsonable
-    from privacy_studio.core.project_run import run_analysis
     from privacy_studio.core.report import build_report
     from privacy_studio.core.report.inputs import resolve_inputs
 
@@ -175,10 +175,7 @@ def _compute(
     if not project.results or args.rerun:
         if data is None:
             raise ValueError(f"{project.path}: the project has no results and its input data is missing")
-        if dataset is None:  # data larger than memory (issue #30): the grid out of core
-            decided = run_out_of_core(project, data, control.sub(0, 0.7))
-        else:
-            decided = run_analysis(project, dataset, control.sub(0, 0.7))  # on the project's engine
+        decided = run_project(project, data, control.sub(0, 0.7))  # and its search, as ``project run``
         changed = True
     if project.import_report is None and dataset is not None:
         project.import_report = jsonable(dataset.report.to_dict())

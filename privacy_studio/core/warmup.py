@@ -149,6 +149,19 @@ def _attacks(data: TinyData) -> object:
     )
 
 
+def _release(data: TinyData) -> object:
+    """A release prepared and measured as written (suppression, pseudonyms, its rows read back and measured,
+    as a new project measures them): the protection search measures each candidate this way, so ``report``
+    and ``project run`` search with these specializations."""
+    from privacy_studio.core.project import Project
+    from privacy_studio.core.release.defaults import measure_settings
+    from privacy_studio.core.release.export import prepare_release
+    from privacy_studio.core.release.options import ReleaseOptions
+
+    options = ReleaseOptions("zip", "1w", min_people_per_point=2, k_anonymity=2, max_points_per_person=10)
+    return prepare_release(data.first, options, measure_settings(Project()))
+
+
 def _masking(data: TinyData) -> object:
     from privacy_studio.core.masking import mask
 
@@ -164,6 +177,7 @@ STEPS = (
     WarmupStep("anonymizability", _anonymizability),
     WarmupStep("attacks", _attacks),
     WarmupStep("masking", _masking),
+    WarmupStep("release", _release),
 )
 
 

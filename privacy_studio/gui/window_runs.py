@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer, Slot
 from PySide6.QtWidgets import QMessageBox
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread
 from privacy_studio.core.measures.attributes import attribute_columns
 from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.overview.run import report_with, sampled_loss
@@ -19,6 +19,7 @@ from privacy_studio.core.project import Project, ProjectError
 from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.gui.plots.base import PlotTab
 from privacy_studio.gui.results import Record, as_record, profile_label, records_of
 from privacy_studio.gui.workers import Worker
@@ -94,7 +95,7 @@ class RunHooks:
         if not self.session.has_data():
             self.error(NO_DATA)
             return None
-        if self.run_worker is not None:
+        if self.run_worker is not None and not self.run_worker.spread_only:
             self.log("A run is already going on: cancel it first", "warning")
             return None
         settings = {**self.session.project.settings, **settings}
@@ -116,28 +117,12 @@ class RunHooks:
         plan = self._plan(files)
         if plan is None:
             return None
+        self._stop_spread()
         if self.session.project.results:
             self.log(f"The {len(self.session.project.results)} profiles of the previous run are replaced")
         self.session.project.clear_results()  # and the analyses derived from them
         self.session.results_changed.emit([])
-        name = plan.engine.name
-        worker = Worker(_run, plan, self.session.dataset, name=f"risk grid and analyses ({name})")
-        worker.signals.partial.connect(self._on_step)
-        worker.signals.finished.connect(
-            lambda steps: self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
-        )
-        worker.signals.cancelled.connect(
-            lambda steps: self.log(
-                f"Run cancelled: the {sum(isinstance(s, dict) for s in steps)} profiles finished before are "
-                "kept",
-                "warning",
-            )
-        )
-        worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
-        if self.session.dataset is None:
-            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(risk))
-        worker.signals.done.connect(self._run_done)
-        self.run_worker = worker
+        self.run_worker = self._run_worker(plan)
         self.show_step("run")
         self.grid.run_button.setEnabled(False)
         self.run_action.setEnabled(False)
@@ -146,8 +131,50 @@ class RunHooks:
             f"p = {settings['p_values'][0]}..{settings['p_values'][-1]}, "
             f"on the {plan.engine.resolved(files)} engine"
         )
-        self.runner.start(worker)
+        self.runner.start(self.run_worker)
+        return self.run_worker
+
+    def _run_worker(self, plan: RunPlan) -> Worker:
+        """The run's worker, its signals connected; a run superseded by a newer one (stopped during its seed
+        spread) is no longer heard: its late steps would land in the new run's project."""
+        name = plan.engine.name
+        worker = Worker(_run, plan, self.session.dataset, name=f"risk grid and analyses ({name})")
+        worker.spread_only = False  # set when only the seed spread is left: Run may then start anew
+
+        def current() -> bool:
+            return worker is self.run_worker
+
+        def cancelled(steps: list) -> None:
+            if current():  # else stopped by a new run, which said so
+                done = sum(isinstance(s, dict) for s in steps)
+                self.log(f"Run cancelled: the {done} profiles finished before are kept", "warning")
+
+        worker.signals.partial.connect(lambda step: self._on_step(step) if current() else None)
+        worker.signals.finished.connect(
+            lambda steps: self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
+        )
+        worker.signals.cancelled.connect(cancelled)
+        worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
+        if self.session.dataset is None:
+            grid = dict(self.session.project.settings)  # the grid this run and its loss are about
+            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(plan, grid))
+        worker.signals.done.connect(self._run_done)
         return worker
+
+    def _stop_spread(self) -> None:
+        """A new run replaces the previous one's results: stop its seed spread, the only work it had left."""
+        old, self.run_worker = self.run_worker, None
+        if old is not None:
+            old.cancel()
+            self.log("The seed spread of the previous run is stopped: the new run replaces its results")
+
+    def _spread_left(self) -> None:
+        """Every profile and the decision are in: only the seed spread is left, so Run may start anew."""
+        if self.run_worker is not None:
+            self.run_worker.spread_only = True
+        self.grid.run_button.setEnabled(True)
+        self.run_action.setEnabled(True)
+        self.log("Profiles done; measuring the headline's seed spread (Run now starts anew and stops it)")
 
     @Slot(str)
     def choose_attributes(self, path: str) -> bool:
@@ -198,14 +225,14 @@ class RunHooks:
             self.log("The input files are not there: the engine works on the data in memory", "warning")
             return None
 
-    def _measure_sampled_loss(self, risk: RiskSettings) -> Worker:
+    def _measure_sampled_loss(self, plan: RunPlan, grid: dict[str, Any]) -> Worker:
         """Information loss of data that exceed memory, on a sample of people the log and the import
-        report name (``core.overview.run``)."""
+        report name (``core.overview.run``); the worker gets the run's plan and the overview, never the
+        project."""
 
         project, overview = self.session.project, self.session.overview
         data = ProjectData(None, overview)
-        worker = Worker(sampled_loss, project, data, risk, name="information loss (sample)")
-        grid = dict(project.settings)
+        worker = Worker(sampled_loss, plan, overview, name="information loss (sample)")
         worker.signals.finished.connect(lambda loss: self._sampled_loss_found(project, grid, data, loss))
         worker.signals.failed.connect(
             lambda msg, _details: self.log(f"Information loss not computed: {msg}", "warning")
@@ -231,13 +258,19 @@ class RunHooks:
             self.log(f"Profile {profile_label(step)} done")
         elif isinstance(step, ComputedUtility):
             self.tradeoff.set_computed_utility(step)
-        else:  # the profile sizes and seed spread (the decision is derived again on demand)
+        elif isinstance(step, ProfileSizes):  # the Decide step shows them and keeps them in the project
+            self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
+        elif isinstance(step, TradeoffAnalysis):  # yielded just before the seed spread
+            self._spread_left()
+        else:  # the seed spread (the decision is derived again on demand, and the Decide step says it)
             keep(self.session.project, step)
-            if isinstance(step, ProfileSizes) and step.unit_areas != self.tradeoff.unit_areas:
-                self.tradeoff.set_unit_areas(step.unit_areas, step.period_seconds)
+            if isinstance(step, SeedSpread):
+                self.tradeoff.refresh()
 
     @Slot(object)
-    def _run_done(self, _worker: Worker) -> None:
+    def _run_done(self, worker: Worker) -> None:
+        if worker is not self.run_worker:
+            return  # superseded by a newer run, which is going on
         self.run_worker = None
         self.grid.run_button.setEnabled(True)
         self.run_action.setEnabled(True)

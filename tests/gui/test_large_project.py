@@ -4,6 +4,8 @@ are shown — and the project's events are never loaded into the window."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from privacy_studio.core.overview.project_data import SIZE_ENV
 from privacy_studio.core.project import Project
 from tests.gui.project_files import WAIT_MS, open_and_wait
@@ -22,13 +24,19 @@ def form_rows(panel) -> dict[str, str]:
     }
 
 
+def open_large(window, qtbot, sample_subset, folder: Path, monkeypatch) -> tuple[Path, list[str]]:
+    """The sample subset opened in the window as data larger than memory, its overview in (``forced_large``:
+    the project's path and the files the in-memory reader is asked to read)."""
+    path, loaded = forced_large(sample_subset, folder, monkeypatch)
+    assert open_and_wait(qtbot, window, path)
+    qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)
+    return path, loaded
+
+
 def test_a_project_larger_than_memory_opens_and_runs_without_its_events(
     window, qtbot, sample_subset, tmp_path, monkeypatch
 ) -> None:
-    path, loaded = forced_large(sample_subset, tmp_path, monkeypatch)
-
-    assert open_and_wait(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)
+    path, loaded = open_large(window, qtbot, sample_subset, tmp_path, monkeypatch)
     assert window.session.dataset is None
     rows = form_rows(window.summary)
     assert rows["users"] == "200" and "Europe/Paris" in rows["period"] and "out of core" in rows["read by"]

@@ -6,6 +6,8 @@ import numpy as np
 
 from privacy_studio.core.events import EventTable, LocationTable, build_event_table
 from privacy_studio.core.generalize import Profile, Traces
+from privacy_studio.core.kernels.rng import stream_key
+from privacy_studio.core.kernels.sample_pass import order_trace
 
 
 def traces_from_sets(sets: list[set[int]], d: int, counts: list[list[int]] | None = None) -> Traces:
@@ -38,3 +40,29 @@ def table_from_sets(sets: list[set[int]], d: int, user_names: list[str] | None =
 
 WORKED = [{0, 2}, {0, 2, 3}, {2, 3}, {1, 3}]  # metrics.md §4, bins 1..5 as points 0..4
 WORKED_KNOWN = {"1": ["b3"], "2": ["b1"], "3": ["b4"], "4": ["b2", "b4"]}
+
+
+def knowledge_orders(
+    kind: int,
+    ptr: np.ndarray,
+    pts: np.ndarray,
+    cnt: np.ndarray,
+    list_len: np.ndarray,
+    seed: int,
+    draws: int,
+    pmax: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every user's knowledge orders (n, draws, pmax) and their lengths m, drawn point by point with the
+    sampled pass's own order and random streams: the oracle of the knowledge draws the estimate makes."""
+    n = len(ptr) - 1
+    orders = np.zeros((n, draws, pmax), dtype=np.int64)
+    m = np.minimum(pmax, np.diff(ptr)).astype(np.int64)
+    keys = np.empty(max(1, int(np.diff(ptr).max(initial=1))))
+    out = np.empty(pmax, dtype=np.int64)
+    for u in range(n):
+        a, b = ptr[u], ptr[u + 1]
+        for r in range(draws):
+            key = np.uint64(stream_key(seed, u, r))  # numba hands a uint64 back as a Python int
+            order_trace(kind, pts[a:b], cnt[a:b], list_len, key, m[u], keys, out)
+            orders[u, r, : m[u]] = out[: m[u]]
+    return orders, m

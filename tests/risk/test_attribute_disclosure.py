@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core.index import build_index
-from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import ACTIVITY, TOP, UNIFORM
 from privacy_studio.core.measures.attribute_sets import SetDraws, attribute_disclosure, set_class_counts
 from privacy_studio.core.measures.attributes import (
@@ -28,7 +27,7 @@ from privacy_studio.core.measures.unicity import sample_sizes
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from tests.risk import attribute_reference as ref
-from tests.risk.helpers import table_from_sets, traces_from_sets
+from tests.risk.helpers import knowledge_orders, table_from_sets, traces_from_sets
 
 INCOME = ("low", "middle", "high")
 FIGURES = ("homogeneous", "below_distinct_l", "below_entropy_l", "above_t")
@@ -149,7 +148,7 @@ def test_whole_trace_classes_match_reference(data, ordered, l_div, t):
     st.booleans(), st.sampled_from([None, 1]), st.integers(0, 5),
 )  # fmt: skip
 def test_anonymity_sets_match_reference(data, p, draws, kind, all_points, dense_min, seed):
-    """The sets of the same knowledge draws as the sampled estimate (the orders of ``draw_orders``)."""
+    """The sets of the same knowledge draws as the sampled estimate (the orders of ``knowledge_orders``)."""
     sets, d, values = data
     traces = traces_from_sets(sets, d)
     index = build_index(traces, dense_min=dense_min)
@@ -157,10 +156,9 @@ def test_anonymity_sets_match_reference(data, p, draws, kind, all_points, dense_
     draw = SetDraws(users, kind, p, draws, seed, all_points)
     sensitive = sensitive_of(values, ordered=True)
     _, figure = attribute_disclosure(traces.indptr, traces.points, [sensitive], index, draw, 2, 0.2)
-    orders, _, m = draw_orders(
-        kind, index.trace_ptr, index.trace_pts, index.trace_cnt, index.list_len, np.arange(len(sets)),
-        seed, draws, p, False,
-    )  # fmt: skip
+    orders, m = knowledge_orders(
+        kind, index.trace_ptr, index.trace_pts, index.trace_cnt, index.list_len, seed, draws, p
+    )
     compact = [
         set(index.trace_pts[index.trace_ptr[u] : index.trace_ptr[u + 1]].tolist()) for u in range(len(sets))
     ]

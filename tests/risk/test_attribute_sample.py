@@ -6,17 +6,16 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.index import build_index
 from privacy_studio.core.io import ReaderOptions, load_dataset
-from privacy_studio.core.kernels.sample_pass import draw_orders
 from privacy_studio.core.knowledge import UNIFORM
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid, sample_users
 from tests.risk import attribute_reference as ref
+from tests.risk.helpers import knowledge_orders
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 BANDS = ["low", "middle", "high"]  # income bands, in order
@@ -48,10 +47,9 @@ def studio_and_reference() -> tuple[list, list[dict]]:
 
     index = build_index(traces)
     users = sample_users(traces.n_users, settings.samples, SEED)
-    orders, _, m = draw_orders(
-        UNIFORM, index.trace_ptr, index.trace_pts, index.trace_cnt, index.list_len, np.arange(traces.n_users),
-        SEED, 1, P, False,
-    )  # fmt: skip
+    orders, m = knowledge_orders(
+        UNIFORM, index.trace_ptr, index.trace_pts, index.trace_cnt, index.list_len, SEED, 1, P
+    )
     compact = [
         set(index.trace_pts[index.trace_ptr[u] : index.trace_ptr[u + 1]].tolist())
         for u in range(traces.n_users)

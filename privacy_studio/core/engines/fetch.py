@@ -32,12 +32,25 @@ class TraceShape:
     bin_origin: int
 
 
-def user_lengths(engine: SqlBackend, n_users: int) -> np.ndarray:
+def user_lengths(engine: SqlBackend, n_users: int, profile: Profile) -> np.ndarray:
     """Number of points of every user code in ``ps_gen`` (0 for users without any)."""
     rows = engine.execute("SELECT u, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY u")
     lengths = np.zeros(n_users, dtype=np.int64)
-    lengths[rows.column("u").to_numpy()] = rows.column("n").to_numpy()
+    users = rows.column("u").to_numpy()
+    check_codes(users, n_users, "user", profile)
+    lengths[users] = rows.column("n").to_numpy()
     return lengths
+
+
+def check_codes(codes: np.ndarray, size: int, what: str, profile: Profile) -> None:
+    """ValueError unless every code of one fetched batch is in 0 … ``size`` - 1: the kernels index arrays
+    with them unchecked, so a code out of range would corrupt the traces or memory, not fail."""
+    if len(codes) and (codes.min() < 0 or codes.max() >= size):
+        bad = codes.min() if codes.min() < 0 else codes.max()
+        raise ValueError(
+            f"{profile.label}: the engine gave {what} code {int(bad):,}, outside the profile's {size:,} "
+            f"{what}s (0 to {size - 1:,}); its generalized traces cannot be measured"
+        )
 
 
 def fetch_traces(
@@ -45,13 +58,15 @@ def fetch_traces(
 ) -> Traces:
     """``ps_gen`` as :class:`Traces` with the dtypes ``generalize`` gives (points ascending per user)."""
     indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(user_lengths(engine, n_users), out=indptr[1:])
+    np.cumsum(user_lengths(engine, n_users, profile), out=indptr[1:])
     d = shape.n_units * shape.n_bins * shape.n_price_bins
     points = np.empty(indptr[-1], dtype=smallest_int(d - 1))
     counts = np.empty(indptr[-1], dtype=smallest_int(n_events))
     fill = indptr[:-1].copy()
     for batch in engine.batches("SELECT u, point, cnt FROM ps_gen", BATCH_ROWS):
         cols = [batch.column(k).to_numpy() for k in ("u", "point", "cnt")]
+        check_codes(cols[0], n_users, "user", profile)
+        check_codes(cols[1], d, "place-and-time", profile)
         scatter_rows(fill, cols[0], cols[1].astype(points.dtype, copy=False), cols[2], points, counts)
     if not np.array_equal(fill, indptr[1:]):  # the table changed between the two reads: never expected
         raise RuntimeError("the generalized traces changed while they were read")

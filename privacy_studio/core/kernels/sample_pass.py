@@ -195,39 +195,3 @@ def _walk_with_em(
         if em_mask[k]:
             weight = 1.0 if k == ref_k else 0.0
             em[k], kl[k] = em_kl_of_set(state, ix, buf, bits, priors, cnt, touched, members, acc, weight)
-
-
-@nb.njit(cache=True, nogil=True)
-def draw_orders(
-    kind: int,
-    ptr: np.ndarray,
-    pts: np.ndarray,
-    cnt: np.ndarray,
-    list_len: np.ndarray,
-    users: np.ndarray,
-    seed: int,
-    draws: int,
-    pmax: int,
-    worst: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every sampled user's knowledge orders (S, R, pmax), rarest-first order (S, pmax) and length m."""
-    n_s = len(users)
-    orders = np.zeros((n_s, draws, pmax), dtype=np.int64)
-    rare = np.zeros((n_s, pmax), dtype=np.int64)
-    m = np.zeros(n_s, dtype=np.int64)
-    longest = 1
-    for s in range(n_s):
-        longest = max(longest, ptr[s + 1] - ptr[s])
-    keys = np.empty(longest)
-    out = np.empty(pmax, dtype=np.int64)
-    for s in range(n_s):
-        a, b = ptr[s], ptr[s + 1]
-        mm = min(pmax, b - a)
-        m[s] = mm
-        for r in range(draws):
-            order_trace(kind, pts[a:b], cnt[a:b], list_len, stream_key(seed, users[s], r), mm, keys, out)
-            orders[s, r, :mm] = out[:mm]
-        if worst and mm > 0:
-            order_trace(RAREST, pts[a:b], cnt[a:b], list_len, stream_key(seed, users[s], 0), mm, keys, out)
-            rare[s, :mm] = out[:mm]
-    return orders, rare, m

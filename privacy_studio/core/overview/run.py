@@ -4,7 +4,7 @@ the places table and the overview's period — what ``run_analysis`` stores for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
@@ -13,10 +13,18 @@ from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.overview.sample import SAMPLE_PEOPLE, sample_people
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project import Project, jsonable
-from privacy_studio.core.project_run import computed_utility, decision_inputs, decision_of, profile_sizes
-from privacy_studio.core.risk.settings import RiskSettings
+from privacy_studio.core.project_run import (
+    RunPlan,
+    computed_utility,
+    decision_inputs,
+    decision_of,
+    keep,
+    profile_sizes,
+    run_steps,
+)
 
 if TYPE_CHECKING:
+    from privacy_studio.core.io.overview import DatasetOverview
     from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 
 
@@ -29,28 +37,37 @@ class SampledLoss:
     coverage: str
 
 
+def out_of_core_plan(project: Project, data: ProjectData) -> RunPlan:
+    """The run plan of a project whose events exceed memory: its engine (``auto`` resolved to DuckDB) reads
+    the project's events files itself. Read on the caller's thread; ProjectError if the files are missing."""
+    plan = RunPlan.of_project(project, project.events_files())
+    return replace(plan, engine=run_engine(plan.engine, data))
+
+
 def sampled_loss(
-    project: Project,
-    data: ProjectData,
-    settings: RiskSettings,
+    plan: RunPlan,
+    overview: DatasetOverview,
     people: int = SAMPLE_PEOPLE,
     control: TaskControl | None = None,
 ) -> SampledLoss:
-    """Information loss of every profile of ``settings`` on a random sample of ``people`` people, and the
-    unit areas of the grid's levels (the places and hierarchy are the whole data's) over the whole period."""
+    """Information loss of every profile of ``plan`` on a random sample of ``people`` of its files' people,
+    and the unit areas of the grid's levels (the places and hierarchy are the whole data's) over the whole
+    period of ``overview``. Reads no project: the caller takes the plan on its own thread."""
 
-    control = as_control(control)
+    if plan.files is None:
+        raise ValueError("information loss on a sample reads the events files: the plan names none")
+    control, settings = as_control(control), plan.settings
     sample = sample_people(
-        project.events_files(),
-        data.overview.people,
+        plan.files,
+        overview.people,
         people,
         settings.seed,
-        project.engine_choice(),
+        plan.engine,
         control.sub(0.0, 0.5, "reading a sample of people"),
     )
     utility = computed_utility(sample.dataset, settings, control.sub(0.5, 1.0))
     sizes = profile_sizes(sample.dataset, settings.spatial + [s for s, _ in settings.cell_labels()])
-    start, end = data.overview.period or (0, 0)
+    start, end = overview.period or (0, 0)
     sizes.period_seconds = float(end - start)
     return SampledLoss(utility, sizes, sample.coverage("Information loss"))
 
@@ -65,20 +82,17 @@ def report_with(report: ImportReport, note: str) -> dict:
 def run_out_of_core(
     project: Project, data: ProjectData, control: TaskControl | None = None
 ) -> TradeoffAnalysis | None:
-    """``run_analysis`` for data that exceed memory: the grid on DuckDB over every person, the information
-    loss on a sample (said in the import report's notes); the seed spread is not measured (it would read
-    every event five more times). Returns the project's decision (None if it cannot be derived)."""
+    """``run_analysis`` for data that exceed memory: the project's run (:func:`run_steps`, as the window
+    runs it: the grid on DuckDB over every person, no seed spread, which would read every event five more
+    times), then the information loss on a sample (said in the import report's notes). The project is
+    unchanged when either fails or is cancelled. Returns its decision (None if it cannot be derived)."""
 
     control = as_control(control)
-    if not project.settings:
-        raise ValueError(f"{project.name}: the project has no grid yet (spatial and temporal levels)")
-    settings = project.with_attributes(RiskSettings.from_dict(project.settings))
-    engine = run_engine(project.engine_choice(), data)
-    results = list(engine.run_grid(None, settings, project.events_files(), control=control.sub(0.0, 0.8)))
-    loss = sampled_loss(project, data, settings, control=control.sub(0.8, 1.0))
+    plan = out_of_core_plan(project, data)
+    steps = list(run_steps(plan, None, control.sub(0.0, 0.8)))
+    loss = sampled_loss(plan, data.overview, control=control.sub(0.8, 1.0))
     project.clear_results()
-    project.results = results
+    for step in [*steps, loss.utility, loss.sizes]:
+        keep(project, step)
     project.import_report = report_with(data.overview.report, loss.coverage)
-    project.store(loss.utility)
-    project.store(loss.sizes)
     return decision_of(decision_inputs(project))

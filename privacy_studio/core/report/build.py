@@ -178,7 +178,10 @@ def _key_figures(
         headline["recommended_risk"] = float(risk[focus])
         figures.insert(0, _key_figure(inp, "Recommended profile", focus, name=True))
     else:
-        figures.insert(0, KeyFigure("Recommended profile", "none", "no profile meets the release criteria"))
+        why = "no profile meets the release criteria"
+        if recommended_candidate_sentence(inp) is not None:  # the search's release, with suppression
+            why += " as it stands; see the recommended release below"
+        figures.insert(0, KeyFigure("Recommended profile", "none", why))
     figures.append(
         KeyFigure(
             "Profiles under the ceiling",

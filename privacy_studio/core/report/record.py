@@ -12,6 +12,7 @@ from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.naming import knowledge_name, label_words, spatial_name, temporal_name
 from privacy_studio.core.numbers import count, interval, share
 from privacy_studio.core.project import Project, jsonable, sha256_of
+from privacy_studio.core.report.candidates import recommended_candidate_sentence
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
 from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
@@ -281,14 +282,7 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
             )
         )
     if rec.label is None:
-        section.add(
-            Paragraph(
-                "No profile of the grid meets the release criteria, so this record covers no release at "
-                "these levels. Coarser levels, suppression of the rarest points or people, or other "
-                "protections (restricted access, aggregation) are needed first.",
-                "warning",
-            )
-        )
+        section.add(*_no_profile_meets(inp))
     else:
         i = grid.labels.index(rec.label)
         entry = grid.by_p[i].get(inp.p, {})
@@ -305,6 +299,27 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
     if details.protections.strip():
         section.add(Paragraph(f"Further protections stated by the officer: {details.protections}"))
     return section
+
+
+def _no_profile_meets(inp: ReportInputs) -> list[Paragraph]:
+    """What the record covers when no profile of the grid meets the criteria as it stands: the release the
+    protection search recommends (the decision ``project run`` made), else nothing yet."""
+    candidate = recommended_candidate_sentence(inp)
+    if candidate is not None:
+        lead = (
+            "No profile of the grid meets the release criteria as it stands; the protection search found "
+            "a suppression under which one does. This record is about that release; its residual risk, "
+            "measured on the rows written, is shown here once it is written."
+        )
+        return [Paragraph(lead), candidate]
+    return [
+        Paragraph(
+            "No profile of the grid meets the release criteria, so this record covers no release at these "
+            "levels. Coarser levels, suppression of the rarest points or people, or other protections "
+            "(restricted access, aggregation) are needed first.",
+            "warning",
+        )
+    ]
 
 
 def seed_stability_section(inp: ReportInputs) -> Section:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, TradeoffChoice
+from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpread, TradeoffChoice
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, UNICITY
@@ -307,6 +307,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
                 TradeoffChoice.from_dict(self.choices()),
                 ComputedUtility(self.computed) if self.computed else None,
                 ProfileSizes(self.unit_areas, self.period_seconds),
+                None if self.session is None else self.session.project.analysis(SeedSpread),
             )
             self.analysis = decide(inputs)
             self.message.setText("")
@@ -326,6 +327,8 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         if self.analysis is not None:  # the Pareto tab names the candidate the search recommends
             rec = self.analysis.recommendation
             text = ("⚠ " + rec.warning) if rec.warning else rec.reasoning
+            if self.analysis.seed_spread is not None:  # the run's, when about this measure and p
+                text += f"\n{self.analysis.seed_spread.sentence()}"
             if found is not None:
                 text += f"\nRelease candidate of the protection search: {found.name()} (Candidates tab)."
             self.recommendation.setText(text)

@@ -1,0 +1,57 @@
+"""A back end's rows are checked before the kernels index arrays with them: a point or user code outside
+the profile's declared sizes is one clear error, not traces silently written out of place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from privacy_studio.core.engines import fetch
+from privacy_studio.core.generalize import Profile
+
+PROFILE = Profile.parse("district", "1w")
+SHAPE = fetch.TraceShape(3, 2, 1, np.asarray(["a", "b", "c"]), np.zeros((3, 2)), 0)  # 6 points
+
+
+class Rows:
+    """A back end whose ``ps_gen`` is the crafted table ``rows`` (only the two queries fetch makes)."""
+
+    def __init__(self, u: list[int], point: list[int]) -> None:
+        self.rows = pa.table({"u": u, "point": point, "cnt": [1] * len(u)}, schema=SCHEMA)
+
+    def execute(self, sql: str) -> pa.Table:
+        assert "GROUP BY u" in sql
+        grouped = self.rows.group_by("u").aggregate([("cnt", "count")])
+        return pa.table({"u": grouped["u"], "n": pc.cast(grouped["cnt_count"], pa.int64())})
+
+    def batches(self, sql: str, rows: int):
+        return iter(self.rows.to_batches(2))
+
+
+SCHEMA = pa.schema([("u", pa.int64()), ("point", pa.int64()), ("cnt", pa.int64())])
+
+
+def test_codes_in_range_are_read():
+    traces = fetch.fetch_traces(Rows([0, 0, 1, 2], [5, 1, 0, 3]), PROFILE, 3, 10, SHAPE)
+    assert traces.indptr.tolist() == [0, 2, 3, 4] and traces.points.tolist() == [1, 5, 0, 3]
+
+
+@pytest.mark.parametrize(
+    ("u", "point", "says"),
+    [
+        ([0, 1, 2], [1, 6, 0], "place-and-time code 6, outside the profile's 6 place-and-times (0 to 5)"),
+        ([0, 1, 2], [1, -1, 0], "place-and-time code -1"),
+    ],
+)
+def test_a_point_code_out_of_range_is_one_clear_error(u, point, says):
+    with pytest.raises(ValueError, match="district × 1w: the engine gave ") as error:
+        fetch.fetch_traces(Rows(u, point), PROFILE, 3, 10, SHAPE)
+    assert says in str(error.value)
+
+
+@pytest.mark.parametrize("user", [3, -1])
+def test_a_user_code_out_of_range_is_one_clear_error(user):
+    with pytest.raises(ValueError, match=f"district × 1w: the engine gave user code {user}, outside "):
+        fetch.fetch_traces(Rows([0, user, 1], [1, 2, 0]), PROFILE, 3, 10, SHAPE)
