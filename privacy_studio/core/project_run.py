@@ -190,9 +190,14 @@ def seed_spread(
     n_seeds: int = SPREAD_SEEDS,
     control: TaskControl | None = None,
 ) -> SeedSpread:
-    """The chosen risk of profile ``row`` at the chosen p recomputed with seeds seed … seed + n - 1."""
+    """The chosen risk of profile ``row`` at the chosen p recomputed with seeds seed … seed + n - 1, sampled
+    as the run sampled it (a lone p could otherwise be cheap enough to count exactly, which measures no
+    spread); none when the run computed it exactly."""
     control = control or TaskControl()
     choice = plan.choice
+    entry = None if choice.risk_p is None else row.at(choice.risk_p)
+    if entry is not None and entry.method == "exact":
+        return SeedSpread(row.label, choice.risk_measure, choice.risk_p, [], [], exact=True)
     ps = {} if choice.risk_p is None else {"p_values": [choice.risk_p], "reference_p": choice.risk_p}
     seeds = [plan.settings.seed + k for k in range(n_seeds)]
     values: list[float | None] = []
@@ -204,8 +209,10 @@ def seed_spread(
             seed=seed,
             sensitive=[],
             ordered=[],
+            exact=False,
+            exact_budget=0.0,
             **ps,
-        )  # the risk only
+        )  # the risk only, sampled
         step = control.sub(k / n_seeds, (k + 1) / n_seeds)
         result = next(iter(plan.engine.run_grid(dataset, settings, plan.files, control=step)))
         entry = next((e for e in result.by_p if e.p == choice.risk_p), None)

@@ -63,6 +63,12 @@ def test_typed_analyses_survive_a_save(tmp_path):
     assert loaded.choice().criteria.reasons == reasons
 
 
+def test_an_exact_seed_spread_round_trips_and_says_no_seed_moves_it():
+    spread = SeedSpread("zip × 1w", "unicity", 4, [], [], exact=True)
+    assert SeedSpread.from_dict(spread.to_dict()) == spread
+    assert "computed exactly" in spread.sentence() and "does not depend on a seed" in spread.sentence()
+
+
 def test_seed_spread_round_trips_and_states_its_range():
     spread = SeedSpread("zip × 1w", "unicity", 4, [0, 1, 2], [0.02, None, 0.03])
     assert SeedSpread.from_dict(spread.to_dict()) == spread

@@ -44,15 +44,31 @@ def test_project_new_keeps_the_p_list_and_run_saves_results_and_computed_utility
     sizes = project.analysis(ProfileSizes)
     assert sizes is not None and sizes.unit_areas["grid:5"] == 25.0 and sizes.period_seconds > 0
     spread = project.analysis(SeedSpread)
-    assert (
-        spread is not None
-        and spread.seeds == [0, 1, 2, 3, 4]
-        and (spread.measure, spread.p) == ("unicity", 4)
-    )
+    assert spread is not None and (spread.measure, spread.p) == ("unicity", 4)
     row = next(r for r in project.results if r.label == spread.profile)
-    assert spread.values[0] == row.value("unicity", 4)  # the first seed is the run's own: the same figure
+    # Gowalla's recommended profile is counted exactly at p = 4: no seed can move it, so none is tried
+    assert row.at(4).method == "exact" and spread.exact and spread.seeds == []
     words = label_words(spread.profile)
-    assert f"Over 5 seeds (0, 1, 2, 3, 4), unicity at p = 4 of {words}" in spread.sentence()
+    assert spread.sentence() == (
+        f"Unicity at p = 4 of {words} was computed exactly, over every subset of every trace: it does not "
+        "depend on a seed."
+    )
+
+
+def test_the_seed_spread_samples_as_the_run_did(gowalla_project):
+    """A p alone can be cheap enough to count exactly where the run (several p) sampled it: the spread must
+    sample then too, or five identical exact values would pass for a stable estimate."""
+    from dataclasses import replace
+
+    from privacy_studio.core.project_run import RunPlan, seed_spread
+
+    project = Project.load(gowalla_project)
+    spread = project.analysis(SeedSpread)
+    row = next(r for r in project.results if r.label == spread.profile)
+    sampled = replace(row, by_p=[replace(e, method="sampled") if e.p == 4 else e for e in row.by_p])
+    redone = seed_spread(RunPlan.of_project(project, None), project.load_dataset(), sampled, n_seeds=3)
+    assert not redone.exact and redone.seeds == [0, 1, 2] and len(set(redone.values)) > 1
+    assert "Over 3 seeds (0, 1, 2), unicity at p = 4 of" in redone.sentence()
 
 
 def test_tradeoff_on_computed_utility_gives_a_front_and_a_decision(gowalla_project, tmp_path, capsys):

@@ -341,6 +341,8 @@ def seed_stability_section(inp: ReportInputs) -> Section:
                 )
             ],
         )
+    if spread.exact:
+        return Section("Seed stability", [Paragraph(spread.sentence())])
     rows = [
         [str(seed), format_measure(spread.measure, value)]
         for seed, value in zip(spread.seeds, spread.values, strict=True)

@@ -105,6 +105,7 @@ class SeedSpread:
     p: int | None
     seeds: list[int]
     values: list[float | None]  # None where the measure came out undefined for that seed
+    exact: bool = False  # the run computed it exactly: no seed changes it, none was tried
 
     def sentence(self) -> str:
         """E.g. ``Over 5 seeds, unicity at p = 4 of district × 1w ranges from 2.1 % to 2.6 %.``"""
@@ -113,6 +114,11 @@ class SeedSpread:
         name = self.measure if field is None else field.label
         where = name if self.p is None else f"{name} at p = {self.p}"
         profile = label_words(self.profile)
+        if self.exact:
+            return (
+                f"{where[0].upper()}{where[1:]} of {profile} was computed exactly, over every subset of "
+                "every trace: it does not depend on a seed."
+            )
         if not known:
             return f"Over {len(self.seeds)} seeds, {where} of {profile} was never defined."
         value = share if field is None or field.proportion else number
@@ -135,6 +141,7 @@ class SeedSpread:
             p_value(d.get("p"), f"{where}.p"),
             [whole(s, f"{where}.seeds") for s in seeds],
             [None if v is None else number_in(v, f"{where}.values") for v in values],
+            d.get("exact") is True,
         )
 
 
