@@ -39,7 +39,9 @@ class SetsAtP:
 
 
 def unicity(sets: SetsAtP) -> tuple[float, tuple[float, float] | None]:
-    """Unicity ε_p (share of draws with |E| = 1) and its 95 % interval (Wilson; a point when exact)."""
+    """Unicity ε_p (share of draws with |E| = 1) and its 95 % interval: Wilson's, on the draws' effective
+    number when each person has several (their draws are alike, so they count for less); a point when
+    exact."""
     if not sets.n_draws:
         return float("nan"), None
     if sets.exact:
@@ -47,9 +49,23 @@ def unicity(sets: SetsAtP) -> tuple[float, tuple[float, float] | None]:
         return uni, (uni, uni)
     from privacy_studio.core.measures.wilson import wilson_interval  # scipy: only once there are results
 
-    unique = int((sets.sizes == 1).sum())
-    lo, hi = wilson_interval(unique, sets.n_draws)
-    return unique / sets.n_draws, (float(lo), float(hi))
+    unique = sets.sizes == 1
+    share = float(unique.mean())
+    effective = sets.n_draws / design_effect(unique)
+    lo, hi = wilson_interval(share * effective, effective)
+    return share, (float(lo), float(hi))
+
+
+def design_effect(hits: np.ndarray) -> float:
+    """Kish's design effect of a share estimated from (person, draw) ``hits``: the variance of the people's
+    own shares against that of independent draws (1 with one draw each, R when a person's R draws always
+    agree), never below 1. With every draw alike (share 0 or 1) nothing tells them apart: R, the cautious
+    end."""
+    draws = hits.shape[1]
+    share = float(hits.mean())
+    if draws == 1 or share in (0.0, 1.0):
+        return float(draws)
+    return max(1.0, draws * float(hits.mean(axis=1).var()) / (share * (1.0 - share)))
 
 
 def k_disclosure(sets: SetsAtP) -> dict[str, object]:

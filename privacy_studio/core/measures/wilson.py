@@ -7,8 +7,9 @@ import math
 from scipy.stats import norm
 
 
-def wilson_interval(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson interval of ``successes / trials``; (0, 1) when there are no trials."""
+def wilson_interval(successes: float, trials: float, level: float = 0.95) -> tuple[float, float]:
+    """Wilson interval of ``successes / trials`` (either may be an effective, fractional number); (0, 1)
+    when there are no trials."""
     if trials <= 0:
         return (0.0, 1.0)
     z = float(norm.ppf(0.5 + level / 2.0))
