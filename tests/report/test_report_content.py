@@ -147,7 +147,7 @@ def test_grid_table_and_heatmap_carry_the_results(make_project) -> None:
     assert [r[0] for r in table.rows] == [label_words(label) for label in grid.labels]
     col = table.columns.index("unicity")
     assert [r[col] for r in table.rows] == [share(v) for v in grid.values("unicity", 4)]
-    assert [r[col + 1] for r in table.rows] == [interval(e[4]["unicity_ci"]) for e in grid.by_p]
+    assert [r[col + 1] for r in table.rows] == [interval(e[4].unicity_ci) for e in grid.by_p]
     heat = _blocks(section, HeatmapFigure)[0]
     for label, s, t, v in zip(
         grid.labels, grid.spatial, grid.temporal, grid.values("unicity", 4), strict=True

@@ -14,7 +14,7 @@ import numpy as np
 from privacy_studio.core.explanations import EXPLANATIONS, Explanation
 from privacy_studio.core.io.dataset import period_text
 from privacy_studio.core.naming import label_words, price_name, readable, spatial_short, temporal_short
-from privacy_studio.core.numbers import count, interval, one_in, share
+from privacy_studio.core.numbers import count, one_in, share
 from privacy_studio.core.report.aggregate import aggregate_section
 from privacy_studio.core.report.candidates import candidates_section, recommended_candidate_sentence
 from privacy_studio.core.report.content import (
@@ -35,6 +35,7 @@ from privacy_studio.core.report.inputs import (
     measure_cells,
     measure_columns,
     resolve_inputs,
+    value_and_interval,
 )
 from privacy_studio.core.report.record import (
     decision_record_section,
@@ -44,7 +45,7 @@ from privacy_studio.core.report.record import (
 )
 from privacy_studio.core.report.release import release_if_readable, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, left_out_note, results_section
-from privacy_studio.core.risk.catalogue import BY_NAME, canonical, interval_of
+from privacy_studio.core.risk.catalogue import BY_NAME, canonical
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -249,10 +250,9 @@ def _check_line(check: CriterionCheck) -> str:
 def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) -> KeyFigure:
     """``label``: the profile's risk with its interval (or the profile name with its risk as detail)."""
     assert inp.grid is not None
-    entry = inp.grid.by_p[i].get(inp.p, {})
-    value = format_measure(inp.measure, entry.get(inp.measure))
-    ci = interval(entry.get(key)) if (key := interval_of(inp.measure)) else ""
-    if entry.get("method") == "exact":
+    entry = inp.grid.entry(i, inp.p)
+    value, ci = value_and_interval(entry, inp.measure)
+    if entry is not None and entry.method == "exact":
         ci = "exact: every choice of points of every person"
     profile = label_words(inp.grid.labels[i])
     covers = coverage(inp, i, inp.p).sentence() + all_points_text(inp, i)
@@ -505,13 +505,13 @@ def appendix_section(inp: ReportInputs) -> Section:
         entries = [
             e for _, e in sorted(inp.grid.by_p[i].items(), key=lambda kv: -1 if kv[0] is None else kv[0])
         ]
-        measures = [m for m in MEASURE_NAMES if any(e.get(m) is not None for e in entries)]
+        measures = [m for m in MEASURE_NAMES if any(e.value(m) is not None for e in entries)]
         rows = [
             [
-                "–" if e.get("p") is None else str(e["p"]),
+                "–" if e.p is None else str(e.p),
                 *measure_cells(e, measures),
-                count(e.get("n_sampled")),
-                count(e.get("n_excluded")),
+                count(e.n_sampled),
+                count(e.n_excluded),
             ]
             for e in entries
         ]
@@ -530,7 +530,7 @@ def appendix_section(inp: ReportInputs) -> Section:
 def _per_profile_counts(inp: ReportInputs, key: str) -> str:
     """``profile: count; …`` of a count at the report's p, for the profiles where it is not zero."""
     return "; ".join(
-        f"{label_words(label)}: {count(entry.get(key))}"
-        for label, d in zip(inp.grid.labels, inp.grid.by_p, strict=True)
-        if (entry := d.get(inp.p, {})).get(key)
+        f"{label_words(label)}: {count(getattr(entry, key))}"
+        for label, entry in zip(inp.grid.labels, inp.grid.at(inp.p), strict=True)
+        if entry is not None and getattr(entry, key)
     )

@@ -22,7 +22,8 @@ def all_points_text(inp: ReportInputs, i: int) -> str:
     """``; with them judged on all their points: 2.94 %`` where more than 10 % of the file is left out."""
     assert inp.grid is not None
     cover = coverage(inp, i, inp.p)
-    conservative = inp.grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
+    entry = inp.grid.entry(i, inp.p)
+    conservative = None if entry is None else entry.unicity_all_points
     if conservative is None or not cover.excluded_share > ALL_POINTS_ABOVE:
         return ""
     return (
@@ -48,8 +49,8 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
                 "people in the file",
             )
         )
-    entry = grid.by_p[i].get(p, {})
-    worst = entry.get("worst_share_at_1")
+    entry = grid.entry(i, p)
+    worst = None if entry is None else entry.worst_share_at_1
     if worst is not None and not criteria_shown:
         exact = grid.worst_exact(p)[i]
         value = lower_bound(worst, exact=exact)
@@ -65,15 +66,15 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
                 f"people some choice of {p} points pins down; {kind}; {coverage(inp, i, p).sentence()}",
             )
         )
-    known = [q for q, e in grid.by_p[i].items() if q is not None and e.get(UNICITY) is not None]
+    known = [q for q, e in grid.by_p[i].items() if q is not None and e.value(UNICITY) is not None]
     top = max(known, default=None)
     if top is not None and p is not None and top > p:
         high = grid.by_p[i][top]
         out.append(
             KeyFigure(
                 f"Unicity at p = {top}",
-                share(high[UNICITY]),
-                f"{'exact' if high.get('method') == 'exact' else interval(high.get('unicity_ci'))} if the "
+                share(high.value(UNICITY)),
+                f"{'exact' if high.method == 'exact' else interval(high.unicity_ci)} if the "
                 f"outsider knows {top} points; "
                 f"{coverage(inp, i, top).sentence()}".lstrip(),
             )

@@ -20,6 +20,7 @@ from privacy_studio.core.risk.catalogue import (
     interval_of,
     risk_field,
 )
+from privacy_studio.core.risk.results import PResult
 from privacy_studio.core.tradeoff import GridTable, Recommendation, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.decision import (
@@ -59,17 +60,26 @@ def measure_columns(measures: list[str]) -> list[str]:
     return out
 
 
-def measure_cells(entry: dict, measures: list[str]) -> list[str]:
-    """The formatted values of ``measures`` in one ``by_p`` entry, matching :func:`measure_columns`; a
-    sampled worst case is written "≥ value", the lower bound it is."""
+def value_and_interval(entry: PResult | None, measure: str) -> tuple[str, str]:
+    """``measure``'s formatted value at one p (None: the profile lacks it) and its interval ("" for a
+    measure without one)."""
+    value = format_measure(measure, None if entry is None else entry.value(measure))
+    key = interval_of(measure)
+    return value, "" if key is None else interval(None if entry is None else getattr(entry, key))
+
+
+def measure_cells(entry: PResult | None, measures: list[str]) -> list[str]:
+    """The formatted values of ``measures`` at one p (None: the profile lacks it), matching
+    :func:`measure_columns`; a sampled worst case is written "≥ value", the lower bound it is."""
     out = []
     for m in measures:
+        value = None if entry is None else entry.value(m)
         if m in WORST_FIELDS:  # a sampled worst case is a lower bound
-            out.append(lower_bound(entry.get(m), exact=bool(entry.get("worst_exact", False))))
+            out.append(lower_bound(value, exact=entry is not None and entry.worst_exact))
         else:
-            out.append(format_measure(m, entry.get(m)))
+            out.append(format_measure(m, value))
         if (key := interval_of(m)) is not None:
-            out.append(interval(entry.get(key)) or "–")
+            out.append(interval(None if entry is None else getattr(entry, key)) or "–")
     return out
 
 

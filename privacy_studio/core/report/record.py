@@ -10,12 +10,12 @@ from pathlib import Path
 
 from privacy_studio.core.analyses import SeedSpread
 from privacy_studio.core.naming import knowledge_name, label_words, spatial_name, temporal_name
-from privacy_studio.core.numbers import count, interval, share
+from privacy_studio.core.numbers import count, share
 from privacy_studio.core.project import Project, jsonable, sha256_of
 from privacy_studio.core.report.candidates import recommended_candidate_sentence
 from privacy_studio.core.report.content import KeyFigures, Paragraph, Section, Table, absent
 from privacy_studio.core.report.evidence import coverage, evidence_against
-from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure
+from privacy_studio.core.report.inputs import MEASURE_NAMES, ReportInputs, format_measure, value_and_interval
 from privacy_studio.core.report.release import (
     guarantee_text,
     layout_text,
@@ -30,7 +30,6 @@ from privacy_studio.core.report_details import (
     ReportDetails,
     figures_digest,
 )
-from privacy_studio.core.risk.catalogue import interval_of
 from privacy_studio.core.user_keys import keyed_project_parts
 from privacy_studio.versions import library_versions
 
@@ -285,9 +284,8 @@ def residual_risk_section(inp: ReportInputs, details: ReportDetails) -> Section:
         section.add(*_no_profile_meets(inp))
     else:
         i = grid.labels.index(rec.label)
-        entry = grid.by_p[i].get(inp.p, {})
-        value = format_measure(inp.measure, entry.get(inp.measure))
-        ci = interval(entry.get(key)) if (key := interval_of(inp.measure)) else ""
+        entry = grid.entry(i, inp.p)
+        value, ci = value_and_interval(entry, inp.measure)
         section.add(
             Paragraph(
                 f"If {label_words(rec.label)} is released, {inp.risk_label} is {value} {ci}".rstrip()

@@ -94,14 +94,14 @@ def grid_section(inp: ReportInputs) -> Section:
     columns = ["Profile", "In file", "Covered", *measure_columns(measures), "Excluded"]
     rows = []
     for i, label in enumerate(grid.labels):
-        entry = grid.by_p[i].get(inp.p, {})
+        entry = grid.entry(i, inp.p)
         rows.append(
             [
                 label_words(label),
                 count(grid.n_users[i]),
                 count(coverage(inp, i, inp.p).eligible),
                 *measure_cells(entry, measures),
-                count(entry.get("n_excluded")),
+                count(None if entry is None else entry.n_excluded),
             ]
         )
     at = "" if inp.p is None else f" at p = {inp.p}"
@@ -162,7 +162,8 @@ def left_out_note(inp: ReportInputs) -> str:
         cover = coverage(inp, i, inp.p)
         if not cover.excluded_share > ALL_POINTS_ABOVE:
             continue
-        conservative = grid.by_p[i].get(inp.p, {}).get("unicity_all_points")
+        entry = grid.entry(i, inp.p)
+        conservative = None if entry is None else entry.unicity_all_points
         judged = "" if conservative is None else f", {share(conservative)} with them on all their points"
         wide.append(f"{label_words(label)} leaves out {share(cover.excluded_share)}{judged}")
     if not wide:
@@ -180,16 +181,17 @@ def curves_section(inp: ReportInputs) -> Section:
     series = []
     for i, label in enumerate(grid.labels):
         entries = sorted(
-            (p, e) for p, e in grid.by_p[i].items() if p is not None and e.get(UNICITY) is not None
+            ((p, e) for p, e in grid.by_p[i].items() if p is not None and e.value(UNICITY) is not None),
+            key=lambda pe: pe[0],
         )
         if not entries:
             continue
-        cis = [e.get("unicity_ci") or [None, None] for _, e in entries]
+        cis = [e.unicity_ci or (None, None) for _, e in entries]
         series.append(
             Series(
                 label_words(label),
                 [float(p) for p, _ in entries],
-                [float(e[UNICITY]) for _, e in entries],
+                [float(e.value(UNICITY)) for _, e in entries],
                 lo=[_float(c[0]) for c in cis],
                 hi=[_float(c[1]) for c in cis],
             )

@@ -278,7 +278,8 @@ def evidence_against(
             out.append(f"{measure_name(measure, top)} reaches {reached} (the highest p measured).")
     if population[i].eligible is not None:
         out.append(f"The figure at p = {p} {population[i].sentence()}.")
-    conservative = grid.by_p[i].get(p, {}).get("unicity_all_points")
+    entry = grid.entry(i, p)
+    conservative = None if entry is None else entry.unicity_all_points
     if conservative is not None and population[i].excluded_share > ALL_POINTS_ABOVE:
         out.append(
             f"With the {population[i].excluded:,} people of fewer than {p} points judged on all their points "

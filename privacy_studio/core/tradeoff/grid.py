@@ -9,8 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.measures.attributes import AttributeFigures
 from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
+from privacy_studio.core.risk.results import PResult, ProfileResult, results_of
 
 #: Above this share of the file left out at p, the figure with them judged on all their points is shown too.
 ALL_POINTS_ABOVE = 0.10
@@ -85,11 +87,13 @@ class GridTable:
     spatial: list[str]
     temporal: list[str]
     n_users: np.ndarray
-    by_p: list[dict]  # per profile: {p: by_p entry}
+    by_p: list[dict[int | None, PResult]]  # per profile: its figures at each p
     kanon: list[dict | None] = field(default_factory=list)  # per profile: full-fingerprint k-anonymity
     d: np.ndarray = field(default_factory=lambda: np.zeros(0))  # distinct points per profile (NaN: unknown)
     price: list[str] = field(default_factory=list)  # per profile: "none" or price bins per factor of ten
-    attributes: list[list[dict]] = field(default_factory=list)  # per profile: attribute disclosure figures
+    attributes: list[list[AttributeFigures]] = field(
+        default_factory=list
+    )  # per profile: attribute disclosure
 
     def __post_init__(self) -> None:
         if not self.price:
@@ -113,7 +117,7 @@ class GridTable:
         sensitive attributes and both kinds of class; NaN where none was computed."""
         out = np.full(len(self.labels), np.nan)
         for i, entries in enumerate(self.attributes[: len(self.labels)]):
-            values = [_number(e.get(figure)) for e in entries]
+            values = [_number(getattr(e, figure)) for e in entries]
             known = [v for v in values if math.isfinite(v)]
             out[i] = max(known) if known else np.nan
         return out
@@ -125,34 +129,43 @@ class GridTable:
         shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
         return np.asarray([_number(v) for v in shares], dtype=np.float64)
 
+    def at(self, p: int | None) -> list[PResult | None]:
+        """Per profile, its figures at ``p`` (None where that profile lacks that p)."""
+        return [d.get(p) for d in self.by_p]
+
+    def entry(self, i: int, p: int | None) -> PResult | None:
+        """Profile ``i``'s figures at ``p``, None where it lacks that p."""
+        return self.by_p[i].get(p)
+
     def methods(self, p: int | None) -> list[str]:
         """Per profile, how its figures at ``p`` were obtained: "exact" or "sampled" (older results)."""
-        return [str(d.get(p, {}).get("method") or "sampled") for d in self.by_p]
+        return [e.method if e is not None else "sampled" for e in self.at(p)]
 
     def worst_exact(self, p: int | None) -> list[bool]:
         """Per profile, whether its worst-case figures at ``p`` are exact (else a sampled lower bound)."""
-        return [bool(d.get(p, {}).get("worst_exact", False)) for d in self.by_p]
+        return [e is not None and e.worst_exact for e in self.at(p)]
 
     def population(self, p: int | None) -> list[Population]:
         """Who each profile's figures at ``p`` cover, counted in the file when the results say how many
         people of the file have fewer than p points (else among the people evaluated)."""
         out = []
-        for n, d in zip(self.n_users, self.by_p, strict=True):
-            entry = d.get(p, {})
+        for n, entry in zip(self.n_users, self.at(p), strict=True):
             in_file = int(n) if math.isfinite(n) else None
-            evaluated = entry.get("n_sampled")
-            excluded = entry.get("n_excluded")
+            if entry is None:
+                out.append(Population(p, None, None, in_file, 0, None))
+                continue
+            evaluated, excluded = _recorded(entry, "n_sampled"), _recorded(entry, "n_excluded")
             sampled = None
-            if entry.get("n_excluded_in_file") is not None and in_file is not None:
+            if entry.n_excluded_in_file is not None and in_file is not None:
                 sampled = int(evaluated) if evaluated is not None and evaluated < in_file else None
-                evaluated, excluded = in_file, entry["n_excluded_in_file"]
+                evaluated, excluded = in_file, entry.n_excluded_in_file
             out.append(
                 Population(
                     p,
                     None if evaluated is None else int(evaluated),
                     None if excluded is None or evaluated is None else int(excluded),
                     in_file,
-                    int(entry.get("n_short") or 0),
+                    int(entry.n_short or 0),
                     sampled,
                 )
             )
@@ -168,14 +181,16 @@ class GridTable:
     def values(self, measure: str, p: int | None) -> np.ndarray:
         """The measure's value per profile at ``p``; NaN where that profile lacks it."""
         _check_measure(measure)
-        return np.asarray([_number(d.get(p, {}).get(measure)) for d in self.by_p], dtype=np.float64)
+        return np.asarray(
+            [np.nan if e is None else _number(e.value(measure)) for e in self.at(p)], dtype=np.float64
+        )
 
     def upper(self, measure: str, p: int | None) -> np.ndarray | None:
         """Upper ends of the measure's 95 % intervals per profile, or None if the measure has none."""
         key = RISK_MEASURES[_check_measure(measure)]
         if key is None:
             return None
-        rows = [d.get(p, {}).get(key) for d in self.by_p]
+        rows = [None if e is None else getattr(e, key) for e in self.at(p)]
         return np.asarray([_number(r[1]) if r else np.nan for r in rows], dtype=np.float64)
 
     def measures(self, p: int | None) -> dict[str, np.ndarray]:
@@ -186,22 +201,25 @@ class GridTable:
 
 def grid_table(profiles: Iterable) -> GridTable:
     """Build from ``ProfileResult`` objects or their ``to_dict()`` (the ``profiles`` list of the JSON)."""
-    rows = [p.to_dict() if hasattr(p, "to_dict") else p for p in profiles]
     labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
     price: list[str] = []
-    attributes: list[list[dict]] = []
-    for i, row in enumerate(rows):
-        if not isinstance(row, dict) or "spatial" not in row or "temporal" not in row:
-            raise ValueError(f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result")
-        spatial.append(str(row["spatial"]))
-        temporal.append(str(row["temporal"]))
-        labels.append(str(row.get("label") or f"{row['spatial']} × {row['temporal']}"))
-        n_users.append(_number(row.get("n_users")))
-        by_p.append({entry.get("p"): entry for entry in row.get("by_p", [])})
-        kanon.append(row.get("kanon") if isinstance(row.get("kanon"), dict) else None)
-        d.append(_number(row.get("d")))
-        price.append(str(row.get("price") or "none"))
-        attributes.append([a for a in row.get("attributes") or [] if isinstance(a, dict)])
+    attributes: list[list[AttributeFigures]] = []
+    for i, row in enumerate(profiles):
+        if isinstance(row, dict):
+            if "spatial" not in row or "temporal" not in row:
+                raise ValueError(
+                    f"profile entry {i + 1} has no 'spatial' and 'temporal' keys: not a risk result"
+                )
+            row = results_of([row], f"profile entry {i + 1}")[0]
+        spatial.append(str(row.spatial))
+        temporal.append(str(row.temporal))
+        labels.append(row.label or f"{row.spatial} × {row.temporal}")
+        n_users.append(_number(_recorded(row, "n_users")))
+        by_p.append({entry.p: entry for entry in row.by_p})
+        kanon.append(row.kanon if isinstance(row.kanon, dict) else None)
+        d.append(_number(_recorded(row, "d")))
+        price.append(str(row.price or "none"))
+        attributes.append(list(row.attributes or []))
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
     as_array = np.asarray
@@ -209,6 +227,14 @@ def grid_table(profiles: Iterable) -> GridTable:
         labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64),
         price, attributes,
     )  # fmt: skip
+
+
+def _recorded(record: ProfileResult | PResult, name: str) -> Any:
+    """``record``'s count ``name``, None when the file it was read from did not give it (an older studio's
+    result: the field then holds its default)."""
+    value = getattr(record, name)
+    unread = record.stored is not None and name not in record.stored.keys and not value
+    return None if unread else value
 
 
 def _check_measure(measure: str) -> str:
