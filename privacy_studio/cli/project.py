@@ -123,9 +123,7 @@ def keep_search(project, dataset, control, required: bool = True, analysis=None)
     try:
         step = control.sub(0.0, 1.0, "protection search")
         found = search(project, dataset, control=step, analysis=analysis)
-    except ReleaseError as exc:
-        raise UserError(str(exc)) from None
-    except ValueError as exc:
+    except (ReleaseError, ValueError) as exc:  # a damaged release record is an AnalysisError, a ValueError
         if required:
             raise UserError(f"no protection search: {exc}") from None
         print(f"note: no protection search ({exc})", file=sys.stderr)

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from privacy_studio.core.analyses import AnonymizabilityResults
+from privacy_studio.core.analyses import AnalysisError, AnonymizabilityResults
 from privacy_studio.core.project import Project
-from privacy_studio.core.report.release import release_if_readable
+from privacy_studio.core.release.manifest import last_release
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.import_dialog import ImportDialog
 from privacy_studio.gui.panels.anonymizability_panel import AnonymizabilityPanel
@@ -218,7 +218,10 @@ class MainWindow(ProjectFiles, RunHooks, ExportActions, MenuBar, StatusBar, QMai
         self.data_page.show_start(empty)
         progress = Progress(self.session.has_data(), len(self.grid.checked_cells()), len(project.results))
         self.steps.update_needs(progress)
-        self.release_page.show_release(release_if_readable(project.analyses))
+        try:
+            self.release_page.show_release(last_release(project.analyses))
+        except AnalysisError as exc:
+            self.release_page.show_release(None, f"The stored release record could not be read ({exc}).")
         self.report_page.show_details(ReportDetails.of(project.analyses))
 
     # -- state -------------------------------------------------------------------------------------

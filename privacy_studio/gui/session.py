@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from privacy_studio.core.io.overview import DatasetOverview
 from privacy_studio.core.overview.project_data import ProjectData
 from privacy_studio.core.project import DataSource, Project
-from privacy_studio.core.project_run import replace_result
+from privacy_studio.core.project_run import keep, replace_result
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.risk.results import ProfileResult
@@ -145,6 +145,11 @@ class Session(QObject):
     def add_result(self, record: Record) -> None:
         self.project.results = replace_result(self.project.results, ProfileResult.from_dict(record))
         self.results_changed.emit(records_of(self.project.results))
+        self._edited()
+
+    def keep_step(self, step: Any) -> None:
+        """Keep a run's late analysis (its seed spread) in the project, which then has unsaved changes."""
+        keep(self.project, step)
         self._edited()
 
     def _edited(self) -> None:

@@ -116,9 +116,10 @@ class ReleasePage(QWidget):
         layout.addWidget(self.last)
         layout.addWidget(attacks, 1)
 
-    def show_release(self, manifest: ReleaseManifest | None) -> None:
+    def show_release(self, manifest: ReleaseManifest | None, problem: str = "") -> None:
+        """The last release written from the project, or ``problem`` when its record cannot be read."""
         if manifest is None:
-            self.last.setText("No release written yet.")
+            self.last.setText(problem or "No release written yet.")
             return
         self.last.setText(
             f"Last release: <b>{Path(manifest.release_file).name}</b> at {manifest.profile_label}, "

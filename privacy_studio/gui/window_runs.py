@@ -16,7 +16,7 @@ from privacy_studio.core.overview.project_data import ProjectData, run_engine
 from privacy_studio.core.overview.run import report_with, sampled_loss
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.project import Project, ProjectError
-from privacy_studio.core.project_run import RunPlan, RunStep, keep, project_files, run_steps
+from privacy_studio.core.project_run import RunPlan, RunStep, project_files, run_steps
 from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
@@ -140,9 +140,11 @@ class RunHooks:
         name = plan.engine.name
         worker = Worker(_run, plan, self.session.dataset, name=f"risk grid and analyses ({name})")
         worker.spread_only = False  # set when only the seed spread is left: Run may then start anew
+        project, dataset = self.session.project, self.session.dataset
 
-        def current() -> bool:
-            return worker is self.run_worker
+        def current() -> bool:  # neither a newer run nor another project or data since it started
+            same_data = self.session.project is project and self.session.dataset is dataset
+            return worker is self.run_worker and same_data
 
         def cancelled(steps: list) -> None:
             if current():  # else stopped by a new run, which said so
@@ -151,13 +153,21 @@ class RunHooks:
 
         worker.signals.partial.connect(lambda step: self._on_step(step) if current() else None)
         worker.signals.finished.connect(
-            lambda steps: self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
+            lambda steps: (
+                self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
+                if current()
+                else None
+            )
         )
         worker.signals.cancelled.connect(cancelled)
-        worker.signals.failed.connect(lambda msg, details: self.error(f"The run failed: {msg}", details))
+        worker.signals.failed.connect(
+            lambda msg, details: self.error(f"The run failed: {msg}", details) if current() else None
+        )
         if self.session.dataset is None:
             grid = dict(self.session.project.settings)  # the grid this run and its loss are about
-            worker.signals.finished.connect(lambda _steps: self._measure_sampled_loss(plan, grid))
+            worker.signals.finished.connect(
+                lambda _steps: self._measure_sampled_loss(plan, grid) if current() else None
+            )
         worker.signals.done.connect(self._run_done)
         return worker
 
@@ -263,7 +273,7 @@ class RunHooks:
         elif isinstance(step, TradeoffAnalysis):  # yielded just before the seed spread
             self._spread_left()
         else:  # the seed spread (the decision is derived again on demand, and the Decide step says it)
-            keep(self.session.project, step)
+            self.session.keep_step(step)
             if isinstance(step, SeedSpread):
                 self.tradeoff.refresh()
 

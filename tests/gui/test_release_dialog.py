@@ -140,3 +140,10 @@ def test_a_damaged_earlier_release_record_is_one_sentence(imported_window, qtbot
     dialog.profile.setCurrentText("district:1w")
     assert dialog.start_preview() is None and dialog.worker is None
     assert "releases.releases[0]: not a rows release record" in dialog.problems.text()
+
+
+def test_the_release_step_says_a_damaged_record_is_damaged_not_absent(imported_window):
+    imported_window.session.project.analyses["release"] = {"format": "something else"}
+    imported_window._show_start_or_tabs()
+    text = imported_window.release_page.last.text()
+    assert "The stored release record could not be read" in text and "No release written yet" not in text

@@ -46,3 +46,42 @@ def test_run_starts_anew_while_the_seed_spread_is_measured(imported_window, qtbo
     assert any("seed spread of the previous run is stopped" in text for text in lines)
     assert not any(text.startswith("Run cancelled") for text in lines)
     assert not [text for level, text in win.log_panel.lines if level == "error"]
+
+
+def _held_spread(win, qtbot, monkeypatch) -> dict:
+    """Start a run whose seed spread waits for ``go``; returns the switch once only the spread is left."""
+    release = {"go": False}
+
+    def spread(plan, dataset, row, n_seeds=5, control=None):
+        deadline = time.monotonic() + 60
+        while not release["go"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return SeedSpread(row.label, plan.choice.risk_measure, plan.choice.risk_p, [7], [0.5])
+
+    monkeypatch.setattr(project_run, "seed_spread", spread)
+    settings = tick_cells(win, cells=(("district", "1w"),))
+    win.session.project.tradeoff["risk_p"] = settings["p_values"][-1]
+    run = win.start_run(settings)
+    qtbot.waitUntil(lambda: run.spread_only, timeout=RUN_TIMEOUT)
+    return release
+
+
+def test_a_spread_kept_after_a_save_is_an_unsaved_change(imported_window, qtbot, monkeypatch):
+    win = imported_window
+    release = _held_spread(win, qtbot, monkeypatch)
+    win.session.set_dirty(False)  # as a save made during the spread leaves it
+    release["go"] = True
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    assert win.session.project.analysis(SeedSpread).seeds == [7] and win.session.dirty
+
+
+def test_a_spread_of_the_previous_project_is_not_kept_in_the_next(imported_window, qtbot, monkeypatch):
+    from privacy_studio.core.project import Project
+
+    win = imported_window
+    release = _held_spread(win, qtbot, monkeypatch)
+    other = Project(name="another")
+    win.session.replace(other)  # as opening a project does
+    release["go"] = True
+    qtbot.waitUntil(lambda: win.run_worker is None, timeout=RUN_TIMEOUT)
+    assert other.analysis(SeedSpread) is None and not win.session.dirty

@@ -53,3 +53,17 @@ def test_report_recommends_what_project_run_recommends(tmp_path):
     record = text[text.index("Residual risk after release") : text.index("Seed stability")]
     assert f"Recommended release (protection search): {name};" in record, "the record names the decision"
     assert "covers no release" not in record
+
+
+def test_a_damaged_release_record_leaves_the_search_out_of_date_not_the_report_broken(tmp_path):
+    """Release records are read where they are used: one that cannot be read says the stored search may
+    not hold any more (nothing says which releases followed it), in the report as in the window."""
+    from privacy_studio.core.report import build_report
+
+    ran = _copy(tmp_path / "ran")
+    assert main(["project", "run", str(ran)]) == 0
+    project = Project.load(ran)
+    project.analyses["releases"] = {"version": 1, "releases": [{"kind": "rows", "record": {"format": "x"}}]}
+    text = build_report(project).text()
+    assert "The search below was made for earlier results, criteria or releases" in text
+    assert "releases.releases[0]: not a rows release record" in text  # the Release section says why

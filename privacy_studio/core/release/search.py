@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from privacy_studio.core.generalize import Traces, generalize
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.project_run import decision_inputs
+from privacy_studio.core.records import AnalysisError
 from privacy_studio.core.release.defaults import measure_settings, policy, profile_key, split_key
 from privacy_studio.core.release.export import prepare_release
 from privacy_studio.core.release.manifest import rows_releases
@@ -83,7 +84,12 @@ def judged_by(project: Project, analysis: TradeoffAnalysis) -> dict:
 def is_current(project: Project, saved: SearchResult, analysis: TradeoffAnalysis) -> bool:
     """Whether a stored search still holds for ``analysis``: judged by the same choices and results, with
     no release made since other than its own recommendation (following a search does not undo it; any other
-    release changes what later candidates are judged against)."""
+    release changes what later candidates are judged against). Not when the project's release records
+    cannot be read: nothing then says which releases followed."""
+    try:
+        earlier = _earlier(project)
+    except AnalysisError:
+        return False
     current = judged_by(project, analysis)
     if saved.judged_by == current:
         return True
@@ -91,7 +97,7 @@ def is_current(project: Project, saved: SearchResult, analysis: TradeoffAnalysis
         k: v for k, v in current.items() if k != "releases"
     }
     rec = saved.recommended
-    since = _earlier(project)[int(saved.judged_by.get("releases", 0)) :]
+    since = earlier[int(saved.judged_by.get("releases", 0)) :]
     if not (same_choices and rec is not None and since):
         return False
     wanted = options_of(rec, rec.suppression)
