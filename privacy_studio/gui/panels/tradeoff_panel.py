@@ -327,8 +327,9 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         if self.analysis is not None:  # the Pareto tab names the candidate the search recommends
             rec = self.analysis.recommendation
             text = ("⚠ " + rec.warning) if rec.warning else rec.reasoning
-            if self.analysis.seed_spread is not None:  # the run's, when about this measure and p
-                text += f"\n{self.analysis.seed_spread.sentence()}"
+            spread = self.analysis.seed_spread  # the run's, when about this measure and p
+            if spread is not None and spread.profile == rec.label:  # as the decision's evidence says it
+                text += f"\n{spread.sentence()}"
             if found is not None:
                 text += f"\nRelease candidate of the protection search: {found.name()} (Candidates tab)."
             self.recommendation.setText(text)
