@@ -130,3 +130,32 @@ def test_without_a_passing_profile_it_starts_on_the_least_risky_and_needs_a_reas
     assert written.args[0].accepted_risk == "shared under a data use agreement"
     stored = json.loads((tmp_path / "r.csv.manifest.json").read_text())
     assert stored["accepted_risk"] == "shared under a data use agreement"
+
+
+def visible_rows(table) -> int:
+    """Rows of ``table`` wholly in sight without scrolling."""
+    bottom = table.viewport().height()
+    return sum(
+        1
+        for i in range(table.rowCount())
+        if table.rowViewportPosition(i) >= 0 and table.rowViewportPosition(i) + table.rowHeight(i) <= bottom
+    )
+
+
+def test_at_1280_by_720_both_tables_use_the_height(imported_window, qtbot):
+    """Issue #27: stacked under the choices, each table showed about two rows on a 1280×720 screen."""
+    from privacy_studio.gui.screen_fit import on_screen
+
+    dialog = imported_window.export_release()
+    dialog.resize(*on_screen(*dialog.SIZE, 1280, 720))
+    dialog.show()
+    dialog.profile.setCurrentText("district:1w")
+    for name in ("k_anonymity", "min_people_per_point"):
+        dialog.thresholds[name][0].setChecked(True)
+    _preview(dialog, qtbot)
+    qtbot.wait(100)
+    assert dialog.height() <= 720 * 0.92
+    assert dialog.removed_table.rowCount() == 5
+    assert visible_rows(dialog.removed_table) == 5, "every step's effect in sight"
+    assert visible_rows(dialog.preview_table) >= 6
+    dialog.close()
