@@ -1,11 +1,11 @@
 """Responsiveness of the real main window (issue #15 item 2): open → run → switch tabs → cancel.
 
 For each dataset (the sample city, the Gowalla NYC check-ins, a generated 100,000-person city), with every
-person evaluated, a fresh process opens the data as a project in the offscreen window, runs the grid while
-switching tabs, then runs again and presses Esc. A 5 ms timer in the GUI thread measures how long the event
-loop went without turning (the "gap"). The same child runs on a ``git worktree`` of the base revision
-(``baseline.py``) in the same invocation, so the baseline shares the machine's load; each child's scratch
-folder is removed.
+person evaluated (and the cities' user-attributes file, so risk by group is tabulated too), a fresh process
+opens the data as a project in the offscreen window, runs the grid while switching tabs, then runs again and
+presses Esc. A 5 ms timer in the GUI thread measures how long the event loop went without turning (the
+"gap"). The same child runs on a ``git worktree`` of the base revision (``baseline.py``) in the same
+invocation, so the baseline shares the machine's load; each child's scratch folder is removed.
 
 Measured: open (data read), run time, time to the first plotted curve, max and p99 event-loop gap over the
 run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
@@ -227,6 +227,9 @@ def child(name: str, data: Path, out: Path) -> None:
     source, settings = dataset_spec(name, data)
     project = Project(name=f"bench {name}", settings=settings)
     project.sources = [DataSource(source["path"], None, source["reader"])]
+    attributes = Path(source["path"]).with_name("attributes.csv")
+    if name != "gowalla" and attributes.exists():  # the generated cities' people have attributes
+        project.sources.append(DataSource(str(attributes), None, {}, role="attributes"))
     path = project.save(tmp / f"{name}.psproj")
     monitor = GapMonitor()
     if os.environ.get("BENCH_GUI_STALLS"):
