@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from privacy_studio.core.kernels.timebins import shift_by_offset_pieces, value_range
 
@@ -220,18 +222,15 @@ def build_event_table(
     """
     user = np.asarray(user)
     time = np.asarray(time, dtype=np.int64)
-    user_ids, user_codes = np.unique(user.astype(str), return_inverse=True)
+    user_ids, user_codes = string_codes(user)
     if location is None:
         location_ids = np.asarray([], dtype=str)
         location_codes = np.full(len(user), -1, dtype=np.int32)
     elif locations is not None:
         location_ids = locations.ids
-        lookup = {lid: i for i, lid in enumerate(location_ids.tolist())}
-        location_codes = np.fromiter(
-            (lookup[v] for v in np.asarray(location).astype(str).tolist()), dtype=np.int32, count=len(user)
-        )
+        location_codes = codes_in(np.asarray(location), location_ids)
     else:
-        location_ids, location_codes = np.unique(np.asarray(location).astype(str), return_inverse=True)
+        location_ids, location_codes = string_codes(np.asarray(location))
     order = np.lexsort((time, user_codes))
     columns = {k: (None if v is None else np.asarray(v)[order]) for k, v in optional.items()}
     return EventTable(
@@ -244,3 +243,41 @@ def build_event_table(
         locations=locations,
         **columns,
     )
+
+
+#: Ids converted to Arrow strings per slice of this many: the conversion holds the interpreter lock, so a
+#: window waiting for it gets a turn between slices (about 15 ms each).
+TEXT_SLICE = 1 << 17
+
+
+def _arrow_text(values: np.ndarray) -> pa.ChunkedArray:
+    """``values`` as Arrow strings, written as ``values.astype(str)`` writes them, a slice at a time."""
+    chunks = []
+    for start in range(0, len(values), TEXT_SLICE):
+        part = values[start : start + TEXT_SLICE]
+        if part.dtype.kind in "iu":  # Arrow writes integers as str() does, without numpy's unicode copy
+            chunks.append(pc.cast(pa.array(part), pa.string()))
+        else:
+            chunks.append(pa.array(part if part.dtype.kind == "U" else part.astype(str), type=pa.string()))
+    return pa.chunked_array(chunks, type=pa.string())
+
+
+def string_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ids of ``values`` as sorted strings and each value's int32 code into them, as
+    ``np.unique(values.astype(str), return_inverse=True)`` gives them; Arrow's kernels do the hashing and
+    sorting without holding the interpreter lock (``np.unique`` on strings held it for seconds)."""
+    text = _arrow_text(np.asarray(values))
+    distinct = pc.unique(text)
+    distinct = distinct.take(pc.sort_indices(distinct))  # UTF-8 byte order is code-point order, as numpy's
+    codes = pc.index_in(text, value_set=distinct).to_numpy().astype(np.int32, copy=False)
+    return np.asarray(distinct.to_numpy(zero_copy_only=False), dtype=str), codes
+
+
+def codes_in(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """int32 position of each value (as a string) in ``ids``; a ``KeyError`` names the first value not in
+    them (the reader rejects such events before)."""
+    codes = pc.index_in(_arrow_text(values), value_set=pa.array(np.asarray(ids, dtype=str)))
+    if codes.null_count:
+        missing = np.asarray(values)[np.flatnonzero(pc.is_null(codes).to_numpy(zero_copy_only=False))[0]]
+        raise KeyError(str(missing))
+    return codes.to_numpy().astype(np.int32, copy=False)

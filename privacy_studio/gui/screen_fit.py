@@ -14,6 +14,11 @@ def fit_to_screen(widget: QWidget, width: int, height: int) -> None:
     screen = widget.screen()
     if screen is not None:
         available = screen.availableGeometry()
-        width = min(width, int(available.width() * SCREEN_SHARE))
-        height = min(height, int(available.height() * SCREEN_SHARE))
+        width, height = on_screen(width, height, available.width(), available.height())
     widget.resize(max(width, widget.minimumSizeHint().width()), height)
+
+
+def on_screen(width: int, height: int, screen_width: int, screen_height: int) -> tuple[int, int]:
+    """The size ``width`` × ``height`` opens at on a screen of that size (the tests and screenshots use it
+    to show a dialog as a 1280×720 laptop would)."""
+    return min(width, int(screen_width * SCREEN_SHARE)), min(height, int(screen_height * SCREEN_SHARE))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
+from privacy_studio.gui.screen_fit import on_screen
 from privacy_studio.gui.steps import IMPORT_FIRST, KEYS, RUN_FIRST, TICK_FIRST
 
 from .fit import cut_off
@@ -89,6 +90,7 @@ def test_every_step_and_dialog_fits_at_1280_by_720(window, qtbot, sample_subset)
     problems.update(_walk(window, qtbot, "after a run"))
 
     release = window.export_release()
+    release.resize(*on_screen(*release.SIZE, *SIZE))  # as it opens on a 1280×720 screen
     release.start_preview()
     qtbot.waitUntil(lambda: release.preview_table.rowCount() > 0, timeout=120_000)
     _settle(qtbot)

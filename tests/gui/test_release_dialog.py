@@ -147,3 +147,32 @@ def test_the_release_step_says_a_damaged_record_is_damaged_not_absent(imported_w
     imported_window._show_start_or_tabs()
     text = imported_window.release_page.last.text()
     assert "The stored release record could not be read" in text and "No release written yet" not in text
+
+
+def visible_rows(table) -> int:
+    """Rows of ``table`` wholly in sight without scrolling."""
+    bottom = table.viewport().height()
+    return sum(
+        1
+        for i in range(table.rowCount())
+        if table.rowViewportPosition(i) >= 0 and table.rowViewportPosition(i) + table.rowHeight(i) <= bottom
+    )
+
+
+def test_at_1280_by_720_both_tables_use_the_height(imported_window, qtbot):
+    """Issue #27: stacked under the choices, each table showed about two rows on a 1280×720 screen."""
+    from privacy_studio.gui.screen_fit import on_screen
+
+    dialog = imported_window.export_release()
+    dialog.resize(*on_screen(*dialog.SIZE, 1280, 720))
+    dialog.show()
+    dialog.profile.setCurrentText("district:1w")
+    for name in ("k_anonymity", "min_people_per_point"):
+        dialog.thresholds[name][0].setChecked(True)
+    _preview(dialog, qtbot)
+    qtbot.wait(100)
+    assert dialog.height() <= 720 * 0.92
+    assert dialog.removed_table.rowCount() == 5
+    assert visible_rows(dialog.removed_table) == 5, "every step's effect in sight"
+    assert visible_rows(dialog.preview_table) >= 6
+    dialog.close()

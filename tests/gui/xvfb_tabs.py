@@ -18,6 +18,7 @@ from xvfb_app import wait_for  # the same wait as the main-window script beside 
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.gui.dialogs.report_details_dialog import ReportDetailsDialog
 from privacy_studio.gui.main_window import MainWindow
+from privacy_studio.gui.screen_fit import on_screen
 from privacy_studio.gui.steps import KEYS
 
 SIZES = ((1280, 720), (1600, 1000))
@@ -103,11 +104,15 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
                 problems += [f"{width}x{height} {key} {title}: {p}" for p in cut_off(window)]
         problems += extra_shots(app, window, folder, shot)
     release = window.export_release()  # issue #15 item 6: the first rows as they would be released
-    release.start_preview()
-    wait_for(app, lambda: release.preview_table.rowCount() > 0, "the release preview")
-    settle(app, 0.6)
-    release.grab().save(str(Path(out) / "{}x{}".format(*SIZES[0]) / "98_release_preview.png"))
-    problems += [f"release dialog: {p}" for p in cut_off(release)]
+    release.show()
+    for width, height in SIZES:  # at the size it opens at on each screen (issue #27: tables of two rows)
+        release.resize(*on_screen(*release.SIZE, width, height))
+        settle(app, 0.3)
+        release.start_preview()
+        wait_for(app, lambda: release.worker is None, "the release preview")
+        settle(app, 0.6)
+        release.grab().save(str(Path(out) / f"{width}x{height}" / "98_release_preview.png"))
+        problems += [f"release dialog at {width}x{height}: {p}" for p in cut_off(release)]
     release.close()
     details = ReportDetailsDialog(window.session.project.name, ReportDetails(), window)
     details.show()

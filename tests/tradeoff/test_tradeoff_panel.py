@@ -85,7 +85,7 @@ def test_choices_round_trip_and_drive_the_analysis(panel, thesis_profiles, thesi
     assert header.text() == label_words("zip × 1h") == "postcode areas × 1 hour", "profiles in words"
 
 
-def test_power_law_population_and_groups(panel, thesis_profiles, thesis_scores, tmp_path):
+def test_power_law_population_and_groups(panel, qtbot, thesis_profiles, thesis_scores, tmp_path):
     panel.set_utility(thesis_scores)
     panel.set_results(thesis_profiles())
     panel.set_unit_areas({"zip": 1.0, "district": 8.0, "municipality": 60.0})
@@ -100,10 +100,10 @@ def test_power_law_population_and_groups(panel, thesis_profiles, thesis_scores, 
     records[0]["per_user"] = {"user_ids": ["a", "b", "c"], "unique_rate": [1.0, 0.0, None], "em": None}
     panel.set_results(records)
     panel.set_attributes(pd.DataFrame({"gender": ["f", "m", "f"]}, index=["a", "b", "c"]))
-    assert panel.group_table.rowCount() == 2
+    qtbot.waitUntil(lambda: panel.group_table.rowCount() == 2)  # tabulated in a worker
     assert "2 users with both" in panel.group_text.text()
     panel.group_profile.setCurrentIndex(1)
-    assert "no per-user risks" in panel.group_text.text()
+    qtbot.waitUntil(lambda: "no per-user risks" in panel.group_text.text())
 
 
 def test_mounted_on_a_session_reads_and_writes_the_project(qtbot, thesis_profiles, thesis_scores):

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -66,6 +69,8 @@ SUPPRESSION = (
     ("max_points_per_person", "Keep each person's N most visited points", 1, 20),
 )
 PREVIEW_ROWS = 20
+#: Rows each table shows at least, whatever the screen.
+MIN_ROWS = 3
 
 
 def start_text(c: Candidates) -> str:
@@ -117,6 +122,9 @@ def effect_text(prepared: PreparedRelease) -> str:
 class ReleaseDialog(WorkerDialog):
     """Prepare, preview and write a release of the session's dataset."""
 
+    #: The size it opens at, shrunk to the screen (1280×720: 1177×662).
+    SIZE = (1240, 820)
+
     released = Signal(object)  # the ReleaseManifest
     prepared_changed = Signal(object)  # the PreparedRelease, or None when the choices changed
 
@@ -139,21 +147,53 @@ class ReleaseDialog(WorkerDialog):
         self.problems.setStyleSheet(RED)
         self.verdict = QLabel("")
         self.verdict.setWordWrap(True)
+        choices = QVBoxLayout()  # the choices on the left, what they do on the right: each table gets the
+        choices.addLayout(self._choice_form())  # dialog's height (stacked, they had two rows at 1280×720)
+        choices.addWidget(self._suppression_group())
+        choices.addStretch(1)
+        columns = QHBoxLayout()
+        columns.addLayout(choices)
+        columns.addWidget(self._outcome_panes(), 1)
         layout = QVBoxLayout(self)
-        layout.addLayout(self._choice_form())
-        layout.addWidget(self._suppression_group())
-        layout.addWidget(QLabel("What each choice removes (before writing):"))
-        layout.addWidget(self.removed_table, 1)  # as tall as the rows preview: its rows are the decision
-        layout.addWidget(self.figures)
-        layout.addWidget(self.verdict)
-        layout.addLayout(self._reason_row())
-        layout.addWidget(QLabel(f"The first {PREVIEW_ROWS} rows as they will be written:"))
-        layout.addWidget(self.preview_table, 1)
+        layout.addLayout(columns, 1)
         layout.addWidget(self.problems)
         layout.addLayout(self._button_row("Write release"))
         self._watch_choices()
         self._rows_changed()
-        fit_to_screen(self, 900, 700)
+        fit_to_screen(self, *self.SIZE)
+
+    def _outcome_panes(self) -> QSplitter:
+        """What each choice removes, then (the figures, verdict and reason above) the first rows as written,
+        in a splitter the officer can move; each table keeps a few rows whatever the screen."""
+        rows = self.removed_table.verticalHeader()
+        rows.setVisible(False)  # its first column names the row
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # a narrowed name wraps, whole
+        self.outcome = splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
+        reason = QWidget()
+        reason.setLayout(self._reason_row())
+        reason.layout().setContentsMargins(0, 0, 0, 0)
+        panes = (
+            ([QLabel("What each choice removes (before writing):")], self.removed_table),
+            (
+                [self.figures, self.verdict, reason, QLabel(f"The first {PREVIEW_ROWS} rows as written:")],
+                self.preview_table,
+            ),
+        )
+        for above, table in panes:  # the effect table alone in its pane: its height is the pane's
+            row_px = table.fontMetrics().height() + 8  # compact rows: more of them in sight
+            table.verticalHeader().setDefaultSectionSize(row_px)
+            table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + MIN_ROWS * row_px)
+            pane = QWidget()
+            column = QVBoxLayout(pane)
+            column.setContentsMargins(0, 0, 0, 0)
+            for widget in above:
+                column.addWidget(widget)
+            column.addWidget(table, 1)
+            splitter.addWidget(pane)
+        splitter.setStretchFactor(0, 1)  # halves, then the effect table grows to show all its rows
+        splitter.setStretchFactor(1, 1)
+        return splitter
 
     def _profile_box(self) -> None:
         """The profile, starting at the project's recommendation, and the note saying where it starts."""
@@ -176,9 +216,9 @@ class ReleaseDialog(WorkerDialog):
         self.columns = {name: QCheckBox(name) for name in EXTRA_COLUMNS}
         self.centres = QCheckBox("add each unit's centre (lat, lon)")
         self.counts = QCheckBox("add each point's event count (k-anonymity then compares counts too)")
-        column_row = QHBoxLayout()
-        for box in self.columns.values():
-            column_row.addWidget(box)
+        column_row = QGridLayout()  # three a line, so the choices' column stays narrow
+        for i, box in enumerate(self.columns.values()):
+            column_row.addWidget(box, i // 3, i % 3)
         self.out = QLineEdit()
         self.out.setPlaceholderText("release.csv or release.parquet")
         browse = QPushButton("Browse…")
@@ -390,6 +430,22 @@ class ReleaseDialog(WorkerDialog):
             for j, text in enumerate(row):
                 self.preview_table.setItem(i, j, QTableWidgetItem(text))
         self.preview_table.resizeColumnsToContents()
+        self.layout().activate()  # the figures' and verdict's new lines take their height from the tables
+        self._fit_effect_rows()
+
+    def _fit_effect_rows(self) -> None:
+        """Move the splitter so the effect table shows all its rows and one spare (a scroll bar would narrow
+        its columns and wrap them taller) within both panes' minimums; the preview gets the rest."""
+        table = self.removed_table
+        table.resizeRowsToContents()  # heights now, at the columns' present widths (else set lazily)
+        rows = sum(table.rowHeight(i) for i in range(table.rowCount()))
+        spare = table.verticalHeader().defaultSectionSize()
+        wanted = table.horizontalHeader().height() + rows + 2 * table.frameWidth() + spare
+        top, bottom = self.outcome.sizes()
+        least = [self.outcome.widget(i).minimumSizeHint().height() for i in (0, 1)]
+        moved = max(least[0] - top, min(wanted - table.height(), bottom - least[1]))
+        if top and bottom and moved:
+            self.outcome.setSizes([top + moved, bottom - moved])
 
     def _written(self, manifest: ReleaseManifest) -> None:
         self._stop()

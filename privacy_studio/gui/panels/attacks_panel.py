@@ -7,6 +7,7 @@ kept in the project under ``analyses["attacks"]`` so they are saved and reported
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pyqtgraph as pg
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 from privacy_studio.core.analyses import AttackInputs, AttackResults, ReleaseRecord
 from privacy_studio.core.measures.attacks.profiling import DISTANCES
 from privacy_studio.core.measures.attacks.requests import ATTACKS, describe
+from privacy_studio.core.overview.project_data import NEEDS_MEMORY
 from privacy_studio.gui.plots.base import CompactPlot
 from privacy_studio.gui.workers import TaskRunner, Worker
 
@@ -77,6 +79,19 @@ def project_inputs(project: Any) -> dict[str, str]:
     if released:
         inputs.update({"anonymous.data": str(released), "masked": str(released)})
     return inputs
+
+
+#: Reader options naming side files: the panel's own fields give them.
+PLACE_KEYS = ("antennas", "locations", "hierarchy")
+
+
+def project_reader(project: Any, path: str | None) -> dict[str, Any] | None:
+    """How the project reads ``path`` when it is the project's own events file (its reader options: a
+    headerless or tab-separated file reads only with them), else None."""
+    events = next((s for s in project.sources if s.role == "events"), None)
+    if events is None or not path or os.path.realpath(path) != os.path.realpath(events.path):
+        return None
+    return dict(events.reader)
 
 
 def _form(rows: list[tuple[str, QWidget]], layout: QFormLayout | None = None) -> QFormLayout:
@@ -128,10 +143,15 @@ class DatasetPicker(QGroupBox):
             [("data", self.data), ("places", self.places), ("hierarchy", self.hierarchy)], QFormLayout(self)
         )
 
-    def side(self, tz: str) -> dict[str, Any]:
-        reader: dict[str, Any] = {"tz": tz}
-        if self.places.value():
-            reader["locations"] = self.places.value()
+    def side(self, tz: str, known: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The side's path and reader options: ``known`` (how the project reads this same file: delimiter,
+        header, columns…) with the time zone and side files shown here."""
+        known = known or {}
+        reader: dict[str, Any] = {k: v for k, v in known.items() if k not in PLACE_KEYS}
+        reader["tz"] = tz
+        places = self.places.value()
+        if places:  # the project's own key when it is the project's file (antennas or shops), else locations
+            reader["antennas" if known.get("antennas") == places else "locations"] = places
         if self.hierarchy.value():
             reader["hierarchy"] = self.hierarchy.value()
         return {"path": self.data.value() or "", "reader": reader}
@@ -163,6 +183,7 @@ class AttacksPanel(QWidget):
             for edit in self._fields().values():
                 edit.editingFinished.connect(self._keep_inputs)
             session.changed.connect(self._restore)
+            session.dataset_changed.connect(self._data_changed)
             self._restore()
 
     # -- inputs ------------------------------------------------------------------------------------
@@ -327,12 +348,16 @@ class AttacksPanel(QWidget):
             self.session.set_dirty(True)
 
     # -- requests and runs -------------------------------------------------------------------------
+    def _known_reader(self, picker: DatasetPicker) -> dict[str, Any] | None:
+        """The project's reader options when ``picker`` names the project's own events file."""
+        return None if self.session is None else project_reader(self.session.project, picker.data.value())
+
     def _pair(self, attack: str) -> dict[str, Any]:
         tz = self.tz.text().strip() or "UTC"
         return {
             "attack": attack,
-            "identified": self.identified.side(tz),
-            "anonymous": self.anonymous.side(tz),
+            "identified": self.identified.side(tz, self._known_reader(self.identified)),
+            "anonymous": self.anonymous.side(tz, self._known_reader(self.anonymous)),
             "links": self.links.value(),
             "spatial": self.spatial.text().strip() or "raw",
         }
@@ -366,6 +391,9 @@ class AttacksPanel(QWidget):
 
         kind = request["attack"]
         self._keep_inputs()
+        if self._reads_data_beyond_memory(request):
+            self.status.setText(f"The {kind} attack {NEEDS_MEMORY}.")
+            return None
         worker = Worker(run_attack, request, name=f"{kind} attack")
         # Bound methods of this widget, so the slots run in the GUI thread whatever thread emits.
         worker.signals.progress.connect(self._on_progress)
@@ -377,6 +405,20 @@ class AttacksPanel(QWidget):
         self.status.setText(f"running the {kind} attack…")
         self.run_requested.emit(request)
         return self.runner.start(worker, kind="attack")
+
+    def _reads_data_beyond_memory(self, request: dict[str, Any]) -> bool:
+        """Whether a side of ``request`` is the project's own events file while they exceed the memory
+        (the window holds only their overview)."""
+        session = self.session
+        if session is None or session.dataset is not None or session.overview is None:
+            return False
+        sides = (request.get(k) or {} for k in ("identified", "anonymous"))
+        return any(project_reader(session.project, side.get("path")) is not None for side in sides)
+
+    def _data_changed(self, dataset: Any) -> None:
+        """Say at once, for data that exceed the memory, that attacks on them cannot run."""
+        if dataset is None and self.session.overview is not None:
+            self.status.setText(f"An attack on this project's data {NEEDS_MEMORY}.")
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(100 * fraction))
