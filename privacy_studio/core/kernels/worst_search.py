@@ -7,12 +7,14 @@ smallest distinct subsets. Every size it returns is that of a real p-subset, so 
 of the person's worst-case risk; a search that reaches a set of one is exact (risk 1 is the maximum).
 Each person's search depends on nothing else, so results do not depend on the number of threads.
 
-Each person has a work budget, decided before the search starts (``budget``: posting-list entries). Extending
-one kept subset is charged its shortest list's length times the trace's length (what intersecting its
-candidates walks at most). The search stops before the extension that would exceed the budget: the level
-then keeps the candidates counted so far (real subsets: still a lower bound), every larger p takes the
-smallest set found (a superset's set is no larger), and the person is marked cut short from that p on. A
-search that never reaches its budget is exactly the unlimited one.
+The work has a budget decided before the search starts: ``budget`` units per person, pooled over each of
+the fixed parts of the people (so it does not depend on the number of threads). Extending one kept subset
+costs its shortest list's length times the trace's length (what intersecting its candidates walks at most).
+People are searched in order; each may spend what is left of the part's budget divided by the people left
+in it, so what a quick search leaves goes to the next ones. A search stops before the extension that
+would exceed its allowance: the level then keeps the candidates counted so far (real subsets: still a
+lower bound), every larger p takes the smallest set found (a superset's set is no larger), and the person
+is marked cut short from that p on. A search that never reaches its allowance is the unlimited one.
 """
 
 from __future__ import annotations
@@ -163,9 +165,9 @@ def _search_person(
     work: tuple,
     best: np.ndarray,
     budget: float,
-) -> int:
+) -> tuple[int, float]:
     """``best[k - 1]``: the smallest set found among the person's k-subsets (``pts`` rarest first); returns
-    the first p whose value comes from a search the budget cut short (0: the search was not cut)."""
+    the first p whose value comes from a search the budget cut short (0: not cut) and the work spent."""
     m = len(pts)
     for i in range(m):
         at[pts[i]] = i
@@ -194,7 +196,7 @@ def _search_person(
         best[j] = best[k - 1]  # a set of one found at a smaller k, or the cut search's smallest
     for i in range(m):
         at[pts[i]] = -1
-    return cut
+    return cut, spent[0]
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
@@ -202,7 +204,8 @@ def worst_search(
     users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, beam: int, budget: float = np.inf
 ) -> tuple[np.ndarray, np.ndarray]:
     """(S, pmax) smallest anonymity set found among each person's k-subsets, k = 1..pmax (0: fewer points),
-    and (S,) per person the first p whose value comes from a search cut short by ``budget`` (0: none).
+    and (S,) per person the first p whose value comes from a search cut short by the budget (0: none);
+    ``budget`` is the work per person, pooled within each part.
 
     At k = 1 the value is exact (the rarest point of the trace); once a set of one is found, every larger k
     is 1 too (a superset of the knowledge never has a larger set).
@@ -224,10 +227,13 @@ def worst_search(
             np.empty(max_list, dtype=np.int32),  # members
             np.zeros(max(pmax, longest), dtype=np.int64),  # counts, then a second scratch
         )
-        for s in range(part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS):
+        lo, hi = part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS
+        left = budget * (hi - lo)
+        for s in range(lo, hi):
             u = users[s]
             pts = trace_pts[trace_ptr[u] : trace_ptr[u + 1]].astype(np.int64)
             if len(pts):
                 pts = pts[np.argsort(list_len[pts], kind="mergesort")]
-                cut[s] = _search_person(pts, ix, pmax, beam, at, work, best[s], budget)
+                cut[s], spent = _search_person(pts, ix, pmax, beam, at, work, best[s], left / (hi - s))
+                left -= spent
     return best, cut

@@ -22,10 +22,10 @@ from privacy_studio.core.kernels.worst_search import worst_search
 SEARCH_BEAM = 16
 #: Work units a second and thread of the search (a kept subset's extension costs its shortest posting list
 #: times the trace's length; see ``kernels/worst_search.py``). Measured on the 300k-person month of
-#: ``benchmarks/bench_scale.py``, 1,000 people, no budget: 14M (raw × 1w, district × 1h) to 21M (district ×
-#: 12h, zip × 1w) a second and thread; the median person there costs 0.3M units on the coarse profiles,
-#: and the lists (so the units) grow with the number of people.
-SEARCH_RATE = 15_000_000
+#: ``benchmarks/bench_scale.py``, 1,000 people, no budget: district × 12h spends 3.3e8 units in 2.4 s (load
+#: ≈ 2) to 7.9 s (load ≈ 5, another 2-thread run beside it), i.e. 70M to 21M a second and thread; the
+#: median person there costs 0.3M units, and lists (so units) grow with the number of people.
+SEARCH_RATE = 40_000_000
 
 
 def search_budget(seconds: float, n_sampled: int, threads: int) -> float:
