@@ -101,6 +101,13 @@ def run_one(tree: Tree, folder: Path, engine: str, size: str, samples: int, time
         payload = json.loads(out.read_text())
         row["ran"] = payload.get("engine", engine)
         row["digest"] = digest(payload)
+        row["profile_s"] = {  # each profile's own stages (generalize, index, estimate, ...): where time goes
+            p.get("label", "?"): round(sum((p.get("timings") or {}).values()), 1) for p in payload["profiles"]
+        }
+        row["search_cut"] = {  # sampled people whose worst-case search its budget cut short, at p = 4
+            p.get("label", "?"): next((r.get("worst_search_cut", 0) for r in p["by_p"] if r["p"] == 4), None)
+            for p in payload["profiles"]
+        }
         out.unlink()
     else:
         row["error"] = timing.stderr.strip().splitlines()[-1:] or [f"exit {timing.returncode}"]

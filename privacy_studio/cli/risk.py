@@ -13,7 +13,14 @@ from privacy_studio.cli._progress import ProgressBar
 from privacy_studio.cli._reader_options import add_reader_arguments, reader_options_from_args
 from privacy_studio.core.numbers import DASH, count, interval, lower_bound, share
 from privacy_studio.core.progress import Cancelled, TaskControl
-from privacy_studio.core.risk.catalogue import MEASURE_NAMES, RISK_FIELDS, WORST_FIELDS, Field, format_value
+from privacy_studio.core.risk.catalogue import (
+    MEASURE_NAMES,
+    RISK_FIELDS,
+    WORST_FIELDS,
+    Field,
+    format_value,
+    limited_search,
+)
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -84,6 +91,10 @@ def print_table(profiles: list[ProfileResult], out=None) -> None:
             cells = " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, cols, strict=True))
             print(f"{label:<{width}} {cells}", file=out)
             label = ""
+        cut = [r for r in prof.by_p if r.worst_search_cut]
+        if cut:
+            where = ", ".join(f"p = {r.p}: {limited_search(r.worst_search_cut, r.n_sampled)}" for r in cut)
+            print(f"{'':<{width}} worst case {where}", file=out)
         short = [(r.p, r.n_short) for r in prof.by_p if r.n_short]
         if short:
             counts = ", ".join(f"{n:,} at p = {p}" for p, n in short)
@@ -254,6 +265,7 @@ def settings_of(args: argparse.Namespace) -> RiskSettings:
         price=split_list(args.price, "--price"),
         **attribute_settings(args),
         exact_budget=args.exact_budget,
+        search_budget=args.search_budget,
     )
     if settings.sensitive and "attribute_disclosure" not in settings.measures:
         settings.measures.append("attribute_disclosure")
@@ -385,6 +397,15 @@ def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds of enumeration per profile a sampled run may spend to make unicity, k-disclosure and "
         "the worst case exact at the p values that fit (uniform knowledge; default 10, 0 = always sample)",
+    )
+    p.add_argument(
+        "--search-budget",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="seconds of targeted worst-case search per profile, shared by the sampled people before it "
+        "starts; where a person's search is cut short the worst case says it is a lower bound from a "
+        "limited search (default 30)",
     )
     p.add_argument(
         "--reference-p",

@@ -94,7 +94,9 @@ EXPLANATIONS: dict[str, Explanation] = {
         "in the smallest number of people those best clues can leave. The report gives its mean and the "
         "share of people who can be pinned down exactly by some choice of p clues. Where a trace is too "
         "long to try every choice of p clues, only a sample of choices is tried: the figure is then a lower "
-        "bound, and the true worst case can be higher.",
+        "bound, and the true worst case can be higher. The search has a work budget per profile, fixed "
+        "before it starts; where it cut a person's search short, the figure says it is a lower bound from "
+        "a limited search and for how many people.",
         "It assumes the outsider knows exactly the most revealing points, which is pessimistic; it is not "
         "what a typical outsider with random knowledge achieves (that is unicity).",
         "risk_u = max over p-subsets A of T_u of 1 / |E(A)|; when the subsets are sampled, the maximum "

@@ -98,3 +98,66 @@ def sparsity(n: int, q: float, d: int) -> tuple[float, float]:
     p_match = (q * q + (1 - q) ** 2) ** d
     p_unique = (1 - p_match) ** (n - 1)
     return p_unique, (1 - p_unique) ** n
+
+
+def targeted_search(
+    traces: list[set[int]], u: int, pmax: int, beam: int, budget: float = math.inf
+) -> tuple[list[int], int, float]:
+    """The targeted worst-case search of person ``u`` step by step (kernels/worst_search.py): rarest points
+    first, each level extends every kept subset by each point it lacks and keeps the ``beam`` distinct
+    subsets with the smallest sets (stable on ties). Extending a subset costs its rarest point's holders
+    times the trace length; the search stops before an extension over ``budget``, its smallest set then
+    standing for every larger p. Returns the smallest set per k (0: fewer points) and the first p whose
+    value the budget touched (0: none, or a set of one was found), and the work spent."""
+    holders = {x: len(anonymity_set(traces, {x})) for t in traces for x in t}
+    pts = sorted(sorted(traces[u]), key=lambda x: holders[x])
+    best = [0] * pmax
+    if not pts:
+        return best, 0, 0.0
+    m, top = len(pts), min(pmax, len(pts))
+    kept = [[x] for x in pts[:beam]]
+    best[0] = holders[pts[0]]
+    spent, k, cut = 0.0, 1, 0
+    while k < top and best[k - 1] > 1:
+        cand, stopped = [], False
+        for b, subset in enumerate(kept):
+            cost = float(min(holders[x] for x in subset) * m)
+            if spent + cost > budget:
+                stopped = True
+                break
+            spent += cost
+            cand += [(len(anonymity_set(traces, {*subset, y})), b, y) for y in pts if y not in subset]
+        if cand:
+            ranked = sorted(cand, key=lambda c: c[0])
+            nxt: list[list[int]] = []
+            for _, b, y in ranked:
+                row = [*kept[b], y]
+                if len(nxt) < min(beam, len(cand)) and all(set(row) != set(r) for r in nxt):
+                    nxt.append(row)
+            kept, best[k] = nxt, ranked[0][0]
+        else:
+            best[k] = best[k - 1]
+        k += 1
+        if stopped:
+            cut = k if best[k - 1] > 1 else 0
+            break
+    for j in range(k, top):
+        best[j] = best[k - 1]
+    return best, cut, spent
+
+
+def targeted_searches(
+    traces: list[set[int]], users: list[int], pmax: int, beam: int, budget: float, parts: int
+) -> list[tuple[list[int], int]]:
+    """:func:`targeted_search` of each of ``users`` with a budget of ``budget`` per person pooled in
+    ``parts`` consecutive parts: in order, each person may spend what is left of the part's budget over the
+    people left in it."""
+    out = []
+    for part in range(parts):
+        lo, hi = part * len(users) // parts, (part + 1) * len(users) // parts
+        left = budget * (hi - lo)
+        for s in range(lo, hi):
+            best, cut, spent = targeted_search(traces, users[s], pmax, beam, left / (hi - s))
+            left -= spent
+            out.append((best, cut))
+    return out

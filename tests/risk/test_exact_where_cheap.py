@@ -43,7 +43,7 @@ def test_the_search_finds_real_subsets_and_never_overstates_the_risk(sets, pmax,
     """Every size found is that of some k-subset, so 1/size never exceeds the worst case; k = 1 is exact,
     and with a beam as wide as the trace the pairs are all tried, so k = 2 is exact too."""
     index = build_index(traces_from_sets(sets, 8))
-    found = worst_search(np.arange(len(sets), dtype=np.int64), index.arrays(), index.max_list, pmax, beam)
+    found, _ = worst_search(np.arange(len(sets), dtype=np.int64), index.arrays(), index.max_list, pmax, beam)
     for u, trace in enumerate(sets):
         for k in range(1, pmax + 1):
             if len(trace) < k:
@@ -61,7 +61,7 @@ def test_worked_example_of_the_search():
     rarest first gives {0}: 3 people, {0, 1}: 2, {0, 1, 2}: 1."""
     sets = [{0, 1, 2}, {0, 1}, {1, 2}, {0, 2, 3}]
     index = build_index(traces_from_sets(sets, 4))
-    found = worst_search(np.array([0], dtype=np.int64), index.arrays(), index.max_list, 3, 16)
+    found, _ = worst_search(np.array([0], dtype=np.int64), index.arrays(), index.max_list, 3, 16)
     assert found[0].tolist() == [3, 2, 1]
 
 
@@ -136,7 +136,7 @@ def exact_and_searched(index, p: int, users: np.ndarray) -> tuple[float, float]:
     """Share at worst-case risk 1 at p: exact over everyone, and the targeted search's over ``users``."""
     exact = exact_pass(index, p, with_em=False, stop_at_one=True)
     r = sample_sizes(index, users, kind=UNIFORM, pmax=p, worst=True)
-    found = targeted_sizes(index, users, p, r["rare"])[:, p - 1]
+    found = targeted_sizes(index, users, p, r["rare"])[0][:, p - 1]
     return float(np.mean(exact.worst == 1.0)), float(np.mean(found[found > 0] == 1))
 
 

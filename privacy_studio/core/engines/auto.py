@@ -9,19 +9,26 @@ from privacy_studio.core.engines.ingest import file_size, refuse_unsupported
 from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.io.options import ReaderOptions
 
-#: Peak bytes per event of the in-memory engine's compact columns (user int32, UTC seconds int64, place
-#: int32; nothing per event that comes from the place table): columns, the first profile's traces and index
-#: and the sampling's work, fitted on the 1M and 3M-person months of ``benchmarks/bench_scale.py``
-#: (docs/engines-benchmark.md). Issue #30: 95 before, when every event also held four coordinates.
-BYTES_PER_EVENT = 40
+#: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, UTC
+#: seconds int64, place int32; nothing per event from the place table) and running the 12-profile grid of
+#: ``benchmarks/bench_scale.py``: re-fitted (issue #30) from the peak resident memory of whole runs, slope of
+#: peak over events between the 3M-person month (126,397,966 events: 4,480 MiB, 2026-11-26) and the 10M one
+#: (421,127,995 events: 14,607 MiB, `/usr/bin/time -v`, 2026-11-26 23:16 UTC; peak while the first profile
+#: is generalized): 36.0 B/event, intercept 0.15 GB. With :data:`FIXED_BYTES` the estimate is 3 % over the
+#: 10M peak and 10 % over the 3M one (docs/engines-benchmark.md › National scale). 40 before (fitted on
+#: 1M-3M only), 95 before the compact columns. Measured before the reader gave Arrow's freed memory back
+#: (the 300k month's peak fell from 1,408 to 887 MiB), so on the safe side.
+BYTES_PER_EVENT = 36
 #: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
 BYTES_PER_NUMBER = 8
 #: The interpreter, numba, pyarrow and the dictionaries of a month, whatever its size.
 FIXED_BYTES = 600 * 2**20
 #: Rows per byte of text input are estimated from its first lines; gzip/zip files expand about this much.
 COMPRESSION_RATIO = 4.0
-#: Share of the available memory the in-memory engine may plan to use.
-USABLE_SHARE = 0.6
+#: Share of the available memory the in-memory engine may plan to use: the estimate is a measured whole-run
+#: peak (every temporary included), so a fifth of what is available is kept for other programs' growth.
+#: 0.6 while the bytes per event were a guess; at 0.6 a 10M month (15.8 GB) needed 26 GB available.
+USABLE_SHARE = 0.8
 
 
 def available_memory() -> int | None:

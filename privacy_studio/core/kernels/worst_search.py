@@ -6,6 +6,15 @@ each point of the trace it lacks, counts the anonymity set of every such subset,
 smallest distinct subsets. Every size it returns is that of a real p-subset, so 1 / size is a lower bound
 of the person's worst-case risk; a search that reaches a set of one is exact (risk 1 is the maximum).
 Each person's search depends on nothing else, so results do not depend on the number of threads.
+
+The work has a budget decided before the search starts: ``budget`` units per person, pooled over each of
+the fixed parts of the people (so it does not depend on the number of threads). Extending one kept subset
+costs its shortest list's length times the trace's length (what intersecting its candidates walks at most).
+People are searched in order; each may spend what is left of the part's budget divided by the people left
+in it, so what a quick search leaves goes to the next ones. A search stops before the extension that
+would exceed its allowance: the level then keeps the candidates counted so far (real subsets: still a
+lower bound), every larger p takes the smallest set found (a superset's set is no larger), and the person
+is marked cut short from that p on. A search that never reaches its allowance is the unlimited one.
 """
 
 from __future__ import annotations
@@ -80,8 +89,11 @@ def _extend(
     ix: IndexArrays,
     work: tuple,
     cand: np.ndarray,
-) -> int:
-    """Every kept subset plus each point of the trace it lacks, as rows (subset, point, |E|) of ``cand``.
+    budget: float,
+    spent: np.ndarray,
+) -> tuple[int, bool]:
+    """Every kept subset plus each point of the trace it lacks, as rows (subset, point, |E|) of ``cand``;
+    and whether the work budget stopped it first (``spent[0]``: the person's work so far).
 
     |E(A + y)| is counted among the members of E(A) when their traces are shorter than the lists the
     candidates' intersections would walk (each at least A's shortest), else intersected from scratch: the
@@ -92,10 +104,14 @@ def _extend(
     row = np.empty(kept.shape[1], dtype=np.int64)
     c = 0
     for b in range(n_kept):
-        _set_size(kept[b], k, scratch, ix, buf, bits, state)
         shortest = ix.list_len[kept[b, 0]]
         for j in range(1, k):
             shortest = min(shortest, ix.list_len[kept[b, j]])
+        cost = float(shortest) * m
+        if spent[0] + cost > budget:
+            return c, True
+        spent[0] += cost
+        _set_size(kept[b], k, scratch, ix, buf, bits, state)
         inside = walk_members(post_ptr, post_users, ix.dense_slot, ix.bitmaps, buf, bits, state, members)
         counted = _count_members(inside, ix, at, counts, m, float(m - k) * shortest)
         row[:k] = kept[b, :k]
@@ -111,7 +127,7 @@ def _extend(
                 size = counts[i] if counted else _set_size(row, k + 1, scratch, ix, buf, bits, state)
                 cand[c, 0], cand[c, 1], cand[c, 2] = b, y, size
                 c += 1
-    return c
+    return c, False
 
 
 @nb.njit(cache=True, nogil=True)
@@ -141,9 +157,17 @@ def _keep_smallest(
 
 @nb.njit(cache=True, nogil=True)
 def _search_person(
-    pts: np.ndarray, ix: IndexArrays, pmax: int, beam: int, at: np.ndarray, work: tuple, best: np.ndarray
-) -> None:
-    """``best[k - 1]``: the smallest set found among the person's k-subsets (``pts`` rarest first)."""
+    pts: np.ndarray,
+    ix: IndexArrays,
+    pmax: int,
+    beam: int,
+    at: np.ndarray,
+    work: tuple,
+    best: np.ndarray,
+    budget: float,
+) -> tuple[int, float]:
+    """``best[k - 1]``: the smallest set found among the person's k-subsets (``pts`` rarest first); returns
+    the first p whose value comes from a search the budget cut short (0: not cut) and the work spent."""
     m = len(pts)
     for i in range(m):
         at[pts[i]] = i
@@ -154,21 +178,34 @@ def _search_person(
         kept[b, 0] = pts[b]
     best[0] = ix.list_len[pts[0]]
     top = min(pmax, m)
+    spent = np.zeros(1)
+    cut = 0
     k = 1
     while k < top and best[k - 1] > 1:
         cand = np.empty((n_kept * (m - k), 3), dtype=np.int64)
-        c = _extend(kept, n_kept, k, pts, at, ix, work, cand)
-        kept, n_kept, best[k] = _keep_smallest(kept, cand, c, k, beam, work[3], work[5])
+        c, stopped = _extend(kept, n_kept, k, pts, at, ix, work, cand, budget, spent)
+        if c:  # the smallest subset kept is extended first, so a cut level still beats its parent
+            kept, n_kept, best[k] = _keep_smallest(kept, cand, c, k, beam, work[3], work[5])
+        else:
+            best[k] = best[k - 1]
         k += 1
+        if stopped:
+            cut = k if best[k - 1] > 1 else 0  # risk 1 is the maximum: exact even when cut
+            break
     for j in range(k, top):
-        best[j] = 1  # a set of one was found at a smaller k
+        best[j] = best[k - 1]  # a set of one found at a smaller k, or the cut search's smallest
     for i in range(m):
         at[pts[i]] = -1
+    return cut, spent[0]
 
 
 @nb.njit(parallel=True, cache=True, nogil=True)
-def worst_search(users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, beam: int) -> np.ndarray:
-    """(S, pmax) smallest anonymity set found among each person's k-subsets, k = 1..pmax (0: fewer points).
+def worst_search(
+    users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, beam: int, budget: float = np.inf
+) -> tuple[np.ndarray, np.ndarray]:
+    """(S, pmax) smallest anonymity set found among each person's k-subsets, k = 1..pmax (0: fewer points),
+    and (S,) per person the first p whose value comes from a search cut short by the budget (0: none);
+    ``budget`` is the work per person, pooled within each part.
 
     At k = 1 the value is exact (the rarest point of the trace); once a set of one is found, every larger k
     is 1 too (a superset of the knowledge never has a larger set).
@@ -176,6 +213,7 @@ def worst_search(users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, b
     trace_ptr, trace_pts, list_len = ix.trace_ptr, ix.trace_pts, ix.list_len
     n_s = len(users)
     best = np.zeros((n_s, pmax), dtype=np.int64)
+    cut = np.zeros(n_s, dtype=np.int64)
     longest = 1
     for u in users:
         longest = max(longest, trace_ptr[u + 1] - trace_ptr[u])
@@ -189,10 +227,13 @@ def worst_search(users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, b
             np.empty(max_list, dtype=np.int32),  # members
             np.zeros(max(pmax, longest), dtype=np.int64),  # counts, then a second scratch
         )
-        for s in range(part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS):
+        lo, hi = part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS
+        left = budget * (hi - lo)
+        for s in range(lo, hi):
             u = users[s]
             pts = trace_pts[trace_ptr[u] : trace_ptr[u + 1]].astype(np.int64)
             if len(pts):
                 pts = pts[np.argsort(list_len[pts], kind="mergesort")]
-                _search_person(pts, ix, pmax, beam, at, work, best[s])
-    return best
+                cut[s], spent = _search_person(pts, ix, pmax, beam, at, work, best[s], left / (hi - s))
+                left -= spent
+    return best, cut

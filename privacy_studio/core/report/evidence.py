@@ -8,7 +8,7 @@ import math
 from privacy_studio.core.numbers import count, interval, lower_bound, share
 from privacy_studio.core.report.content import KeyFigure
 from privacy_studio.core.report.inputs import ReportInputs
-from privacy_studio.core.risk.catalogue import UNICITY
+from privacy_studio.core.risk.catalogue import UNICITY, limited_search
 from privacy_studio.core.tradeoff.grid import ALL_POINTS_ABOVE, Population
 
 
@@ -54,9 +54,12 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
     if worst is not None and not criteria_shown:
         exact = grid.worst_exact(p)[i]
         value = lower_bound(worst, exact=exact)
+        n_cut, n_sampled = grid.search_cut(p)[i]
         kind = (
             "exact"
             if exact
+            else limited_search(n_cut, n_sampled)
+            if n_cut
             else "a lower bound from a targeted search: not every choice of p points was tried"
         )
         out.append(

@@ -19,7 +19,7 @@ from privacy_studio.core.measures.setsizes import (
     unicity,
     worst_case_summary,
 )
-from privacy_studio.core.numbers import number, share
+from privacy_studio.core.numbers import count, number, share
 
 #: Units of a measure's values.
 SHARE, NATS, COUNT = "share", "nats", "count"
@@ -212,6 +212,15 @@ DEFAULT_RISK: str = CATALOGUE[0].fields[0].name
 FIELD_MEASURE: dict[str, Measure] = {f.name: m for m in CATALOGUE for f in m.fields}
 #: The worst-case fields: lower bounds unless every choice of p points was tried (``worst_exact``).
 WORST_FIELDS: frozenset[str] = frozenset(f.name for f in BY_NAME["worst_case"].fields)
+
+
+def limited_search(n_cut: int, n_sampled: int) -> str:
+    """How every command, report and table says a worst case comes from searches cut short by their work
+    budget (``worst_search_cut`` of a ``by_p`` entry): a lower bound from a limited search, for how many."""
+    return (
+        f"a lower bound from a limited search: its work budget cut short the search of {count(n_cut)} of "
+        f"the {count(n_sampled)} sampled people"
+    )
 
 
 def format_value(name: str, value: float | None) -> str:

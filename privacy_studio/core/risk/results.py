@@ -95,6 +95,9 @@ class PResult:
     worst_mean: float | None = None
     worst_share_at_1: float | None = None
     worst_exact: bool = False
+    # sampled people whose targeted worst-case search was cut short by its work budget at this p: their
+    # figure is a lower bound from a limited search (0: every search ran to its end)
+    worst_search_cut: int = 0
     # U_k: anonymity-set size -> number of draws; in exact mode, people (each person's subsets share one)
     class_sizes: dict[int, int] | dict[int, float] | None = None
     n_draws: int = 0  # draws that entered the estimate (included users x draws, or subsets in exact mode)

@@ -48,6 +48,9 @@ class RiskSettings:
     # seconds of enumeration (at exact mode's assumed rate) a sampled run may spend per profile to compute
     # unicity, k-disclosure and the worst case exactly at the p values that fit; 0: always sample
     exact_budget: float = 10.0
+    # seconds of targeted worst-case search (at its assumed rate) a profile may plan for, shared equally by
+    # the sampled people before it starts; a person's search cut short says so (``worst_search_cut``)
+    search_budget: float = 30.0
 
     def __post_init__(self) -> None:
         """Measures by their catalogue names (older names such as ``kdisc`` are read too); default details
@@ -95,9 +98,9 @@ class RiskSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value < 2**31:
                 raise ValueError(f"{name} must be a whole number from 1 to {2**31 - 1}, got {value!r}")
-        budget = self.exact_budget
-        if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget < 1e9:
-            raise ValueError(f"the exact budget must be a number of seconds ≥ 0, got {budget!r}")
+        for name, budget in (("exact", self.exact_budget), ("search", self.search_budget)):
+            if isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 <= budget < 1e9:
+                raise ValueError(f"the {name} budget must be a number of seconds ≥ 0, got {budget!r}")
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63:
             raise ValueError(f"seed must be a whole number from 0 to {2**63 - 1}, got {seed!r}")

@@ -3,6 +3,7 @@ through the catalogue, and the per-user and per-location details."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from privacy_studio.core.events import EventTable
@@ -17,7 +18,7 @@ from privacy_studio.core.knowledge import (
 from privacy_studio.core.measures.disclosure import point_priors
 from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import sample_sizes
-from privacy_studio.core.measures.worstcase import targeted_sizes, worst_lower_bounds
+from privacy_studio.core.measures.worstcase import search_budget, targeted_sizes, worst_lower_bounds
 from privacy_studio.core.progress import TaskControl
 from privacy_studio.core.risk.catalogue import EM_KL, RAREST_FIRST, UNICITY, needs, summarize
 from privacy_studio.core.risk.results import PResult, float_or_none, json_floats
@@ -120,6 +121,7 @@ def _sampled_run(
     if kind == GIVEN and em_p:
         em_p = list(range(1, pmax + 1))  # each user's own set length decides which prefix counts
     priors = point_priors(index.list_len, index.n_users) if em_p else None
+    budget = search_budget(settings.search_budget, len(users), numba.get_num_threads())
     parts: list[dict[str, np.ndarray]] = []
     acc = None
     for start in range(0, len(users), CHUNK_USERS):
@@ -150,11 +152,12 @@ def _sampled_run(
         )
         if em_users:
             acc = r["acc"] if acc is None else acc + r["acc"]
+        r["cut"] = np.zeros(len(chunk), dtype=np.int64)
         if needs(want, RAREST_FIRST) and kind != GIVEN:  # the numba engine's targeted worst-case search
-            r["rare"] = targeted_sizes(index, chunk, pmax, r["rare"])
+            r["rare"], r["cut"] = targeted_sizes(index, chunk, pmax, r["rare"], budget)
         parts.append(r)
     control.report(1.0, "done")
-    out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare")}
+    out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare", "cut")}
     out["acc"] = acc if acc is not None else np.zeros(index.n_points)
     return out
 
@@ -166,8 +169,10 @@ def results_by_p(
     kl: np.ndarray,
     settings: RiskSettings,
     want: set[str],
+    cut: np.ndarray | None = None,
 ) -> tuple[list[PResult], np.ndarray]:
     """One PResult per p of ``settings`` from the sample pass's arrays, and the worst-case bounds (S, pmax).
+    ``cut`` (S,): the first p at which each person's targeted search was cut short by its budget (0: none).
 
     Every engine's class sizes end here (in-memory and relational), so the summaries are computed once.
     A model without randomness (``top``) has one knowledge per user: its worst case is that knowledge's risk.
@@ -188,6 +193,8 @@ def results_by_p(
         row = presult(sets, len(sizes), n_excluded, want)
         row.worst_exact = row.worst_exact or (fixed and "worst_case" in want)
         row.n_short = int(short[:, p - 1].sum())
+        if cut is not None and "worst_case" in want:  # below risk 1 (the maximum) a cut search may miss some
+            row.worst_search_cut = int(((cut > 0) & (cut <= p) & (worst[:, p - 1] < 1)).sum())
         by_p.append(row)
     return by_p, worst
 
@@ -273,7 +280,7 @@ def evaluate_sampled(
     else:
         if settings.short_traces == "exclude" and UNICITY in want:
             conservative = all_points_unicity(sizes, settings.p_values)
-        by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want)
+        by_p, worst = results_by_p(sizes, r["rare"], em, kl, settings, want, r["cut"])
         for row in by_p if settings.short_traces == "exclude" and UNICITY in want else []:
             row.unicity_all_points = float_or_none(conservative[row.p])
         ref_k = np.full(len(users), settings.reference_p - 1)

@@ -190,7 +190,10 @@ def check_profiles(
         (OPTIONAL_CRITERIA["max_unique_traces"], criteria.limit("max_unique_traces"), unique, no_notes)
     )
     worst = grid.values("worst_share_at_1", p)
-    notes = ["exact" if exact else "a lower bound (searched)" for exact in grid.worst_exact(p)]
+    notes = [
+        "exact" if exact else "a lower bound (limited search)" if cut else "a lower bound (searched)"
+        for exact, (cut, _) in zip(grid.worst_exact(p), grid.search_cut(p), strict=True)
+    ]
     columns.append((f"{OPTIONAL_CRITERIA['max_worst_share']} at p = {p}", criteria.limit("max_worst_share"),
                     worst, notes))  # fmt: skip
     if criteria.max_excluded is not None:

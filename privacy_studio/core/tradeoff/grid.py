@@ -145,6 +145,14 @@ class GridTable:
         """Per profile, whether its worst-case figures at ``p`` are exact (else a sampled lower bound)."""
         return [e is not None and e.worst_exact for e in self.at(p)]
 
+    def search_cut(self, p: int | None) -> list[tuple[int, int]]:
+        """Per profile at ``p``: (sampled people whose worst-case search its budget cut short, people
+        sampled); (0, n) where every search ran to its end or the results predate the budget."""
+        return [
+            (int(d.get(p, {}).get("worst_search_cut") or 0), int(d.get(p, {}).get("n_sampled") or 0))
+            for d in self.by_p
+        ]
+
     def population(self, p: int | None) -> list[Population]:
         """Who each profile's figures at ``p`` cover, counted in the file when the results say how many
         people of the file have fewer than p points (else among the people evaluated)."""
