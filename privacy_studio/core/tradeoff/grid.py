@@ -148,10 +148,7 @@ class GridTable:
     def search_cut(self, p: int | None) -> list[tuple[int, int]]:
         """Per profile at ``p``: (sampled people whose worst-case search its budget cut short, people
         sampled); (0, n) where every search ran to its end or the results predate the budget."""
-        return [
-            (int(d.get(p, {}).get("worst_search_cut") or 0), int(d.get(p, {}).get("n_sampled") or 0))
-            for d in self.by_p
-        ]
+        return [(0, 0) if e is None else (int(e.worst_search_cut or 0), int(e.n_sampled)) for e in self.at(p)]
 
     def population(self, p: int | None) -> list[Population]:
         """Who each profile's figures at ``p`` cover, counted in the file when the results say how many
