@@ -54,14 +54,7 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
     if worst is not None and not criteria_shown:
         exact = grid.worst_exact(p)[i]
         value = lower_bound(worst, exact=exact)
-        n_cut, n_sampled = grid.search_cut(p)[i]
-        kind = (
-            "exact"
-            if exact
-            else limited_search(n_cut, n_sampled)
-            if n_cut
-            else "a lower bound from a targeted search: not every choice of p points was tried"
-        )
+        kind = worst_kind(exact, *grid.search_cut(p)[i])
         out.append(
             KeyFigure(
                 f"Share at worst-case risk 1 (p = {p})",
@@ -93,3 +86,12 @@ def evidence_against(inp: ReportInputs, i: int, criteria_shown: bool = False) ->
             )
         )
     return out
+
+
+def worst_kind(exact: bool, n_cut: int, n_sampled: int) -> str:
+    """What a worst-case figure is: exact, a lower bound from a targeted search, or from a limited one."""
+    if exact:
+        return "exact"
+    if n_cut:
+        return limited_search(n_cut, n_sampled)
+    return "a lower bound from a targeted search: not every choice of p points was tried"
