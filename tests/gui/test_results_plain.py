@@ -22,3 +22,21 @@ def test_results_table_writes_bounds_and_tiny_values_plainly(qtbot):
     assert table.cell_value(0, "fill rate") == "1 in 14,600,000"
     cells = [table.cell_value(0, c[0]) for c in COLUMNS]
     assert not [c for c in cells if re.search(r"\d[eE][-+]\d", c)]
+
+
+def test_a_worst_case_cut_by_the_search_budget_says_so(qtbot):
+    """A worst case whose targeted search its work budget cut short is a weaker lower bound: the cell says
+    "limited" and its tooltip for how many of the sampled people."""
+    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+
+    entry = {"p": 4, "worst_share_at_1": 0.839, "worst_mean": 0.9, "worst_exact": False}
+    entry |= {"worst_search_cut": 620, "n_sampled": 1000}
+    rec = {"spatial": "district", "temporal": "12h", "n_users": 300000, "by_p": [entry]}
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    table.set_records([rec, {**rec, "temporal": "1w", "by_p": [{**entry, "worst_search_cut": 0}]}])
+    cells = sorted(table.cell_value(r, "share at risk 1") for r in range(2))
+    assert cells == ["≥ 83.9%", "≥ 83.9% (limited)"]
+    row = next(r for r in range(2) if table.cell_value(r, "share at risk 1").endswith("(limited)"))
+    tip = table.item(row, [c[0] for c in COLUMNS].index("share at risk 1")).toolTip()
+    assert "limited search" in tip and "620 of the 1,000 sampled people" in tip

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem,
 
 from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.numbers import interval, lower_bound, number, one_in, share
-from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS
+from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS, limited_search
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.results import Record
@@ -184,6 +184,9 @@ class ResultsTable(QTableWidget):
             item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
             if value is None:
                 item.setToolTip("not computed: tick this measure in the Grid step and run again")
+            elif sampled_worst and entry.get("worst_search_cut"):  # the search budget cut some people short
+                item.setText(f"{item.text()} (limited)")
+                item.setToolTip(limited_search(entry["worst_search_cut"], entry.get("n_sampled") or 0))
             elif key in LEVEL_NAMES:
                 item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
             if isinstance(value, int | float):
