@@ -232,8 +232,9 @@ def summary(manifest: ReleaseManifest) -> str:
         "points left out)"
     )
     for c in manifest.criteria:
-        value = "not measured" if c.value is None else f"{c.value:.4f}"
-        lines.append(f"  {'pass' if c.passed else 'FAIL'}: {c.name}: {value} (limit {c.limit:.4f})")
+        note = f", {c.note}" if c.note else ""
+        verdict = "pass" if c.passed else "FAIL"
+        lines.append(f"  {verdict}: {c.name}: {c.value_text()} (limit {c.limit:.4f}){note}")
     for x in manifest.linkage_to_earlier:
         lines.append(
             f"  linkage to the earlier release {x.release_file} (matching attack at {x.profile}): "

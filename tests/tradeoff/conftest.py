@@ -33,7 +33,15 @@ def profiles(with_p1: bool = True) -> list[dict]:
             }
         ]
         if with_p1:
-            by_p.append({"p": 1, "unicity": u / 4, "unicity_ci": [u / 5, u / 3], "worst_share_at_1": u / 4})
+            by_p.append(
+                {
+                    "p": 1,
+                    "unicity": u / 4,
+                    "unicity_ci": [u / 5, u / 3],
+                    "worst_share_at_1": u / 4,
+                    "worst_exact": True,
+                }
+            )
         kanon = {"k": 1, "share_below": {"2": u / 4, "5": min(1.0, u)}}
         out.append({"spatial": spatial, "temporal": temporal, "n_users": 1000, "by_p": by_p, "kanon": kanon})
     return out

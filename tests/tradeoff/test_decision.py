@@ -53,9 +53,15 @@ def _reference_choice(rows: list[dict], utility: list[float], criteria: ReleaseC
         at2 = row["by_p"][0]
         limits = [(at2["unicity_ci"][1], criteria.ceiling)]
         unique_limit = criteria.ceiling if criteria.max_unique_traces is None else criteria.max_unique_traces
-        limits.append((row["kanon"]["share_below"]["2"], unique_limit))
+        unique_share = row["kanon"]["share_below"]["2"]
+        limits.append((unique_share, unique_limit))
         worst_limit = criteria.ceiling if criteria.max_worst_share is None else criteria.max_worst_share
         limits.append((at2["worst_share_at_1"], worst_limit))
+        # a searched worst case is a lower bound: it passes only if the people with a unique whole trace,
+        # over the people covered, are within the limit too (nobody else can be at risk 1)
+        covered = at2["n_sampled"] - at2["n_excluded"]
+        most = min(1.0, unique_share * row["n_users"] / covered) if covered else math.inf
+        limits.append((most, worst_limit))
         if criteria.max_excluded is not None:
             limits.append((at2["n_excluded"] / at2["n_sampled"], criteria.max_excluded))
         if all(value <= limit for value, limit in limits):
@@ -106,8 +112,9 @@ def test_worked_example_with_every_criterion():
     rows = [
         _row("zip × 1h", 0.30, 0.34, 0.20, 5, 0.90, 400),  # fails the ceiling
         _row("zip × 1w", 0.03, 0.04, 0.15, 10, 0.79, 60),  # under the ceiling, too many unique traces
-        _row("district × 1w", 0.02, 0.03, 0.05, 30, 0.40, 12),  # passes everything
-        _row("city × 1w", 0.01, 0.02, 0.01, 2, 0.10, 3),  # passes, less useful
+        # passes everything: 5 % unique whole traces among the 70 people covered bound the worst case
+        _row("district × 1w", 0.02, 0.03, 0.05, 30, 0.05, 12),
+        _row("city × 1w", 0.01, 0.02, 0.01, 2, 0.08, 3),  # passes, less useful
     ]
     keys = ("max_unique_traces", "max_worst_share", "max_excluded")
     reasons = {k: "agreed with the recipient" for k in keys}
@@ -119,13 +126,15 @@ def test_worked_example_with_every_criterion():
     rec = result.to_dict()["recommendation"]
     assert (rec["profile"], rec["eligible_people"], rec["excluded_people"]) == ("district × 1w", 70, 30)
     assert rec["criteria"][0]["name"] == "unicity at p = 2 (upper end of the 95 % interval)"
-    assert [c["value"] for c in rec["criteria"]] == [0.03, 0.40, 0.05, 0.30]
+    assert [c["value"] for c in rec["criteria"]] == [0.03, 0.05, 0.05, 0.30]
+    assert rec["criteria"][2]["upper"] == pytest.approx(0.05 * 100 / 70)
     # unique whole traces and the worst case are criteria now (values above), no longer evidence beside them
     assert [c["name"] for c in rec["criteria"][1:3]] == [
         "share of people with a unique whole trace",
         "share of people at worst-case risk 1 at p = 2",
     ]
-    assert result.checks[2][2].note == "a lower bound (searched)"
+    bounded = "a lower bound (searched); at most the people with a unique whole trace"
+    assert result.checks[2][2].note == bounded
     evidence = " ".join(rec["evidence_against"])
     assert "unicity at p = 4 reaches 4.0%" in evidence
     assert "covers 70 of 100 people in the file; 30 excluded with fewer than 2 points (30.0%)" in evidence

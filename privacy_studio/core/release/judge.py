@@ -42,9 +42,11 @@ def failing(checks: list[CriterionCheck]) -> list[CriterionCheck]:
 
 
 def describe_failures(checks: list[CriterionCheck]) -> str:
-    """``unicity at p = 4 …: 7.1 % over the limit 5.0 %; …`` for the failing checks."""
+    """``unicity at p = 4 …: 7.1 % over the limit 5.0 %; …`` for the failing checks (a lower bound within
+    the limit fails because it cannot show the truth is: said so)."""
     parts = []
     for c in failing(checks):
-        value = "not measured" if c.value is None else f"{100 * c.value:.1f} %"
-        parts.append(f"{c.name} is {value}, over the limit of {100 * c.limit:.1f} %")
+        within = c.value is not None and c.value <= c.limit
+        how = "not shown to be within" if within else "over"
+        parts.append(f"{c.name} is {c.value_text()}, {how} the limit of {100 * c.limit:.1f} %")
     return "; ".join(parts)

@@ -240,7 +240,7 @@ def _glance(inp: ReportInputs) -> HeatmapFigure:
 
 def _check_line(check: CriterionCheck) -> str:
     """``✓ pass — unicity at p = 4 (upper end …): 3.6% (limit 5.0%)``."""
-    value = "not measured" if check.value is None else "≥ " * check.lower_bound + share(check.value)
+    value = check.value_text()
     note = f", {check.note}" if check.note else ""
     return (
         f"{'✓ pass' if check.passed else '✗ fail'}: {check.name}: {value} (limit {share(check.limit)}){note}"

@@ -240,7 +240,7 @@ def criteria_section(inp: ReportInputs) -> Section:
     rows = [
         [
             label_words(label),
-            *(f"{'pass' if c.passed else 'FAIL'}: {_limit_text(c.value)}" for c in checks),
+            *(f"{'pass' if c.passed else 'FAIL'}: {c.value_text()}" for c in checks),
             "yes" if all(c.passed for c in checks) else "no",
         ]
         for label, checks in zip(analysis.labels, analysis.checks, strict=True)

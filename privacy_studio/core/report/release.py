@@ -87,9 +87,7 @@ def verdict_text(m: ReleaseManifest) -> str:
         linked = "".join(f" Against earlier releases: {linkage_text(x)}." for x in m.linkage_to_earlier)
         return "The file meets every release criterion of the project." + linked
     failed = "; ".join(
-        f"{c.name} {share(c.value) if c.value is not None else 'not measured'} (limit {share(c.limit)})"
-        for c in m.criteria
-        if not c.passed
+        f"{c.name} {c.value_text()} (limit {share(c.limit)})" for c in m.criteria if not c.passed
     )
     if not m.criteria:
         failed = "it was not judged against them (released by an older studio)"

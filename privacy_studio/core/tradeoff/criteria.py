@@ -13,7 +13,7 @@ and 1.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -145,12 +145,15 @@ class CriterionCheck:
     passed: bool
     note: str = ""
     lower_bound: bool = False  # the value is a lower bound (a searched worst case): the truth may be higher
+    upper: float | None = None  # with a lower bound: what the truth is proven not to exceed (None: unknown)
 
     def value_text(self) -> str:
-        """The value as a percentage, ``≥`` before a lower bound, or "not measured"."""
+        """The value as a percentage; ``≥`` before a lower bound, then ``≤`` its upper one if known."""
         if self.value is None:
             return "not measured"
-        return lower_bound(self.value) if self.lower_bound else share(self.value)
+        if not self.lower_bound:
+            return share(self.value)
+        return lower_bound(self.value) + ("" if self.upper is None else f", ≤ {share(self.upper)}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -159,6 +162,7 @@ class CriterionCheck:
             "value": self.value,
             "passed": self.passed,
             "lower_bound": self.lower_bound,
+            "upper": self.upper,
         }
 
 
@@ -166,7 +170,33 @@ def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCh
     known = math.isfinite(value)
     if not known:
         return CriterionCheck(name, limit, None, False, "not measured")
-    return CriterionCheck(name, limit, value, value <= limit, note, note.startswith("a lower bound"))
+    return CriterionCheck(name, limit, value, value <= limit, note)
+
+
+def _worst_check(name: str, limit: float, value: float, how: str, upper: float) -> CriterionCheck:
+    """The worst-case criterion. An exact share is judged as it is. A searched share is only a lower bound:
+    over the limit it fails; within it, it passes only when the people with a unique whole trace (who bound
+    it from above) are within the limit too, since a bound below the limit cannot show the truth is."""
+    if how == "exact" or not math.isfinite(value):
+        return _check(name, limit, value, how)
+    known_upper = math.isfinite(upper)
+    bounded = replace(
+        _check(name, limit, value, f"a lower bound ({how})"),
+        lower_bound=True,
+        upper=upper if known_upper else None,
+    )
+    if value > limit:
+        return bounded
+    if known_upper and upper <= limit:
+        return replace(bounded, note=f"{bounded.note}; at most the people with a unique whole trace")
+    why = (
+        f"up to {share(upper)} (the people with a unique whole trace) may be at risk 1"
+        if known_upper
+        else "the whole traces' k-anonymity, which bounds it from above, was not measured"
+    )
+    return replace(
+        bounded, passed=False, note=f"{bounded.note}, which cannot show it is within the limit: {why}"
+    )
 
 
 def check_profiles(
@@ -189,13 +219,17 @@ def check_profiles(
     columns.append(
         (OPTIONAL_CRITERIA["max_unique_traces"], criteria.limit("max_unique_traces"), unique, no_notes)
     )
-    worst = grid.values("worst_share_at_1", p)
-    notes = [
-        "exact" if exact else "a lower bound (limited search)" if cut else "a lower bound (searched)"
-        for exact, (cut, _) in zip(grid.worst_exact(p), grid.search_cut(p), strict=True)
+    worst_name = f"{OPTIONAL_CRITERIA['max_worst_share']} at p = {p}"
+    worst_limit = criteria.limit("max_worst_share")
+    hows = [
+        "exact" if is_exact else "limited search" if cut else "searched"
+        for is_exact, (cut, _) in zip(grid.worst_exact(p), grid.search_cut(p), strict=True)
     ]
-    columns.append((f"{OPTIONAL_CRITERIA['max_worst_share']} at p = {p}", criteria.limit("max_worst_share"),
-                    worst, notes))  # fmt: skip
+    values, most = grid.values("worst_share_at_1", p), grid.worst_upper(p)
+    worst = [
+        _worst_check(worst_name, worst_limit, float(values[i]), hows[i], float(most[i]))  # type: ignore[arg-type]
+        for i in range(len(grid.labels))
+    ]
     if criteria.max_excluded is not None:
         population = grid.population(p)
         share = np.asarray([pop.excluded_share for pop in population], dtype=np.float64)
@@ -205,7 +239,8 @@ def check_profiles(
         if limit is not None:
             notes = ["the worst sensitive attribute and class"] * len(grid.labels)
             columns.append((OPTIONAL_CRITERIA[key], limit, grid.attribute_share(figure), notes))
-    return [
+    checks = [
         [_check(name, limit, float(values[i]), notes[i]) for name, limit, values, notes in columns]
         for i in range(len(grid.labels))
     ]
+    return [[*row[:2], worst[i], *row[2:]] for i, row in enumerate(checks)]

@@ -129,6 +129,19 @@ class GridTable:
         shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
         return np.asarray([_number(v) for v in shares], dtype=np.float64)
 
+    def worst_upper(self, p: int | None) -> np.ndarray:
+        """Per profile, an upper bound on the share at worst-case risk 1 at ``p``: only a person whose whole
+        trace is unique can be singled out by some of its points (anyone sharing the whole trace holds every
+        subset of it too), so it is the people with a unique whole trace over the people covered, counted in
+        the file; NaN where the whole traces or the file's exclusions were not counted."""
+        unique = self.unique_traces()
+        out = np.full(len(self.labels), np.nan)
+        for i, pop in enumerate(self.population(p)):
+            counted_in_file = pop.in_file is not None and pop.evaluated == pop.in_file
+            if counted_in_file and pop.eligible and math.isfinite(unique[i]):
+                out[i] = min(1.0, unique[i] * pop.in_file / pop.eligible)  # type: ignore[operator]
+        return out
+
     def at(self, p: int | None) -> list[PResult | None]:
         """Per profile, its figures at ``p`` (None where that profile lacks that p)."""
         return [d.get(p) for d in self.by_p]
