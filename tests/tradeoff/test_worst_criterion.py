@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.tradeoff import grid_table
+from privacy_studio.core.tradeoff.candidates import check_from_dict
 from privacy_studio.core.tradeoff.criteria import ReleaseCriteria, check_profiles
 from tests.risk import reference
 from tests.risk.helpers import table_from_sets
@@ -106,3 +107,8 @@ def test_the_bound_is_never_below_the_exact_worst_case(sets, p, samples):
         if len(t) >= p
     )
     assert upper >= unique / truth["n_included"] - 1e-12  # the bound counts every unique trace
+
+
+def test_a_bounded_check_comes_back_from_a_saved_search():
+    check = _worst(_row(0.04, 0.06))
+    assert check_from_dict({**check.to_dict(), "note": check.note}) == check

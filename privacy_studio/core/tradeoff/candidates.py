@@ -106,6 +106,7 @@ def check_from_dict(d: Any) -> CriterionCheck:
         bool(d["passed"]),
         str(d.get("note", "")),
         bool(d.get("lower_bound", False)),
+        None if d.get("upper") is None else float(d["upper"]),
     )
 
 
