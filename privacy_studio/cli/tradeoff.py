@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from privacy_studio.core.tradeoff.decision import DecisionInputs
 
 
-def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
-    """What the decision is derived from: a ``.psproj`` (its analysis is run first when it has no results,
-    and saved in it with ``save``), or a ``risk --json`` file (results only)."""
+def load_inputs(path: Path, save: bool = False) -> tuple[DecisionInputs, Project | None, bool]:
+    """What the decision is derived from, the project when ``path`` is a ``.psproj`` (its analysis and
+    protection search are run first when it has no results, as ``project run`` does, and saved in it with
+    ``save``), and whether they were run; a ``risk --json`` file gives results only."""
     from privacy_studio.cli.project import analyse_project
     from privacy_studio.core.tradeoff.decision import DecisionInputs
 
@@ -35,15 +36,16 @@ def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
 
         try:
             project = Project.load(path)
-            if not project.results and project.sources:
+            had_results = bool(project.results) or not project.sources
+            if not had_results:
                 print(f"{path}: no results yet, running the analysis first", file=sys.stderr)
-                if analyse_project(project) != 0:
+                if analyse_project(project, search=True) != 0:
                     raise UserError("the analysis was cancelled")
                 if save:
                     project.save()
             from privacy_studio.core.project_run import decision_inputs
 
-            return decision_inputs(project)
+            return decision_inputs(project), project, not had_results
         except (ProjectError, ValueError) as exc:
             raise UserError(str(exc)) from exc
     try:
@@ -59,7 +61,7 @@ def load_inputs(path: Path, save: bool = False) -> DecisionInputs:
     from privacy_studio.core.risk.results import results_of
 
     try:
-        return DecisionInputs(results_of(document["profiles"], str(path)))
+        return DecisionInputs(results_of(document["profiles"], str(path))), None, False
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
@@ -107,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    inputs = load_inputs(Path(args.input), args.save)
-    project, found = protection_search(Path(args.input), args.search)
+    inputs, project, searched = load_inputs(Path(args.input), args.save)
+    found = protection_search(project, args.search and not searched)
     if args.scores:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))
     try:
@@ -139,27 +141,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def protection_search(path: Path, run_it: bool) -> tuple[Project | None, SearchResult | None]:
-    """A project and its protection search (run and saved first with ``--search``); (None, None) for a
-    results file."""
-    from privacy_studio.core.project import Project, ProjectError
+def protection_search(project: Project | None, run_it: bool) -> SearchResult | None:
+    """The project's protection search (run and saved first with ``--search``); None for a results file."""
+    from privacy_studio.core.project import ProjectError
     from privacy_studio.core.tradeoff.candidates import SearchResult
 
-    if path.suffix != ".psproj":
+    if project is None:
         if run_it:
             raise UserError(
                 "--search needs a project (.psproj): it prepares releases from the project's data"
             )
-        return None, None
+        return None
     try:
-        project = Project.load(path)
         if run_it:
             from privacy_studio.cli.project import search_project
 
             if search_project(project) != 0:
                 raise UserError("the search was cancelled; the project is unchanged")
             project.save()
-        return project, project.analysis(SearchResult)
+        return project.analysis(SearchResult)
     except (ProjectError, ValueError) as exc:
         raise UserError(str(exc)) from None
 
