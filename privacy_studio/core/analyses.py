@@ -194,15 +194,20 @@ class ReleaseHistory:
     KEY: ClassVar[str] = "releases"
     VERSION: ClassVar[int] = 1
     entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # where each entry was read in the project file (an older project's records lie under other keys), so a
+    # damaged one is named where the officer can find it; entries added since read are named by position
+    origins: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def of_kind(self, kind: str, record_type: type[R]) -> list[R]:
         """The releases of one kind, oldest first, read as ``record_type``."""
-        where = f"{self.KEY}.releases"
         return [
-            read_record(record_type, record, f"{where}[{i}]", f"{kind} release record")
+            read_record(record_type, record, self._origin(i), f"{kind} release record")
             for i, (k, record) in enumerate(self.entries)
             if k == kind
         ]
+
+    def _origin(self, i: int) -> str:
+        return self.origins[i] if i < len(self.origins) else f"{self.KEY}.releases[{i}]"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -214,12 +219,13 @@ class ReleaseHistory:
     def from_dict(cls, d: Any, where: str = KEY) -> ReleaseHistory:
         d = json_object(d, where)
         check_version(d, cls, where)
-        entries = []
+        entries, origins = [], []
         for i, entry in enumerate(d.get("releases") or []):
-            entry = json_object(entry, f"{where}.releases[{i}]")
-            record = json_object(entry.get("record"), f"{where}.releases[{i}].record")
+            origins.append(f"{where}.releases[{i}]")
+            entry = json_object(entry, origins[-1])
+            record = json_object(entry.get("record"), f"{origins[-1]}.record")
             entries.append((str(entry.get("kind", "")), record))
-        return cls(entries)
+        return cls(entries, origins)
 
     @classmethod
     def of(cls, analyses: dict[str, Any]) -> ReleaseHistory:
@@ -230,11 +236,14 @@ class ReleaseHistory:
             history = saved
         else:
             last = read_analysis(analyses, ReleaseRecord)
-            history = cls([] if last is None else [("rows", last.content)])
+            history = cls(*([], []) if last is None else ([("rows", last.content)], [ReleaseRecord.KEY]))
         legacy = read_analysis(analyses, AggregateReleases)
         if legacy is not None and legacy.manifests:
-            entries = history.entries + [("aggregate", m) for m in legacy.manifests]
-            history = cls(sorted(entries, key=lambda e: str(e[1].get("created", ""))))
+            kept = [(entry, history._origin(i)) for i, entry in enumerate(history.entries)]
+            where = AggregateReleases.KEY
+            kept += [(("aggregate", m), f"{where}[{i}]") for i, m in enumerate(legacy.manifests)]
+            kept.sort(key=lambda e: str(e[0][1].get("created", "")))
+            history = cls([entry for entry, _ in kept], [origin for _, origin in kept])
         return history
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privacy_studio.core.analyses import (
+    AnalysisError,
     ComputedUtility,
     PopulationExtrapolation,
     ProfileSizes,
+    ReleaseHistory,
     RiskByGroup,
     SeedSpread,
     TradeoffChoice,
@@ -144,3 +147,34 @@ def test_bad_sections_are_refused_on_load(tmp_path, section, value, message):
     with pytest.raises(ProjectError, match=message) as info:
         Project.load(path)
     assert str(path) in str(info.value)
+
+
+class _Manifest:
+    """A record type that refuses every record, to see where a damaged one is said to lie."""
+
+    @classmethod
+    def from_dict(cls, d: dict) -> _Manifest:
+        raise ValueError("not readable")
+
+
+@pytest.mark.parametrize(
+    ("analyses", "kind", "where"),
+    [
+        ({"release": {"created": "2021"}}, "rows", "release:"),
+        (
+            {"aggregate_releases": [{"created": "2022"}, {"created": "2020"}]},
+            "aggregate",
+            "aggregate_releases[1]:",
+        ),
+        (
+            {"releases": {"version": 1, "releases": [{"kind": "rows", "record": {}}]}},
+            "rows",
+            "releases.releases[0]:",
+        ),
+    ],
+)
+def test_a_damaged_release_record_is_named_where_the_file_keeps_it(analyses, kind, where):
+    """An older project's records lie under their old keys: the sentence names those, not the merged
+    history's position (the oldest aggregate here is the file's second)."""
+    with pytest.raises(AnalysisError, match=re.escape(where)):
+        ReleaseHistory.of(analyses).of_kind(kind, _Manifest)
