@@ -31,22 +31,39 @@ PALETTE = [
 
 
 def render_figure(figure: PlotFigure | HeatmapFigure) -> QImage:
-    """Draw a figure of the report on a white image (used by the PDF and testable on its own)."""
-    height = CANVAS_H if isinstance(figure, PlotFigure) else _heatmap_height(figure)
-    image = QImage(int(CANVAS_W * FIGURE_SCALE), int(height * FIGURE_SCALE), QImage.Format.Format_RGB32)
+    """Draw a figure of the report on a white image (testable on its own; the PDF paints it as vectors)."""
+    image = QImage(
+        int(CANVAS_W * FIGURE_SCALE), int(figure_height(figure) * FIGURE_SCALE), QImage.Format.Format_RGB32
+    )
     image.fill(QColor("white"))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    painter.scale(FIGURE_SCALE, FIGURE_SCALE)
     try:
+        paint_figure(painter, figure, QRectF(0, 0, image.width(), image.height()))
+    finally:
+        painter.end()
+    return image
+
+
+def figure_height(figure: PlotFigure | HeatmapFigure) -> float:
+    """Height of the figure's logical canvas (its width is :data:`CANVAS_W`)."""
+    return CANVAS_H if isinstance(figure, PlotFigure) else _heatmap_height(figure)
+
+
+def paint_figure(painter: QPainter, figure: PlotFigure | HeatmapFigure, rect: QRectF) -> None:
+    """Draw the figure into ``rect`` of any paint device, scaled from its canvas (fonts are in pixels, so
+    they scale with it): the PDF paints figures as vectors, not as images it would have to compress."""
+    painter.save()
+    try:
+        painter.translate(rect.topLeft())
+        painter.scale(rect.width() / CANVAS_W, rect.height() / figure_height(figure))
         if isinstance(figure, PlotFigure):
             _Plot(painter, figure).draw()
         else:
             _draw_heatmap(painter, figure)
     finally:
-        painter.end()
-    return image
+        painter.restore()
 
 
 def _font(size: float, bold: bool = False) -> QFont:

@@ -37,7 +37,7 @@ from privacy_studio.core.report import (
     Table,
     build_report,
 )
-from privacy_studio.rendering.figures import render_figure
+from privacy_studio.rendering.figures import CANVAS_W, figure_height, paint_figure
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -86,14 +86,14 @@ def render_pdf(
     writer = QPdfWriter(buffer)
     writer.setTitle(f"{content.title}: {content.subtitle}")
     writer.setCreator("Privacy Studio")
-    doc = laid_out(content, writer, ctl.sub(0.0, 0.5))
+    doc, figures = _laid_out(content, writer, ctl.sub(0.0, 0.5))
     page = writer.pageLayout().paintRectPixels(DPI)
     pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
         raise ValueError(f"{target}: the PDF could not be started")
     try:
-        _paint_pages(painter, doc, writer, content, page.width(), page.height(), FOOTER, ctl.sub(0.5, 1.0))
+        _paint_pages(painter, doc, writer, content, figures, (page.width(), page.height()), ctl.sub(0.5, 1.0))
     finally:
         painter.end()
     try:
@@ -110,6 +110,13 @@ FOOTER = DPI * 0.35
 def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | None = None) -> QTextDocument:
     """The report's text document laid out on A4 pages of ``writer`` (what is painted, and what tests read
     line by line)."""
+    return _laid_out(content, writer, control)[0]
+
+
+def _laid_out(
+    content: ReportContent, writer: QPdfWriter, control: TaskControl | None
+) -> tuple[QTextDocument, dict[str, PlotFigure | HeatmapFigure]]:
+    """The laid-out document and the figures whose places it holds, by image name."""
     writer.setResolution(DPI)
     writer.setPageLayout(
         QPageLayout(
@@ -122,8 +129,9 @@ def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | 
     doc.setDocumentMargin(0)
     doc.setDefaultStyleSheet(_CSS)
     doc.setPageSize(QSizeF(page.width(), page.height() - FOOTER))
-    _lay_out(doc, _HtmlBuilder(doc, page.width(), as_control(control)), content)
-    return doc
+    builder = _HtmlBuilder(doc, page.width(), as_control(control))
+    _lay_out(doc, builder, content)
+    return doc, builder.figures
 
 
 #: A forced page break is dropped when the page before it would be filled less than this.
@@ -185,37 +193,51 @@ def _ensure_app() -> None:
         _ensure_app.app = QApplication([])  # type: ignore[attr-defined]  (kept alive for the process)
 
 
+#: Device pixels kept off each page's top and bottom edge when painting it: a line laid out to start exactly
+#: at a page's end would otherwise be painted (clipped, invisible, but in the text) into that page too.
+EDGE = 0.5
+
+
 def _paint_pages(
     painter: QPainter,
     doc: QTextDocument,
     writer: QPdfWriter,
     content: ReportContent,
-    width: float,
-    height: float,
-    footer: float,
+    figures: dict[str, PlotFigure | HeatmapFigure],
+    size: tuple[float, float],
     ctl: TaskControl,
 ) -> None:
-    body_h = height - footer
+    """Each page: its own lines of the document (never a line of the page before or after), the figures
+    placed on it, and the footer."""
+    width, height = size
+    body_h = height - FOOTER
     pages = doc.pageCount()
+    placed = figure_rects(doc)
     font = QFont("DejaVu Sans")
     font.setPointSizeF(7.5)
     for i in range(pages):
         ctl.report(i / pages, f"page {i + 1} of {pages}")
         if i:
             writer.newPage()
+        top = i * body_h
         painter.save()
-        painter.translate(0, -i * body_h)
-        doc.drawContents(painter, QRectF(0, i * body_h, width, body_h))
+        painter.translate(0, -top)
+        doc.drawContents(painter, QRectF(0, top + EDGE, width, body_h - 2 * EDGE))
+        for name, rect in placed:
+            if top <= rect.center().y() < top + body_h:
+                paint_figure(painter, figures[name], rect)
         painter.restore()
-        painter.setFont(font)
-        painter.setPen(QPen(QColor("#888888"), 2))
-        painter.drawLine(QPointF(0, height - footer * 0.75), QPointF(width, height - footer * 0.75))
-        painter.setPen(QColor("#555555"))
-        band = QRectF(0, height - footer * 0.65, width, footer * 0.65)
-        painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, content.title)
-        painter.drawText(
-            band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {pages}"
-        )
+        _paint_footer(painter, content.title, f"Page {i + 1} of {pages}", font, width, height)
+
+
+def _paint_footer(painter: QPainter, title: str, page: str, font: QFont, width: float, height: float) -> None:
+    painter.setFont(font)
+    painter.setPen(QPen(QColor("#888888"), 2))
+    painter.drawLine(QPointF(0, height - FOOTER * 0.75), QPointF(width, height - FOOTER * 0.75))
+    painter.setPen(QColor("#555555"))
+    band = QRectF(0, height - FOOTER * 0.65, width, FOOTER * 0.65)
+    painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+    painter.drawText(band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, page)
 
 
 class _HtmlBuilder:
@@ -228,14 +250,14 @@ class _HtmlBuilder:
         self.n_figures = 0
         self.n_breaks = self.passes = 0
         self.flowing: set[int] = set()  # forced page breaks left out (see _lay_out)
-        self.images: dict[int, QImage] = {}  # figures drawn once, reused by every layout pass
+        self.figures: dict[str, PlotFigure | HeatmapFigure] = {}  # by image name, painted after the text
 
     def document(self, content: ReportContent) -> str:
         self.n_figures = self.n_breaks = 0
         first, self.passes = self.passes == 0, self.passes + 1
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
-            if first:  # later layout passes reuse the drawn figures: progress is told once
+            if first:  # progress is told on the first layout pass only
                 self.ctl.report(i / len(content.sections), section.title)
             out.append(self.section(section, 1))
         out.append("</body></html>")
@@ -339,19 +361,51 @@ class _HtmlBuilder:
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
+        """A blank image holding the figure's place; the figure itself is painted there as vectors (see
+        :func:`figure_rects`): an image would be JPEG-compressed by the PDF writer, a long hold of the GIL."""
         self.n_figures += 1
-        if self.n_figures not in self.images:
-            self.images[self.n_figures] = render_figure(figure)
-        image = self.images[self.n_figures]
         name = f"figure{self.n_figures}.png"
-        self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+        self.figures[name] = figure
+        self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), _blank())
         # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.
         w = self.width * 96.0 / DPI
-        h = w * image.height() / image.width()
+        h = w * figure_height(figure) / CANVAS_W
         return (
             f"<p align='center'><img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
             f"<p class='caption'>{_e(figure.caption)}</p>"
         )
+
+
+def _blank() -> QImage:
+    """One white pixel: the place holder of every figure (scaled to its size, it paints nothing visible)."""
+    if not hasattr(_blank, "image"):
+        image = QImage(1, 1, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        _blank.image = image  # type: ignore[attr-defined]
+    return _blank.image  # type: ignore[attr-defined]
+
+
+def figure_rects(doc: QTextDocument) -> list[tuple[str, QRectF]]:
+    """Where the laid-out document placed each figure's blank image: (its name, its rectangle in document
+    coordinates), in document order."""
+    layout, out = doc.documentLayout(), []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().isImageFormat():
+                at = fragment.position() - block.position()
+                line = block.layout().lineForTextPosition(at)
+                x0, x1 = line.cursorToX(at)[0], line.cursorToX(at + 1)[0]
+                origin = layout.blockBoundingRect(block).topLeft()
+                baseline = origin.y() + line.y() + line.ascent()
+                height = line.ascent()
+                name = fragment.charFormat().toImageFormat().name()
+                out.append((name, QRectF(origin.x() + x0, baseline - height, x1 - x0, height)))
+            it += 1
+        block = block.next()
+    return out
 
 
 def _e(text: str) -> str:
