@@ -4,7 +4,6 @@ figures from ``rendering.figures``, A4 pages with a footer and page numbers."""
 from __future__ import annotations
 
 import html
-import math
 import os
 import re
 from pathlib import Path
@@ -22,7 +21,6 @@ from PySide6.QtGui import (
     QPdfWriter,
     QPen,
     QTextDocument,
-    QTextFormat,
 )
 
 from privacy_studio.core.atomic import WriteError, write_bytes
@@ -38,6 +36,7 @@ from privacy_studio.core.report import (
     build_report,
 )
 from privacy_studio.rendering.figures import CANVAS_W, figure_height, paint_figure
+from privacy_studio.rendering.pagination import MAX_PASSES, Pages, anchor, figure_rects
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -134,37 +133,23 @@ def _laid_out(
     return doc, builder.figures
 
 
-#: A forced page break is dropped when the page before it would be filled less than this.
-SPARSE_PAGE = 0.3
-
-
 def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
-    """Lay the report out; then, one at a time, let a section that opens a page flow on after a page that
-    would stay nearly empty (a short end of section is not worth a blank page)."""
-    for _ in range(12):  # each pass drops at most one break: the layout after it decides the next
+    """Lay the report out; then, one change per pass (each decided on the layout after the one before), let a
+    section that opens a page flow on after a nearly empty page, or move a paragraph that crosses a page
+    boundary, or a heading that would end a page, to the next page (see ``pagination.Pages``)."""
+    settled: set[int] = set()
+    for _ in range(MAX_PASSES):
         doc.setHtml(builder.document(content))
-        present = [n for n in range(builder.n_breaks) if n not in builder.flowing]
-        sparse = _first_sparse_break(doc)
-        if sparse is None:
+        change = Pages(doc, settled).first_fault()
+        if change is None:
             return
-        builder.flowing.add(present[sparse])
-
-
-def _first_sparse_break(doc: QTextDocument) -> int | None:
-    """Number (among the document's forced page breaks, in order) of the first one whose preceding page is
-    filled less than :data:`SPARSE_PAGE`, or None."""
-    layout, page_h = doc.documentLayout(), doc.pageSize().height()
-    bottom, k = 0.0, -1
-    block = doc.begin()
-    while block.isValid():
-        if block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
-            k += 1
-            last_page = math.floor(max(bottom - 1.0, 0.0) / page_h)
-            if bottom - last_page * page_h < SPARSE_PAGE * page_h:
-                return k
-        bottom = max(bottom, layout.blockBoundingRect(block).bottom())
-        block = block.next()
-    return None
+        if change.kind == "add":
+            builder.added.add(change.n)
+        elif change.n in builder.added:  # Qt moved it on its own since, and then broke twice: leave it
+            builder.added.discard(change.n)
+            settled.add(change.n)
+        else:
+            builder.dropped.add(change.n)
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -247,13 +232,13 @@ class _HtmlBuilder:
         self.doc = doc
         self.width = width
         self.ctl = ctl
-        self.n_figures = 0
-        self.n_breaks = self.passes = 0
-        self.flowing: set[int] = set()  # forced page breaks left out (see _lay_out)
+        self.n_figures = self.n_marks = self.passes = 0
         self.figures: dict[str, PlotFigure | HeatmapFigure] = {}  # by image name, painted after the text
+        self.dropped: set[int] = set()  # paragraphs whose forced page break is left out (see _lay_out)
+        self.added: set[int] = set()  # paragraphs given a page break (see _lay_out)
 
     def document(self, content: ReportContent) -> str:
-        self.n_figures = self.n_breaks = 0
+        self.n_figures = self.n_marks = 0
         first, self.passes = self.passes == 0, self.passes + 1
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
@@ -285,21 +270,29 @@ class _HtmlBuilder:
             section.blocks[0], PlotFigure | HeatmapFigure
         )
         # A heading must not sit alone at the bottom of a page above its figure: such sections open a page.
-        brk = ""
-        if section.new_page or starts_with_figure:
-            if self.n_breaks not in self.flowing:
-                brk = " style='page-break-before: always'"
-            self.n_breaks += 1
+        brk, mark = self.mark(section.new_page or starts_with_figure)
         tag = f"h{min(level, 3)}"
-        out = [f"<{tag}{brk}>{_e(section.title)}</{tag}>"]
+        out = [f"<{tag}{brk}>{mark}{_e(section.title)}</{tag}>"]
         for block in section.blocks:
             out.append(self.block(block))
         out.extend(self.section(sub, level + 1) for sub in section.subsections)
         return "".join(out)
 
+    def mark(self, forced: bool = False) -> tuple[str, str]:
+        """The page-break style and the anchor of the next paragraph or heading; ``forced`` when it opens a
+        page unless that break was dropped."""
+        n = self.n_marks
+        self.n_marks += 1
+        opens = (forced and n not in self.dropped) or n in self.added
+        return (" style='page-break-before: always'" if opens else ""), anchor(n)
+
+    def paragraph(self, text: str, style: str) -> str:
+        brk, mark = self.mark()
+        return f"<p class='{style}'{brk}>{mark}{_e(text)}</p>"
+
     def block(self, block: object) -> str:
         if isinstance(block, Paragraph):
-            return f"<p class='{block.style}'>{_e(block.text)}</p>"
+            return self.paragraph(block.text, block.style)
         if isinstance(block, KeyFigures):
             return self.key_figures(block)
         if isinstance(block, Table):
@@ -331,7 +324,7 @@ class _HtmlBuilder:
             out.append(
                 self._table_html(part, [widths.share(j, columns) for j in columns], widths.nowrap(columns))
             )
-        note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        note = self.paragraph(table.note, "note") if table.note else ""
         return "".join(out) + note
 
     @staticmethod
@@ -370,9 +363,10 @@ class _HtmlBuilder:
         # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.
         w = self.width * 96.0 / DPI
         h = w * figure_height(figure) / CANVAS_W
+        brk, mark = self.mark()
         return (
-            f"<p align='center'><img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
-            f"<p class='caption'>{_e(figure.caption)}</p>"
+            f"<p align='center'{brk}>{mark}<img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
+            + self.paragraph(figure.caption, "caption")
         )
 
 
@@ -383,29 +377,6 @@ def _blank() -> QImage:
         image.fill(QColor("white"))
         _blank.image = image  # type: ignore[attr-defined]
     return _blank.image  # type: ignore[attr-defined]
-
-
-def figure_rects(doc: QTextDocument) -> list[tuple[str, QRectF]]:
-    """Where the laid-out document placed each figure's blank image: (its name, its rectangle in document
-    coordinates), in document order."""
-    layout, out = doc.documentLayout(), []
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            if fragment.charFormat().isImageFormat():
-                at = fragment.position() - block.position()
-                line = block.layout().lineForTextPosition(at)
-                x0, x1 = line.cursorToX(at)[0], line.cursorToX(at + 1)[0]
-                origin = layout.blockBoundingRect(block).topLeft()
-                baseline = origin.y() + line.y() + line.ascent()
-                height = line.ascent()
-                name = fragment.charFormat().toImageFormat().name()
-                out.append((name, QRectF(origin.x() + x0, baseline - height, x1 - x0, height)))
-            it += 1
-        block = block.next()
-    return out
 
 
 def _e(text: str) -> str:
