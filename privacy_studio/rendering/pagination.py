@@ -1,10 +1,10 @@
 """Where the laid-out report falls on its pages: whole paragraphs per page, headings kept with what follows
 them, no page left nearly empty by a forced break, and where the figures' places are.
 
-The document is never edited in place (Qt's relayout after an edit can differ from a full layout): each
-decision is written into the HTML (a page break before a marked paragraph) and the document laid out again.
-Every paragraph and heading the report writes starts with an anchor ``k<n>`` so the layout's blocks can be
-told apart.
+Each decision sets a block's page-break policy, then the whole document is laid out afresh (Qt's own
+relayout after an edit can differ from a full layout); the HTML is parsed once, and the fresh layout is
+made lazily, block by block as it is read, so no single call holds the GIL long. Every paragraph and heading
+the report writes starts with an anchor ``k<n>`` so the layout's blocks can be told apart.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QTextBlock, QTextDocument, QTextFormat
+from PySide6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat
 
 #: A forced page break is dropped when the page before it would be filled less than this.
 SPARSE_PAGE = 0.3
@@ -37,14 +37,30 @@ class Change:
     n: int
 
 
-class Pages:
-    """Reads a laid-out document of fixed page size and finds its first pagination fault."""
+class Pager:
+    """Finds the first pagination fault of a laid-out document of fixed page size, and mends it."""
 
-    def __init__(self, doc: QTextDocument, settled: set[int]) -> None:
+    def __init__(self, doc: QTextDocument) -> None:
         self.doc = doc
         self.layout = doc.documentLayout()
         self.page_h = doc.pageSize().height()
-        self.settled = settled  # paragraphs left where they fall
+        self.added: set[int] = set()  # paragraphs given a page break
+        self.settled: set[int] = set()  # paragraphs left where they fall
+
+    def apply(self, change: Change) -> None:
+        """Set the page break the change asks for, then lay the document out afresh."""
+        policy = QTextFormat.PageBreakFlag.PageBreak_Auto
+        if change.kind == "add":
+            policy = QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore
+            self.added.add(change.n)
+        elif change.n in self.added:  # Qt moved it on its own since, and then broke twice: leave it
+            self.added.discard(change.n)
+            self.settled.add(change.n)
+        block = next(b for b in _blocks(self.doc) if _number(b) == change.n)
+        update = QTextBlockFormat()
+        update.setPageBreakPolicy(policy)
+        QTextCursor(block).mergeBlockFormat(update)
+        self.doc.setPageSize(self.doc.pageSize())  # a full layout again, made lazily as blocks are read
 
     def _page(self, y: float) -> int:
         return math.floor(y / self.page_h)

@@ -36,7 +36,7 @@ from privacy_studio.core.report import (
     build_report,
 )
 from privacy_studio.rendering.figures import CANVAS_W, figure_height, paint_figure
-from privacy_studio.rendering.pagination import MAX_PASSES, Pages, anchor, figure_rects
+from privacy_studio.rendering.pagination import MAX_PASSES, Pager, anchor, figure_rects
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -136,20 +136,14 @@ def _laid_out(
 def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
     """Lay the report out; then, one change per pass (each decided on the layout after the one before), let a
     section that opens a page flow on after a nearly empty page, or move a paragraph that crosses a page
-    boundary, or a heading that would end a page, to the next page (see ``pagination.Pages``)."""
-    settled: set[int] = set()
+    boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``)."""
+    doc.setHtml(builder.document(content))  # parsed once: the HTML parser holds the GIL throughout
+    pager = Pager(doc)
     for _ in range(MAX_PASSES):
-        doc.setHtml(builder.document(content))
-        change = Pages(doc, settled).first_fault()
+        change = pager.first_fault()
         if change is None:
             return
-        if change.kind == "add":
-            builder.added.add(change.n)
-        elif change.n in builder.added:  # Qt moved it on its own since, and then broke twice: leave it
-            builder.added.discard(change.n)
-            settled.add(change.n)
-        else:
-            builder.dropped.add(change.n)
+        pager.apply(change)
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -232,18 +226,14 @@ class _HtmlBuilder:
         self.doc = doc
         self.width = width
         self.ctl = ctl
-        self.n_figures = self.n_marks = self.passes = 0
+        self.n_figures = self.n_marks = 0
         self.figures: dict[str, PlotFigure | HeatmapFigure] = {}  # by image name, painted after the text
-        self.dropped: set[int] = set()  # paragraphs whose forced page break is left out (see _lay_out)
-        self.added: set[int] = set()  # paragraphs given a page break (see _lay_out)
 
     def document(self, content: ReportContent) -> str:
         self.n_figures = self.n_marks = 0
-        first, self.passes = self.passes == 0, self.passes + 1
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
-            if first:  # progress is told on the first layout pass only
-                self.ctl.report(i / len(content.sections), section.title)
+            self.ctl.report(i / len(content.sections), section.title)
             out.append(self.section(section, 1))
         out.append("</body></html>")
         return "".join(out)
@@ -279,12 +269,11 @@ class _HtmlBuilder:
         return "".join(out)
 
     def mark(self, forced: bool = False) -> tuple[str, str]:
-        """The page-break style and the anchor of the next paragraph or heading; ``forced`` when it opens a
-        page unless that break was dropped."""
+        """The page-break style (``forced``: it opens a page) and the anchor of the next paragraph or
+        heading."""
         n = self.n_marks
         self.n_marks += 1
-        opens = (forced and n not in self.dropped) or n in self.added
-        return (" style='page-break-before: always'" if opens else ""), anchor(n)
+        return (" style='page-break-before: always'" if forced else ""), anchor(n)
 
     def paragraph(self, text: str, style: str) -> str:
         brk, mark = self.mark()
