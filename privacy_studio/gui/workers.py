@@ -7,6 +7,7 @@ Cancelling sets the control's flag, so the core stops at its next chunk; items a
 
 from __future__ import annotations
 
+import gc
 import inspect
 import sys
 import time
@@ -172,6 +173,10 @@ class TaskRunner(QObject):
             for other in self.of_kind(kind):
                 other.cancel()
             self._kinds[id(worker)] = kind
+        # The objects alive now (the project, its results, the window's) are left out of later garbage
+        # collections: a full collection walks them all while holding the GIL, and one triggered inside a
+        # worker froze the window 120 ms during the sample's PDF export (issue #27).
+        gc.freeze()
         self._active.append(worker)
         worker.signals.done.connect(self._forget)
         # Listeners of ``started`` connect to the worker's signals: they must do so before it runs, or a

@@ -10,12 +10,12 @@ from privacy_studio.rendering.figures import (
     nice_ticks,
     render_figure,
 )
+from privacy_studio.rendering.pagination import SPARSE_PAGE
 from privacy_studio.rendering.pdf import (
     DPI,
     FOOTER,
     ROW_NAME_SHARE,
     SHORT_CELL,
-    SPARSE_PAGE,
     export_report,
     laid_out,
     pdf_page_count,

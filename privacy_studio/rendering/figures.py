@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -31,22 +31,39 @@ PALETTE = [
 
 
 def render_figure(figure: PlotFigure | HeatmapFigure) -> QImage:
-    """Draw a figure of the report on a white image (used by the PDF and testable on its own)."""
-    height = CANVAS_H if isinstance(figure, PlotFigure) else _heatmap_height(figure)
-    image = QImage(int(CANVAS_W * FIGURE_SCALE), int(height * FIGURE_SCALE), QImage.Format.Format_RGB32)
+    """Draw a figure of the report on a white image (testable on its own; the PDF paints it as vectors)."""
+    image = QImage(
+        int(CANVAS_W * FIGURE_SCALE), int(figure_height(figure) * FIGURE_SCALE), QImage.Format.Format_RGB32
+    )
     image.fill(QColor("white"))
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    painter.scale(FIGURE_SCALE, FIGURE_SCALE)
     try:
+        paint_figure(painter, figure, QRectF(0, 0, image.width(), image.height()))
+    finally:
+        painter.end()
+    return image
+
+
+def figure_height(figure: PlotFigure | HeatmapFigure) -> float:
+    """Height of the figure's logical canvas (its width is :data:`CANVAS_W`)."""
+    return CANVAS_H if isinstance(figure, PlotFigure) else _heatmap_height(figure)
+
+
+def paint_figure(painter: QPainter, figure: PlotFigure | HeatmapFigure, rect: QRectF) -> None:
+    """Draw the figure into ``rect`` of any paint device, scaled from its canvas (fonts are in pixels, so
+    they scale with it): the PDF paints figures as vectors, not as images it would have to compress."""
+    painter.save()
+    try:
+        painter.translate(rect.topLeft())
+        painter.scale(rect.width() / CANVAS_W, rect.height() / figure_height(figure))
         if isinstance(figure, PlotFigure):
             _Plot(painter, figure).draw()
         else:
             _draw_heatmap(painter, figure)
     finally:
-        painter.end()
-    return image
+        painter.restore()
 
 
 def _font(size: float, bold: bool = False) -> QFont:
@@ -88,6 +105,7 @@ class _Plot:
         self.f = figure
         self.legend_rows = math.ceil(len(figure.series) / 4) if len(figure.series) > 1 else 0
         self.placed: list[QRectF] = []  # point labels drawn so far
+        self.segments: list[QLineF] = []  # the drawn lines, which labels keep off
         self.area = QRectF(86, 20, CANVAS_W - 110, CANVAS_H - 90 - 22 * self.legend_rows)
         xs = [v for s in figure.series for v in s.x if _ok(v, figure.log_x)]
         ys = [v for s in figure.series for v in (*s.y, *(s.lo or []), *(s.hi or [])) if _ok(v, figure.log_y)]
@@ -106,6 +124,9 @@ class _Plot:
         self.axes()
         self.placed = [
             self._marker(x, y) for s in self.f.series if s.labels for x, y in zip(s.x, s.y, strict=True)
+        ]
+        self.segments = [
+            segment for s in self.f.series if s.mode in ("line", "dashed") for segment in self._segments(s)
         ]
         colors = {}
         for i, s in enumerate(self.f.series):
@@ -203,13 +224,32 @@ class _Plot:
             if not (_ok(x, f.log_x) and _ok(y, f.log_y)):
                 continue
             px, py, w, h = self.sx(x), self.sy(y), fm.horizontalAdvance(label), fm.height()
-            spots = [(px + 7, py - h), (px - 7 - w, py - h), (px - w / 2, py - h - 6), (px - w / 2, py + 6)]
-            for left, top in spots:
-                rect = QRectF(left, top, w, h)
-                if self.area.contains(rect) and not any(rect.intersects(r) for r in self.placed):
+            right, left, centre = px + 7, px - 7 - w, px - w / 2
+            spots = [(right, py - h), (left, py - h), (centre, py - h - 6), (centre, py + 6), (right, py)]
+            spots += [(left, py), (right, py - h / 2), (left, py - h / 2), (centre, py - 2 * h - 6)]
+            for x0, top in spots:
+                rect = QRectF(x0, top, w, h)
+                if self._free(rect):
                     self.placed.append(rect)
                     p.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
                     break
+
+    def _segments(self, s) -> list[QLineF]:
+        """The pieces of a drawn line, in canvas coordinates."""
+        f = self.f
+        pts = [
+            QPointF(self.sx(x), self.sy(y))
+            for x, y in zip(s.x, s.y, strict=True)
+            if _ok(x, f.log_x) and _ok(y, f.log_y)
+        ]
+        return [QLineF(a, b) for a, b in itertools.pairwise(pts)]
+
+    def _free(self, rect: QRectF) -> bool:
+        """Whether a label may go in ``rect``: inside the axes, off every marker and label drawn so far, and
+        off every line (the risk ceiling, the Pareto front)."""
+        if not self.area.contains(rect) or any(rect.intersects(r) for r in self.placed):
+            return False
+        return not any(_crosses(rect, segment) for segment in self.segments)
 
     def legend(self, colors: dict[str, QColor]) -> None:
         if len(self.f.series) < 2:
@@ -233,6 +273,15 @@ class _Plot:
                 p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 4))
             p.setPen(QColor("#222222"))
             p.drawText(QPointF(x + 32, y + 1), fm.elidedText(s.name, Qt.TextElideMode.ElideRight, col_w - 40))
+
+
+def _crosses(rect: QRectF, segment: QLineF) -> bool:
+    """Whether a line segment passes through a rectangle (or ends inside it)."""
+    if rect.contains(segment.p1()) or rect.contains(segment.p2()):
+        return True
+    corners = [rect.topLeft(), rect.topRight(), rect.bottomRight(), rect.bottomLeft()]
+    edges = [QLineF(a, b) for a, b in zip(corners, corners[1:] + corners[:1], strict=True)]
+    return any(segment.intersects(edge)[0] == QLineF.IntersectionType.BoundedIntersection for edge in edges)
 
 
 def _fraction(v: float, span: tuple[float, float], log: bool) -> float:

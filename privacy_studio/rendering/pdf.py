@@ -4,7 +4,6 @@ figures from ``rendering.figures``, A4 pages with a footer and page numbers."""
 from __future__ import annotations
 
 import html
-import math
 import os
 import re
 from pathlib import Path
@@ -22,7 +21,6 @@ from PySide6.QtGui import (
     QPdfWriter,
     QPen,
     QTextDocument,
-    QTextFormat,
 )
 
 from privacy_studio.core.atomic import WriteError, write_bytes
@@ -37,7 +35,8 @@ from privacy_studio.core.report import (
     Table,
     build_report,
 )
-from privacy_studio.rendering.figures import render_figure
+from privacy_studio.rendering.figures import CANVAS_W, figure_height, paint_figure
+from privacy_studio.rendering.pagination import MAX_PASSES, Pager, anchor, figure_rects
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -86,14 +85,14 @@ def render_pdf(
     writer = QPdfWriter(buffer)
     writer.setTitle(f"{content.title}: {content.subtitle}")
     writer.setCreator("Privacy Studio")
-    doc = laid_out(content, writer, ctl.sub(0.0, 0.5))
+    doc, figures = _laid_out(content, writer, ctl.sub(0.0, 0.5))
     page = writer.pageLayout().paintRectPixels(DPI)
     pages = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
         raise ValueError(f"{target}: the PDF could not be started")
     try:
-        _paint_pages(painter, doc, writer, content, page.width(), page.height(), FOOTER, ctl.sub(0.5, 1.0))
+        _paint_pages(painter, doc, writer, content, figures, (page.width(), page.height()), ctl.sub(0.5, 1.0))
     finally:
         painter.end()
     try:
@@ -110,6 +109,13 @@ FOOTER = DPI * 0.35
 def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | None = None) -> QTextDocument:
     """The report's text document laid out on A4 pages of ``writer`` (what is painted, and what tests read
     line by line)."""
+    return _laid_out(content, writer, control)[0]
+
+
+def _laid_out(
+    content: ReportContent, writer: QPdfWriter, control: TaskControl | None
+) -> tuple[QTextDocument, dict[str, PlotFigure | HeatmapFigure]]:
+    """The laid-out document and the figures whose places it holds, by image name."""
     writer.setResolution(DPI)
     writer.setPageLayout(
         QPageLayout(
@@ -122,41 +128,22 @@ def laid_out(content: ReportContent, writer: QPdfWriter, control: TaskControl | 
     doc.setDocumentMargin(0)
     doc.setDefaultStyleSheet(_CSS)
     doc.setPageSize(QSizeF(page.width(), page.height() - FOOTER))
-    _lay_out(doc, _HtmlBuilder(doc, page.width(), as_control(control)), content)
-    return doc
-
-
-#: A forced page break is dropped when the page before it would be filled less than this.
-SPARSE_PAGE = 0.3
+    builder = _HtmlBuilder(doc, page.width(), as_control(control))
+    _lay_out(doc, builder, content)
+    return doc, builder.figures
 
 
 def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
-    """Lay the report out; then, one at a time, let a section that opens a page flow on after a page that
-    would stay nearly empty (a short end of section is not worth a blank page)."""
-    for _ in range(12):  # each pass drops at most one break: the layout after it decides the next
-        doc.setHtml(builder.document(content))
-        present = [n for n in range(builder.n_breaks) if n not in builder.flowing]
-        sparse = _first_sparse_break(doc)
-        if sparse is None:
+    """Lay the report out; then, one change per pass (each decided on the layout after the one before), let a
+    section that opens a page flow on after a nearly empty page, or move a paragraph that crosses a page
+    boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``)."""
+    doc.setHtml(builder.document(content))  # parsed once: the HTML parser holds the GIL throughout
+    pager = Pager(doc)
+    for _ in range(MAX_PASSES):
+        change = pager.first_fault()
+        if change is None:
             return
-        builder.flowing.add(present[sparse])
-
-
-def _first_sparse_break(doc: QTextDocument) -> int | None:
-    """Number (among the document's forced page breaks, in order) of the first one whose preceding page is
-    filled less than :data:`SPARSE_PAGE`, or None."""
-    layout, page_h = doc.documentLayout(), doc.pageSize().height()
-    bottom, k = 0.0, -1
-    block = doc.begin()
-    while block.isValid():
-        if block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
-            k += 1
-            last_page = math.floor(max(bottom - 1.0, 0.0) / page_h)
-            if bottom - last_page * page_h < SPARSE_PAGE * page_h:
-                return k
-        bottom = max(bottom, layout.blockBoundingRect(block).bottom())
-        block = block.next()
-    return None
+        pager.apply(change)
 
 
 def pdf_page_count(data: bytes) -> int:
@@ -185,37 +172,51 @@ def _ensure_app() -> None:
         _ensure_app.app = QApplication([])  # type: ignore[attr-defined]  (kept alive for the process)
 
 
+#: Device pixels kept off each page's top and bottom edge when painting it: a line laid out to start exactly
+#: at a page's end would otherwise be painted (clipped, invisible, but in the text) into that page too.
+EDGE = 0.5
+
+
 def _paint_pages(
     painter: QPainter,
     doc: QTextDocument,
     writer: QPdfWriter,
     content: ReportContent,
-    width: float,
-    height: float,
-    footer: float,
+    figures: dict[str, PlotFigure | HeatmapFigure],
+    size: tuple[float, float],
     ctl: TaskControl,
 ) -> None:
-    body_h = height - footer
+    """Each page: its own lines of the document (never a line of the page before or after), the figures
+    placed on it, and the footer."""
+    width, height = size
+    body_h = height - FOOTER
     pages = doc.pageCount()
+    placed = figure_rects(doc)
     font = QFont("DejaVu Sans")
     font.setPointSizeF(7.5)
     for i in range(pages):
         ctl.report(i / pages, f"page {i + 1} of {pages}")
         if i:
             writer.newPage()
+        top = i * body_h
         painter.save()
-        painter.translate(0, -i * body_h)
-        doc.drawContents(painter, QRectF(0, i * body_h, width, body_h))
+        painter.translate(0, -top)
+        doc.drawContents(painter, QRectF(0, top + EDGE, width, body_h - 2 * EDGE))
+        for name, rect in placed:
+            if top <= rect.center().y() < top + body_h:
+                paint_figure(painter, figures[name], rect)
         painter.restore()
-        painter.setFont(font)
-        painter.setPen(QPen(QColor("#888888"), 2))
-        painter.drawLine(QPointF(0, height - footer * 0.75), QPointF(width, height - footer * 0.75))
-        painter.setPen(QColor("#555555"))
-        band = QRectF(0, height - footer * 0.65, width, footer * 0.65)
-        painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, content.title)
-        painter.drawText(
-            band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {i + 1} of {pages}"
-        )
+        _paint_footer(painter, content.title, f"Page {i + 1} of {pages}", font, width, height)
+
+
+def _paint_footer(painter: QPainter, title: str, page: str, font: QFont, width: float, height: float) -> None:
+    painter.setFont(font)
+    painter.setPen(QPen(QColor("#888888"), 2))
+    painter.drawLine(QPointF(0, height - FOOTER * 0.75), QPointF(width, height - FOOTER * 0.75))
+    painter.setPen(QColor("#555555"))
+    band = QRectF(0, height - FOOTER * 0.65, width, FOOTER * 0.65)
+    painter.drawText(band, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+    painter.drawText(band, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, page)
 
 
 class _HtmlBuilder:
@@ -225,18 +226,14 @@ class _HtmlBuilder:
         self.doc = doc
         self.width = width
         self.ctl = ctl
-        self.n_figures = 0
-        self.n_breaks = self.passes = 0
-        self.flowing: set[int] = set()  # forced page breaks left out (see _lay_out)
-        self.images: dict[int, QImage] = {}  # figures drawn once, reused by every layout pass
+        self.n_figures = self.n_marks = 0
+        self.figures: dict[str, PlotFigure | HeatmapFigure] = {}  # by image name, painted after the text
 
     def document(self, content: ReportContent) -> str:
-        self.n_figures = self.n_breaks = 0
-        first, self.passes = self.passes == 0, self.passes + 1
+        self.n_figures = self.n_marks = 0
         out = [f"<html><body>{self.title_page(content)}"]
         for i, section in enumerate(content.sections):
-            if first:  # later layout passes reuse the drawn figures: progress is told once
-                self.ctl.report(i / len(content.sections), section.title)
+            self.ctl.report(i / len(content.sections), section.title)
             out.append(self.section(section, 1))
         out.append("</body></html>")
         return "".join(out)
@@ -263,21 +260,28 @@ class _HtmlBuilder:
             section.blocks[0], PlotFigure | HeatmapFigure
         )
         # A heading must not sit alone at the bottom of a page above its figure: such sections open a page.
-        brk = ""
-        if section.new_page or starts_with_figure:
-            if self.n_breaks not in self.flowing:
-                brk = " style='page-break-before: always'"
-            self.n_breaks += 1
+        brk, mark = self.mark(section.new_page or starts_with_figure)
         tag = f"h{min(level, 3)}"
-        out = [f"<{tag}{brk}>{_e(section.title)}</{tag}>"]
+        out = [f"<{tag}{brk}>{mark}{_e(section.title)}</{tag}>"]
         for block in section.blocks:
             out.append(self.block(block))
         out.extend(self.section(sub, level + 1) for sub in section.subsections)
         return "".join(out)
 
+    def mark(self, forced: bool = False) -> tuple[str, str]:
+        """The page-break style (``forced``: it opens a page) and the anchor of the next paragraph or
+        heading."""
+        n = self.n_marks
+        self.n_marks += 1
+        return (" style='page-break-before: always'" if forced else ""), anchor(n)
+
+    def paragraph(self, text: str, style: str) -> str:
+        brk, mark = self.mark()
+        return f"<p class='{style}'{brk}>{mark}{_e(text)}</p>"
+
     def block(self, block: object) -> str:
         if isinstance(block, Paragraph):
-            return f"<p class='{block.style}'>{_e(block.text)}</p>"
+            return self.paragraph(block.text, block.style)
         if isinstance(block, KeyFigures):
             return self.key_figures(block)
         if isinstance(block, Table):
@@ -309,7 +313,7 @@ class _HtmlBuilder:
             out.append(
                 self._table_html(part, [widths.share(j, columns) for j in columns], widths.nowrap(columns))
             )
-        note = f"<p class='note'>{_e(table.note)}</p>" if table.note else ""
+        note = self.paragraph(table.note, "note") if table.note else ""
         return "".join(out) + note
 
     @staticmethod
@@ -339,19 +343,29 @@ class _HtmlBuilder:
         )
 
     def figure(self, figure: PlotFigure | HeatmapFigure) -> str:
+        """A blank image holding the figure's place; the figure itself is painted there as vectors (see
+        :func:`figure_rects`): an image would be JPEG-compressed by the PDF writer, a long hold of the GIL."""
         self.n_figures += 1
-        if self.n_figures not in self.images:
-            self.images[self.n_figures] = render_figure(figure)
-        image = self.images[self.n_figures]
         name = f"figure{self.n_figures}.png"
-        self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
+        self.figures[name] = figure
+        self.doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), _blank())
         # QTextDocument scales <img> sizes by device DPI / 96: give the text width in those units.
         w = self.width * 96.0 / DPI
-        h = w * image.height() / image.width()
+        h = w * figure_height(figure) / CANVAS_W
+        brk, mark = self.mark()
         return (
-            f"<p align='center'><img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
-            f"<p class='caption'>{_e(figure.caption)}</p>"
+            f"<p align='center'{brk}>{mark}<img src='{name}' width='{w:.0f}' height='{h:.0f}'></p>"
+            + self.paragraph(figure.caption, "caption")
         )
+
+
+def _blank() -> QImage:
+    """One white pixel: the place holder of every figure (scaled to its size, it paints nothing visible)."""
+    if not hasattr(_blank, "image"):
+        image = QImage(1, 1, QImage.Format.Format_RGB32)
+        image.fill(QColor("white"))
+        _blank.image = image  # type: ignore[attr-defined]
+    return _blank.image  # type: ignore[attr-defined]
 
 
 def _e(text: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privacy_studio.core.events import build_event_table
 from privacy_studio.core.generalize import Profile, generalize
@@ -61,3 +63,26 @@ def test_user_listed_without_events_is_refused():
     lonely = type(calls)(**{**quiet.__dict__, "user_ids": np.array(["u0", "u1"])})  # u0 has no event
     with pytest.raises(ValueError, match="needs at least one event"):
         merge_tables(lonely, calls)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=20), st.lists(st.integers(0, 5), min_size=1, max_size=20)
+)
+def test_merged_users_are_each_events_prefixed_id(first_users, second_users):
+    """Every merged event carries its own dataset's prefix and its person's id (prefixed per person, then
+    spread to the events)."""
+    first = _table([f"a{u}" for u in first_users])
+    second = _table([f"b{u}" for u in second_users])
+    merged = merge_tables(first, second).events
+    ids = merged.user_ids[merged.user].tolist()
+    expected = [f"0|{first.user_ids[u]}" for u in first.user] + [
+        f"1|{second.user_ids[u]}" for u in second.user
+    ]
+    assert sorted(ids) == sorted(expected)
+    assert merged.n_users == first.n_users + second.n_users
+
+
+def _table(users: list[str]):
+    times = np.arange(len(users), dtype=np.int64) * 3600 + 1_700_000_000
+    return build_event_table(np.asarray(users), times, np.asarray(["L1"] * len(users)), tz="UTC")

@@ -154,3 +154,18 @@ def test_the_task_runner_shortens_how_long_a_worker_keeps_the_gil(qtbot):
         assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_objects_alive_at_a_start_are_left_out_of_later_collections(qtbot):
+    """A worker's garbage collections do not walk the project and the window (issue #27): what is alive when
+    a task starts is frozen out of the collector."""
+    import gc
+
+    runner = TaskRunner()
+    alive = [[i] for i in range(20_000)]  # containers the collector tracks
+    gc.unfreeze()
+    worker = Worker(lambda control: len(alive))
+    with qtbot.waitSignal(worker.signals.done, timeout=5000):
+        runner.start(worker)
+    assert gc.get_freeze_count() >= len(alive)
+    gc.unfreeze()  # leave the process as other tests expect it

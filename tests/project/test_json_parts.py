@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core import json_parts
@@ -53,3 +53,42 @@ def test_a_large_text_is_parsed_in_parts():
     text = json.dumps(value, indent=2)
     assert len(text) >= json_parts.SMALL
     assert json_parts.loads(text) == value
+
+
+ANY_KEYS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda kids: (
+        st.lists(kids, max_size=5)
+        | st.tuples(kids, kids)
+        | st.dictionaries(st.text(max_size=4) | st.integers(), kids, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_KEYS, st.integers(0, 5), st.integers(1, 3), st.booleans(), st.booleans())
+def test_the_pieces_make_the_text_of_json_dumps(value, depth, chunk, sort_keys, ensure_ascii):
+    """At any depth and list chunk, with or without sorted keys, non-string keys and NaN included."""
+    options = {"sort_keys": sort_keys, "separators": (",", ":"), "ensure_ascii": ensure_ascii, "default": str}
+    assume(not (sort_keys and _mixed_keys(value)))  # json.dumps itself cannot sort str and int keys together
+    saved, json_parts.CHUNK = json_parts.CHUNK, chunk
+    try:
+        pieces = "".join(json_parts.dumps_parts(value, depth, **options))
+    finally:
+        json_parts.CHUNK = saved
+    assert pieces == json.dumps(value, **options)
+
+
+def _mixed_keys(value) -> bool:
+    if isinstance(value, dict):
+        return len({type(k) for k in value}) > 1 or any(_mixed_keys(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_mixed_keys(v) for v in value)
+    return False
+
+
+def test_a_long_list_is_cut_into_chunks():
+    value = {"per_user": list(range(3 * json_parts.CHUNK + 5)), "name": "x"}
+    pieces = list(json_parts.dumps_parts(value, separators=(",", ":"), sort_keys=True))
+    assert len(pieces) > 4 and "".join(pieces) == json.dumps(value, separators=(",", ":"), sort_keys=True)

@@ -282,3 +282,54 @@ def test_a_damaged_release_record_is_one_sentence_and_writes_nothing(fresh_proje
     err = capsys.readouterr().err.strip()
     assert "releases.releases[0]: not a rows release record" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def _row_events_by_pandas(table, tz: str):
+    """The earlier row_events (pandas groupby, NumPy strings), kept as the reference of the Arrow one."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from privacy_studio.core.events import build_event_table
+    from privacy_studio.core.release.written import SEPARATOR, utc_seconds
+
+    others = [n for n in table.column_names if n not in ("user", "time")]
+    users = table.column("user").to_numpy(zero_copy_only=False)
+    if others:
+        parts = [table.column(n) for n in others]
+        place = pc.binary_join_element_wise(*parts, SEPARATOR) if len(parts) > 1 else parts[0]
+        places = np.asarray(place.to_numpy(zero_copy_only=False), dtype=object)
+    else:
+        places = np.full(table.num_rows, "", dtype=object)
+    times = table.column("time")
+    repeat = pd.DataFrame({"u": users, "t": times.to_numpy(zero_copy_only=False), "x": places})
+    nth = repeat.groupby(["u", "t", "x"], sort=False).cumcount().to_numpy()
+    if nth.any():
+        places = np.where(nth > 0, places + SEPARATOR + "#" + nth.astype(str), places)
+    return build_event_table(users, utc_seconds(times), places.astype(str), tz=tz)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(row, max_size=30), st.integers(0, 3), st.booleans())
+def test_row_events_equal_the_pandas_reference(rows, n_other, sliced):
+    """The same events as the pandas reference, with 0 to 3 place columns, in one or many slices."""
+    import pyarrow as pa
+
+    from privacy_studio.core.release import written
+
+    columns = {"user": [r[0] for r in rows], "time": [r[1] for r in rows]}
+    for k in range(n_other):
+        columns[f"c{k}"] = [r[2 + k % 2] for r in rows]
+    table = (
+        as_text(pa.table(columns))
+        if rows
+        else pa.table({k: pa.array(v, pa.string()) for k, v in columns.items()})
+    )
+    saved = written.TEXT_SLICE
+    written.TEXT_SLICE = 3 if sliced else saved
+    try:
+        got = row_events(table, "Europe/Paris")
+    finally:
+        written.TEXT_SLICE = saved
+    expected = _row_events_by_pandas(table, "Europe/Paris")
+    for name in ("user", "time", "location", "user_ids", "location_ids"):
+        assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name

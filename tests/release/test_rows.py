@@ -7,14 +7,17 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.csv as pacsv
+from hypothesis import given
+from hypothesis import strategies as st
 
 from privacy_studio.core.generalize import MONDAY_EPOCH
 from privacy_studio.core.project import Project
 from privacy_studio.core.release import ReleaseOptions, prepare_release, write_release
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.pseudonyms import draw_pseudonyms
-from privacy_studio.core.release.table import bin_starts
+from privacy_studio.core.release.table import bin_starts, taken
 
 DAY = 86400
 
@@ -76,3 +79,15 @@ def test_the_figures_after_the_last_step_are_those_of_the_release(sample_project
     assert prepared.measured_after_step[-1].people == prepared.released.people == prepared.measured.people
     with_k = prepare_release(dataset, ReleaseOptions("district", "1w", k_anonymity=3), settings)
     assert min(with_k.measured_after_step[0].class_sizes) >= 3
+
+
+@given(
+    st.lists(st.text(max_size=6), min_size=1, max_size=8).flatmap(
+        lambda values: st.tuples(st.just(values), st.lists(st.integers(0, len(values) - 1), max_size=30))
+    )
+)
+def test_taken_is_the_values_at_the_codes(values_and_codes):
+    """The Arrow take that builds the released columns gives what indexing the values gives."""
+    values, codes = values_and_codes
+    column = taken(values, np.asarray(codes, dtype=np.int64))
+    assert column.type == pa.string() and column.to_pylist() == [values[c] for c in codes]

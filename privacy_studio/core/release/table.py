@@ -3,12 +3,14 @@ optionally an event count (one row per point) or the chosen event columns (one r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import PriceLayout, Traces, price_bins, spatial_units, time_bins
@@ -116,6 +118,12 @@ def extra_column(events: EventTable, name: str, rows: np.ndarray) -> pa.Array:
     return pa.array(values)
 
 
+def taken(values: Sequence[str] | np.ndarray, codes: np.ndarray) -> pa.Array:
+    """``values[codes]`` as an Arrow string column, taken by Arrow from the few distinct values: it lets other
+    threads run, where building a million Python strings held the GIL 0.1–0.3 s on the 100k city."""
+    return pc.take(pa.array(np.asarray(values, dtype=object), type=pa.string()), pa.array(codes))
+
+
 @dataclass
 class ReleaseRows:
     """The table as it will be written."""
@@ -140,17 +148,16 @@ def release_table(
         users, released_points = events.user[rows].astype(np.int64), grid.points[rows]
     place_time, price_bin = np.divmod(np.asarray(released_points, dtype=np.int64), grid.n_price)
     unit, time_bin = place_time // grid.n_bins, place_time % grid.n_bins
-    people = pseudonym_of_user[users]
-    order = np.lexsort((price_bin, unit, time_bin, people))
-    texts, _ = bin_starts(grid.origin, options.profile.temporal.seconds, time_bin[order], events.tz)
+    order = np.lexsort((price_bin, unit, time_bin, pseudonym_of_user[users]))
+    bins, at_bin = np.unique(time_bin[order], return_inverse=True)
+    texts, _ = bin_starts(grid.origin, options.profile.temporal.seconds, bins, events.tz)
     columns: dict[str, pa.Array] = {
-        "user": pa.array(people[order].astype(object)),
-        "time": pa.array(texts, type=pa.string()),
-        "location": pa.array(np.asarray(grid.unit_ids, dtype=object)[unit[order]], type=pa.string()),
+        "user": taken(pseudonym_of_user, users[order]),
+        "time": taken(texts, at_bin),
+        "location": taken(grid.unit_ids, unit[order]),
     }
     if grid.price is not None:
-        ranges = np.asarray([grid.price.bin_text(b) for b in range(grid.n_price)], dtype=object)
-        columns["amount"] = pa.array(ranges[price_bin[order]], type=pa.string())
+        columns["amount"] = taken([grid.price.bin_text(b) for b in range(grid.n_price)], price_bin[order])
     if options.centres:
         centres = unit_centres(events, options, hierarchy)[unit[order]]
         columns["lat"], columns["lon"] = pa.array(centres[:, 0]), pa.array(centres[:, 1])

@@ -41,10 +41,11 @@ def merge_tables(
     if cols["lat"] is not None and cols["lon"] is not None:
         projection = LocalProjection.centred_on(cols["lat"], cols["lon"])
         cols["x_km"], cols["y_km"] = projection.forward(cols["lat"], cols["lon"])
+    # each person's id prefixed once, then spread to their events (per event, np.char.add held the GIL)
     users = np.concatenate(
         [
-            np.char.add(_PREFIX[0], first.user_ids[first.user]),
-            np.char.add(_PREFIX[1], second.user_ids[second.user]),
+            np.char.add(_PREFIX[0], first.user_ids)[first.user],
+            np.char.add(_PREFIX[1], second.user_ids)[second.user],
         ]
     )
     times = np.concatenate([first.time, second.time])

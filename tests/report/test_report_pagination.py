@@ -1,0 +1,112 @@
+"""Pagination of the PDF: every line of text is printed once (never again, clipped, on the next page), no
+heading is the last thing on a page, and a plot's point names keep off its lines."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QImage, QPainter
+
+from privacy_studio.core.report import Paragraph, PlotFigure, ReportContent, Section, build_report
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed"),
+]
+TITLE = "Pagination check"
+
+
+def _content(seed: int) -> ReportContent:
+    """Sections of paragraphs of random length, every word unique (w<paragraph>x<word>), some sections
+    opening a page, some nested, so page boundaries fall everywhere."""
+    rng = random.Random(seed)
+    sections, n = [], 0
+    for s in range(14):
+        blocks = []
+        for _ in range(rng.randint(1, 4)):
+            words = " ".join(f"w{n}x{k}" for k in range(rng.randint(5, 160)))
+            blocks.append(Paragraph(words))
+            n += 1
+        sub = [Section(f"Subheading {s}", [Paragraph(f"w{n}x0 w{n}x1")])] if rng.random() < 0.4 else []
+        n += bool(sub)
+        sections.append(Section(f"Heading {s}", blocks, sub, new_page=rng.random() < 0.15))
+    return ReportContent(TITLE, "every word once", [("Seed", str(seed))], sections)
+
+
+def _pages(path: Path) -> list[list[str]]:
+    """Each page's lines of text (pdftotext, reading order), its footer left out."""
+    raw = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], check=True, capture_output=True)
+    text = unicodedata.normalize("NFKC", raw.stdout.decode())
+    pages = []
+    for page in text.split("\f")[:-1]:
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        pages.append([line for line in lines if line != TITLE and not line.startswith("Page ")])
+    return pages
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_word_is_printed_once_and_no_heading_ends_a_page(tmp_path: Path, seed: int) -> None:
+    from privacy_studio.rendering import render_pdf
+
+    content = _content(seed)
+    pages = _pages(render_pdf(content, tmp_path / "r.pdf"))
+    assert len(pages) > 5
+    words = [w for page in pages for line in page for w in line.split() if re.fullmatch(r"w\d+x\d+", w)]
+    expected = [w for s in content.sections for b in _paragraphs(s) for w in b.text.split()]
+    assert sorted(words) == sorted(expected)  # each exactly once: none lost, none painted twice
+    for number, page in enumerate(pages[:-1], 1):
+        assert page, f"page {number} is blank"
+        assert not page[-1].startswith(("Heading", "Subheading")), f"page {number} ends with {page[-1]!r}"
+
+
+def _paragraphs(section: Section) -> list[Paragraph]:
+    return [b for b in section.blocks if isinstance(b, Paragraph)] + [
+        p for sub in section.subsections for p in _paragraphs(sub)
+    ]
+
+
+def test_point_names_keep_off_the_lines(make_project) -> None:
+    """On the report's Pareto plot (a front joining its points and the risk ceiling across), no name drawn
+    beside a point touches a line: checked at 200 points along every piece of line."""
+    from privacy_studio.rendering.figures import CANVAS_H, CANVAS_W, _Plot
+
+    results = next(s for s in build_report(make_project()).sections if s.title == "Results")
+    pareto = next(
+        b
+        for s in results.subsections
+        for b in s.blocks
+        if isinstance(b, PlotFigure) and "Pareto" in b.caption
+    )
+    image = QImage(int(CANVAS_W), int(CANVAS_H), QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    plot = _Plot(painter, pareto)
+    try:
+        plot.draw()
+    finally:
+        painter.end()
+    markers = sum(len(s.x) for s in pareto.series if s.labels)
+    names = plot.placed[markers:]
+    assert names, "no point was named"
+    lines = [
+        QLineF(QPointF(plot.sx(x0), plot.sy(y0)), QPointF(plot.sx(x1), plot.sy(y1)))
+        for s in pareto.series
+        if s.mode in ("line", "dashed")
+        for (x0, y0), (x1, y1) in zip(
+            zip(s.x, s.y, strict=True), list(zip(s.x, s.y, strict=True))[1:], strict=False
+        )
+    ]
+    assert lines
+    for name in names:
+        for line in lines:
+            assert not any(_inside(name, line.pointAt(t / 199)) for t in range(200)), name
+
+
+def _inside(rect: QRectF, point: QPointF) -> bool:
+    return rect.left() < point.x() < rect.right() and rect.top() < point.y() < rect.bottom()
