@@ -173,9 +173,10 @@ class TaskRunner(QObject):
             for other in self.of_kind(kind):
                 other.cancel()
             self._kinds[id(worker)] = kind
-        # The objects alive now (the project, its results, the window's) are left out of later garbage
-        # collections: a full collection walks them all while holding the GIL, and one triggered inside a
-        # worker froze the window 120 ms during the sample's PDF export (issue #27).
+        # While tasks run, the objects alive at their start (the project, its results, the window's) are left
+        # out of garbage collections: a full collection walks them all while holding the GIL, and one
+        # triggered inside a worker froze the window 120 ms during the sample's PDF export (issue #27). They
+        # are handed back once no task runs, so cycles among them are still collected (no leak).
         gc.freeze()
         self._active.append(worker)
         worker.signals.done.connect(self._forget)
@@ -190,6 +191,8 @@ class TaskRunner(QObject):
         if worker in self._active:
             self._active.remove(worker)
         self._kinds.pop(id(worker), None)
+        if not self._active:
+            gc.unfreeze()
         self.stopped.emit(worker)
 
     @property
