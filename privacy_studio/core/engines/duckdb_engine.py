@@ -205,10 +205,6 @@ class DuckDBEngine(RelationalEngine):
                 raise Cancelled("cancelled by the user") from None
             raise
 
-    def create_alias(self, name: str, source: str) -> None:
-        self.drop(name)
-        self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
-
     def create_scan(self, name: str, kind: str, sql: str) -> None:
         if kind != "parquet":  # parsing text again would cost more than keeping its rows
             return self.create_table(name, sql)

@@ -584,7 +584,7 @@ def _count_rejections(engine: SqlBackend, report: ImportReport, places: Places |
         elif reason != "unknown location" or places is None:
             _reject(report, reason, n)
     report.rows_read += total
-    if places is not None:
+    if places is not None and "unknown location" in counts.column("reason").to_pylist():
         unknown = engine.execute(
             "SELECT lid, CAST(count(*) AS BIGINT) AS n FROM ps_rows "
             "WHERE reason = 'unknown location' GROUP BY lid"
