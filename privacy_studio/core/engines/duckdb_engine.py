@@ -41,9 +41,10 @@ POOL_PER_THREAD = 1 << 30
 #: The estimate of a run's working set (memory plus spill), per input event: ``ps_ev`` (16 bytes), the
 #: generalizing aggregate's hash table and the largest ``ps_gen`` (16 bytes per user-point) at once.
 WORK_BYTES_PER_EVENT = 80
-#: One profile's traces and index while the kernels measure them (not spillable), per input event: 8 bytes
-#: per distinct user-point for the traces, 8-16 for the index, at most one user-point per event.
-TRACE_BYTES_PER_EVENT = 24
+#: What the client holds (not spillable), per input event, at most one distinct user-point per event: the
+#: grid's finest traces, kept while every coarser profile is coarsened from them (8 bytes a user-point),
+#: and the profile being measured, its traces (8) and index (8-16).
+TRACE_BYTES_PER_EVENT = 32
 #: Text input kept parsed as ``ps_rows`` while the events are coded: bytes per byte of text, and the
 #: shortest text row assumed when counting rows from the size (gzip: ~6 bytes of text per byte).
 ROWS_PER_TEXT_BYTE = 1.5
@@ -148,8 +149,8 @@ class DuckDBEngine(RelationalEngine):
         traces, available = rows * TRACE_BYTES_PER_EVENT, available_memory()
         if available is not None and traces > available:
             raise ValueError(
-                f"this run cannot finish on the duckdb engine: by its estimate the traces of its finest "
-                f"profile and their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
+                f"this run cannot finish on the duckdb engine: by its estimate the grid's traces and "
+                f"their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
                 f"cannot spill, and only {_gb(available)} is available"
             )
 
