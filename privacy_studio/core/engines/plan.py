@@ -78,9 +78,14 @@ def ident(name: str) -> str:
 # -- generalization ----------------------------------------------------------------------------------------
 
 
-def period_sql() -> str:
-    """First and last event time and the number of users and events of ``ps_ev``."""
-    return "SELECT min(t) AS t0, max(t) AS t1, count(*) AS n_events, count(DISTINCT u) AS n_users FROM ps_ev"
+def by_user_sql() -> str:
+    """``ps_by_user``: the parsed rows per user id and rejection reason (NULL: kept), with their number and
+    first and last time. One pass over the input gives the rejection counts, the users to code, and the
+    number of events and period of ``ps_ev``, which holds exactly the kept rows."""
+    return (
+        "SELECT uid, reason, CAST(count(*) AS BIGINT) AS n, min(t) AS t0, max(t) AS t1 "
+        "FROM ps_rows GROUP BY uid, reason"
+    )
 
 
 def local_time_sql(with_tz: bool) -> str:
