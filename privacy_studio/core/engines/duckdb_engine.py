@@ -51,6 +51,30 @@ ROWS_PER_TEXT_BYTE = 1.5
 SHORTEST_ROW = 30
 
 
+#: Spill folders are named ``<prefix><pid>-<random>``, so one left by a killed run can be recognized.
+SPILL_PREFIX = "privacy-studio-duckdb-"
+
+
+def remove_orphan_spills(temp_dir: str) -> None:
+    """Delete the spill folders under ``temp_dir`` whose run's process has ended without removing them (a
+    killed 10M-person run leaves tens of GB, which the next run's disk check would count as used)."""
+    for entry in os.scandir(temp_dir):
+        pid = entry.name[len(SPILL_PREFIX) :].split("-")[0] if entry.name.startswith(SPILL_PREFIX) else ""
+        if pid.isdigit() and entry.is_dir(follow_symlinks=False) and not _alive(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def buffer_pool_bytes(limit: int) -> int:
     """DuckDB's ``memory_limit`` for a process that may use ``limit`` bytes (small limits go to the pool)."""
     return int(limit * (1 - RESERVE)) if limit >= RESERVE_FROM else limit
@@ -109,7 +133,9 @@ class DuckDBEngine(RelationalEngine):
         temp_dir = str(temp_dir) if temp_dir is not None else str(cache_dir() / "spill")
         try:
             os.makedirs(temp_dir, exist_ok=True)
-            self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
+            remove_orphan_spills(temp_dir)
+            prefix = f"{SPILL_PREFIX}{os.getpid()}-"
+            self._folder = tempfile.TemporaryDirectory(prefix=prefix, dir=temp_dir)
         except OSError as exc:
             raise ValueError(
                 f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
