@@ -282,11 +282,8 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
     if place_xy is not None:
         register_locations(engine, *place_xy)
     priced = layout.fmt == "transactions" and "amount" in roles
-    engine.create_scan(
-        "ps_rows",
-        kind,
-        _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced),
-    )
+    rows = _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced)
+    engine.create_scan("ps_rows", kind, rows)
     engine.create_table("ps_by_user", plan.by_user_sql())  # one pass: rejections, users and period
     kept = _count_rejections(engine, report, places)
     engine.expect_rows(report.rows_read)
