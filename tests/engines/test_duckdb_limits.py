@@ -4,6 +4,8 @@ the pool, and a run its estimate says cannot finish refused in one sentence befo
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections import namedtuple
 from pathlib import Path
 
@@ -43,6 +45,23 @@ def test_spills_go_to_the_cache_folder_and_are_removed_on_close(private_cache):
     assert not folder.exists()
     with open_engine("duckdb", memory_limit="1GB", temp_dir=str(private_cache / "mine")) as engine:
         assert Path(setting(engine, "temp_directory")).is_relative_to(private_cache / "mine")
+
+
+def test_spill_folders_of_ended_runs_are_removed_and_live_ones_kept(private_cache, tmp_path):
+    """A killed run cannot remove its spill folder: the next engine opened there removes it, but never the
+    folder of a process still running (this one) nor anything not named as a spill folder."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    spill = tmp_path / "spill"
+    orphan = spill / f"{duckdb_engine.SPILL_PREFIX}{ended.pid}-abc" / "spill"
+    live = spill / f"{duckdb_engine.SPILL_PREFIX}{os.getpid()}-def"
+    other = spill / "someone-else-123"
+    for folder in (orphan, live, other):
+        folder.mkdir(parents=True)
+    (orphan / "duckdb_temp_block-1.block").write_bytes(b"x" * 1000)
+    with open_engine("duckdb", memory_limit="1GB", temp_dir=str(spill)):
+        pass
+    assert not orphan.parent.exists() and live.is_dir() and other.is_dir()
 
 
 def test_threads_follow_the_pool_and_insertion_order_is_not_kept():

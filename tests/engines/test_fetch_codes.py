@@ -18,6 +18,8 @@ SHAPE = fetch.TraceShape(3, 2, 1, np.asarray(["a", "b", "c"]), np.zeros((3, 2)),
 class Rows:
     """A back end whose ``ps_gen`` is the crafted table ``rows`` (only the two queries fetch makes)."""
 
+    collects_whole = False
+
     def __init__(self, u: list[int], point: list[int]) -> None:
         self.rows = pa.table({"u": u, "point": point, "cnt": [1] * len(u)}, schema=SCHEMA)
 
@@ -30,11 +32,23 @@ class Rows:
         return iter(self.rows.to_batches(2))
 
 
+class WholeRows(Rows):
+    """A back end that brings results whole to the client (Spark): fetch counts the users itself."""
+
+    collects_whole = True
+
+    def execute(self, sql: str) -> pa.Table:
+        assert "GROUP BY" not in sql
+        return self.rows
+
+
+BACKENDS = pytest.mark.parametrize("backend", [Rows, WholeRows])
 SCHEMA = pa.schema([("u", pa.int64()), ("point", pa.int64()), ("cnt", pa.int64())])
 
 
-def test_codes_in_range_are_read():
-    traces = fetch.fetch_traces(Rows([0, 0, 1, 2], [5, 1, 0, 3]), PROFILE, 3, 10, SHAPE)
+@BACKENDS
+def test_codes_in_range_are_read(backend):
+    traces = fetch.fetch_traces(backend([0, 0, 1, 2], [5, 1, 0, 3]), PROFILE, 3, 10, SHAPE)
     assert traces.indptr.tolist() == [0, 2, 3, 4] and traces.points.tolist() == [1, 5, 0, 3]
 
 
@@ -45,13 +59,15 @@ def test_codes_in_range_are_read():
         ([0, 1, 2], [1, -1, 0], "place-and-time code -1"),
     ],
 )
-def test_a_point_code_out_of_range_is_one_clear_error(u, point, says):
+@BACKENDS
+def test_a_point_code_out_of_range_is_one_clear_error(u, point, says, backend):
     with pytest.raises(ValueError, match="district × 1w: the engine gave ") as error:
-        fetch.fetch_traces(Rows(u, point), PROFILE, 3, 10, SHAPE)
+        fetch.fetch_traces(backend(u, point), PROFILE, 3, 10, SHAPE)
     assert says in str(error.value)
 
 
 @pytest.mark.parametrize("user", [3, -1])
-def test_a_user_code_out_of_range_is_one_clear_error(user):
+@BACKENDS
+def test_a_user_code_out_of_range_is_one_clear_error(user, backend):
     with pytest.raises(ValueError, match=f"district × 1w: the engine gave user code {user}, outside "):
-        fetch.fetch_traces(Rows([0, user, 1], [1, 2, 0]), PROFILE, 3, 10, SHAPE)
+        fetch.fetch_traces(backend([0, user, 1], [1, 2, 0]), PROFILE, 3, 10, SHAPE)

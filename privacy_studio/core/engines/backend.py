@@ -30,6 +30,9 @@ class SqlBackend(ABC):
     """A SQL back end: subclasses implement the primitives; use as a context manager (``close`` on exit)."""
 
     dialect: plan.Dialect = plan.DUCKDB
+    #: Whether ``execute`` brings a large result whole into the client anyway (Spark's ``toArrow``): the
+    #: fetch then counts each user's rows itself instead of asking a second query.
+    collects_whole: bool = False
 
     # -- the back end's primitives ----------------------------------------------------------------------
 
@@ -65,9 +68,10 @@ class SqlBackend(ABC):
         """The result of ``sql`` in record batches of about ``rows`` rows (here: fetched whole, then cut)."""
         return iter(self.execute(sql).to_batches(rows))
 
-    def create_alias(self, name: str, source: str) -> None:
-        """Relation ``name`` holding the rows of table ``source`` (a copy here; a back end may share them)."""
-        self.create_table(name, f"SELECT * FROM {source}")
+    def create_fetched(self, name: str, sql: str) -> None:
+        """Relation ``name`` that the client then fetches: a table here, as the fetch reads it twice (its
+        users' lengths, then its rows); a back end that ``collects_whole`` may leave it a view."""
+        self.create_table(name, sql)
 
     def create_scan(self, name: str, kind: str, sql: str) -> None:
         """Relation ``name`` over the input files (``kind`` csv or parquet), read by a few later queries:

@@ -41,13 +41,38 @@ POOL_PER_THREAD = 1 << 30
 #: The estimate of a run's working set (memory plus spill), per input event: ``ps_ev`` (16 bytes), the
 #: generalizing aggregate's hash table and the largest ``ps_gen`` (16 bytes per user-point) at once.
 WORK_BYTES_PER_EVENT = 80
-#: One profile's traces and index while the kernels measure them (not spillable), per input event: 8 bytes
-#: per distinct user-point for the traces, 8-16 for the index, at most one user-point per event.
-TRACE_BYTES_PER_EVENT = 24
+#: What the client holds (not spillable), per input event, at most one distinct user-point per event: the
+#: grid's finest traces, kept while every coarser profile is coarsened from them (8 bytes a user-point),
+#: and the profile being measured, its traces (8) and index (8-16).
+TRACE_BYTES_PER_EVENT = 32
 #: Text input kept parsed as ``ps_rows`` while the events are coded: bytes per byte of text, and the
 #: shortest text row assumed when counting rows from the size (gzip: ~6 bytes of text per byte).
 ROWS_PER_TEXT_BYTE = 1.5
 SHORTEST_ROW = 30
+
+
+#: Spill folders are named ``<prefix><pid>-<random>``, so one left by a killed run can be recognized.
+SPILL_PREFIX = "privacy-studio-duckdb-"
+
+
+def remove_orphan_spills(temp_dir: str) -> None:
+    """Delete the spill folders under ``temp_dir`` whose run's process has ended without removing them (a
+    killed 10M-person run leaves tens of GB, which the next run's disk check would count as used)."""
+    for entry in os.scandir(temp_dir):
+        pid = entry.name[len(SPILL_PREFIX) :].split("-")[0] if entry.name.startswith(SPILL_PREFIX) else ""
+        if pid.isdigit() and entry.is_dir(follow_symlinks=False) and not _alive(int(pid)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def buffer_pool_bytes(limit: int) -> int:
@@ -108,7 +133,9 @@ class DuckDBEngine(RelationalEngine):
         temp_dir = str(temp_dir) if temp_dir is not None else str(cache_dir() / "spill")
         try:
             os.makedirs(temp_dir, exist_ok=True)
-            self._folder = tempfile.TemporaryDirectory(prefix="privacy-studio-duckdb-", dir=temp_dir)
+            remove_orphan_spills(temp_dir)
+            prefix = f"{SPILL_PREFIX}{os.getpid()}-"
+            self._folder = tempfile.TemporaryDirectory(prefix=prefix, dir=temp_dir)
         except OSError as exc:
             raise ValueError(
                 f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
@@ -148,8 +175,8 @@ class DuckDBEngine(RelationalEngine):
         traces, available = rows * TRACE_BYTES_PER_EVENT, available_memory()
         if available is not None and traces > available:
             raise ValueError(
-                f"this run cannot finish on the duckdb engine: by its estimate the traces of its finest "
-                f"profile and their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
+                f"this run cannot finish on the duckdb engine: by its estimate the grid's traces and "
+                f"their index (about {count(rows)} events) need {_gb(traces)} of memory, which "
                 f"cannot spill, and only {_gb(available)} is available"
             )
 
@@ -204,10 +231,6 @@ class DuckDBEngine(RelationalEngine):
             if "interrupted" in str(exc).lower():
                 raise Cancelled("cancelled by the user") from None
             raise
-
-    def create_alias(self, name: str, source: str) -> None:
-        self.drop(name)
-        self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
 
     def create_scan(self, name: str, kind: str, sql: str) -> None:
         if kind != "parquet":  # parsing text again would cost more than keeping its rows

@@ -58,12 +58,21 @@ def fetch_traces(
 ) -> Traces:
     """``ps_gen`` as :class:`Traces` with the dtypes ``generalize`` gives (points ascending per user)."""
     indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(user_lengths(engine, n_users, profile), out=indptr[1:])
+    query = "SELECT u, point, cnt FROM ps_gen"
+    if engine.collects_whole:  # the rows come whole anyway: count each user's from them, not in a query
+        whole = engine.execute(query)
+        users = whole.column("u").to_numpy()
+        check_codes(users, n_users, "user", profile)
+        np.cumsum(np.bincount(users, minlength=n_users), out=indptr[1:])
+        batches = iter(whole.to_batches(BATCH_ROWS))
+    else:
+        np.cumsum(user_lengths(engine, n_users, profile), out=indptr[1:])
+        batches = engine.batches(query, BATCH_ROWS)
     d = shape.n_units * shape.n_bins * shape.n_price_bins
     points = np.empty(indptr[-1], dtype=smallest_int(d - 1))
     counts = np.empty(indptr[-1], dtype=smallest_int(n_events))
     fill = indptr[:-1].copy()
-    for batch in engine.batches("SELECT u, point, cnt FROM ps_gen", BATCH_ROWS):
+    for batch in batches:
         cols = [batch.column(k).to_numpy() for k in ("u", "point", "cnt")]
         check_codes(cols[0], n_users, "user", profile)
         check_codes(cols[1], d, "place-and-time", profile)

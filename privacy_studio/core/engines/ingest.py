@@ -282,15 +282,14 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
     if place_xy is not None:
         register_locations(engine, *place_xy)
     priced = layout.fmt == "transactions" and "amount" in roles
-    engine.create_scan(
-        "ps_rows",
-        kind,
-        _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced),
-    )
-    _count_rejections(engine, report, places)
+    rows = _rows_sql(engine, files.path, roles, schema, options.tz, places, proj, place_xy, shops, priced)
+    engine.create_scan("ps_rows", kind, rows)
+    engine.create_table("ps_by_user", plan.by_user_sql())  # one pass: rejections, users and period
+    kept = _count_rejections(engine, report, places)
     engine.expect_rows(report.rows_read)
     control.report(0.5, "coding users and locations")
-    engine.create_ranked("ps_users", "SELECT DISTINCT uid FROM ps_rows WHERE reason IS NULL", "uid", "u")
+    engine.create_ranked("ps_users", "SELECT uid FROM ps_by_user WHERE reason IS NULL", "uid", "u")
+    engine.drop("ps_by_user")
     location_ids, loc, joins, (x, y, locations_xy) = _code_locations(
         engine, roles, places, place_xy, proj, coordinates, report
     )
@@ -319,7 +318,7 @@ def load_files(engine: SqlBackend, files: EventFiles, control: TaskControl, keep
         place_tolerance_km=options.place_tolerance_m / 1000.0,
         amounts=priced,
     )
-    return _with_period(engine, loaded)
+    return _with_period(engine, loaded, kept)
 
 
 def _code_locations(
@@ -352,15 +351,12 @@ def _code_locations(
     return location_ids, loc, joins, (x, y, locations_xy)
 
 
-def _with_period(engine: SqlBackend, loaded: Loaded) -> Loaded:
-    """``loaded`` with the numbers of users and events of ``ps_ev`` and its local period filled in."""
-    stats = engine.execute(plan.period_sql())
-    loaded.n_events = int(stats.column("n_events")[0].as_py())
-    loaded.n_users = int(stats.column("n_users")[0].as_py())
+def _with_period(engine: SqlBackend, loaded: Loaded, kept: dict) -> Loaded:
+    """``loaded`` with ``ps_ev``'s numbers of users and events and its local period, from the kept rows'."""
+    loaded.n_events, loaded.n_users = int(kept["n"] or 0), int(kept["users"] or 0)
     loaded.located = loaded.located and loaded.n_events > 0
     if loaded.n_events:
-        t0, t1 = (int(stats.column(c)[0].as_py()) for c in ("t0", "t1"))
-        loaded.local_range = local_range(engine, loaded.tz, t0, t1)
+        loaded.local_range = local_range(engine, loaded.tz, int(kept["t0"]), int(kept["t1"]))
     return loaded
 
 
@@ -573,24 +569,25 @@ def _coordinates(
     return null, null, None
 
 
-def _count_rejections(engine: SqlBackend, report: ImportReport, places: Places | None) -> None:
-    """Rows read / kept and the rejected rows by reason (unknown locations named by the side file)."""
-    counts = engine.execute("SELECT reason, CAST(count(*) AS BIGINT) AS n FROM ps_rows GROUP BY reason")
-    total = 0
-    for reason, n in zip(counts.column("reason").to_pylist(), counts.column("n").to_pylist(), strict=True):
-        total += n
-        if reason is None:
-            report.rows_kept += n
-        elif reason != "unknown location" or places is None:
-            _reject(report, reason, n)
-    report.rows_read += total
-    if places is not None:
-        unknown = engine.execute(
-            "SELECT lid, CAST(count(*) AS BIGINT) AS n FROM ps_rows "
-            "WHERE reason = 'unknown location' GROUP BY lid"
-        )
-        for lid, n in zip(unknown.column("lid").to_pylist(), unknown.column("n").to_pylist(), strict=True):
-            _reject(report, places.rejection_reason(str(lid)), n)
+def _count_rejections(engine: SqlBackend, report: ImportReport, places: Places | None) -> dict:
+    """Rows read, kept, rejected by reason (unknown locations named by the side file); the kept rows'."""
+    counts = engine.execute(
+        "SELECT reason, CAST(sum(n) AS BIGINT) AS n, CAST(count(*) AS BIGINT) AS users, min(t0) AS t0, "
+        "max(t1) AS t1 FROM ps_by_user GROUP BY reason"
+    ).to_pylist()
+    kept: dict = {"n": 0, "users": 0}
+    for row in counts:
+        report.rows_read += row["n"]
+        if row["reason"] is None:
+            report.rows_kept += row["n"]
+            kept = row
+        elif row["reason"] != "unknown location" or places is None:
+            _reject(report, row["reason"], row["n"])
+    if places is not None and any(row["reason"] == "unknown location" for row in counts):
+        sql = "SELECT lid, count(*) AS n FROM ps_rows WHERE reason = 'unknown location' GROUP BY lid"
+        for row in engine.execute(sql).to_pylist():
+            _reject(report, places.rejection_reason(str(row["lid"])), row["n"])
+    return kept
 
 
 def _reject(report: ImportReport, reason: str, n: int) -> None:

@@ -7,7 +7,6 @@ Tables the plan reads and writes (all names start with ``ps_``):
 * ``ps_tz(h, split, off_before, off_after)``: the zone's UTC offset (seconds) in every UTC hour ``h``,
   ``off_before`` until ``split`` seconds into the hour and ``off_after`` from then (``hourly_offset_pieces``).
 * ``ps_units(loc, unit)``: the spatial unit of every location code at a hierarchy level.
-* ``ps_base(u, point, cnt)``: the events generalized once for the grid (locations x the finest time bins).
 * ``ps_gen(u, point, cnt)``: a profile's generalized traces, exactly the in-memory ``Traces`` (CSR) as rows;
   ``fetch.py`` streams them into that CSR for the in-memory kernels.
 
@@ -56,8 +55,10 @@ class Dialect:
 
 
 def floor_div(a: str, b: float | int) -> str:
-    """``floor(a / b)`` as BIGINT, divided in doubles like numpy does for km; exact for epoch seconds."""
-    return f"CAST(floor(({a}) / {float(b)!r}) AS BIGINT)"
+    """``floor(a / b)`` as BIGINT, divided in doubles like numpy does for km; exact for integers below 2^53
+    (epoch seconds, points). The divisor is cast: Spark reads ``3600.0`` as a DECIMAL, and dividing in
+    decimals made every generalizing query several times slower."""
+    return f"CAST(floor(({a}) / CAST({float(b)!r} AS DOUBLE)) AS BIGINT)"
 
 
 DUCKDB = Dialect("duckdb")
@@ -77,9 +78,14 @@ def ident(name: str) -> str:
 # -- generalization ----------------------------------------------------------------------------------------
 
 
-def period_sql() -> str:
-    """First and last event time and the number of users and events of ``ps_ev``."""
-    return "SELECT min(t) AS t0, max(t) AS t1, count(*) AS n_events, count(DISTINCT u) AS n_users FROM ps_ev"
+def by_user_sql() -> str:
+    """``ps_by_user``: the parsed rows per user id and rejection reason (NULL: kept), with their number and
+    first and last time. One pass over the input gives the rejection counts, the users to code, and the
+    number of events and period of ``ps_ev``, which holds exactly the kept rows."""
+    return (
+        "SELECT uid, reason, CAST(count(*) AS BIGINT) AS n, min(t) AS t0, max(t) AS t1 "
+        "FROM ps_rows GROUP BY uid, reason"
+    )
 
 
 def local_time_sql(with_tz: bool) -> str:
@@ -224,27 +230,6 @@ def gen_sql(
     return (
         f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM "
         f"(SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}) g GROUP BY u, point"
-    )
-
-
-def derived_gen_sql(unit_kind: str, base: BinAxis, axis: BinAxis) -> str:
-    """``ps_gen`` coarsened from ``ps_base`` (the locations in ``base``'s time bins) instead of the events.
-
-    A base point is ``loc * base.n_bins + b``; its bin starts ``base.origin + b * base.width`` local seconds,
-    which lies in bin ``floor((start - origin) / width)`` of ``axis`` since both are aligned to Monday and
-    ``axis.width`` is a multiple of ``base.width`` (or None: one bin). ``unit_kind``: ``loc`` or ``level``.
-    """
-    loc = floor_div("b.point", base.n_bins)
-    if axis.width is None:
-        time_bin = "CAST(0 AS BIGINT)"
-    else:
-        fine = f"b.point - {loc} * {int(base.n_bins)}"
-        time_bin = floor_div(f"{base.origin - axis.origin} + ({fine}) * {base.width}", axis.width)
-    unit, joins = (loc, "") if unit_kind == "loc" else ("m.unit", f" JOIN ps_units m ON m.loc = {loc}")
-    return (
-        "SELECT u, point, CAST(sum(cnt) AS INTEGER) AS cnt FROM "
-        f"(SELECT b.u AS u, {unit} * {int(axis.n_bins)} + {time_bin} AS point, b.cnt AS cnt "
-        f"FROM ps_base b{joins}) g GROUP BY u, point"
     )
 
 

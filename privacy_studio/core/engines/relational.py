@@ -1,10 +1,11 @@
 """The risk estimator as relational work, on top of a small abstract SQL back end (DuckDB, Spark).
 
-The back end does what SQL engines do well, out of core: it reads the events, generalizes them once for
-the grid (``ps_base``) and coarsens that into every profile's distinct (user, point) rows with their counts
-(``ps_gen``). Those rows -- one per distinct user-point, never one per event -- are streamed into the
-in-memory engine's CSR traces (``fetch.py``) and measured by its own numba kernels (``runner``), so every
-engine gives the same numbers by construction (see docs/engines.md).
+The back end does what SQL engines do well, out of core: it reads the events and generalizes them into a
+profile's distinct (user, point) rows with their counts (``ps_gen``) -- once for the whole grid when every
+profile coarsens from the locations in the finest time bins. Those rows, one per distinct user-point, never
+one per event, are streamed into the in-memory engine's CSR traces (``fetch.py``); coarser profiles are
+coarsened from them by the in-memory engine's ``coarsen``, and every profile is measured by its own numba
+kernels (``runner``), so every engine gives the same numbers by construction (see docs/engines.md).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +22,16 @@ from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.engines.fetch import TraceShape, fetch_traces
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import PriceLayout, Profile, coordinate_label, price_edges
+from privacy_studio.core.generalize import (
+    PriceLayout,
+    Profile,
+    SpatialLevel,
+    TemporalLevel,
+    Traces,
+    coarsen,
+    coordinate_label,
+    price_edges,
+)
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
@@ -88,22 +98,38 @@ class RelationalEngine(SqlBackend):
         loaded = load_source(self, source, control.sub(0.0, 0.05), keep_xy)
         self.import_report = loaded.report
         check_levels(profiles, loaded, loaded.hierarchy)
-        base = grid_base(loaded, profiles)
-        if base is not None:  # one pass over the events for the whole grid; they are not needed again
-            control.report(0.05, "generalizing the events once for the grid")
-            bins = plan.bin_expr(loaded.with_tz, base.width, base.origin)
-            self.create_table("ps_base", plan.gen_sql("loc", None, base.n_bins, bins, loaded.with_tz))
-            self.drop("ps_ev")
         if loaded.n_users == 0:
             raise ValueError("the dataset has no users: nothing to measure")
+        axis = grid_base(loaded, profiles)
+        base = None
+        if axis is not None:  # one pass over the events for the whole grid; they are not needed again
+            control.report(0.05, "generalizing the events once for the grid")
+            base = self._base_traces(loaded, axis)
         users = sample_users(loaded.n_users, settings.samples, settings.seed)
         for i, profile in enumerate(profiles):
             step = control.sub(
                 0.05 + 0.95 * i / len(profiles), 0.05 + 0.95 * (i + 1) / len(profiles), label=profile.label
             )
             yield self._profile(loaded, profile, settings, model, users, step, base)
-        self.drop("ps_base")
         control.report(1.0, "grid done")
+
+    def _base_traces(self, loaded: Loaded, axis: plan.BinAxis) -> Traces:
+        """The grid's finest traces (the locations in ``axis``'s bins), generalized once in SQL and fetched
+        into the client, which coarsens every profile from them as the in-memory engine does; the events
+        and the back end's tables are then dropped."""
+        profile = Profile(SpatialLevel("raw"), TemporalLevel(axis.width))
+        bins = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
+        self.create_fetched("ps_gen", plan.gen_sql("loc", None, axis.n_bins, bins, loaded.with_tz))
+        if not self.collects_whole:  # ps_gen is a table, complete without the events (on Spark, a view)
+            self.drop("ps_ev")
+        n_units = len(loaded.location_ids)
+        ids, xy = unit_labels(self, loaded, profile, "loc", None, n_units)
+        shape = TraceShape(n_units, axis.n_bins, 1, ids, xy, axis.origin)
+        traces = fetch_traces(self, profile, loaded.n_users, loaded.n_events, shape)
+        self.drop("ps_gen")
+        self.drop("ps_ev")
+        self.release_memory()
+        return traces
 
     def _profile(
         self,
@@ -113,16 +139,20 @@ class RelationalEngine(SqlBackend):
         model,
         users: np.ndarray,
         control: TaskControl,
-        base: plan.BinAxis | None = None,
+        base: Traces | None = None,
     ) -> ProfileResult:
-        """Generalize out of core, fetch the profile's traces and measure them with the in-memory kernels."""
+        """Generalize out of core (or coarsen ``base``), fetch the profile's traces and measure them with the
+        in-memory kernels."""
         control.report(0.0, "generalizing")
         t0 = time.perf_counter()
-        shape = generalize_sql(self, loaded, profile, base)
-        control.report(0.02, "reading the generalized traces")
-        traces = fetch_traces(self, profile, loaded.n_users, loaded.n_events, shape)
-        self.drop("ps_gen")
-        self.release_memory()
+        if base is not None:
+            traces = coarsened(self, loaded, base, profile)
+        else:
+            shape = generalize_sql(self, loaded, profile)
+            control.report(0.02, "reading the generalized traces")
+            traces = fetch_traces(self, profile, loaded.n_users, loaded.n_events, shape)
+            self.drop("ps_gen")
+            self.release_memory()
         timings = {"generalize": time.perf_counter() - t0}
         events = _LoadedEvents(loaded)
         return run_profile(
@@ -130,29 +160,32 @@ class RelationalEngine(SqlBackend):
         )
 
 
-def generalize_sql(
-    engine: RelationalEngine, loaded: Loaded, profile: Profile, base: plan.BinAxis | None = None
-) -> TraceShape:
-    """Build ``ps_gen`` for ``profile``, coarsened from ``ps_base`` when ``base`` gives its bins, else from
-    the events; return the traces' shape (units with their ids and centres, time and price bins) as
-    ``generalize`` has it."""
+def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> TraceShape:
+    """Build ``ps_gen`` for ``profile`` from the events; return the traces' shape (units with their ids and
+    centres, time and price bins) as ``generalize`` has it."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     axis = time_axis(loaded, profile.temporal.seconds)
-    n_price = 1
-    if base is not None:
-        if unit_kind == "loc" and axis == base:
-            engine.create_alias("ps_gen", "ps_base")
-        else:
-            engine.create_table("ps_gen", plan.derived_gen_sql(unit_kind, base, axis))
-    else:
-        bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
-        price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
-        sql = plan.gen_sql(unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
-        engine.create_table("ps_gen", sql)
-        engine.drop("ps_pedge")
-        n_price = 1 if price is None else price.n_bins
+    bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
+    price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
+    sql = plan.gen_sql(unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
+    engine.create_fetched("ps_gen", sql)
+    engine.drop("ps_pedge")
+    n_price = 1 if price is None else price.n_bins
     ids, xy = unit_labels(engine, loaded, profile, unit_kind, km, n_units)
     return TraceShape(n_units, axis.n_bins, n_price, ids, xy, axis.origin)
+
+
+def coarsened(engine: RelationalEngine, loaded: Loaded, base: Traces, profile: Profile) -> Traces:
+    """``profile``'s traces coarsened from the grid's ``base`` traces by the in-memory engine's own
+    ``coarsen`` (locations to their unit, fine bins to the coarse bin holding them, counts summed)."""
+    unit_kind, _, n_units = spatial_units_sql(engine, loaded, profile.spatial)
+    ids, xy = unit_labels(engine, loaded, profile, unit_kind, None, n_units)
+    if unit_kind == "loc" and profile.temporal == base.profile.temporal:
+        return replace(base, profile=profile, unit_ids=ids, unit_xy=xy)
+    mapping = (
+        np.arange(n_units) if unit_kind == "loc" else loaded.hierarchy.unit_codes[str(profile.spatial.name)]
+    )
+    return coarsen(base, profile, mapping, n_units, ids, xy)
 
 
 def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
@@ -162,8 +195,8 @@ def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
 
 
 def grid_base(loaded: Loaded, profiles: list[Profile]) -> plan.BinAxis | None:
-    """The bins of ``ps_base`` (the locations in the grid's finest time bins) when every profile can be
-    coarsened from it: located events, locations or hierarchy levels, no price, every width a multiple of
+    """The bins of the grid's base traces (the locations in its finest time bins) when every profile can be
+    coarsened from them: located events, locations or hierarchy levels, no price, every width a multiple of
     the finest (or one bin); None when some profile must be generalized from the events themselves."""
     if len(profiles) < 2 or not loaded.located or not loaded.n_events:
         return None

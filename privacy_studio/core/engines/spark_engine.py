@@ -1,7 +1,7 @@
 """The cluster back end: Apache Spark runs the same relational plan as DuckDB (``local[N]`` or a cluster).
 
-Tables live as locally checkpointed temporary views in a private session (its own SQL settings and view
-names, sharing the SparkContext of any session already running). Small results come back through Arrow; a
+Tables live as cached temporary views in a private session (its own SQL settings and view names, sharing
+the SparkContext of any session already running). Small results come back through Arrow; a
 cancelled run stops its Spark jobs through the engine's own job group.
 """
 
@@ -46,6 +46,7 @@ class SparkEngine(RelationalEngine):
     """The relational plan on a Spark session (see :func:`~.spark_session.get_session` for which one)."""
 
     dialect = plan.SPARK
+    collects_whole = True  # toArrow brings a result whole to the driver
 
     def __init__(
         self,
@@ -63,6 +64,7 @@ class SparkEngine(RelationalEngine):
             self.session.conf.set(key, value)
         self._group = _new_group()
         self._frames: dict = {}  # name -> the DataFrame behind each of our temporary views
+        self._cached: set[str] = set()  # names whose frame we cached (unpersisted when dropped)
         self._cancelled = False
         self._busy = threading.Event()  # set while one of our Spark actions runs
 
@@ -104,9 +106,23 @@ class SparkEngine(RelationalEngine):
         frame.createOrReplaceTempView(name)
 
     def create_table(self, name: str, sql: str) -> None:
-        # Computed before the old table of that name goes (the query may read it); stored in the executors'
-        # memory (spilling to disk) with its lineage cut, so iteration p does not re-plan iterations 1..p-1.
-        frame = self._run(lambda: self.session.sql(sql).localCheckpoint(eager=True), f"computing {name}")
+        # Computed before the old table of that name goes (the query may read it) and cached in the
+        # executors (compressed columns, spilling to disk). A cache, unlike a local checkpoint, is freed as
+        # soon as it is dropped: the events go once the grid's base traces are fetched.
+        def compute():
+            frame = self.session.sql(sql).persist()  # memory and disk
+            frame.count()
+            return frame
+
+        frame = self._run(compute, f"computing {name}")
+        self.drop(name)
+        self._frames[name] = frame
+        self._cached.add(name)
+        frame.createOrReplaceTempView(name)
+
+    def create_fetched(self, name: str, sql: str) -> None:
+        # Left a view: the fetch reads it once, whole (collects_whole), from the cached events.
+        frame = self._run(lambda: self.session.sql(sql), f"planning {name}")
         self.drop(name)
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
@@ -115,12 +131,6 @@ class SparkEngine(RelationalEngine):
         if kind != "parquet":  # parsing text again would cost more than storing its rows
             return self.create_table(name, sql)
         frame = self._run(lambda: self.session.sql(sql), f"planning {name}")  # lazy: each use re-reads
-        self.drop(name)
-        self._frames[name] = frame
-        frame.createOrReplaceTempView(name)
-
-    def create_alias(self, name: str, source: str) -> None:
-        frame = self._frames[source]  # the same stored blocks under a second name
         self.drop(name)
         self._frames[name] = frame
         frame.createOrReplaceTempView(name)
@@ -169,7 +179,11 @@ class SparkEngine(RelationalEngine):
 
     def drop(self, name: str) -> None:
         self.session.catalog.dropTempView(name)
-        self._frames.pop(name, None)
+        frame = self._frames.pop(name, None)
+        if name in self._cached:
+            self._cached.discard(name)
+            if frame is not None and all(f is not frame for f in self._frames.values()):  # not aliased
+                frame.unpersist()
 
     def run_grid(self, source: object, settings: RiskSettings, control: TaskControl | None = None):
         # A fresh job group per run: a cancel still looping for the previous run cannot reach this one.

@@ -104,6 +104,10 @@ def parse_memory(text: str) -> str:
     return f"{int(mib)}m"
 
 
+#: Largest table a local session joins by broadcast (see :func:`local_conf`).
+BROADCAST_BYTES = 256 << 20
+
+
 def local_conf(options: SparkOptions) -> dict[str, str]:
     """Settings for a local[N] session on a small machine or in tests (a cluster keeps its own)."""
     threads = options.threads or os.cpu_count() or 2
@@ -117,6 +121,9 @@ def local_conf(options: SparkOptions) -> dict[str, str]:
         "spark.driver.bindAddress": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
         "spark.driver.host": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
         "spark.sql.adaptive.enabled": "false",  # re-planning costs more than it saves on small local data
+        # One JVM holds every task: a table of up to this size (the user codes of a few million people) is
+        # joined by hash in each task instead of shuffling the events by user.
+        "spark.sql.autoBroadcastJoinThreshold": str(BROADCAST_BYTES),
     }
     if temp is not None:
         conf["spark.local.dir"] = str(temp)
