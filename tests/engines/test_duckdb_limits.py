@@ -47,21 +47,38 @@ def test_spills_go_to_the_cache_folder_and_are_removed_on_close(private_cache):
         assert Path(setting(engine, "temp_directory")).is_relative_to(private_cache / "mine")
 
 
+@pytest.mark.skipif(duckdb_engine.fcntl is None, reason="no advisory locks here: nothing is removed")
 def test_spill_folders_of_ended_runs_are_removed_and_live_ones_kept(private_cache, tmp_path):
-    """A killed run cannot remove its spill folder: the next engine opened there removes it, but never the
-    folder of a process still running (this one) nor anything not named as a spill folder."""
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
+    """A killed run cannot remove its spill folder: the next engine opened there removes it (its owner lock
+    is free), but never the folder of a run still holding its lock (in another process: its process id
+    names a process that has ended, as after a reuse or on another machine), nor a folder without a lock
+    (an older studio's) or not named as a spill folder."""
     spill = tmp_path / "spill"
-    orphan = spill / f"{duckdb_engine.SPILL_PREFIX}{ended.pid}-abc" / "spill"
-    live = spill / f"{duckdb_engine.SPILL_PREFIX}{os.getpid()}-def"
+    orphan = spill / f"{duckdb_engine.SPILL_PREFIX}1-abc"
+    live = spill / f"{duckdb_engine.SPILL_PREFIX}1-def"
+    unlocked_kind = spill / f"{duckdb_engine.SPILL_PREFIX}{os.getpid()}-old"
     other = spill / "someone-else-123"
-    for folder in (orphan, live, other):
+    for folder in (orphan / "spill", live, unlocked_kind, other):
         folder.mkdir(parents=True)
-    (orphan / "duckdb_temp_block-1.block").write_bytes(b"x" * 1000)
+    (orphan / "spill" / "duckdb_temp_block-1.block").write_bytes(b"x" * 1000)
+    duckdb_engine.hold_owner_lock(str(orphan)).close()  # its run ended: the lock file stays, free
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from privacy_studio.core.engines import duckdb_engine as d; "
+         "lock = d.hold_owner_lock(sys.argv[1]); print('held', flush=True); sys.stdin.read()", str(live)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with open_engine("duckdb", memory_limit="1GB", temp_dir=str(spill)) as engine:
+            own = Path(setting(engine, "temp_directory")).parent
+            assert (own / duckdb_engine.OWNER_LOCK).is_file()
+        assert not orphan.exists() and live.is_dir() and unlocked_kind.is_dir() and other.is_dir()
+        assert not own.exists()
+    finally:
+        holder.communicate("")
     with open_engine("duckdb", memory_limit="1GB", temp_dir=str(spill)):
         pass
-    assert not orphan.parent.exists() and live.is_dir() and other.is_dir()
+    assert not live.exists(), "once its holder has ended, the folder goes too"
 
 
 def test_threads_follow_the_pool_and_insertion_order_is_not_kept():

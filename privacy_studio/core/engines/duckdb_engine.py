@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,6 +22,11 @@ from privacy_studio.core.engines.relational import RelationalEngine
 from privacy_studio.core.io.cache import cache_dir
 from privacy_studio.core.numbers import count
 from privacy_studio.core.progress import Cancelled
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, so orphaned spill folders are left alone
+    fcntl = None  # type: ignore[assignment]
 
 #: CSV read buffer: DuckDB's default (32 MB) alone would not fit under small memory limits.
 CSV_BUFFER = 4 << 20
@@ -51,28 +57,41 @@ ROWS_PER_TEXT_BYTE = 1.5
 SHORTEST_ROW = 30
 
 
-#: Spill folders are named ``<prefix><pid>-<random>``, so one left by a killed run can be recognized.
+#: Spill folders are named ``<prefix><pid>-<random>`` and hold :data:`OWNER_LOCK`, locked by their run for as
+#: long as it lives, so a folder left by a killed run can be recognized (its lock is free).
 SPILL_PREFIX = "privacy-studio-duckdb-"
+OWNER_LOCK = "owner.lock"
 
 
 def remove_orphan_spills(temp_dir: str) -> None:
-    """Delete the spill folders under ``temp_dir`` whose run's process has ended without removing them (a
-    killed 10M-person run leaves tens of GB, which the next run's disk check would count as used)."""
+    """Delete the spill folders under ``temp_dir`` whose run ended without removing them (a killed
+    10M-person run leaves tens of GB, which the next run's disk check would count as used). A folder is an
+    orphan when its owner lock can be taken: no process id is trusted (ids are reused, and differ between
+    machines sharing the folder). Where advisory locks do not exist (Windows) nothing is deleted."""
+    if fcntl is None:
+        return
     for entry in os.scandir(temp_dir):
-        pid = entry.name[len(SPILL_PREFIX) :].split("-")[0] if entry.name.startswith(SPILL_PREFIX) else ""
-        if pid.isdigit() and entry.is_dir(follow_symlinks=False) and not _alive(int(pid)):
-            shutil.rmtree(entry.path, ignore_errors=True)
+        if not entry.name.startswith(SPILL_PREFIX) or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            with open(os.path.join(entry.path, OWNER_LOCK), "rb") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken: its run has ended
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:  # no lock file (not ours, or an older studio's), or its run still holds it
+            continue
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this machine (one we may not signal exists too)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+def hold_owner_lock(folder: str) -> IO[bytes] | None:
+    """Lock ``folder`` as the running process's spill folder; keep the returned file open while it is used
+    (None where advisory locks do not exist). The lock is taken before the file gets its name, so no other
+    run ever sees the folder's lock file unlocked while its owner lives."""
+    if fcntl is None:
+        return None
+    staging = os.path.join(folder, f".{OWNER_LOCK}")
+    lock = open(staging, "wb")  # noqa: SIM115 - held open for the engine's life, closed by close()
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.replace(staging, os.path.join(folder, OWNER_LOCK))
+    return lock
 
 
 def buffer_pool_bytes(limit: int) -> int:
@@ -136,6 +155,7 @@ class DuckDBEngine(RelationalEngine):
             remove_orphan_spills(temp_dir)
             prefix = f"{SPILL_PREFIX}{os.getpid()}-"
             self._folder = tempfile.TemporaryDirectory(prefix=prefix, dir=temp_dir)
+            self._owner = hold_owner_lock(self._folder.name)
         except OSError as exc:
             raise ValueError(
                 f"the temporary folder {temp_dir} cannot be used ({exc.strerror or exc}): give --temp-dir a "
@@ -278,6 +298,8 @@ class DuckDBEngine(RelationalEngine):
 
     def close(self) -> None:
         self.con.close()
+        if self._owner is not None:
+            self._owner.close()
         self._folder.cleanup()
 
 
