@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    inputs, project, searched = load_inputs(Path(args.input), args.save)
+    inputs, project, searched = load_inputs(Path(args.input), args.save or args.search)
     found = protection_search(project, args.search and not searched)
     if args.scores:
         inputs.experts = UtilityGrid.from_dict(read_scores(Path(args.scores)))

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privacy_studio.core.events import build_event_table
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.runner import run_grid
 from privacy_studio.core.tradeoff import grid_table
@@ -80,6 +81,31 @@ def test_without_whole_traces_measured_a_searched_share_cannot_pass():
 def test_nobody_covered_gives_no_bound():
     check = _worst(_row(0.0, 0.0, excluded=100))
     assert not check.passed and check.upper is None
+    assert "the people it covers were not counted in the file" in check.note
+
+
+def test_models_that_match_visit_counts_get_no_bound_from_whole_traces():
+    """Pairs of people share the same two places, visited 2 + 12 and 1 + 13 times: their whole traces are
+    the same set, yet knowing "2 visits to the first place" singles out one of each pair (review)."""
+    users, places = [], []
+    for k in range(20):
+        for name, first, second in ((f"p{k}", 2, 12), (f"q{k}", 1, 13)):
+            users += [name] * (first + second)
+            places += [f"a{k}"] * first + [f"b{k}"] * second
+    events = build_event_table(np.asarray(users), np.arange(len(users), dtype=np.int64), np.asarray(places))
+    measures = ["unicity", "k_anonymity", "worst_case"]
+    records = RiskSettings(["raw"], ["all"], p_values=[2], measures=measures, knowledge="records", samples=40)
+    (result,) = run_grid(events, records)
+    grid = grid_table([result])
+    assert grid.unique_traces()[0] == 0.0  # nobody's whole trace is unique, as sets
+    (bound, why) = grid.worst_upper(2)[0]
+    assert np.isnan(bound) and "records model matches visit counts or order" in why
+    (checks,) = check_profiles(grid, ReleaseCriteria(0.5), "unicity", 2, "unicity at p = 2")
+    worst = next(c for c in checks if c.name == WORST)
+    if worst.lower_bound:  # a searched share within the limit cannot pass on a bound that does not hold
+        assert not worst.passed and "records model matches visit counts" in worst.note
+    else:
+        assert worst.note == "exact"
 
 
 @settings(max_examples=60, deadline=None)
@@ -95,7 +121,7 @@ def test_the_bound_is_never_below_the_exact_worst_case(sets, p, samples):
     how = {"exact": True} if samples is None else {"samples": samples, "exact_budget": 0}
     settings_ = RiskSettings(["raw"], ["all"], p_values=[p], measures=["k_anonymity", "worst_case"], **how)
     (result,) = run_grid(table_from_sets(sets, 7), settings_)
-    upper = float(grid_table([result]).worst_upper(p)[0])
+    upper, _ = grid_table([result]).worst_upper(p)[0]
     truth = reference.exact_measures(sets, p, 7)
     if truth["n_included"] == 0:
         assert np.isnan(upper)

@@ -173,12 +173,14 @@ def _check(name: str, limit: float, value: float, note: str = "") -> CriterionCh
     return CriterionCheck(name, limit, value, value <= limit, note)
 
 
-def _worst_check(name: str, limit: float, value: float, how: str, upper: float) -> CriterionCheck:
+def _worst_check(name: str, limit: float, value: float, how: str, bound: tuple[float, str]) -> CriterionCheck:
     """The worst-case criterion. An exact share is judged as it is. A searched share is only a lower bound:
-    over the limit it fails; within it, it passes only when the people with a unique whole trace (who bound
-    it from above) are within the limit too, since a bound below the limit cannot show the truth is."""
+    over the limit it fails; within it, it passes only when a proven upper bound (``bound``: the people with
+    a unique whole trace, or NaN and why there is none) is within the limit too, since a bound below the
+    limit cannot show the truth is."""
     if how == "exact" or not math.isfinite(value):
         return _check(name, limit, value, how)
+    upper, why_none = bound
     known_upper = math.isfinite(upper)
     bounded = replace(
         _check(name, limit, value, f"a lower bound ({how})"),
@@ -192,7 +194,7 @@ def _worst_check(name: str, limit: float, value: float, how: str, upper: float) 
     why = (
         f"up to {share(upper)} (the people with a unique whole trace) may be at risk 1"
         if known_upper
-        else "the whole traces' k-anonymity, which bounds it from above, was not measured"
+        else why_none
     )
     return replace(
         bounded, passed=False, note=f"{bounded.note}, which cannot show it is within the limit: {why}"
@@ -225,9 +227,9 @@ def check_profiles(
         "exact" if is_exact else "limited search" if cut else "searched"
         for is_exact, (cut, _) in zip(grid.worst_exact(p), grid.search_cut(p), strict=True)
     ]
-    values, most = grid.values("worst_share_at_1", p), grid.worst_upper(p)
+    values, bounds = grid.values("worst_share_at_1", p), grid.worst_upper(p)
     worst = [
-        _worst_check(worst_name, worst_limit, float(values[i]), hows[i], float(most[i]))  # type: ignore[arg-type]
+        _worst_check(worst_name, worst_limit, float(values[i]), hows[i], bounds[i])  # type: ignore[arg-type]
         for i in range(len(grid.labels))
     ]
     if criteria.max_excluded is not None:

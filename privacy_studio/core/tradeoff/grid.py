@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from privacy_studio.core.knowledge import MATCHING_MODELS
 from privacy_studio.core.measures.attributes import AttributeFigures
 from privacy_studio.core.numbers import share
 from privacy_studio.core.risk.catalogue import RISK_FIELDS
@@ -94,6 +95,7 @@ class GridTable:
     attributes: list[list[AttributeFigures]] = field(
         default_factory=list
     )  # per profile: attribute disclosure
+    knowledge: list[str] = field(default_factory=list)  # per profile: the adversary-knowledge model
 
     def __post_init__(self) -> None:
         if not self.price:
@@ -129,17 +131,28 @@ class GridTable:
         shares = [((k or {}).get("share_below") or {}).get("2") for k in self.kanon]
         return np.asarray([_number(v) for v in shares], dtype=np.float64)
 
-    def worst_upper(self, p: int | None) -> np.ndarray:
-        """Per profile, an upper bound on the share at worst-case risk 1 at ``p``: only a person whose whole
-        trace is unique can be singled out by some of its points (anyone sharing the whole trace holds every
-        subset of it too), so it is the people with a unique whole trace over the people covered, counted in
-        the file; NaN where the whole traces or the file's exclusions were not counted."""
+    def worst_upper(self, p: int | None) -> list[tuple[float, str]]:
+        """Per profile, an upper bound on the share at worst-case risk 1 at ``p``, or NaN and why there is
+        none. Where knowledge is a set of points, only a person whose whole trace is unique can be singled out
+        by some of its points (anyone sharing the whole trace holds every subset of it), so the bound is the
+        people with a unique whole trace over the people covered, counted in the file. Models that match
+        visit counts or order tell apart people whose traces are the same set: no bound."""
         unique = self.unique_traces()
-        out = np.full(len(self.labels), np.nan)
+        out = []
         for i, pop in enumerate(self.population(p)):
-            counted_in_file = pop.in_file is not None and pop.evaluated == pop.in_file
-            if counted_in_file and pop.eligible and math.isfinite(unique[i]):
-                out[i] = min(1.0, unique[i] * pop.in_file / pop.eligible)  # type: ignore[operator]
+            model = self.knowledge[i] if i < len(self.knowledge) else "uniform"
+            if model.partition(":")[0] in MATCHING_MODELS:
+                out.append(
+                    (math.nan, f"the {model} model matches visit counts or order, which whole traces do not")
+                )
+            elif not math.isfinite(unique[i]):
+                out.append(
+                    (math.nan, "the whole traces' k-anonymity, which bounds it from above, was not measured")
+                )
+            elif pop.in_file is None or pop.evaluated != pop.in_file or not pop.eligible:
+                out.append((math.nan, "the people it covers were not counted in the file"))
+            else:
+                out.append((min(1.0, unique[i] * pop.in_file / pop.eligible), ""))
         return out
 
     def at(self, p: int | None) -> list[PResult | None]:
@@ -222,6 +235,7 @@ def grid_table(profiles: Iterable) -> GridTable:
     labels, spatial, temporal, n_users, by_p, kanon, d = [], [], [], [], [], [], []
     price: list[str] = []
     attributes: list[list[AttributeFigures]] = []
+    knowledge: list[str] = []
     for i, row in enumerate(profiles):
         if isinstance(row, dict):
             if "spatial" not in row or "temporal" not in row:
@@ -238,12 +252,13 @@ def grid_table(profiles: Iterable) -> GridTable:
         d.append(_number(_recorded(row, "d")))
         price.append(str(row.price or "none"))
         attributes.append(list(row.attributes or []))
+        knowledge.append(str(row.knowledge or "uniform"))
     if len(set(labels)) != len(labels):
         raise ValueError("the results list the same profile twice")
     as_array = np.asarray
     return GridTable(
         labels, spatial, temporal, as_array(n_users, np.float64), by_p, kanon, as_array(d, np.float64),
-        price, attributes,
+        price, attributes, knowledge,
     )  # fmt: skip
 
 
