@@ -20,8 +20,10 @@ SPARSE_PAGE = 0.3
 #: A heading stays on the page of at least this many rows of what follows it (a table's caption, header and
 #: first row count as three); otherwise it opens the next page.
 KEEP_LINES = 3
-#: Layout passes at most (each one changes one page break).
+#: Layout passes at most (each one changes one page break): this many, or this many per page of a long report
+#: (a cap of 40 left an 80-page report with lines painted twice and headings ending pages).
 MAX_PASSES = 40
+PASSES_PER_PAGE = 4
 
 
 def anchor(n: int) -> str:

@@ -36,7 +36,7 @@ from privacy_studio.core.report import (
     build_report,
 )
 from privacy_studio.rendering.figures import CANVAS_W, figure_height, paint_figure
-from privacy_studio.rendering.pagination import MAX_PASSES, Pager, anchor, figure_rects
+from privacy_studio.rendering.pagination import MAX_PASSES, PASSES_PER_PAGE, Pager, anchor, figure_rects
 
 if TYPE_CHECKING:
     from privacy_studio.core.io import Dataset
@@ -139,7 +139,7 @@ def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) 
     boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``)."""
     doc.setHtml(builder.document(content))  # parsed once: the HTML parser holds the GIL throughout
     pager = Pager(doc)
-    for _ in range(MAX_PASSES):
+    for _ in range(max(MAX_PASSES, PASSES_PER_PAGE * doc.pageCount())):  # each fix moves about one page
         change = pager.first_fault()
         if change is None:
             return
