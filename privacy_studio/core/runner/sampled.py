@@ -106,6 +106,16 @@ def em_by_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: 
     }
 
 
+def _chunk_orders(
+    given: tuple[np.ndarray, np.ndarray] | None, start: int, n: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The given orders (ptr, points) of the ``n`` sampled people from ``start`` on (None: the model's)."""
+    if given is None:
+        return None
+    ptr, pts = given
+    return ptr[start : start + n + 1] - ptr[start], pts[ptr[start] : ptr[start + n]]
+
+
 def _sampled_run(
     index: PointIndex,
     users: np.ndarray,
@@ -135,13 +145,7 @@ def _sampled_run(
         end = min(start + CHUNK_USERS, len(users))
         control.report(start / max(1, len(users)), f"sampled users {start + 1:,}–{end:,} of {len(users):,}")
         chunk = users[start : start + CHUNK_USERS]
-        chunk_given = None
-        if given is not None:
-            ptr, pts = given
-            chunk_given = (
-                ptr[start : start + len(chunk) + 1] - ptr[start],
-                pts[ptr[start] : ptr[start + len(chunk)]],
-            )
+        chunk_given = _chunk_orders(given, start, len(chunk))
         em_users = max(0, min(len(chunk), settings.em_samples - start))
         t0 = time.perf_counter()
         r = sample_sizes(
