@@ -33,6 +33,8 @@ DATA = Path("/work/data/scale")
 DAYS = 30
 SPATIAL = "raw,zip,district"
 TEMPORAL = "1h,6h,12h,1w"
+#: A profile's top-level stages (the estimate's own stages are inside ``estimate``).
+STAGES = ("generalize", "kanon", "index", "estimate", "attributes")
 
 
 def users_of(size: str) -> int:
@@ -102,7 +104,12 @@ def run_one(tree: Tree, folder: Path, engine: str, size: str, samples: int, time
         row["ran"] = payload.get("engine", engine)
         row["digest"] = digest(payload)
         row["profile_s"] = {  # each profile's own stages (generalize, index, estimate, ...): where time goes
-            p.get("label", "?"): round(sum((p.get("timings") or {}).values()), 1) for p in payload["profiles"]
+            p.get("label", "?"): round(sum(v for k, v in (p.get("timings") or {}).items() if k in STAGES), 1)
+            for p in payload["profiles"]
+        }
+        row["stages_s"] = {  # within the estimate: sampled draws, targeted search, exact rows, populations
+            p.get("label", "?"): {k: round(v, 1) for k, v in (p.get("timings") or {}).items()}
+            for p in payload["profiles"]
         }
         row["search_cut"] = {  # sampled people whose worst-case search its budget cut short, at p = 4
             p.get("label", "?"): next((r.get("worst_search_cut", 0) for r in p["by_p"] if r["p"] == 4), None)

@@ -22,29 +22,32 @@ traces_strategy = st.lists(st.sets(st.integers(0, 7), min_size=1, max_size=7), m
 many_traces = st.lists(st.sets(st.integers(0, 7), min_size=1, max_size=7), min_size=1, max_size=24)
 
 
-def searched(sets: list[set[int]], pmax: int, beam: int, budget: float) -> tuple[np.ndarray, np.ndarray]:
-    index = build_index(traces_from_sets(sets, 8))
+def searched(
+    sets: list[set[int]], pmax: int, beam: int, budget: float, dense_min: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's search; ``dense_min`` 1 holds every posting list as a bitmap too (bit-test paths)."""
+    index = build_index(traces_from_sets(sets, 8), dense_min=dense_min)
     users = np.arange(len(sets), dtype=np.int64)
     return worst_search(users, index.arrays(), index.max_list, pmax, beam, budget)
 
 
 @settings(max_examples=80, deadline=None)
-@given(traces_strategy, st.integers(1, 6), st.integers(1, 4))
-def test_an_unlimited_search_is_the_references_and_never_cut(sets, pmax, beam):
-    found, cut = searched(sets, pmax, beam, math.inf)
+@given(traces_strategy, st.integers(1, 6), st.integers(1, 4), st.sampled_from([1, None]))
+def test_an_unlimited_search_is_the_references_and_never_cut(sets, pmax, beam, dense_min):
+    found, cut = searched(sets, pmax, beam, math.inf, dense_min)
     for u in range(len(sets)):
         best, ref_cut, _ = reference.targeted_search(sets, u, pmax, beam)
         assert found[u].tolist() == best and cut[u] == ref_cut == 0
 
 
 @settings(max_examples=80, deadline=None)
-@given(many_traces, st.integers(1, 6), st.integers(1, 4), st.floats(0, 400))
-def test_a_budgeted_search_is_the_references_with_the_same_budget(sets, pmax, beam, budget):
+@given(many_traces, st.integers(1, 6), st.integers(1, 4), st.floats(0, 400), st.sampled_from([1, None]))
+def test_a_budgeted_search_is_the_references_with_the_same_budget(sets, pmax, beam, budget, dense_min):
     """Wherever the budget falls (not reached, mid-level, before a level; left over by a quick search for
     the next person of its part), kernel and reference agree on every value and on the first p the budget
     touched; a search the budget did not cut is the unlimited one."""
-    found, cut = searched(sets, pmax, beam, budget)
-    unlimited, _ = searched(sets, pmax, beam, math.inf)
+    found, cut = searched(sets, pmax, beam, budget, dense_min)
+    unlimited, _ = searched(sets, pmax, beam, math.inf, dense_min)
     expected = reference.targeted_searches(sets, list(range(len(sets))), pmax, beam, budget, N_PARTS)
     for u, (best, ref_cut) in enumerate(expected):
         assert found[u].tolist() == best and cut[u] == ref_cut

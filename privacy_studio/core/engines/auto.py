@@ -11,14 +11,12 @@ from privacy_studio.core.io.options import ReaderOptions
 
 #: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, UTC
 #: seconds int64, place int32; nothing per event from the place table) and running the 12-profile grid of
-#: ``benchmarks/bench_scale.py``: re-fitted (issue #30) from the peak resident memory of whole runs, slope of
-#: peak over events between the 3M-person month (126,397,966 events: 4,480 MiB, 2026-11-26) and the 10M one
-#: (421,127,995 events: 14,607 MiB, `/usr/bin/time -v`, 2026-11-26 23:16 UTC; peak while the first profile
-#: is generalized): 36.0 B/event, intercept 0.15 GB. With :data:`FIXED_BYTES` the estimate is 3 % over the
-#: 10M peak and 10 % over the 3M one (docs/engines-benchmark.md › National scale). 40 before (fitted on
-#: 1M-3M only), 95 before the compact columns. Measured before the reader gave Arrow's freed memory back
-#: (the 300k month's peak fell from 1,408 to 887 MiB), so on the safe side.
-BYTES_PER_EVENT = 36
+#: ``benchmarks/bench_scale.py``: re-fitted (issue #30, 2026-11-27) from whole-run peaks (``os.wait4``) of
+#: the same code: 3M people (126,397,966 events) 4,024 MiB, 10M (421,127,995 events) 12,778 MiB; slope
+#: 31.1 B/event. With :data:`FIXED_BYTES` the estimate is 5 % over the 10M peak, 11 % over the 3M one and
+#: 4 % over the 1M one (1,822 MiB). 36 before (fitted before the reader gave Arrow's freed memory back),
+#: 40 before that, 95 before the compact columns (docs/engines-benchmark.md › National scale).
+BYTES_PER_EVENT = 32
 #: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
 BYTES_PER_NUMBER = 8
 #: The interpreter, numba, pyarrow and the dictionaries of a month, whatever its size.

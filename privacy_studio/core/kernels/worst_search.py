@@ -24,7 +24,13 @@ import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays
 from privacy_studio.core.kernels.exact import shortest_lists_first
-from privacy_studio.core.kernels.intersect import walk_members, walk_start, walk_step
+from privacy_studio.core.kernels.intersect import (
+    filter_by_bits,
+    intersect_sorted,
+    walk_members,
+    walk_start,
+    walk_step,
+)
 from privacy_studio.core.kernels.sample_pass import N_PARTS
 
 
@@ -96,12 +102,11 @@ def _extend(
     and whether the work budget stopped it first (``spent[0]``: the person's work so far).
 
     |E(A + y)| is counted among the members of E(A) when their traces are shorter than the lists the
-    candidates' intersections would walk (each at least A's shortest), else intersected from scratch: the
-    same sizes in the same order either way."""
-    buf, bits, state, scratch, members, counts = work
-    post_ptr, post_users = ix.post_ptr, ix.post_users
+    candidates' intersections would walk (each at least A's shortest), else it is E(A) intersected with
+    y's list (bit tests or a gallop over E(A), not A's k lists again): the same sizes in the same order."""
+    buf, bits, state, scratch, members, counts, common = work
+    post_ptr, post_users, dense_slot = ix.post_ptr, ix.post_users, ix.dense_slot
     m = len(pts)
-    row = np.empty(kept.shape[1], dtype=np.int64)
     c = 0
     for b in range(n_kept):
         shortest = ix.list_len[kept[b, 0]]
@@ -112,9 +117,8 @@ def _extend(
             return c, True
         spent[0] += cost
         _set_size(kept[b], k, scratch, ix, buf, bits, state)
-        inside = walk_members(post_ptr, post_users, ix.dense_slot, ix.bitmaps, buf, bits, state, members)
+        inside = walk_members(post_ptr, post_users, dense_slot, ix.bitmaps, buf, bits, state, members)
         counted = _count_members(inside, ix, at, counts, m, float(m - k) * shortest)
-        row[:k] = kept[b, :k]
         for i in range(m):
             y = pts[i]
             lacking = True
@@ -123,8 +127,13 @@ def _extend(
                     lacking = False
                     break
             if lacking:
-                row[k] = y
-                size = counts[i] if counted else _set_size(row, k + 1, scratch, ix, buf, bits, state)
+                if counted:
+                    size = counts[i]
+                elif dense_slot[y] >= 0:  # |E(A + y)| = |E(A) ∩ D_y|: one pass over E(A), not k + 1 lists
+                    size = filter_by_bits(inside, len(inside), ix.bitmaps[dense_slot[y]], common)
+                else:
+                    ya, yb = post_ptr[y], post_ptr[y + 1]
+                    size = intersect_sorted(inside, len(inside), post_users[ya:yb], yb - ya, common)
                 cand[c, 0], cand[c, 1], cand[c, 2] = b, y, size
                 c += 1
     return c, False
@@ -226,6 +235,7 @@ def worst_search(
             np.empty(max(pmax, longest), dtype=np.int64),  # scratch
             np.empty(max_list, dtype=np.int32),  # members
             np.zeros(max(pmax, longest), dtype=np.int64),  # counts, then a second scratch
+            np.empty(max_list, dtype=np.int32),  # the members of a candidate's set
         )
         lo, hi = part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS
         left = budget * (hi - lo)

@@ -107,9 +107,11 @@ def exact_rows_where_cheap(
 def add_file_populations(index: PointIndex, by_p: list[PResult], with_unicity: bool) -> None:
     """Give every row the people in the file with fewer than p points and, for exact rows, the unicity with
     them evaluated on all their points, from everyone's whole-trace sets (sampled rows have theirs from the
-    sampled draws: :func:`all_points_unicity`)."""
+    sampled draws: :func:`all_points_unicity`). Only exact rows read those sets, so only the people shorter
+    than the largest exact p are walked: on a national file the sampled rows' p would walk millions."""
     lengths = np.diff(index.trace_ptr)
-    short_people = np.flatnonzero((lengths > 0) & (lengths < max((r.p or 0 for r in by_p), default=0)))
+    exact_p = [r.p for r in by_p if r.p is not None and r.method == "exact"] if with_unicity else []
+    short_people = np.flatnonzero((lengths > 0) & (lengths < max(exact_p, default=0)))
     unique_whole = whole_trace_sizes(index, short_people) == 1
     for row in by_p:
         if row.p is None:

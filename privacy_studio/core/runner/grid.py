@@ -112,7 +112,7 @@ def run_profile(
     control.check()
     t0 = time.perf_counter()
     by_p, per_user, per_location = _estimate(events, hierarchy, profile, work, index, model, users, given,
-                                             settings, control)  # fmt: skip
+                                             settings, control, timings)  # fmt: skip
     timings["estimate"] = time.perf_counter() - t0
     attributes = None
     if sensitive:
@@ -144,9 +144,11 @@ def _estimate(
     given: tuple[np.ndarray, np.ndarray] | None,
     settings: RiskSettings,
     control: TaskControl,
+    timings: dict[str, float],
 ) -> tuple[list[PResult], dict, dict]:
     """Every p's figures, the per-user and the per-location details: exact mode, matching models, or the
-    sampled estimate (with the p values that are cheap enough enumerated exactly)."""
+    sampled estimate (with the p values that are cheap enough enumerated exactly); the seconds of its
+    stages go to ``timings`` (draws, search, exact where cheap, file populations)."""
     if isinstance(model, MatchingModel):
         by_p, per_user = evaluate_matching(events, hierarchy, profile, model, users, settings, control)
         return by_p, per_user, {}
@@ -162,12 +164,16 @@ def _estimate(
         cheap = exact_when_cheap(model, settings) and not explicit
         sampled = control.sub(0.0, 0.5) if cheap else control
         by_p, per_user, per_location = evaluate_sampled(
-            index, work, events, users, kind, settings, sampled, given, explicit
+            index, work, events, users, kind, settings, sampled, given, explicit, timings
         )
+        t0 = time.perf_counter()
         if cheap:
             by_p = exact_rows_where_cheap(index, by_p, settings, control.sub(0.5, 1.0))
+        timings["exact_where_cheap"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
     if settings.short_traces == "exclude" and not explicit:
         add_file_populations(index, by_p, UNICITY in settings.measures)
+    timings["file_populations"] = time.perf_counter() - t0
     return by_p, per_user, per_location
 
 

@@ -3,6 +3,8 @@ through the catalogue, and the per-user and per-location details."""
 
 from __future__ import annotations
 
+import time
+
 import numba
 import numpy as np
 
@@ -104,6 +106,16 @@ def em_by_location(index: PointIndex, traces: Traces, acc: np.ndarray, n_terms: 
     }
 
 
+def _chunk_orders(
+    given: tuple[np.ndarray, np.ndarray] | None, start: int, n: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The given orders (ptr, points) of the ``n`` sampled people from ``start`` on (None: the model's)."""
+    if given is None:
+        return None
+    ptr, pts = given
+    return ptr[start : start + n + 1] - ptr[start], pts[ptr[start] : ptr[start + n]]
+
+
 def _sampled_run(
     index: PointIndex,
     users: np.ndarray,
@@ -113,8 +125,13 @@ def _sampled_run(
     control: TaskControl,
     given: tuple[np.ndarray, np.ndarray] | None = None,
     pmax: int | None = None,
+    timings: dict[str, float] | None = None,
 ) -> dict[str, np.ndarray]:
-    """The sample pass in chunks of users (progress, cancellation), concatenated in sampling order."""
+    """The sample pass in chunks of users (progress, cancellation), concatenated in sampling order; its
+    seconds in the draws and in the targeted search are added to ``timings`` (``draws``, ``search``)."""
+    timings = {} if timings is None else timings
+    timings.setdefault("draws", 0.0)
+    timings.setdefault("search", 0.0)
     pmax = pmax or max(max(settings.p_values), settings.reference_p)
     draws = settings.draws if kind != GIVEN else 1
     em_p = sorted(set(settings.p_values) | {settings.reference_p}) if needs(want, EM_KL) else []
@@ -128,14 +145,9 @@ def _sampled_run(
         end = min(start + CHUNK_USERS, len(users))
         control.report(start / max(1, len(users)), f"sampled users {start + 1:,}–{end:,} of {len(users):,}")
         chunk = users[start : start + CHUNK_USERS]
-        chunk_given = None
-        if given is not None:
-            ptr, pts = given
-            chunk_given = (
-                ptr[start : start + len(chunk) + 1] - ptr[start],
-                pts[ptr[start] : ptr[start + len(chunk)]],
-            )
+        chunk_given = _chunk_orders(given, start, len(chunk))
         em_users = max(0, min(len(chunk), settings.em_samples - start))
+        t0 = time.perf_counter()
         r = sample_sizes(
             index,
             chunk,
@@ -150,11 +162,14 @@ def _sampled_run(
             given=chunk_given,
             priors=priors,
         )
+        timings["draws"] += time.perf_counter() - t0
         if em_users:
             acc = r["acc"] if acc is None else acc + r["acc"]
         r["cut"] = np.zeros(len(chunk), dtype=np.int64)
+        t0 = time.perf_counter()
         if needs(want, RAREST_FIRST) and kind != GIVEN:  # the numba engine's targeted worst-case search
             r["rare"], r["cut"] = targeted_sizes(index, chunk, pmax, r["rare"], budget)
+        timings["search"] += time.perf_counter() - t0
         parts.append(r)
     control.report(1.0, "done")
     out = {k: np.concatenate([r[k] for r in parts]) for k in ("sizes", "em", "kl", "rare", "cut")}
@@ -264,10 +279,11 @@ def evaluate_sampled(
     control: TaskControl,
     given: tuple[np.ndarray, np.ndarray] | None = None,
     explicit: bool = False,
+    timings: dict[str, float] | None = None,
 ) -> tuple[list[PResult], dict, dict]:
     want = set(settings.measures)
     pmax = int(np.diff(given[0]).max(initial=1)) if explicit else None
-    r = _sampled_run(index, users, kind, settings, want, control, given, pmax)
+    r = _sampled_run(index, users, kind, settings, want, control, given, pmax, timings)
     sizes, em, kl = r["sizes"], r["em"], r["kl"]
     rows = np.arange(len(users))
     if explicit:
