@@ -17,7 +17,7 @@ traces_strategy = st.lists(st.sets(st.integers(0, 7), min_size=0, max_size=7), m
 
 
 @settings(max_examples=80, deadline=None)
-@given(traces_strategy, st.sampled_from([1, None]))
+@given(traces_strategy, st.sampled_from([1, 3, None]))
 def test_whole_trace_sets_are_the_people_holding_the_whole_trace(sets, dense_min):
     """|E(T_u)| walked shortest lists first equals the reference's count of traces containing T_u, with
     posting lists held as sorted lists or as bitmaps (``dense_min`` 1)."""

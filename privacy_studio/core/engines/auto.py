@@ -11,12 +11,13 @@ from privacy_studio.core.io.options import ReaderOptions
 
 #: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, UTC
 #: seconds int64, place int32; nothing per event from the place table) and running the 12-profile grid of
-#: ``benchmarks/bench_scale.py``: re-fitted (issue #30, 2026-11-27) from whole-run peaks (``os.wait4``) of
-#: the same code: 3M people (126,397,966 events) 4,024 MiB, 10M (421,127,995 events) 12,778 MiB; slope
-#: 31.1 B/event. With :data:`FIXED_BYTES` the estimate is 5 % over the 10M peak, 11 % over the 3M one and
-#: 4 % over the 1M one (1,822 MiB). 36 before (fitted before the reader gave Arrow's freed memory back),
-#: 40 before that, 95 before the compact columns (docs/engines-benchmark.md › National scale).
-BYTES_PER_EVENT = 32
+#: ``benchmarks/bench_scale.py``. Whole-run peaks (``os.wait4``, 2 numba threads, 2026-11-27): 1M people
+#: (42,096,373 events) 1,822–1,866 MiB, 3M (126,397,966) 3,936–4,024 MiB, 10M (421,127,995) 12,778 MiB;
+#: slope 31.1 B/event. Kept at 36 (with :data:`FIXED_BYTES`: 19 % over the 10M peak, 13 % over the 1M one)
+#: rather than the fitted 32, which left 1 % at 1M, since peaks moved ~7 % between commits and the search's
+#: buffers grow with the thread count, not measured beyond 2 threads. 40 before, 95 before the compact
+#: columns (docs/engines-benchmark.md › National scale).
+BYTES_PER_EVENT = 36
 #: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
 BYTES_PER_NUMBER = 8
 #: The interpreter, numba, pyarrow and the dictionaries of a month, whatever its size.
