@@ -100,6 +100,17 @@ def test_candidates_are_listed_and_one_sets_the_release_dialog(imported_window, 
     dialog.close()
 
 
+def test_why_a_search_could_not_start_gives_way_once_the_run_has_come(imported_window, qtbot):
+    """Search pressed before the run says what is missing; once the run and its analysis are in, the tab
+    offers the search again (the old sentence stayed, and the window's walk photographed it)."""
+    window = imported_window
+    tab = window.tradeoff.candidates
+    assert tab.start_search() is None and tab.summary.text().startswith("Import the data and run the grid")
+    run_and_wait(qtbot, window, tick_cells(window, CELLS[:2]))
+    settle(window)
+    assert "Search protections" in tab.summary.text()
+
+
 def test_a_changed_choice_marks_the_search_out_of_date(imported_window, qtbot):
     window = imported_window
     run_and_wait(qtbot, window, tick_cells(window, CELLS[:2]))

@@ -87,7 +87,10 @@ def main(events: str, antennas: str, hierarchy: str, out: str) -> int:
     window.start_run(grid.settings())
     wait_for(app, lambda: window.run_worker is None and window.session.project.results, "the run")
     wait_for(app, lambda: not window.runner.active, "the information loss")
+    wait_for(app, lambda: window.tradeoff.analysis is not None, "the trade-off analysis")
     search = window.tradeoff.candidates.start_search()  # issue #29: the Decide step lists candidates
+    if search is None:
+        raise SystemExit(f"the protection search did not start: {window.tradeoff.candidates.summary.text()}")
     wait_for(app, lambda: search not in window.runner.active, "the protection search")
     for width, height in SIZES:
         window.resize(width, height)

@@ -140,11 +140,11 @@ class CandidatesTab(QWidget):
         project = getattr(self.session, "project", None)
         dataset = getattr(self.session, "dataset", None)
         if project is None or dataset is None or not project.results:
-            self.summary.setText("Import the data and run the grid first: the search starts from its results")
+            self._say_why_not("Import the data and run the grid first: the search starts from its results")
             return None
         problem = self.before_search()
         if problem:
-            self.summary.setText(problem)
+            self._say_why_not(problem)
             return None
         worker = Worker(search, project, dataset, name="protection search")
         worker.signals.progress.connect(lambda _f, message: self.summary.setText(f"Searching: {message}"))
@@ -156,6 +156,12 @@ class CandidatesTab(QWidget):
         self.worker = worker
         self.runner.start(worker, kind="protection search")
         return worker
+
+    def _say_why_not(self, message: str) -> None:
+        """Why no search started; the next refresh shows the stored search again (the message stayed after
+        the run or the analysis it asked for had arrived)."""
+        self.current = None
+        self.summary.setText(message)
 
     def _stopped(self, message: str) -> None:
         self.result = None  # shown again from the project
