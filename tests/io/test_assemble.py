@@ -48,3 +48,37 @@ def test_growable_equals_concatenation(pieces: list[list[int]], capacity: int) -
     np.testing.assert_array_equal(buffer.view(), want)
     np.testing.assert_array_equal(buffer.take(), want)
     assert buffer.size == 0
+
+
+texts = st.text(
+    alphabet=st.sampled_from(["a", "b", "Z", "0", "9", " ", "é", "ü", "€", "\x00", "\x7f"]), max_size=19
+)
+
+
+@given(st.lists(texts, max_size=60), st.integers(0, 3))
+def test_sorted_unique_equals_numpy_unique(values: list[str], cut: int) -> None:
+    """The hash-and-pack path (and its fallbacks) gives what ``np.unique`` on numpy strings gives."""
+    import pyarrow as pa
+
+    from privacy_studio.core.io.assemble import sorted_unique
+
+    entries = pa.array(values, type=pa.string()).slice(min(cut, len(values)))  # offsets not at 0 too
+    want_values, want_inverse = np.unique(np.asarray(entries.to_pylist(), dtype=str), return_inverse=True)
+    got_values, got_inverse = sorted_unique(entries)
+    np.testing.assert_array_equal(got_values, want_values)
+    assert got_values.dtype == want_values.dtype
+    np.testing.assert_array_equal(got_inverse, want_inverse.ravel())
+
+
+@given(st.lists(st.text(alphabet="0123456789abcdef", min_size=8, max_size=8), min_size=1, max_size=80))
+def test_sorted_unique_of_ascii_ids(values: list[str]) -> None:
+    """Equal-width ASCII ids, the national-scale case: the values come from the packed bytes."""
+    import pyarrow as pa
+
+    from privacy_studio.core.io.assemble import sorted_unique
+
+    want_values, want_inverse = np.unique(np.asarray(values, dtype=str), return_inverse=True)
+    got_values, got_inverse = sorted_unique(pa.array(values, type=pa.string()))
+    np.testing.assert_array_equal(got_values, want_values)
+    assert got_values.dtype == want_values.dtype
+    np.testing.assert_array_equal(got_inverse, want_inverse.ravel())

@@ -108,3 +108,18 @@ def test_native_arrow_types() -> None:
     assert parser.parse(naive)[0].tolist() == [int(datetime(2024, 7, 1, 10, tzinfo=UTC).timestamp())]
     assert parser.parse(aware)[0].tolist() == [int(datetime(2024, 7, 1, 12, tzinfo=UTC).timestamp())]
     assert parser.parse(pa.array([np.int64(86400)]))[0].tolist() == [86400]
+
+
+@given(st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(-(2**33), 2**33), max_size=40))
+def test_integer_epochs_equal_the_float_path(values: list[int]) -> None:
+    """Whole-second integer columns skip the float64 round trip and give what it gives (range included)."""
+    import pyarrow.compute as pc
+
+    from privacy_studio.core.io.timeparse import _epoch
+
+    column = pa.array(values, type=pa.int64())
+    got, got_ok = _epoch(column)
+    want, want_ok = _epoch(pc.cast(column, pa.float64(), safe=False))
+    np.testing.assert_array_equal(got_ok, want_ok)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.int64

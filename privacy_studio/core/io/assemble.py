@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from privacy_studio.core.events import EventTable, LocationTable
 from privacy_studio.core.geo import LocalProjection
@@ -15,7 +16,13 @@ from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.source import Columns
-from privacy_studio.core.kernels.rows import is_sorted, permute_in_place, sort_order, sorted_codes_in_place
+from privacy_studio.core.kernels.rows import (
+    is_sorted,
+    packed_keys,
+    permute_in_place,
+    sort_order,
+    sorted_codes_in_place,
+)
 
 
 def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]:
@@ -31,9 +38,7 @@ def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]
     for piece, start in zip(pieces, starts, strict=False):
         used[start + piece.indices.to_numpy(zero_copy_only=False)] = True
     entries = pa.concat_arrays([p.dictionary for p in pieces]).filter(pa.array(used))
-    values, inverse = np.unique(
-        np.asarray(entries.to_numpy(zero_copy_only=False), dtype=str), return_inverse=True
-    )
+    values, inverse = sorted_unique(entries)
     del entries
     rank = np.full(starts[-1], -1, dtype=np.int32)
     rank[used] = inverse.ravel()
@@ -47,6 +52,51 @@ def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]
         np.take(rank[start:], piece.indices.to_numpy(zero_copy_only=False), out=codes[row : row + n])
         row += n
     return codes, values
+
+
+def sorted_unique(entries: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(entries as a numpy str array, return_inverse=True)``, fast for Arrow strings: a hash pass
+    finds the distinct strings, which are sorted by their UTF-8 bytes packed into integers (byte order is
+    code-point order, numpy's) and, when all ASCII, turned into numpy strings without Python objects (a
+    10M-person month's 25M dictionary entries: 27 s by ``np.unique``). Strings holding NUL (which numpy
+    strips at the end, merging them with others) or nulls go the ``np.unique`` way."""
+    if len(entries) == 0:
+        return np.asarray([], dtype=str), np.zeros(0, dtype=np.int64)
+    if pa.types.is_large_string(entries.type):
+        entries = entries.cast(pa.string())
+    encoded = pc.dictionary_encode(entries)
+    distinct = encoded.dictionary
+    if (
+        not pa.types.is_string(entries.type)
+        or distinct.null_count
+        or pc.any(pc.match_substring(distinct, "\x00")).as_py()
+    ):
+        values, inverse = np.unique(
+            np.asarray(entries.to_numpy(zero_copy_only=False), dtype=str), return_inverse=True
+        )
+        return values, inverse.ravel()
+    offsets, data = _string_buffers(distinct)
+    width = int(np.diff(offsets).max(initial=0))
+    keys = packed_keys(offsets, data, max(1, (width + 7) // 8))
+    order = np.lexsort(keys[::-1])  # lexsort's last key is the primary one
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    if data.max(initial=0) < 128:  # ASCII: the padded bytes are the code points of a numpy str array
+        chars = np.ascontiguousarray(keys[:, order].T).astype(">u8").view(np.uint8)
+        chars = chars.reshape(len(order), -1)[:, : max(width, 1)]
+        values = chars.astype(np.uint32).view(f"<U{max(width, 1)}").ravel()
+    else:
+        values = np.asarray(distinct.take(pa.array(order)).to_numpy(zero_copy_only=False), dtype=str)
+    del keys
+    return values, rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The int32 offsets (rebased to 0) and uint8 bytes of an Arrow string array."""
+    _, offsets_buf, data_buf = strings.buffers()
+    offsets = np.frombuffer(offsets_buf, dtype=np.int32)[strings.offset : strings.offset + len(strings) + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, dtype=np.uint8)
+    return (offsets - offsets[0]).astype(np.int64), data[offsets[0] : offsets[-1]]
 
 
 class _Sorter:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
+from privacy_studio.core.heap import return_freed_memory
 from privacy_studio.core.io import cache
 from privacy_studio.core.io.assemble import assemble
 from privacy_studio.core.io.dataset import Dataset
@@ -84,8 +85,10 @@ def load_dataset(
     columns = _read_files(files, folder, options, places, report, control.sub(0.0, 0.85))
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
+    return_freed_memory()  # the batches' temporaries, before sorting needs its own
     control.report(0.85, "sorting and indexing events")
     events = assemble(columns, places, options.tz, report, options.place_tolerance_m, compact)
+    return_freed_memory()
     hierarchy = places.hierarchy() if places is not None else None
     sources = [SourceFile.of(f) for f in files] + [
         SourceFile.of(p) for p in (options.antennas, options.hierarchy, options.locations) if p

