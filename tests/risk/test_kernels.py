@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core.index import build_index
+from privacy_studio.core.kernels.fingerprints import trace_hashes
 from privacy_studio.core.kernels.rng import stream_key
 from privacy_studio.core.kernels.sample_pass import order_trace
 from privacy_studio.core.knowledge import ACTIVITY, TOP, UNIFORM
@@ -150,6 +151,13 @@ def test_kanonymity_matches_reference(data):
     sets, d, _ = data
     sizes = class_sizes(traces_from_sets(sets, d))
     assert sizes.tolist() == reference.fingerprint_class_sizes(sets)
+    narrow = traces_from_sets(sets, d)
+    narrow.points = narrow.points.astype(np.int32)  # as generalize() stores them below 2^31 points
+    assert class_sizes(narrow).tolist() == sizes.tolist()
+    assert (
+        trace_hashes(narrow.indptr, narrow.points)
+        == trace_hashes(narrow.indptr, narrow.points.astype(np.int64))
+    ).all()
 
 
 @pytest.mark.parametrize("n,q,d", [(10, 0.1, 5), (100, 0.05, 40), (1000, 0.3, 12), (50, 0.5, 3)])

@@ -14,7 +14,9 @@ THRESHOLDS = (2, 5, 10, 100)
 def class_sizes(traces: Traces) -> np.ndarray:
     """Size of each user's full-fingerprint equivalence class (1 = unique trace)."""
     indptr = np.ascontiguousarray(traces.indptr, dtype=np.int64)
-    points = np.ascontiguousarray(traces.points, dtype=np.int64)
+    # points as they are (int32 below 2^31 points; ids are never negative, so hashes are those of int64):
+    # an int64 copy was 8 bytes per user-point, 3.2 GB for raw x 1h at 10M people (issue #30)
+    points = np.ascontiguousarray(traces.points)
     hashes = trace_hashes(indptr, points)
     order = np.argsort(hashes, kind="stable")
     return classes(order, hashes, indptr, points)
