@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
@@ -341,3 +342,43 @@ def test_unique_pairs_matches_numpy_unique_rows(points):
         np.testing.assert_array_equal(inverse, expected_inverse.ravel())
     else:
         assert len(rows) == 0
+
+
+@given(
+    st.lists(st.lists(st.integers(0, 59), max_size=25), max_size=12),
+    st.sampled_from([1, 2, 3, 5, 12]),
+    st.integers(0, 11),
+    st.lists(st.integers(0, 3), min_size=60, max_size=60),
+)
+def test_coarse_kernels_equal_mapping_each_point(rows, n_bins, shift, targets) -> None:
+    """coarse_lengths / fill_coarse against mapping every point one by one and merging in a dict."""
+    from privacy_studio.core.kernels.derive import coarse_lengths, fill_coarse
+
+    factor = n_bins + shift % 3
+    n_units = 60 // n_bins
+    traces = [sorted({p for p in r if p < n_units * n_bins}) for r in rows]
+    unit_map = np.asarray(targets[:n_units], dtype=np.int64)
+    n_bins_out = (n_bins - 1 + shift) // factor + 1
+    indptr = np.zeros(len(traces) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(t) for t in traces])
+    points = np.asarray([p for t in traces for p in t], dtype=np.int32)
+    counts = np.arange(1, len(points) + 1, dtype=np.int32)
+    want, at = [], 0
+    for t in traces:
+        merged: Counter = Counter()
+        for p in t:
+            key = int(unit_map[p // n_bins]) * n_bins_out + (p % n_bins + shift) // factor
+            merged[key] += int(counts[at])
+            at += 1
+        want.append(sorted(merged.items()))
+    args = (indptr, points, counts, unit_map, n_bins, factor, shift, n_bins_out)
+    new_ptr = np.zeros(len(traces) + 1, dtype=np.int64)
+    np.cumsum(coarse_lengths(*args), out=new_ptr[1:])
+    new_points = np.empty(new_ptr[-1], dtype=np.int32)
+    new_counts = np.empty(new_ptr[-1], dtype=np.int32)
+    fill_coarse(*args, new_ptr, new_points, new_counts)
+    got = [
+        list(zip(new_points[a:b].tolist(), new_counts[a:b].tolist(), strict=True))
+        for a, b in itertools.pairwise(new_ptr)
+    ]
+    assert got == want

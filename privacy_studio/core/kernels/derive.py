@@ -1,9 +1,10 @@
-"""Coarsening of CSR traces: map each point, sort the user's few keys, merge equal ones, in two passes.
+"""Coarsening of CSR traces: map each point, keep the user's distinct keys sorted as they come, two passes.
 
 Traces are short per user (tens of points), so an insertion sort in a small per-thread buffer beats a
-general sort with its allocations; when only time is coarsened the mapped keys are already in order and the
-sort does nothing. The first pass counts each user's coarse points, the second writes them straight into
-the output, so no temporary as long as the traces is ever allocated.
+general sort with its allocations; a key already held is merged where it stands, so only distinct keys
+move (a district-week has a handful of keys for dozens of antenna-hours), and when only time is coarsened
+the mapped keys arrive in order and nothing moves. The first pass counts each user's coarse points, the
+second writes them straight into the output, so no temporary as long as the traces is ever allocated.
 """
 
 from __future__ import annotations
@@ -23,35 +24,40 @@ def _map_sort_merge(
     b: int,
     unit_map: np.ndarray,
     n_bins: int,
-    factor: int,
-    shift: int,
+    bin_out: np.ndarray,
     n_bins_out: int,
     keys: np.ndarray,
     sums: np.ndarray,
 ) -> int:
-    """Write the user's distinct coarse keys (ascending) and summed counts; return how many."""
+    """Write the user's distinct coarse keys (ascending) and summed counts; return how many.
+
+    A trace's points ascend, so its unit changes only where a point leaves the current unit's range: one
+    division per unit visited, and the coarse bin is looked up (``bin_out[bin] = (bin + shift) // factor``)
+    rather than two divisions and a remainder per point."""
     n = 0
+    lo = hi = 0
+    base = 0
     for i in range(a, b):
-        unit = points[i] // n_bins
-        k = unit_map[unit] * n_bins_out + (points[i] % n_bins + shift) // factor
-        c = counts[i]
+        p = points[i]
+        if p >= hi or p < lo:
+            unit = p // n_bins
+            lo = unit * n_bins
+            hi = lo + n_bins
+            base = unit_map[unit] * n_bins_out
+        k = base + bin_out[p - lo]
         j = n
-        while j > 0 and keys[j - 1] > k:  # insertion sort: a no-op when keys arrive in order
-            keys[j] = keys[j - 1]
-            sums[j] = sums[j - 1]
+        while j > 0 and keys[j - 1] > k:  # the distinct keys so far stay sorted: find k's place
             j -= 1
+        if j > 0 and keys[j - 1] == k:  # seen: merged at once, so shifts move distinct keys only
+            sums[j - 1] += counts[i]
+            continue
+        for t in range(n, j, -1):
+            keys[t] = keys[t - 1]
+            sums[t] = sums[t - 1]
         keys[j] = k
-        sums[j] = c
+        sums[j] = counts[i]
         n += 1
-    m = 0
-    for i in range(n):
-        if m > 0 and keys[m - 1] == keys[i]:
-            sums[m - 1] += sums[i]
-        else:
-            keys[m] = keys[i]
-            sums[m] = sums[i]
-            m += 1
-    return m
+    return n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -76,6 +82,7 @@ def coarse_lengths(
     """Number of distinct coarse points of every user (first pass of :func:`fill_coarse`)."""
     n_users = len(indptr) - 1
     longest = _longest_row(indptr)
+    bin_out = (np.arange(n_bins) + shift) // factor
     lengths = np.zeros(n_users, dtype=np.int64)
     for part in nb.prange(N_PARTS):
         keys = np.empty(longest, dtype=np.int64)
@@ -88,8 +95,7 @@ def coarse_lengths(
                 indptr[u + 1],
                 unit_map,
                 n_bins,
-                factor,
-                shift,
+                bin_out,
                 n_bins_out,
                 keys,
                 sums,
@@ -115,6 +121,7 @@ def fill_coarse(
     ``unit_map[unit] * n_bins_out + (bin + shift) // factor``, counts summed, rows at ``new_ptr``."""
     n_users = len(indptr) - 1
     longest = _longest_row(indptr)
+    bin_out = (np.arange(n_bins) + shift) // factor
     for part in nb.prange(N_PARTS):
         keys = np.empty(longest, dtype=np.int64)
         sums = np.empty(longest, dtype=np.int64)
@@ -126,8 +133,7 @@ def fill_coarse(
                 indptr[u + 1],
                 unit_map,
                 n_bins,
-                factor,
-                shift,
+                bin_out,
                 n_bins_out,
                 keys,
                 sums,
