@@ -35,11 +35,21 @@ def _sort_order(user: np.ndarray, time: np.ndarray, n_users: int, order: np.ndar
         fill[user[i]] += 1
     for u in nb.prange(n_users):
         a, b = offsets[u], offsets[u + 1]
-        if b - a > 1:
+        if b - a > 1 and not _in_time_order(order, time, a, b):
             seg = order[a:b].copy()
             within = np.argsort(time[seg], kind="mergesort")
             for k in range(b - a):
                 order[a + k] = seg[within[k]]
+
+
+@nb.njit(cache=True, nogil=True)
+def _in_time_order(order: np.ndarray, time: np.ndarray, a: int, b: int) -> bool:
+    """Whether the user's rows ``order[a:b]`` (in file order) already have non-decreasing times, as in files
+    written person by person: then the stable sort would leave them as they are, and is skipped."""
+    for k in range(a + 1, b):  # noqa: SIM110 (numba)
+        if time[order[k]] < time[order[k - 1]]:
+            return False
+    return True
 
 
 @nb.njit(cache=True, parallel=True, nogil=True)
