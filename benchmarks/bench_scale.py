@@ -103,6 +103,7 @@ def run_one(tree: Tree, folder: Path, engine: str, size: str, samples: int, time
         payload = json.loads(out.read_text())
         row["ran"] = payload.get("engine", engine)
         row["digest"] = digest(payload)
+        row["classes"] = class_digest(payload)
         row["profile_s"] = {  # each profile's own stages (generalize, index, estimate, ...): where time goes
             p.get("label", "?"): round(sum(v for k, v in (p.get("timings") or {}).items() if k in STAGES), 1)
             for p in payload["profiles"]
@@ -129,6 +130,27 @@ def digest(payload: dict) -> str:
     keep = [
         {k: v for k, v in profile.items() if k not in ("timings", "index_bytes", "seconds")}
         for profile in payload.get("profiles", [])
+    ]
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def class_digest(payload: dict) -> str:
+    """A short hash of every profile's sampled class sizes per p and each sampled person's unicity, with
+    its people, places-and-times and user-points: what every engine must give identically (``digest`` also
+    covers what only the numba engine computes, its worst-case search and exact rows, so it differs
+    between engines by design)."""
+    import hashlib
+
+    keep = [
+        [
+            p.get("label"),
+            p.get("n_users"),
+            p.get("d"),
+            p.get("nnz"),
+            [[r["p"], r.get("class_sizes")] for r in p["by_p"]],
+            (p.get("per_user") or {}).get("unique_rate"),
+        ]
+        for p in payload.get("profiles", [])
     ]
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:12]
 
@@ -165,7 +187,19 @@ def main(argv: list[str] | None = None) -> int:
                     if tree.label != "current" and (size not in base_sizes or engine not in base_engines):
                         continue
                     rows.append(run_one(tree, folders[size], engine, size, args.samples, args.timeout))
-    columns = ["size", "engine", "tree", "ran", "wall_s", "cpu_s", "peak_mb", "ok", "load_1m", "digest"]
+    columns = [
+        "size",
+        "engine",
+        "tree",
+        "ran",
+        "wall_s",
+        "cpu_s",
+        "peak_mb",
+        "ok",
+        "load_1m",
+        "digest",
+        "classes",
+    ]
     print(table(rows, columns))
     meta = {size: json.loads((folders[size] / "meta.json").read_text()) for size in sizes}
     path = write_results(

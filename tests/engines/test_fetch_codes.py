@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pytest
 
 from privacy_studio.core.engines import fetch
@@ -16,20 +15,17 @@ SHAPE = fetch.TraceShape(3, 2, 1, np.asarray(["a", "b", "c"]), np.zeros((3, 2)),
 
 
 class Rows:
-    """A back end whose ``ps_gen`` is the crafted table ``rows`` (only the two queries fetch makes)."""
+    """A back end whose ``ps_gen`` is the crafted table ``rows`` (only the two reads fetch makes: the user
+    column, then the rows)."""
 
     collects_whole = False
 
     def __init__(self, u: list[int], point: list[int]) -> None:
         self.rows = pa.table({"u": u, "point": point, "cnt": [1] * len(u)}, schema=SCHEMA)
 
-    def execute(self, sql: str) -> pa.Table:
-        assert "GROUP BY u" in sql
-        grouped = self.rows.group_by("u").aggregate([("cnt", "count")])
-        return pa.table({"u": grouped["u"], "n": pc.cast(grouped["cnt_count"], pa.int64())})
-
     def batches(self, sql: str, rows: int):
-        return iter(self.rows.to_batches(2))
+        columns = sql.removeprefix("SELECT ").split(" FROM ")[0].split(", ")
+        return iter(self.rows.select(columns).to_batches(2))
 
 
 class WholeRows(Rows):
@@ -50,6 +46,13 @@ SCHEMA = pa.schema([("u", pa.int64()), ("point", pa.int64()), ("cnt", pa.int64()
 def test_codes_in_range_are_read(backend):
     traces = fetch.fetch_traces(backend([0, 0, 1, 2], [5, 1, 0, 3]), PROFILE, 3, 10, SHAPE)
     assert traces.indptr.tolist() == [0, 2, 3, 4] and traces.points.tolist() == [1, 5, 0, 3]
+
+
+@BACKENDS
+def test_users_without_points_get_empty_rows_and_rows_arrive_in_any_order(backend):
+    traces = fetch.fetch_traces(backend([2, 0, 2, 0, 2], [4, 3, 0, 1, 2]), PROFILE, 4, 10, SHAPE)
+    assert traces.indptr.tolist() == [0, 2, 2, 5, 5]
+    assert traces.points.tolist() == [1, 3, 0, 2, 4]
 
 
 @pytest.mark.parametrize(

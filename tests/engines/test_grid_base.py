@@ -8,8 +8,8 @@ import pytest
 
 from privacy_studio.core.engines import open_engine
 from privacy_studio.core.engines.ingest import Loaded
-from privacy_studio.core.engines.relational import grid_base
-from privacy_studio.core.generalize import MONDAY_EPOCH, Profile
+from privacy_studio.core.engines.relational import coarse_source, grid_base
+from privacy_studio.core.generalize import MONDAY_EPOCH, Profile, Traces
 from privacy_studio.core.runner import run_grid
 from tests.engines.helpers import DatasetOf, cell_settings, comparable, random_city
 
@@ -53,6 +53,45 @@ def test_no_base_without_a_location_on_every_event_or_without_events():
 def test_a_grid_coarsened_across_a_clock_change_equals_the_in_memory_run(tz):
     events, hierarchy = random_city(17, 60, 9, mean_events=12.0, tz=tz)
     cells = [("raw", "30min"), ("zone", "6h"), ("region", "1d"), ("antenna", "1w"), ("zone", "all")]
+    risk = cell_settings(cells, measures=["unicity", "kdisc", "kanon", "worst"], samples=40, draws=2, seed=4)
+    expected = list(run_grid(events, risk, hierarchy))
+    with open_engine("duckdb", threads=1) as engine:
+        got = list(engine.run_grid(DatasetOf(events, hierarchy), risk))
+    assert [comparable(r) for r in got] == [comparable(r) for r in expected]
+
+
+def _traces(spatial: str, temporal: str, price: int | None = None) -> Traces:
+    """Empty traces of a profile: what ``coarse_source`` looks at is the profile."""
+    return Traces(Profile.parse(spatial, temporal, price), np.zeros(1, np.int64), np.zeros(0, np.int32),
+                  np.zeros(0, np.int32), 1, 1, 1, np.asarray(["a"]), np.zeros((1, 2)), 0)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("last", "profile", "from_last"),
+    [
+        (("zone", "6h"), ("zone", "12h"), True),
+        (("zone", "1h"), ("zone", "all"), True),
+        (("zone", "6h"), ("zone", "1h"), False),  # finer than the last: from the base
+        (("zone", "6h"), ("zone", "90min"), False),  # 90 minutes do not hold whole 6-hour bins
+        (("zone", "all"), ("zone", "1w"), False),
+        (("zone", "1h"), ("region", "1h"), False),  # other places: from the base
+        (None, ("zone", "1h"), False),
+    ],
+)
+def test_a_profile_coarsens_from_the_last_one_at_its_places_when_its_bins_hold_the_last_ones(
+    last, profile, from_last
+):
+    base = _traces("raw", "30min")
+    previous = None if last is None else _traces(*last)
+    source = coarse_source(base, previous, Profile.parse(*profile))
+    assert source is (previous if from_last else base)
+
+
+@pytest.mark.parametrize("tz", ["Europe/Paris", "America/New_York"])
+def test_a_grid_coarsened_in_chains_at_each_level_equals_the_in_memory_run(tz):
+    events, hierarchy = random_city(23, 60, 9, mean_events=12.0, tz=tz)
+    cells = [("raw", "30min"), ("raw", "1h"), ("raw", "1d"), ("zone", "1h"), ("zone", "6h"), ("zone", "1w"),
+             ("zone", "all"), ("region", "all"), ("region", "1d"), ("region", "1w")]  # fmt: skip
     risk = cell_settings(cells, measures=["unicity", "kdisc", "kanon", "worst"], samples=40, draws=2, seed=4)
     expected = list(run_grid(events, risk, hierarchy))
     with open_engine("duckdb", threads=1) as engine:

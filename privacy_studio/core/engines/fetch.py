@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from privacy_studio.core.engines.backend import SqlBackend
@@ -33,13 +34,22 @@ class TraceShape:
 
 
 def user_lengths(engine: SqlBackend, n_users: int, profile: Profile) -> np.ndarray:
-    """Number of points of every user code in ``ps_gen`` (0 for users without any)."""
-    rows = engine.execute("SELECT u, CAST(count(*) AS BIGINT) AS n FROM ps_gen GROUP BY u")
+    """Number of points of every user code in ``ps_gen`` (0 for users without any), counted on the client
+    from one streamed column: a ``GROUP BY u`` over 350M user-points (10M people) took 33 s of hash
+    aggregation where reading the column takes a few."""
     lengths = np.zeros(n_users, dtype=np.int64)
-    users = rows.column("u").to_numpy()
-    check_codes(users, n_users, "user", profile)
-    lengths[users] = rows.column("n").to_numpy()
+    for batch in engine.batches("SELECT u FROM ps_gen", BATCH_ROWS):
+        users = batch.column(0).to_numpy()
+        check_codes(users, n_users, "user", profile)
+        _count_into(lengths, users)
     return lengths
+
+
+@nb.njit(cache=True, nogil=True)
+def _count_into(lengths: np.ndarray, codes: np.ndarray) -> None:
+    """``lengths[c] += 1`` for every code ``c`` (codes already checked to be in range)."""
+    for c in codes:
+        lengths[c] += 1
 
 
 def check_codes(codes: np.ndarray, size: int, what: str, profile: Profile) -> None:

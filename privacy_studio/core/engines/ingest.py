@@ -145,6 +145,7 @@ def register_locations(engine: SqlBackend, x: np.ndarray, y: np.ndarray) -> None
 
 def local_range(engine: SqlBackend, tz: str, t0: int, t1: int) -> tuple[int, int]:
     """Register the offsets of ``tz`` over the period (``ps_tz``); first and last local second."""
+    slack = 0
     if not is_utc(tz):
         first, last = t0 // 3600, t1 // 3600
         pieces = hourly_offset_pieces(first, last, tz)
@@ -155,7 +156,9 @@ def local_range(engine: SqlBackend, tz: str, t0: int, t1: int) -> tuple[int, int
                 {"h": hours, "split": pieces.split, "off_before": pieces.before, "off_after": pieces.after}
             ),
         )
-    row = engine.execute(plan.local_range_sql(not is_utc(tz)))
+        offsets = np.concatenate([pieces.before, pieces.after])
+        slack = int(offsets.max() - offsets.min())
+    row = engine.execute(plan.local_range_sql(not is_utc(tz), t0, t1, slack))
     return int(row.column("lo")[0].as_py()), int(row.column("hi")[0].as_py())
 
 

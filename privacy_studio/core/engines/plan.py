@@ -102,10 +102,15 @@ def local_join(with_tz: bool) -> str:
     return f" JOIN ps_tz z ON z.h = {floor_div('e.t', 3600)}"
 
 
-def local_range_sql(with_tz: bool) -> str:
-    """First and last wall-clock second of the events (bins are aligned from them, as ``time_bins``)."""
+def local_range_sql(with_tz: bool, t0: int, t1: int, slack: int) -> str:
+    """First and last wall-clock second of the events (bins are aligned from them, as ``time_bins``), whose
+    UTC times span ``t0..t1``. Offsets differ by at most ``slack`` seconds over that period, so only events
+    within ``slack`` of either end can be the local extremes (as the in-memory ``local_range`` reasons):
+    only those few are joined with the offsets, after one filtered scan of ``ps_ev``'s times."""
     local = local_time_sql(with_tz)
-    return f"SELECT min({local}) AS lo, max({local}) AS hi FROM ps_ev e{local_join(with_tz)}"
+    near_ends = f"e.t <= {int(t0) + int(slack)} OR e.t >= {int(t1) - int(slack)}"
+    ends = f"(SELECT t FROM ps_ev WHERE {near_ends.replace('e.t', 't')}) e"
+    return f"SELECT min({local}) AS lo, max({local}) AS hi FROM {ends}{local_join(with_tz)}"
 
 
 def bin_expr(with_tz: bool, width: int | None, origin: int) -> str:
