@@ -23,6 +23,7 @@ The machine's load matters: every figure is wall-clock time on the cores the run
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import subprocess
@@ -134,6 +135,7 @@ class GapMonitor:
         self.recording = False
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
+        self._dump, self._dump_after = None, 0.06
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(5)
@@ -142,6 +144,8 @@ class GapMonitor:
 
     def _tick(self) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
+        if self._dump is not None:  # re-armed on every turn of the loop: fires only when it stops turning
+            faulthandler.dump_traceback_later(self._dump_after, file=self._dump)
         if self.recording:
             self.gaps.append(now - self._last)
             self.cpu.append(cpu - self._last_cpu)
@@ -150,6 +154,18 @@ class GapMonitor:
     def clear(self) -> None:
         self.gaps.clear()
         self.cpu.clear()
+
+    def dump_stalls(self, path: Path, threshold: float = 0.06) -> None:
+        """Write every thread's stack to ``path`` whenever the loop stops turning for ``threshold`` s: the
+        watchdog is a C thread of ``faulthandler`` that needs no GIL, so it also catches a worker holding
+        the GIL inside one long C call (the sampling ``watch`` thread then waits for the GIL too)."""
+        self._dump, self._dump_after = open(path, "w", encoding="utf-8"), threshold  # noqa: SIM115
+
+    def mark(self, label: str) -> None:
+        """Head the stacks dumped from now on with ``label`` (the step being measured)."""
+        if self._dump is not None:
+            self._dump.write(f"=== {label}\n")
+            self._dump.flush()
 
     def watch(self, threshold: float = 0.15) -> None:
         """Start a thread that, while the loop is stalled longer than ``threshold`` s, notes where the GUI
