@@ -22,7 +22,12 @@ def spots(px: float, py: float, w: float, h: float) -> list[QRectF]:
 
 def crosses(rect: QRectF, segment: QLineF) -> bool:
     """Whether a line segment passes through a rectangle (or ends inside it)."""
-    if rect.contains(segment.p1()) or rect.contains(segment.p2()):
+    p1, p2 = segment.p1(), segment.p2()
+    if max(p1.x(), p2.x()) < rect.left() or min(p1.x(), p2.x()) > rect.right():
+        return False  # beside it: the edge tests below (four Qt calls) are only for segments near it
+    if max(p1.y(), p2.y()) < rect.top() or min(p1.y(), p2.y()) > rect.bottom():
+        return False
+    if rect.contains(p1) or rect.contains(p2):
         return True
     corners = [rect.topLeft(), rect.topRight(), rect.bottomRight(), rect.bottomLeft()]
     edges = [QLineF(a, b) for a, b in zip(corners, corners[1:] + corners[:1], strict=True)]

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
     QTableWidget,
@@ -96,7 +96,10 @@ class AnalysisViews:
         self.pareto_plot.getViewBox().setDefaultPadding(0.1)
         self.point_labels: list[pg.TextItem] = []
         self.label_order: list[int] = []
-        self.pareto_plot.getViewBox().sigTransformChanged.connect(lambda _view: self._place_labels())
+        # names are placed in pixels: again once the view has moved or been resized (once per burst)
+        self.label_timer = QTimer(self.pareto_plot, singleShot=True, interval=50)
+        self.label_timer.timeout.connect(self._place_labels)
+        self.pareto_plot.getViewBox().sigTransformChanged.connect(lambda _view: self.label_timer.start())
         self.release_label: pg.TextItem | None = None
         self.release_note = QLabel("")
         self.release_note.setWordWrap(True)
