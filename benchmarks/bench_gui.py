@@ -13,7 +13,8 @@ end: a frozen loop delays the key press, so the freeze counts). Then each action
 export, project save and open, release preview and write, aggregate preview and write, anonymizability,
 matching attack, and the Decide step's protection search unless BENCH_GUI_SEARCH=0): its seconds and its
 max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it); a last
-table sets each action's max gap beside the base's.
+table sets each action's max gap beside the base's. ``BENCH_GUI_DUMP=FOLDER`` writes every thread's stack at
+each pause over 60 ms there (one file per dataset and tree, headed by the step).
 
 Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
                                       [--data DIR] [--json OUT]
@@ -250,6 +251,9 @@ def child(name: str, data: Path, out: Path) -> None:
     monitor = GapMonitor()
     if os.environ.get("BENCH_GUI_STALLS"):
         monitor.watch()
+    if os.environ.get("BENCH_GUI_DUMP"):  # a folder: every thread's stack at each pause over 60 ms
+        monitor.dump_stalls(Path(os.environ["BENCH_GUI_DUMP"]) / f"{name}-{os.getpid()}.txt")
+        monitor.mark(f"{name}, the tree at {ROOT}")
     result: dict = {"dataset": name}
 
     t0 = time.perf_counter()
@@ -268,6 +272,7 @@ def child(name: str, data: Path, out: Path) -> None:
         return any(c.line.getData()[0] is not None and len(c.line.getData()[0]) for c in curves)
 
     monitor.clear()
+    monitor.mark("run")
     monitor.recording = True
     t0 = time.perf_counter()
     window.start_run(window.grid.settings())
@@ -404,6 +409,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
         steps += (("protection search", candidates.start_search, lambda: not busy()),)
     for label, start, done in steps:
         wait(lambda: not busy(), "the previous action")
+        monitor.mark(label)
         monitor.clear()
         monitor.recording = True
         t0 = time.perf_counter()
