@@ -74,6 +74,7 @@ def main() -> None:
     parser.add_argument("--no-run", action="store_true")
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", type=Path, default=Path("big_window.json"))
+    parser.add_argument("--stacks", type=Path, help="every thread's stack at each pause over 60 ms")
     args = parser.parse_args()
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -89,13 +90,17 @@ def main() -> None:
     window.show()
     monitor = GapMonitor()
     monitor.watch(0.1)  # where the GUI thread is during a pause over 100 ms (printed at the end)
+    if args.stacks is not None:
+        monitor.dump_stalls(args.stacks)
     rows = {}
     for label in ("open", "open again")[: 2 if args.twice else 1]:
         window.session.overview = None
+        monitor.mark(label)
         window.open_project(path)
         rows[label] = measure(monitor, app, lambda: window.session.overview is not None, args.timeout)
         rows[label]["events_in_window"] = window.session.dataset is not None
     if not args.no_run:
+        monitor.mark("run grid")
         window.start_run(dict(window.session.project.settings))
         rows["run grid"] = measure(monitor, app, lambda: window.run_worker is None, args.timeout)
         rows["run grid"]["profiles"] = len(window.session.project.results)

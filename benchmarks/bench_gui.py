@@ -13,7 +13,8 @@ end: a frozen loop delays the key press, so the freeze counts). Then each action
 export, project save and open, release preview and write, aggregate preview and write, anonymizability,
 matching attack, and the Decide step's protection search unless BENCH_GUI_SEARCH=0): its seconds and its
 max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it); a last
-table sets each action's max gap beside the base's.
+table sets each action's max gap beside the base's. ``BENCH_GUI_DUMP=FOLDER`` writes every thread's stack at
+each pause over 60 ms there (one file per dataset and tree, headed by the step).
 
 Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
                                       [--data DIR] [--json OUT]
@@ -23,6 +24,7 @@ The machine's load matters: every figure is wall-clock time on the cores the run
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import subprocess
@@ -134,6 +136,7 @@ class GapMonitor:
         self.recording = False
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
+        self._dump, self._dump_after = None, 0.06
         self.timer = QTimer()
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)
         self.timer.setInterval(5)
@@ -142,6 +145,8 @@ class GapMonitor:
 
     def _tick(self) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
+        if self._dump is not None:  # re-armed on every turn of the loop: fires only when it stops turning
+            faulthandler.dump_traceback_later(self._dump_after, file=self._dump)
         if self.recording:
             self.gaps.append(now - self._last)
             self.cpu.append(cpu - self._last_cpu)
@@ -150,6 +155,18 @@ class GapMonitor:
     def clear(self) -> None:
         self.gaps.clear()
         self.cpu.clear()
+
+    def dump_stalls(self, path: Path, threshold: float = 0.06) -> None:
+        """Write every thread's stack to ``path`` whenever the loop stops turning for ``threshold`` s: the
+        watchdog is a C thread of ``faulthandler`` that needs no GIL, so it also catches a worker holding
+        the GIL inside one long C call (the sampling ``watch`` thread then waits for the GIL too)."""
+        self._dump, self._dump_after = open(path, "w", encoding="utf-8"), threshold  # noqa: SIM115
+
+    def mark(self, label: str) -> None:
+        """Head the stacks dumped from now on with ``label`` (the step being measured)."""
+        if self._dump is not None:
+            self._dump.write(f"=== {label}\n")
+            self._dump.flush()
 
     def watch(self, threshold: float = 0.15) -> None:
         """Start a thread that, while the loop is stalled longer than ``threshold`` s, notes where the GUI
@@ -234,6 +251,9 @@ def child(name: str, data: Path, out: Path) -> None:
     monitor = GapMonitor()
     if os.environ.get("BENCH_GUI_STALLS"):
         monitor.watch()
+    if os.environ.get("BENCH_GUI_DUMP"):  # a folder: every thread's stack at each pause over 60 ms
+        monitor.dump_stalls(Path(os.environ["BENCH_GUI_DUMP"]) / f"{name}-{os.getpid()}.txt")
+        monitor.mark(f"{name}, the tree at {ROOT}")
     result: dict = {"dataset": name}
 
     t0 = time.perf_counter()
@@ -252,6 +272,7 @@ def child(name: str, data: Path, out: Path) -> None:
         return any(c.line.getData()[0] is not None and len(c.line.getData()[0]) for c in curves)
 
     monitor.clear()
+    monitor.mark("run")
     monitor.recording = True
     t0 = time.perf_counter()
     window.start_run(window.grid.settings())
@@ -388,6 +409,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
         steps += (("protection search", candidates.start_search, lambda: not busy()),)
     for label, start, done in steps:
         wait(lambda: not busy(), "the previous action")
+        monitor.mark(label)
         monitor.clear()
         monitor.recording = True
         t0 = time.perf_counter()

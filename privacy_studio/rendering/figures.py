@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 
 from privacy_studio.core.numbers import number, share
 from privacy_studio.core.report import HeatmapFigure, PlotFigure
+from privacy_studio.rendering.label_place import LabelPlacer
 
 #: Figures are drawn on a logical canvas of this size, scaled onto an image of FIGURE_SCALE times it.
 CANVAS_W, CANVAS_H = 1000.0, 560.0
@@ -214,25 +215,19 @@ class _Plot:
         return QRectF(self.sx(x) - 5, self.sy(y) - 5, 10, 10)
 
     def point_labels(self, s) -> None:
-        """Name each point beside it, trying right, left, above and below; a name that would cover another
-        name or a point is left out (the tables give every profile)."""
+        """Name each point beside it (``label_place``: right, left, above, below, ...); a name that would
+        cover another name, a point or a line is left out (the tables give every profile)."""
         p, f = self.p, self.f
         p.setFont(_font(11.5))
         fm = QFontMetricsF(p.font())
         p.setPen(QColor("#222222"))
+        placer = LabelPlacer(self.area, self.placed, self.segments)
         for x, y, label in zip(s.x, s.y, s.labels, strict=True):
             if not (_ok(x, f.log_x) and _ok(y, f.log_y)):
                 continue
-            px, py, w, h = self.sx(x), self.sy(y), fm.horizontalAdvance(label), fm.height()
-            right, left, centre = px + 7, px - 7 - w, px - w / 2
-            spots = [(right, py - h), (left, py - h), (centre, py - h - 6), (centre, py + 6), (right, py)]
-            spots += [(left, py), (right, py - h / 2), (left, py - h / 2), (centre, py - 2 * h - 6)]
-            for x0, top in spots:
-                rect = QRectF(x0, top, w, h)
-                if self._free(rect):
-                    self.placed.append(rect)
-                    p.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
-                    break
+            rect = placer.place(self.sx(x), self.sy(y), fm.horizontalAdvance(label), fm.height())
+            if rect is not None:
+                p.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
 
     def _segments(self, s) -> list[QLineF]:
         """The pieces of a drawn line, in canvas coordinates."""
@@ -243,13 +238,6 @@ class _Plot:
             if _ok(x, f.log_x) and _ok(y, f.log_y)
         ]
         return [QLineF(a, b) for a, b in itertools.pairwise(pts)]
-
-    def _free(self, rect: QRectF) -> bool:
-        """Whether a label may go in ``rect``: inside the axes, off every marker and label drawn so far, and
-        off every line (the risk ceiling, the Pareto front)."""
-        if not self.area.contains(rect) or any(rect.intersects(r) for r in self.placed):
-            return False
-        return not any(_crosses(rect, segment) for segment in self.segments)
 
     def legend(self, colors: dict[str, QColor]) -> None:
         if len(self.f.series) < 2:
@@ -273,15 +261,6 @@ class _Plot:
                 p.drawLine(QPointF(x, y - 4), QPointF(x + 24, y - 4))
             p.setPen(QColor("#222222"))
             p.drawText(QPointF(x + 32, y + 1), fm.elidedText(s.name, Qt.TextElideMode.ElideRight, col_w - 40))
-
-
-def _crosses(rect: QRectF, segment: QLineF) -> bool:
-    """Whether a line segment passes through a rectangle (or ends inside it)."""
-    if rect.contains(segment.p1()) or rect.contains(segment.p2()):
-        return True
-    corners = [rect.topLeft(), rect.topRight(), rect.bottomRight(), rect.bottomLeft()]
-    edges = [QLineF(a, b) for a, b in zip(corners, corners[1:] + corners[:1], strict=True)]
-    return any(segment.intersects(edge)[0] == QLineF.IntersectionType.BoundedIntersection for edge in edges)
 
 
 def _fraction(v: float, span: tuple[float, float], log: bool) -> float:

@@ -67,3 +67,24 @@ def test_a_project_that_fits_shows_the_same_summary_with_its_events(
     rows = form_rows(window.summary)
     assert rows["users"] == "200" and "read by" not in rows
     assert window.summary.people.sum() == 200 and window.summary.places.shown_places() > 0
+
+
+def test_data_the_engine_could_hold_but_the_window_could_not_open_from_the_overview(
+    window, qtbot, sample_subset, tmp_path, monkeypatch
+) -> None:
+    """With memory for ``--engine auto``'s compact columns but not for the events as a Dataset (a 10M
+    month on this machine), the window shows the overview and never loads the events."""
+    from privacy_studio.core.engines import auto
+    from privacy_studio.core.overview.project_data import DATASET_BYTES_PER_EVENT
+
+    monkeypatch.delenv(SIZE_ENV, raising=False)
+    monkeypatch.setenv("PRIVACY_STUDIO_CACHE", str(tmp_path / "cache"))
+    events = sample_subset["events"]
+    rows = auto.input_rows(str(events))
+    need = auto.FIXED_BYTES + rows * (auto.BYTES_PER_EVENT + DATASET_BYTES_PER_EVENT) / 2
+    monkeypatch.setattr(auto, "available_memory", lambda: int(need / auto.USABLE_SHARE))
+    path = large_project(tmp_path, events, sample_subset["antennas"], sample_subset["hierarchy"])
+    assert open_and_wait(qtbot, window, path)
+    qtbot.waitUntil(lambda: window.session.overview is not None, timeout=WAIT_MS)
+    assert window.session.dataset is None
+    assert "out of core" in form_rows(window.summary)["read by"]

@@ -290,12 +290,41 @@ def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only
     assert "municipality × 1h" in a.labels and "municipality × 1h" not in allowed  # dominated: not named
 
 
-def test_pareto_labels_skip_names_that_would_cover_an_earlier_one():
-    from privacy_studio.gui.panels.tradeoff_widgets import spaced_labels as _spaced_labels
+def test_pareto_names_cover_no_other_name_point_or_the_front(window, qtbot):
+    """Clustered front points (as 1h and 1w profiles a little apart in utility) get names placed in pixels,
+    as in the report's figures: no two names overlap, none covers a point, all stay inside the plot; a
+    resize places them again."""
+    from itertools import combinations
 
-    utility = np.array([10.0, 9.8, 6.0, 2.0, 1.9])
-    risk = np.array([1.0, 1.0, 0.5, 0.1, 0.6])
-    # 1 collides with 0 (same risk, 0.2 apart on a span of 8); 4 is close in utility to 3 but far in risk.
-    assert _spaced_labels(utility, risk, [0, 1, 2, 3, 4]) == [0, 2, 3, 4]
-    assert _spaced_labels(utility, risk, [1, 0]) == [1]  # the first wanted (the recommended) wins
-    assert _spaced_labels(utility, risk, []) == []
+    from PySide6.QtCore import QPointF
+
+    panel = window.tradeoff
+    window.show_step("decide")
+    levels = ("antenna", "zip", "district", "municipality")
+    for i, spatial in enumerate(levels):
+        for width in ("1h", "1w"):
+            record = _record(spatial, width)
+            for entry in record["by_p"]:
+                entry["unicity"] = max(0.02, 0.9 - 0.2 * i - (0.05 if width == "1w" else 0.0))
+            window.session.add_result(record)
+    qtbot.waitUntil(lambda: len(panel.records) == 8, timeout=3000)
+    scores = {
+        f"{s} × {w}": {"points_kept": 10.0 - 2 * i - (0.3 if w == "1w" else 0)}
+        for i, s in enumerate(levels)
+        for w in ("1h", "1w")
+    }
+    panel.set_computed_utility(scores)
+    qtbot.waitUntil(lambda: panel.analysis is not None and len(panel.analysis.labels) == 8, timeout=3000)
+    view = panel.pareto_plot.getViewBox()
+    a = panel.analysis
+    for size in ((900, 420), (600, 300)):
+        panel.pareto_plot.resize(*size)
+        qtbot.wait(200)
+        rects = [label.sceneBoundingRect() for label in panel.point_labels]
+        assert rects, "the front is named"
+        for r, s in combinations(rects, 2):
+            assert not r.intersects(s), (r, s)
+        points = [view.mapViewToScene(QPointF(u, r)) for u, r in zip(a.utility, a.risk, strict=True)]
+        for r in rects:
+            assert view.sceneBoundingRect().contains(r)
+            assert not any(r.contains(p) for p in points)

@@ -17,7 +17,12 @@ from privacy_studio.core.engines.engine_choice import EngineChoice
 from privacy_studio.core.io import ReaderError, ReaderOptions, load_dataset
 from privacy_studio.core.io.overview import BadOverview, DatasetOverview
 from privacy_studio.core.overview.compute import overview_of_dataset, overview_of_files
-from privacy_studio.core.overview.project_data import SIZE_ENV, exceeds_memory, files_overview
+from privacy_studio.core.overview.project_data import (
+    DATASET_BYTES_PER_EVENT,
+    SIZE_ENV,
+    exceeds_memory,
+    files_overview,
+)
 from privacy_studio.core.overview.store import _digest, cached_overview, entry_path, overview_key
 
 ANTENNAS = ["A1", "A2", "A3", "A4"]
@@ -153,3 +158,20 @@ def test_sizing_decides_unless_overridden(sample_files, monkeypatch) -> None:
     monkeypatch.setenv(SIZE_ENV, "huge")
     with pytest.raises(ValueError, match=SIZE_ENV):
         exceeds_memory(sample_files, auto)
+
+
+def test_events_that_fit_the_engine_but_not_the_window_open_from_the_overview(sample_files, monkeypatch):
+    """``--engine auto`` would hold the compact columns, but a ``Dataset`` takes about three times as much:
+    the window and ``report`` must not load it (a 10M month is about 42 GB as a ``Dataset``)."""
+    from privacy_studio.core.engines import auto
+
+    monkeypatch.delenv(SIZE_ENV, raising=False)
+    rows = auto.input_rows(sample_files.path)
+    between = (
+        auto.FIXED_BYTES + rows * (auto.BYTES_PER_EVENT + DATASET_BYTES_PER_EVENT) / 2
+    ) / auto.USABLE_SHARE
+    monkeypatch.setattr(auto, "available_memory", lambda: int(between))
+    assert auto.resolve_engine("auto", [sample_files.path], sample_files.options) == "numba"
+    assert exceeds_memory(sample_files, EngineChoice("auto"))
+    monkeypatch.setattr(auto, "available_memory", lambda: int(2 * between))
+    assert not exceeds_memory(sample_files, EngineChoice("auto"))

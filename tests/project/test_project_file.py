@@ -356,3 +356,18 @@ def test_results_that_are_not_risk_results_are_refused(tmp_path: Path, results: 
     (tmp_path / "p.psproj").write_text(json.dumps({**_golden(), "results": results}))
     with pytest.raises(ProjectError, match=r"results"):
         Project.load(tmp_path / "p.psproj")
+
+
+def test_a_large_file_decodes_a_slice_at_a_time_as_in_one_piece(monkeypatch):
+    """Decoded in slices (the window's thread runs between them): a character cut by a slice boundary and
+    a byte-order mark read as in one piece, and a bad byte is named at its place in the file."""
+    from privacy_studio.core import project_schema
+
+    monkeypatch.setattr(project_schema, "DECODE_CHUNK", 7)
+    raw = '\ufeff{"name": "Périphérique — 東京", "n": [1, 2, 3]}'.encode()
+    assert project_schema.parse_document(raw, "x") == {"name": "Périphérique — 東京", "n": [1, 2, 3]}
+    bad = b'{"name": "abcdefghijklmnop\xff"}'
+    with pytest.raises(ProjectError, match=r"not UTF-8 text \(byte 26\)"):  # bad.index(b"\xff")
+        project_schema.parse_document(bad, "x")
+    with pytest.raises(ProjectError, match="the file is empty"):
+        project_schema.parse_document(b" \n\t ", "x")

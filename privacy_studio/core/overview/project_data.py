@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 SIZE_ENV = "PRIVACY_STUDIO_DATA_SIZE"
 SIZE_CHOICES = ("auto", "larger", "fits")
 
+#: Peak bytes per event of the events loaded as a ``Dataset`` and a grid run on them in the window: the
+#: 3M-person month (126,397,966 events) peaked at 11.66 GiB in ``benchmarks/bench_big_window.py``
+#: (9.43 GiB once opened; 2026-11-27), 99 bytes an event; a 10M month (~42 GB) must open from its overview.
+DATASET_BYTES_PER_EVENT = 100
+
 #: What the window and the report say of an analysis that needs every event in memory.
 NEEDS_MEMORY = (
     "needs the events in memory, and this project's data exceed the memory: it runs on data that fit "
@@ -52,7 +57,20 @@ def exceeds_memory(files: EventFiles, engine: EngineChoice) -> bool:
         raise ValueError(f"{SIZE_ENV}={forced!r}: use one of {', '.join(SIZE_CHOICES)}")
     if engine.name == "numba" or forced == "fits" or not duckdb_reads(files.path, files.options):
         return False
-    return forced == "larger" or resolve_engine("auto", [files.path], files.options) != "numba"
+    if forced == "larger" or resolve_engine("auto", [files.path], files.options) != "numba":
+        return True
+    return not dataset_fits(files)
+
+
+def dataset_fits(files: EventFiles) -> bool:
+    """Whether the events loaded as a ``Dataset`` (what the window, ``report`` and ``tradeoff`` hold) and a
+    grid run on them fit in the memory available: they take about :data:`DATASET_BYTES_PER_EVENT`, nearly
+    three times the compact columns ``--engine auto`` sizes for its own run."""
+    from privacy_studio.core.engines.auto import FIXED_BYTES, USABLE_SHARE, available_memory, input_rows
+
+    available = available_memory()
+    need = input_rows(files.path) * DATASET_BYTES_PER_EVENT + FIXED_BYTES
+    return available is None or need <= USABLE_SHARE * available
 
 
 def run_engine(engine: EngineChoice, data: ProjectData) -> EngineChoice:

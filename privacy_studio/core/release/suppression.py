@@ -74,16 +74,19 @@ def cap_points(traces: Traces, n: int) -> Traces:
     return keep_rows(traces, rank < n)
 
 
-def people_per_point(traces: Traces) -> np.ndarray:
-    """Number of people whose trace holds each point id (a person lists a point at most once)."""
-    return np.bincount(traces.points, minlength=int(traces.points.max()) + 1 if traces.nnz else 0)
+def people_per_row_point(traces: Traces) -> np.ndarray:
+    """For each (person, point) row, the number of people whose trace holds its point (a person lists a
+    point at most once). Counted over the distinct points, sorted: a count per point id (``bincount``) sized
+    an array by the largest id, 282 million place-time codes for Gowalla at raw × 1 hour (7 s, 2.2 GB)."""
+    _, inverse, counts = np.unique(traces.points, return_inverse=True, return_counts=True)
+    return counts[inverse.reshape(-1)]
 
 
 def drop_rare_points(traces: Traces, m: int) -> Traces:
     """Remove the points held by fewer than ``m`` people."""
     if traces.nnz == 0:
         return traces
-    return keep_rows(traces, people_per_point(traces)[traces.points] >= m)
+    return keep_rows(traces, people_per_row_point(traces) >= m)
 
 
 def with_counts(traces: Traces) -> Traces:

@@ -3,11 +3,12 @@ table, Kendall's tau between risk measures, and the power law of risk against co
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
     QTableWidget,
@@ -30,9 +31,9 @@ from privacy_studio.gui.panels.tradeoff_widgets import (
     data_table,
     fill_table,
     plot_widget,
-    spaced_labels,
     tab_page,
 )
+from privacy_studio.rendering.label_place import LabelPlacer
 
 
 def dominance_row(a: TradeoffAnalysis, i: int) -> list[str]:
@@ -94,6 +95,11 @@ class AnalysisViews:
             self.pareto_plot.addItem(item)
         self.pareto_plot.getViewBox().setDefaultPadding(0.1)
         self.point_labels: list[pg.TextItem] = []
+        self.label_order: list[int] = []
+        # names are placed in pixels: again once the view has moved or been resized (once per burst)
+        self.label_timer = QTimer(self.pareto_plot, singleShot=True, interval=50)
+        self.label_timer.timeout.connect(self._place_labels)
+        self.pareto_plot.getViewBox().sigTransformChanged.connect(lambda _view: self.label_timer.start())
         self.release_label: pg.TextItem | None = None
         self.release_note = QLabel("")
         self.release_note.setWordWrap(True)
@@ -157,10 +163,40 @@ class AnalysisViews:
         self.power_text.setWordWrap(True)
         return tab_page((self.power_plot, 1), self.power_text)
 
-    def _draw_pareto(self) -> None:
+    def _place_labels(self) -> None:
+        """Name the profiles of ``label_order`` beside their points where no name covers another, a point
+        or the front (``rendering.label_place``, the report's rule); again whenever the view moves or is
+        resized, since the free spots are in pixels. A name with no free spot is left out."""
         for label in self.point_labels:
             self.pareto_plot.removeItem(label)
         self.point_labels = []
+        a, view = self.analysis, self.pareto_plot.getViewBox()
+        if a is None or not self.label_order:
+            return
+        known = np.flatnonzero(np.isfinite(a.risk) & np.isfinite(a.utility))
+        at = {int(i): view.mapViewToScene(QPointF(a.utility[i], a.risk[i])) for i in known}
+        front = [at[i] for i in (a.labels.index(label) for label in a.pareto.front) if i in at]
+        markers = [QRectF(p.x() - 6, p.y() - 6, 12, 12) for p in at.values()]
+        segments = [QLineF(p, q) for p, q in itertools.pairwise(front)]
+        placer = LabelPlacer(view.sceneBoundingRect(), markers, segments)
+        for i in self.label_order:
+            text = pg.TextItem(label_words(a.labels[i]), color="#333333")
+            size, point = text.textItem.boundingRect(), at[i]
+            spot = placer.place(point.x(), point.y(), size.width(), size.height())
+            if spot is None:
+                continue
+            # the anchor puts the name's top left corner on the spot, in pixels whatever the zoom
+            text.setAnchor(
+                ((point.x() - spot.left()) / size.width(), (point.y() - spot.top()) / size.height())
+            )
+            text.setPos(a.utility[i], a.risk[i])
+            self.pareto_plot.addItem(
+                text, ignoreBounds=True
+            )  # names do not widen the range they are placed in
+            self.point_labels.append(text)
+
+    def _draw_pareto(self) -> None:
+        self.label_order: list[int] = []
         a = self.analysis
         if a is None:
             self.points.setData([], [])
@@ -170,6 +206,7 @@ class AnalysisViews:
             self.evidence.setText("")
             fill_table(self.dominance, [])
             self.pareto_plot.setRange(xRange=(0, 10), yRange=(0, 1))
+            self._place_labels()
             return
         known = np.isfinite(a.risk) & np.isfinite(a.utility)
         brushes = [POINT_BRUSH if label in a.pareto.front else DOMINATED_BRUSH for label in a.labels]
@@ -177,20 +214,12 @@ class AnalysisViews:
         self.points.setData(a.utility[idx], a.risk[idx], brush=[brushes[i] for i in idx], data=idx)
         front = [a.labels.index(label) for label in a.pareto.front]
         self.front_line.setData(a.utility[front], a.risk[front], stepMode=None)
-        # Utility runs right to left: labels of the least useful third open leftwards to stay in view.
-        # Only the recommended profile and front profiles whose names do not collide are written (the
-        # table below names every point): twelve names over clustered points covered each other.
-        low = a.utility[idx].min() + np.ptp(a.utility[idx]) / 3 if len(idx) else 0.0
-        top = 0.9 * a.risk[idx].max() if len(idx) else 0.0
+        # Only the recommended profile and the front are named, most wanted first (the table below names
+        # every point), placed in pixels as the report's figures are once the view has its range.
         chosen_first = [a.labels.index(a.recommendation.label)] if a.recommendation.label else []
         candidates = chosen_first + sorted(set(front) - set(chosen_first), key=lambda i: -a.utility[i])
-        for i in spaced_labels(a.utility, a.risk, [i for i in candidates if known[i]]):
-            below = a.risk[i] >= top  # under the highest points, not cut off by the plot's top edge
-            anchor = (float(a.utility[i] < low), float(not below))
-            text = pg.TextItem(label_words(a.labels[i]), color="#333333", anchor=anchor)
-            text.setPos(a.utility[i], a.risk[i])
-            self.pareto_plot.addItem(text)
-            self.point_labels.append(text)
+        self.label_order = [i for i in candidates if known[i]]
+        self._place_labels()
         self.ceiling_line.setPos(a.ceiling)
         self.pareto_plot.setLabel("left", a.risk_name)
         self.pareto_plot.setLabel(

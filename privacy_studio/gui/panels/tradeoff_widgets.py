@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -70,23 +69,6 @@ def fill_table(table: QTableWidget, rows: list[list[str]]) -> None:
             item.setToolTip(text)  # the whole text where a narrowed column cuts it
             table.setItem(r, c, item)
     fit_columns(table)
-
-
-#: Share of the plotted utility range and of the risk scale a Pareto point's label takes.
-LABEL_WIDTH, LABEL_HEIGHT = 0.25, 0.1
-
-
-def spaced_labels(x: np.ndarray, y: np.ndarray, candidates: list[int]) -> list[int]:
-    """The candidates (most wanted first) whose label can be written without covering an earlier one: a
-    label spans about a quarter of the plotted points' width and a tenth of the risk scale."""
-    shown = np.isfinite(x) & np.isfinite(y)
-    dx = LABEL_WIDTH * (float(np.ptp(x[shown])) if shown.any() else 0.0) or 1.0
-    dy = LABEL_HEIGHT * max(float(np.ptp(y[shown])) if shown.any() else 0.0, 1.0)
-    kept: list[int] = []
-    for i in candidates:
-        if all(abs(x[i] - x[j]) >= dx or abs(y[i] - y[j]) >= dy for j in kept):
-            kept.append(i)
-    return kept
 
 
 def tab_page(*parts: QWidget | QLayout | tuple[QWidget, int]) -> QWidget:
