@@ -67,11 +67,21 @@ def _decoded(raw: bytes, origin: str) -> str:
             parts.append(
                 decoder.decode(view[start : start + DECODE_CHUNK], final=start + DECODE_CHUNK >= len(raw))
             )
-        except UnicodeDecodeError as exc:
+        except UnicodeDecodeError:
             raise ProjectError(
-                f"{origin}: not UTF-8 text (byte {start + exc.start}); expected a project in JSON"
+                f"{origin}: not UTF-8 text (byte {_first_bad_byte(raw)}); expected a project in JSON"
             ) from None
     return "".join(parts)
+
+
+def _first_bad_byte(raw: bytes) -> int:
+    """Where the bytes stop being UTF-8, counted from the file's start (the sliced decoder counts from the
+    bytes it held over, which may begin in the previous slice)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return len(raw)
 
 
 def parse_document(raw: bytes, origin: str) -> Any:

@@ -369,5 +369,8 @@ def test_a_large_file_decodes_a_slice_at_a_time_as_in_one_piece(monkeypatch):
     bad = b'{"name": "abcdefghijklmnop\xff"}'
     with pytest.raises(ProjectError, match=r"not UTF-8 text \(byte 26\)"):  # bad.index(b"\xff")
         project_schema.parse_document(bad, "x")
+    monkeypatch.setattr(project_schema, "DECODE_CHUNK", 8)  # the slice ends inside "\xe2\x82", then "A"
+    with pytest.raises(ProjectError, match=r"not UTF-8 text \(byte 7\)"):
+        project_schema.parse_document(b'{"a": "\xe2\x82A"}', "x")
     with pytest.raises(ProjectError, match="the file is empty"):
         project_schema.parse_document(b" \n\t ", "x")

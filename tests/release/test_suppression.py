@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from privacy_studio.core.generalize import Profile, Traces
 from privacy_studio.core.release.options import ReleaseOptions
-from privacy_studio.core.release.suppression import Removal, suppress
+from privacy_studio.core.release.suppression import Removal, people_per_row_point, suppress
 from tests.release import reference
 
 N_POINTS = 6
@@ -67,6 +67,18 @@ def test_suppression_equals_the_reference(traces_list, m, k, n):
     assert sum(r.events for r in removals) == removed_events
     lost = sum(1 for u in traces if traces[u] and not expected[u])
     assert sum(r.people for r in removals) == lost
+
+
+@given(people.filter(lambda traces_list: any(traces_list)), st.integers(1, 10**9))
+def test_people_per_point_counts_sparse_ids_as_dense_ones(traces_list, spread):
+    """Counted per point id or over the distinct ids (ids spread far apart): each row gets the number of
+    people holding its point."""
+    traces = to_csr(dict(enumerate(traces_list)), len(traces_list))
+    held = Counter(p for t in traces_list for p in t)
+    expected = [held[int(p)] for p in traces.points]
+    assert people_per_row_point(traces).tolist() == expected
+    spread_out = Traces(traces.profile, traces.indptr, traces.points * spread, traces.counts, N_POINTS, 1)
+    assert people_per_row_point(spread_out).tolist() == expected
 
 
 @given(people, threshold, threshold, threshold)
