@@ -175,3 +175,25 @@ def test_events_that_fit_the_engine_but_not_the_window_open_from_the_overview(sa
     assert exceeds_memory(sample_files, EngineChoice("auto"))
     monkeypatch.setattr(auto, "available_memory", lambda: int(2 * between))
     assert not exceeds_memory(sample_files, EngineChoice("auto"))
+
+
+def test_a_file_with_its_own_coordinates_needs_more_memory_as_a_dataset(tmp_path, monkeypatch):
+    """Each event's own latitude and longitude (and the x/y made of them) are further numbers a ``Dataset``
+    holds: memory enough for plain events with a place id is not enough for as many with coordinates."""
+    from privacy_studio.core.engines import auto
+    from privacy_studio.core.overview.project_data import dataset_fits
+
+    rows = 200
+    plain, located = tmp_path / "plain.csv", tmp_path / "located.csv"
+    times = [f"2024-03-04 {h % 24:02d}:00:00" for h in range(rows)]
+    plain.write_text(
+        "user,time,location\n" + "".join(f"u{i % 7},{t},a{i % 5}\n" for i, t in enumerate(times))
+    )
+    located.write_text(
+        "user,time,lat,lon\n" + "".join(f"u{i % 7},{t},48.{i % 9},2.{i % 4}\n" for i, t in enumerate(times))
+    )
+    monkeypatch.setattr(auto, "input_rows", lambda path: rows)  # for CSV it is an estimate from the size
+    enough_for_plain = auto.FIXED_BYTES + rows * DATASET_BYTES_PER_EVENT
+    monkeypatch.setattr(auto, "available_memory", lambda: int(enough_for_plain / auto.USABLE_SHARE) + 1)
+    assert dataset_fits(EventFiles(str(plain), ReaderOptions()))
+    assert not dataset_fits(EventFiles(str(located), ReaderOptions()))

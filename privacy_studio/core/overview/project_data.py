@@ -65,11 +65,20 @@ def exceeds_memory(files: EventFiles, engine: EngineChoice) -> bool:
 def dataset_fits(files: EventFiles) -> bool:
     """Whether the events loaded as a ``Dataset`` (what the window, ``report`` and ``tradeoff`` hold) and a
     grid run on them fit in the memory available: they take about :data:`DATASET_BYTES_PER_EVENT`, nearly
-    three times the compact columns ``--engine auto`` sizes for its own run."""
-    from privacy_studio.core.engines.auto import FIXED_BYTES, USABLE_SHARE, available_memory, input_rows
+    three times the compact columns ``--engine auto`` sizes for its own run, plus the further numbers per
+    event that sizing counts (the file's own coordinates, amounts, durations)."""
+    from privacy_studio.core.engines.auto import (
+        BYTES_PER_EVENT,
+        FIXED_BYTES,
+        USABLE_SHARE,
+        available_memory,
+        bytes_per_event,
+        input_rows,
+    )
 
     available = available_memory()
-    need = input_rows(files.path) * DATASET_BYTES_PER_EVENT + FIXED_BYTES
+    further = bytes_per_event(files.path, files.options) - BYTES_PER_EVENT
+    need = input_rows(files.path) * (DATASET_BYTES_PER_EVENT + further) + FIXED_BYTES
     return available is None or need <= USABLE_SHARE * available
 
 
