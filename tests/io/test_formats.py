@@ -250,3 +250,60 @@ def test_coordinates_only_events_with_an_antennas_file(write) -> None:
     ).events
     assert ev.location.tolist() == [-1]
     assert ev.locations is not None and len(ev.locations) == ev.n_locations == 3
+
+
+@pytest.mark.parametrize("text", ["string", "large_string"])
+def test_parquet_row_groups_read_in_many_batches_as_the_csv(tmp_path, monkeypatch, text) -> None:
+    """One row group read in many batches (each handed the group's whole dictionary, which grows once the
+    writer falls back to plain pages) gives the events the CSV gives, blank and null ids rejected alike."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from privacy_studio.core.io import assemble, source
+
+    rng = np.random.default_rng(7)
+    n = 6000
+    users = np.array([f"user-{i:05d}" for i in np.sort(rng.integers(0, 2500, n))], dtype=object)
+    places = np.array([f"a{i}" for i in rng.integers(0, 400, n)], dtype=object)
+    users[rng.integers(0, n, 40)] = " "
+    places[rng.integers(0, n, 30)] = None
+    times = pd.Timestamp("2024-03-04") + pd.to_timedelta(rng.integers(0, 28 * 86400, n), unit="s")
+    frame = pd.DataFrame({"user": users, "time": times.strftime("%Y-%m-%d %H:%M:%S"), "location": places})
+    frame.to_csv(tmp_path / "e.csv", index=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.cast(pa.schema([pa.field(name, getattr(pa, text)()) for name in table.column_names]))
+    pq.write_table(
+        table,
+        tmp_path / "e.parquet",
+        row_group_size=n,
+    )
+    monkeypatch.setattr(source, "PARQUET_BATCH_ROWS", 97)
+    entries: list[int] = []
+    factorize = assemble.factorize
+
+    def counting(pieces):
+        entries.append(sum(len(piece.dictionary) for piece in pieces))
+        return factorize(pieces)
+
+    monkeypatch.setattr(assemble, "factorize", counting)
+    options = ReaderOptions(use_cache=False)
+    from_csv = load_dataset(str(tmp_path / "e.csv"), options)
+    from_parquet = load_dataset(str(tmp_path / "e.parquet"), options)
+    for column in ("user_ids", "location_ids", "user", "time", "location"):
+        assert getattr(from_parquet.events, column).tolist() == getattr(from_csv.events, column).tolist()
+    assert from_parquet.report.rows_rejected == from_csv.report.rows_rejected > 0
+    assert max(entries) <= n  # each batch kept the entries it uses, not its group's whole dictionary
+
+
+def test_ids_keep_only_the_dictionary_entries_their_rows_use() -> None:
+    """A batch handed a dictionary far longer than itself keeps only the entries it uses, same ids."""
+    import pyarrow as pa
+
+    from privacy_studio.core.io.convert import to_ids
+
+    dictionary = pa.array([f"id{i}" for i in range(1000)] + [" "])
+    batch = pa.DictionaryArray.from_arrays(pa.array([999, 3, None, 999, 1000, 3], pa.int32()), dictionary)
+    ids, ok = to_ids(batch)
+    assert len(ids.dictionary) == 3
+    assert ids.to_pylist() == ["id999", "id3", None, "id999", " ", "id3"]
+    assert ok.tolist() == [True, True, False, True, False, True]

@@ -36,7 +36,10 @@ def to_float(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def to_ids(values: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray]:
-    """Ids as a string dictionary array, and whether each row has a non-blank id."""
+    """Ids as a string dictionary array holding only the entries its rows use, and whether each row has a
+    non-blank id."""
+    if pa.types.is_dictionary(values.type) and len(values.dictionary) > len(values):
+        values = used_entries(values)
     if not pa.types.is_dictionary(values.type):
         if not pa.types.is_string(values.type):
             values = pc.cast(values, pa.string())
@@ -49,6 +52,19 @@ def to_ids(values: pa.Array) -> tuple[pa.DictionaryArray, np.ndarray]:
     if blank.any():
         ok &= ~blank[np.where(ok, idx, 0).astype(np.int64)]
     return values, ok
+
+
+def used_entries(values: pa.DictionaryArray) -> pa.DictionaryArray:
+    """The same ids with a dictionary of the entries the rows use. A Parquet reader gives each batch of a row
+    group the group's whole dictionary (which grows once a column falls back to plain pages): kept per
+    batch, those copies grow as batches × group size and could overflow one string array when joined."""
+    indices = values.indices
+    used = np.zeros(len(values.dictionary), dtype=bool)
+    used[pc.drop_null(indices).to_numpy(zero_copy_only=False)] = True
+    position = (np.cumsum(used, dtype=np.int64) - 1).astype(np.int32)
+    return pa.DictionaryArray.from_arrays(
+        pc.take(pa.array(position), indices), values.dictionary.filter(pa.array(used))
+    )
 
 
 def dictionary_codes(
