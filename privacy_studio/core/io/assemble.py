@@ -68,7 +68,7 @@ def sorted_unique(entries: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     distinct = encoded.dictionary
     if (
         not pa.types.is_string(entries.type)
-        or distinct.null_count
+        or entries.null_count  # encoding moves nulls into the indices, never into its dictionary
         or pc.any(pc.match_substring(distinct, "\x00")).as_py()
     ):
         values, inverse = np.unique(
