@@ -88,6 +88,12 @@ def main() -> None:
     window = MainWindow(QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
     window.resize(1280, 720)
     window.show()
+    # as the studio does at start: compiled (or cached) kernels before any step, so a tree whose numba cache
+    # is cold (a fresh worktree) does not time compiling inside the run (LLVM holds the GIL)
+    warm = window.warm_up()
+    while warm in window.runner.active:
+        app.processEvents()
+        time.sleep(0.01)
     monitor = GapMonitor()
     monitor.watch(0.1)  # where the GUI thread is during a pause over 100 ms (printed at the end)
     if args.stacks is not None:

@@ -86,3 +86,56 @@ def test_merged_users_are_each_events_prefixed_id(first_users, second_users):
 def _table(users: list[str]):
     times = np.arange(len(users), dtype=np.int64) * 3600 + 1_700_000_000
     return build_event_table(np.asarray(users), times, np.asarray(["L1"] * len(users)), tz="UTC")
+
+
+def _merged_by_spelling(first, second):
+    """The reference merge: every event's prefixed user id and location id spelled out and coded by
+    ``build_event_table`` (what ``merge_tables`` did before it coded from each table's distinct ids)."""
+    from privacy_studio.core.measures.attacks.shared_space import _merge_locations
+
+    users = np.concatenate(
+        [np.char.add("0|", first.user_ids[first.user]), np.char.add("1|", second.user_ids[second.user])]
+    )
+    has_ids = (first.location >= 0).all() and (second.location >= 0).all()
+    location = locations = None
+    if has_ids:
+        location = np.concatenate([first.location_ids[first.location], second.location_ids[second.location]])
+        locations = _merge_locations(first, second, None)
+    times = np.concatenate([first.time, second.time])
+    return build_event_table(users, times, location, tz=first.tz, locations=locations)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abcdefg"), st.integers(0, 9), st.sampled_from(["A", "B", "C10", "C2"])),
+        min_size=1,
+        max_size=25,
+    ),
+    st.lists(
+        st.tuples(st.sampled_from("aexyz"), st.integers(0, 9), st.sampled_from(["A", "B", "Z", "C2"])),
+        min_size=1,
+        max_size=25,
+    ),
+    st.booleans(),
+)
+def test_merge_codes_every_event_as_spelling_each_id_out(left, right, with_places):
+    """Coded from each table's distinct ids, the merged users, places and event order are those of the
+    merge that spelled every event's ids (with and without a table of places)."""
+    from privacy_studio.core.events import LocationTable
+
+    def table(rows):
+        users, times, places = (np.array(c) for c in zip(*rows, strict=True))
+        distinct = np.unique(places)
+        known = (
+            LocationTable(distinct, *(np.arange(len(distinct), dtype=float),) * 4) if with_places else None
+        )
+        return build_event_table(users, times * 3600, places, locations=known)
+
+    first, second = table(left), table(right)
+    got, want = merge_tables(first, second).events, _merged_by_spelling(first, second)
+    assert got.user_ids.tolist() == want.user_ids.tolist()
+    assert got.location_ids.tolist() == want.location_ids.tolist()
+    for name in ("user", "time", "location"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
+    assert got.user.dtype == want.user.dtype and got.location.dtype == want.location.dtype

@@ -101,6 +101,8 @@ class AnalysisViews:
         self.label_timer.timeout.connect(self._place_labels)
         self.pareto_plot.getViewBox().sigTransformChanged.connect(lambda _view: self.label_timer.start())
         self.release_label: pg.TextItem | None = None
+        self.release_named: tuple[str, float, float] | None = None  # the search's recommendation, named
+        self.release_xy: list[tuple[float, float]] = []  # the search's candidates drawn
         self.release_note = QLabel("")
         self.release_note.setWordWrap(True)
         self.recommendation = QLabel("No results yet.")
@@ -119,29 +121,18 @@ class AnalysisViews:
     def _draw_release_candidates(self, result: SearchResult | None, current: bool) -> None:
         """The protection search's measured candidates as triangles: utility after suppression against the
         risk judged on their rows as written; the recommended one named with the share of people it keeps."""
-        if self.release_label is not None:
-            self.pareto_plot.removeItem(self.release_label)
-            self.release_label = None
         shown = plotted_candidates(result) if current else []
         self.release_points.setData(
             [c.utility for c in shown], [c.checks[0].value for c in shown], data=list(range(len(shown)))
         )
-        if not shown:
-            self.release_note.setText("")
-            return
-        assert result is not None
-        rec = result.recommended
+        self.release_xy = [(c.utility, c.checks[0].value) for c in shown]
+        self.release_named = None
+        rec = result.recommended if result is not None else None
         if rec in shown:
             text = f"{rec.name()}: {share(rec.released_share)} of people released"
-            xs = [c.utility for c in shown]
-            if self.analysis is not None:
-                xs += [float(u) for u in self.analysis.utility if math.isfinite(u)]
-            # utility runs right to left: a label in the less useful half opens leftwards to stay in view
-            leftwards = rec.utility < (min(xs) + max(xs)) / 2
-            self.release_label = pg.TextItem(text, color="#006B4F", anchor=(float(leftwards), 1.2))
-            self.release_label.setPos(rec.utility, rec.checks[0].value)
-            self.pareto_plot.addItem(self.release_label)
-        self.release_note.setText(candidates_note(shown, result))
+            self.release_named = (text, rec.utility, rec.checks[0].value)
+        self.release_note.setText(candidates_note(shown, result) if shown else "")
+        self._place_labels()
 
     def _build_ordinal(self) -> QWidget:
         self.tau_table = QTableWidget(0, 0)
@@ -164,36 +155,46 @@ class AnalysisViews:
         return tab_page((self.power_plot, 1), self.power_text)
 
     def _place_labels(self) -> None:
-        """Name the profiles of ``label_order`` beside their points where no name covers another, a point
-        or the front (``rendering.label_place``, the report's rule); again whenever the view moves or is
-        resized, since the free spots are in pixels. A name with no free spot is left out."""
+        """Name the search's recommended candidate, then the profiles of ``label_order``, beside their points
+        where no name covers another, a point or the front (``rendering.label_place``, the report's rule);
+        again whenever the view moves or is resized, since the free spots are in pixels. A name with no free
+        spot is left out (the note and the table below name them)."""
         for label in self.point_labels:
             self.pareto_plot.removeItem(label)
-        self.point_labels = []
+        self.point_labels, self.release_label = [], None
         a, view = self.analysis, self.pareto_plot.getViewBox()
-        if a is None or not self.label_order:
-            return
-        known = np.flatnonzero(np.isfinite(a.risk) & np.isfinite(a.utility))
-        at = {int(i): view.mapViewToScene(QPointF(a.utility[i], a.risk[i])) for i in known}
-        front = [at[i] for i in (a.labels.index(label) for label in a.pareto.front) if i in at]
-        markers = [QRectF(p.x() - 6, p.y() - 6, 12, 12) for p in at.values()]
+        scene = lambda x, y: view.mapViewToScene(QPointF(x, y))  # noqa: E731
+        known = np.flatnonzero(np.isfinite(a.risk) & np.isfinite(a.utility)) if a is not None else []
+        at = {int(i): scene(a.utility[i], a.risk[i]) for i in known}
+        points = [*at.values(), *(scene(u, r) for u, r in self.release_xy)]
+        front = [at[i] for i in (a.labels.index(label) for label in a.pareto.front) if i in at] if a else []
+        markers = [QRectF(p.x() - 6, p.y() - 6, 12, 12) for p in points]
         segments = [QLineF(p, q) for p, q in itertools.pairwise(front)]
         placer = LabelPlacer(view.sceneBoundingRect(), markers, segments)
+        if self.release_named is not None:
+            text, u, r = self.release_named
+            self.release_label = self._name_point(placer, text, "#006B4F", u, r)
         for i in self.label_order:
-            text = pg.TextItem(label_words(a.labels[i]), color="#333333")
-            size, point = text.textItem.boundingRect(), at[i]
-            spot = placer.place(point.x(), point.y(), size.width(), size.height())
-            if spot is None:
-                continue
-            # the anchor puts the name's top left corner on the spot, in pixels whatever the zoom
-            text.setAnchor(
-                ((point.x() - spot.left()) / size.width(), (point.y() - spot.top()) / size.height())
-            )
-            text.setPos(a.utility[i], a.risk[i])
-            self.pareto_plot.addItem(
-                text, ignoreBounds=True
-            )  # names do not widen the range they are placed in
-            self.point_labels.append(text)
+            self._name_point(placer, label_words(a.labels[i]), "#333333", a.utility[i], a.risk[i])
+
+    def _name_point(
+        self, placer: LabelPlacer, words: str, color: str, x: float, y: float
+    ) -> pg.TextItem | None:
+        """``words`` at the first free spot beside the point (x, y), or nothing when every spot is taken."""
+        text = pg.TextItem(words, color=color)
+        size, point = (
+            text.textItem.boundingRect(),
+            self.pareto_plot.getViewBox().mapViewToScene(QPointF(x, y)),
+        )
+        spot = placer.place(point.x(), point.y(), size.width(), size.height())
+        if spot is None:
+            return None
+        # the anchor puts the name's top left corner on the spot, in pixels whatever the zoom
+        text.setAnchor(((point.x() - spot.left()) / size.width(), (point.y() - spot.top()) / size.height()))
+        text.setPos(x, y)
+        self.pareto_plot.addItem(text, ignoreBounds=True)  # names do not widen the range they are placed in
+        self.point_labels.append(text)
+        return text
 
     def _draw_pareto(self) -> None:
         self.label_order: list[int] = []
