@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -199,3 +200,20 @@ def test_index_of_a_huge_space_compacts_points():
     r = exact_pass(index, 1, with_em=False)
     expected = [sum(1 / len(reference.anonymity_set(sets, {x})) for x in s) / len(s) for s in sets]
     assert r.k_disclosure.tolist() == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_users=30, max_d=12))
+def test_index_posting_lists_match_the_sets(data):
+    """Each visited point's posting list is its visitors ascending, and |D_x| its length (counted per
+    block in parallel), for the table lookup and the binary search alike."""
+    sets, d, _ = data
+    small = traces_from_sets(sets, d)
+    for d_space in (d, 50_000_000):  # the second: d huge, points compacted by search
+        index = build_index(replace(small, n_units=d_space))
+        visited = sorted({x for s in sets for x in s})
+        assert index.point_ids.tolist() == visited
+        for j, x in enumerate(visited):
+            users = index.post_users[index.post_ptr[j] : index.post_ptr[j + 1]].tolist()
+            assert users == [u for u, s in enumerate(sets) if x in s]
+            assert index.list_len[j] == len(users)

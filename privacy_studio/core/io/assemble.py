@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from privacy_studio.core.events import EventTable, LocationTable
 from privacy_studio.core.geo import LocalProjection
+from privacy_studio.core.heap import return_freed_memory
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.places import Places
 from privacy_studio.core.io.report import ImportReport
@@ -132,6 +133,7 @@ def assemble(
     coordinates, no coordinate columns of its own) get no per-event coordinate columns at all."""
     ids, numeric = columns.ids, columns.numeric
     user, user_ids = factorize(ids.pop("user", []))
+    return_freed_memory()  # the freed id pieces (4 B an event), before the sort's order and temporary
     time = numeric.pop("time").take()
     sorter = _Sorter(user, time, len(user_ids))
     user, time = sorter.arrange_users(user), sorter.arrange(time)

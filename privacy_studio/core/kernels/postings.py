@@ -17,9 +17,14 @@ def compact_points(
             out[i] = np.searchsorted(point_ids, points[i])
         else:
             out[i] = remap[points[i]]
+    blocks = 8  # entries counted per block in parallel, then summed: the same integers as one pass
+    per_block = np.zeros((blocks, len(point_ids)), dtype=np.int64)
+    for k in nb.prange(blocks):
+        for i in range(k * len(out) // blocks, (k + 1) * len(out) // blocks):
+            per_block[k, out[i]] += 1
     counts = np.zeros(len(point_ids), dtype=np.int64)
-    for i in range(len(out)):
-        counts[out[i]] += 1
+    for k in range(blocks):
+        counts += per_block[k]
     return out, counts
 
 
