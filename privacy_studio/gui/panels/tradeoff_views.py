@@ -60,7 +60,10 @@ def plotted_candidates(result: SearchResult | None) -> list[Candidate]:
     return [
         c
         for c in result.measured()
-        if math.isfinite(c.utility) and c.checks and c.checks[0].value is not None
+        if math.isfinite(c.utility)
+        and c.checks
+        and c.checks[0].value is not None
+        and math.isfinite(c.checks[0].value)  # a NaN point would take every name's spot
     ]
 
 
@@ -68,13 +71,21 @@ def candidates_note(shown: list[Candidate], result: SearchResult) -> str:
     """What the triangles are, whom they cover and how many candidates are not drawn."""
     passing = sum(c.passes for c in shown)
     left = len(result.candidates) - len(shown)
+    rec = result.recommended
+    named = f" Recommended: {recommended_words(rec)}." if rec in shown else ""
     return (
         f"▲ {count(len(shown))} release candidates of the protection search (profile with suppression), "
         f"{count(passing)} passing: utility after suppression against the risk judged on their rows as "
         "written, or in the project's run for a profile without suppression (the upper end of the 95 % "
         "interval where sampled), each over the people it releases, not "
         f"the whole data. {count(left)} candidates were not measured and are not drawn (Candidates tab)."
+        f"{named}"
     )
+
+
+def recommended_words(rec: Candidate) -> str:
+    """The recommended candidate with the share of people it releases, as the plot and its note name it."""
+    return f"{rec.name()}: {share(rec.released_share)} of people released"
 
 
 class AnalysisViews:
@@ -101,7 +112,7 @@ class AnalysisViews:
         self.label_timer.timeout.connect(self._place_labels)
         self.pareto_plot.getViewBox().sigTransformChanged.connect(lambda _view: self.label_timer.start())
         self.release_label: pg.TextItem | None = None
-        self.release_named: tuple[str, float, float] | None = None  # the search's recommendation, named
+        self.release_named: tuple[str, str, float, float] | None = None  # the search's recommendation
         self.release_xy: list[tuple[float, float]] = []  # the search's candidates drawn
         self.release_note = QLabel("")
         self.release_note.setWordWrap(True)
@@ -129,8 +140,8 @@ class AnalysisViews:
         self.release_named = None
         rec = result.recommended if result is not None else None
         if rec in shown:
-            text = f"{rec.name()}: {share(rec.released_share)} of people released"
-            self.release_named = (text, rec.utility, rec.checks[0].value)
+            short = f"recommended: {share(rec.released_share)} released"
+            self.release_named = (recommended_words(rec), short, rec.utility, rec.checks[0].value)
         self.release_note.setText(candidates_note(shown, result) if shown else "")
         self._place_labels()
 
@@ -158,7 +169,8 @@ class AnalysisViews:
         """Name the search's recommended candidate, then the profiles of ``label_order``, beside their points
         where no name covers another, a point or the front (``rendering.label_place``, the report's rule);
         again whenever the view moves or is resized, since the free spots are in pixels. A name with no free
-        spot is left out (the note and the table below name them)."""
+        spot is left out (the table below names the profiles; the recommended candidate, named in full in the
+        note below the plot, falls back to a short name)."""
         for label in self.point_labels:
             self.pareto_plot.removeItem(label)
         self.point_labels, self.release_label = [], None
@@ -172,8 +184,10 @@ class AnalysisViews:
         segments = [QLineF(p, q) for p, q in itertools.pairwise(front)]
         placer = LabelPlacer(view.sceneBoundingRect(), markers, segments)
         if self.release_named is not None:
-            text, u, r = self.release_named
-            self.release_label = self._name_point(placer, text, "#006B4F", u, r)
+            text, short, u, r = self.release_named
+            self.release_label = self._name_point(placer, text, "#006B4F", u, r) or self._name_point(
+                placer, short, "#006B4F", u, r
+            )
         for i in self.label_order:
             self._name_point(placer, label_words(a.labels[i]), "#333333", a.utility[i], a.risk[i])
 
