@@ -55,6 +55,8 @@ assert main(["risk", *data, "--spatial", "grid:1,antenna", "--temporal", "1h,1mi
              "--samples", "100", "--json", "/dev/null"]) == 0  # km cells; d far above the points
 assert main(["risk", *data, "--spatial", "district", "--temporal", "1w", "--p", "2", "--exact",
              "--measures", "unicity,kdisc,worst", "--json", "/dev/null"]) == 0
+assert main(["risk", *data, "--engine", "duckdb", "--spatial", "antenna,district", "--temporal", "1h,1w",
+             "--p", "1-2", "--samples", "100", "--json", "/dev/null"]) == 0  # the fetch's own kernels
 from privacy_studio.core.io import ReaderOptions, load_dataset
 from privacy_studio.core.project_run import computed_utility
 from privacy_studio.core.risk.settings import RiskSettings
@@ -67,8 +69,8 @@ print(json.dumps({{"steps": list(steps), "new": new}}))
 
 
 def test_after_the_warmup_a_real_analysis_compiles_nothing():
-    """The warm-up runs every step, then risk runs and the information loss of the sample data (in its
-    local time, as the sample project reads it) need no other specialization."""
+    """The warm-up runs every step, then risk runs (in memory and out of core) and the information loss of
+    the sample data (in its local time, as the sample project reads it) need no other specialization."""
     done = subprocess.run(
         [sys.executable, "-c", WORKLOAD], capture_output=True, text=True, cwd=ROOT, timeout=1800
     )

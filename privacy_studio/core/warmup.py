@@ -169,8 +169,19 @@ def _masking(data: TinyData) -> object:
     return [mask(table, method, k=2) for method in MASKING_METHODS]
 
 
+def _out_of_core(data: TinyData) -> object:
+    """A grid on the DuckDB engine: its fetch streams the traces back through kernels of its own."""
+    from privacy_studio.core.engines import open_engine
+    from privacy_studio.core.runner import RiskSettings
+
+    settings = RiskSettings(spatial=["antenna", "zip"], temporal=["1h", "1w"], p_values=[1, 2])
+    with open_engine("duckdb", threads=1) as engine:
+        return list(engine.run_grid(data.first, settings))
+
+
 STEPS = (
     WarmupStep("risk grid (sampled)", _risk_grid),
+    WarmupStep("out-of-core fetch", _out_of_core),
     WarmupStep("attribute disclosure", _attribute_disclosure),
     WarmupStep("information loss", _information_loss),
     WarmupStep("exact mode", _exact),
