@@ -170,13 +170,15 @@ def _masking(data: TinyData) -> object:
 
 
 def _out_of_core(data: TinyData) -> object:
-    """A grid on the DuckDB engine: its fetch streams the traces back through kernels of its own."""
-    from privacy_studio.core.engines import open_engine
+    """A grid on the DuckDB engine, from the file (as for data beyond memory) and from the events in memory:
+    its fetch streams the traces back through kernels of its own, typed by where the events come from."""
+    from privacy_studio.core.engines import EventFiles, open_engine
     from privacy_studio.core.runner import RiskSettings
 
-    settings = RiskSettings(spatial=["antenna", "zip"], temporal=["1h", "1w"], p_values=[1, 2])
+    files = EventFiles(data.first.sources[0].path, data.first.options)
+    settings = RiskSettings(spatial=["raw"], temporal=["1h", "1w"], p_values=[1, 2])
     with open_engine("duckdb", threads=1) as engine:
-        return list(engine.run_grid(data.first, settings))
+        return [list(engine.run_grid(source, settings)) for source in (files, data.first)]
 
 
 STEPS = (

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from privacy_studio.core.engines.backend import SqlBackend
 from privacy_studio.core.generalize import Profile, Traces, smallest_int
-from privacy_studio.core.kernels.csr import scatter_rows, sort_segments
+from privacy_studio.core.kernels.csr import count_codes_into, scatter_rows, sort_segments
 
 #: Rows per fetched batch: a few MB of Arrow at a time.
 BATCH_ROWS = 1 << 20
@@ -41,15 +40,8 @@ def user_lengths(engine: SqlBackend, n_users: int, profile: Profile) -> np.ndarr
     for batch in engine.batches("SELECT u FROM ps_gen", BATCH_ROWS):
         users = batch.column(0).to_numpy()
         check_codes(users, n_users, "user", profile)
-        _count_into(lengths, users)
+        count_codes_into(lengths, users)
     return lengths
-
-
-@nb.njit(cache=True, nogil=True)
-def _count_into(lengths: np.ndarray, codes: np.ndarray) -> None:
-    """``lengths[c] += 1`` for every code ``c`` (codes already checked to be in range)."""
-    for c in codes:
-        lengths[c] += 1
 
 
 def check_codes(codes: np.ndarray, size: int, what: str, profile: Profile) -> None:

@@ -89,6 +89,14 @@ def dedupe_segments(
 
 
 @nb.njit(cache=True, nogil=True)
+def count_codes_into(lengths: np.ndarray, codes: np.ndarray) -> None:
+    """``lengths[c] += 1`` for every code ``c`` (the relational engines' streamed user counts; codes
+    already checked to be in range)."""
+    for c in codes:
+        lengths[c] += 1
+
+
+@nb.njit(cache=True, nogil=True)
 def scatter_rows(
     fill: np.ndarray,
     u: np.ndarray,
