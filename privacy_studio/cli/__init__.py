@@ -94,13 +94,13 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         return code
     except KeyboardInterrupt:
-        return _interrupted()
+        return _interrupted(final=argv is None)
     except Exception as exc:
         # Ctrl-C inside a numba kernel or its compiler surfaces as another error ("returned a result with
         # an exception set", a failed compilation): it is still the user's interruption.
         if not (_CTRL_C.is_set() or isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)):
             raise
-        return _interrupted()
+        return _interrupted(final=argv is None)
 
 
 #: Set once Ctrl-C was pressed in this process (the command line's own run only).
@@ -125,7 +125,12 @@ def _watch_ctrl_c() -> None:
     sys.unraisablehook = unraisable
 
 
-def _interrupted() -> int:
+def _interrupted(final: bool) -> int:
+    """Say "interrupted" and give 130. In the command's own process (``final``) a Ctrl-C still pending is
+    ignored first: pyarrow's reader stops on its own handler as well as Python's, and the second
+    KeyboardInterrupt, raised after this message, made the process die by the signal instead (status -2)."""
+    if final:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     print("interrupted", file=sys.stderr)
     return 130
 
