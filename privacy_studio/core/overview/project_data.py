@@ -69,16 +69,15 @@ def dataset_fits(files: EventFiles) -> bool:
     event that sizing counts (the file's own coordinates, amounts, durations)."""
     from privacy_studio.core.engines.auto import (
         BYTES_PER_EVENT,
-        FIXED_BYTES,
         USABLE_SHARE,
         available_memory,
-        bytes_per_event,
+        estimated_memory,
         input_rows,
     )
 
     available = available_memory()
-    further = bytes_per_event(files.path, files.options) - BYTES_PER_EVENT
-    need = input_rows(files.path) * (DATASET_BYTES_PER_EVENT + further) + FIXED_BYTES
+    compact = estimated_memory([files.path], files.options)  # auto's columns, further numbers, fixed part
+    need = compact + input_rows(files.path) * (DATASET_BYTES_PER_EVENT - BYTES_PER_EVENT)
     return available is None or need <= USABLE_SHARE * available
 
 

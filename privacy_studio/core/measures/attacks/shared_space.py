@@ -67,8 +67,7 @@ def _merged_events(
     if not has_ids:
         location_ids, location = np.asarray([], dtype=str), np.full(len(user), -1)
     else:  # sorted either way: the merged table's ids, or the distinct ids the events use
-        used = [t.location_ids[np.unique(t.location)].astype(str) for t in tables]
-        location_ids = locations.ids if locations is not None else np.unique(np.concatenate(used))
+        location_ids = locations.ids if locations is not None else _used_location_ids(tables)
         location = np.concatenate([_codes_among(t, location_ids) for t in tables])
     time = np.concatenate([first.time, second.time])
     order = np.lexsort((time, user))
@@ -82,6 +81,11 @@ def _merged_events(
         locations=locations,
         **{k: (None if v is None else v[order]) for k, v in cols.items()},
     )
+
+
+def _used_location_ids(tables: tuple[EventTable, ...]) -> np.ndarray:
+    """The sorted distinct location ids the tables' events use (when no table of places lists them)."""
+    return np.unique(np.concatenate([t.location_ids[np.unique(t.location)].astype(str) for t in tables]))
 
 
 def _codes_among(table: EventTable, merged: np.ndarray) -> np.ndarray:
