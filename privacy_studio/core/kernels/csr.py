@@ -99,19 +99,24 @@ def count_codes_into(lengths: np.ndarray, codes: np.ndarray) -> None:
 @nb.njit(cache=True, nogil=True)
 def scatter_rows(
     fill: np.ndarray,
+    ends: np.ndarray,
     u: np.ndarray,
     point: np.ndarray,
     cnt: np.ndarray,
     points: np.ndarray,
     counts: np.ndarray,
-) -> None:
+) -> int:
     """Streamed rows into a CSR (the relational engines' fetch): each row goes to its user's next free
-    slot (``fill[u]``, advanced)."""
+    slot (``fill[u]``, advanced). Returns the index of the first row that finds its user's slots full
+    (``fill[u] == ends[u]``: more rows than counted), writing nothing for it or after it, else -1."""
     for i in range(len(u)):
         j = fill[u[i]]
+        if j >= ends[u[i]]:
+            return i
         points[j] = point[i]
         counts[j] = cnt[i]
         fill[u[i]] = j + 1
+    return -1
 
 
 #: The in-memory CSR builder's segment sort, shared with the relational engines' fetch.
