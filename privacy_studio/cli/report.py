@@ -217,7 +217,7 @@ def extrapolate(inp: ReportInputs, population: int, control: TaskControl) -> Pop
         measures=[canonical(inp.measure)],
         reference_p=p,
     )
-    seed = int(project.settings.get("seed", 0))
+    seed = settings.seed
     estimate = runner_estimator(dataset, settings, inp.measure, p)
     curve = subsample_curve(dataset.events.n_users, estimate, seed=seed, control=control)
     return PopulationExtrapolation(

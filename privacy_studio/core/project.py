@@ -331,6 +331,13 @@ class Project:
         """The user-attributes source (risk by group, attribute disclosure), if the project names one."""
         return next((s for s in self.sources if s.role == "attributes"), None)
 
+    def risk_settings(self) -> RiskSettings:
+        """The project's risk settings, typed (checked when the project was read); an empty grid when none
+        were set yet. Read these, not the stored dict: defaults then come from one place."""
+        from privacy_studio.core.risk.settings import RiskSettings
+
+        return RiskSettings.from_dict(self.settings or {"spatial": [], "temporal": []}, empty_grid_ok=True)
+
     def with_attributes(self, settings: RiskSettings) -> RiskSettings:
         """``settings`` reading the project's user-attributes file when sensitive attributes are chosen (the
         project names the file as a source, so its settings do not repeat the path); ValueError without it."""

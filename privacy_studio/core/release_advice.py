@@ -42,11 +42,8 @@ class Candidates:
 def candidates(project: Project) -> Candidates:
     """The project's release candidates: each profile of its results checked by the release criteria (as
     the trade-off checks them), and the recommendation of the decision the report and trade-off derive."""
-    settings = project.settings
-    cells = settings.get("cells") or [
-        (s, t) for s in settings.get("spatial", []) for t in settings.get("temporal", [])
-    ]
-    profiles = [profile_key(s, t, price) for price in settings.get("price", ["none"]) for s, t in cells]
+    settings = project.risk_settings()
+    profiles = [profile_key(s, t, price) for price in settings.price for s, t in settings.cell_labels()]
     inputs = resolve_inputs(project)
     grid = inputs.grid
     if grid is None:

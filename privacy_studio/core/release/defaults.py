@@ -10,7 +10,6 @@ from privacy_studio.core.release.judge import Policy
 from privacy_studio.core.release.measure import MeasureSettings
 from privacy_studio.core.release.options import ReleaseError
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, UNICITY
-from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff.criteria import ATTRIBUTE_CRITERIA
 
 if TYPE_CHECKING:
@@ -41,20 +40,19 @@ def policy(project: Project) -> Policy:
 def measure_settings(project: Project) -> MeasureSettings:
     """The project's p (of its trade-off), sample size and seed, so release figures compare with its own,
     and the measures its release criteria read."""
-    choice = project.choice()
-    p = choice.risk_p or project.settings.get("reference_p") or 4
+    choice, risk = project.choice(), project.risk_settings()
     settings = MeasureSettings(
-        p=int(p),
-        samples=int(project.settings.get("samples", 10000)),
-        seed=int(project.settings.get("seed", 0)),
+        p=int(choice.risk_p or risk.reference_p or 4),
+        samples=risk.samples,
+        seed=risk.seed,
         measures=tuple(dict.fromkeys([*CRITERIA_MEASURES, FIELD_MEASURE[choice.risk_measure].name])),
     )
     limited = any(choice.criteria.limit(key) is not None for key in ATTRIBUTE_CRITERIA)
-    if not (limited and project.settings.get("sensitive")):
+    if not (limited and risk.sensitive):
         return settings
 
     try:
-        risk = project.with_attributes(RiskSettings.from_dict(project.settings))
+        risk = project.with_attributes(risk)
     except ValueError as exc:  # sensitive columns and an attribute limit, but no attributes file
         raise ReleaseError(str(exc)) from None
     return replace(

@@ -75,8 +75,8 @@ def judged_by(project: Project, analysis: TradeoffAnalysis) -> dict:
         "criteria": analysis.criteria.to_choices(),
         "utility": analysis.utility_name,
         "profiles": list(analysis.labels),
-        "seed": int(project.settings.get("seed", 0)),
-        "samples": int(project.settings.get("samples", 10000)),
+        "seed": project.risk_settings().seed,
+        "samples": project.risk_settings().samples,
         "releases": len(_earlier(project)),
     }
 

@@ -46,6 +46,7 @@ from privacy_studio.core.report.record import (
 from privacy_studio.core.report.release import release_if_readable, release_section, release_summary
 from privacy_studio.core.report.results import heatmap, left_out_note, results_section
 from privacy_studio.core.risk.catalogue import BY_NAME, canonical
+from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.versions import library_versions
 
 if TYPE_CHECKING:
@@ -263,9 +264,8 @@ def _key_figure(inp: ReportInputs, label: str, i: int, *, name: bool = False) ->
 
 def method_section(inp: ReportInputs) -> Section:
     """Each measure in plain words, the adversary model, parameters and seeds: enough to reproduce."""
-    s = inp.project.settings
     section = Section("Method")  # follows the decision record's last page, which is short
-    knowledge = str(s.get("knowledge", "uniform"))
+    knowledge = inp.project.risk_settings().knowledge
     section.add(
         Paragraph(
             "The data was generalized to each profile of a grid (a spatial level crossed with a time-bin "
@@ -296,35 +296,35 @@ def method_section(inp: ReportInputs) -> Section:
 
 def _parameters(inp: ReportInputs, knowledge: str) -> list[list[str]]:
     """Table M1's rows: every setting the figures depend on, and how each input was read."""
-    s = inp.project.settings
+    s = inp.project.risk_settings()
     params = [
-        ["Spatial levels", ", ".join(readable(spatial_short, str(c)) for c in s.get("spatial", [])) or "–"],
-        ["Time bins", ", ".join(readable(temporal_short, str(c)) for c in s.get("temporal", [])) or "–"],
+        ["Spatial levels", ", ".join(readable(spatial_short, c) for c in s.spatial) or "–"],
+        ["Time bins", ", ".join(readable(temporal_short, c) for c in s.temporal) or "–"],
         [
             "Grid cells",
             "all combinations"
-            if not s.get("cells")
-            else "; ".join(label_words(" × ".join(map(str, c))) for c in s["cells"]),
+            if not s.cells
+            else "; ".join(label_words(" × ".join(map(str, c))) for c in s.cells),
         ],
-        ["p values", ", ".join(map(str, s.get("p_values", []))) or "–"],
+        ["p values", ", ".join(map(str, s.p_values)) or "–"],
         ["Knowledge model", knowledge],
         [
             "People with fewer than p points",
             "evaluated on all the points they have (counted per p in the tables' data)"
-            if s.get("short_traces") == "all-points"
+            if s.short_traces == "all-points"
             else "left out of the estimates and counted",
         ],
-        ["Sampled users (S)", str(s.get("samples", "–"))],
-        ["Draws per user (R)", str(s.get("draws", "–"))],
-        ["Random seed", str(s.get("seed", "–"))],
+        ["Sampled users (S)", str(s.samples)],
+        ["Draws per user (R)", str(s.draws)],
+        ["Random seed", str(s.seed)],
         [
             "Exact mode",
             "yes"
-            if s.get("exact")
+            if s.exact
             else "where cheap: every p whose enumeration fits the budget is exact (tables say which); "
             "elsewhere a Monte Carlo estimate with 95% Wilson intervals and a searched worst case",
         ],
-        ["Measures", ", ".join(measure_words(map(str, s.get("measures", [])))) or "–"],
+        ["Measures", ", ".join(measure_words(s.measures)) or "–"],
         ["Risk ceiling", f"{format_measure(inp.measure, inp.ceiling)} on {inp.risk_label}"],
         ["Risk engine", engine_description(inp.project.engine_choice())],
     ]
@@ -354,37 +354,46 @@ def _explained(e: Explanation) -> Section:
 
 
 def reproduce_command(inp: ReportInputs) -> str:
-    """The ``privacy-studio risk`` call with the project's grid and parameters."""
-    s = inp.project.settings
+    """The ``privacy-studio risk`` call with the project's grid and parameters (every setting the figures
+    depend on; those left at the command's defaults are left out)."""
+    s = inp.project.risk_settings()
     src = next((x for x in inp.project.sources if x.role == "events"), None)
     parts = [
         "privacy-studio risk",
         Path(src.path).name if src else "INPUT",
         *(reader_flags(src.reader) if src else []),
     ]
-    for key, flag in (("spatial", "--spatial"), ("temporal", "--temporal")):
-        if s.get(key):
-            parts.append(f"{flag} {','.join(map(str, s[key]))}")
-    optional = {
-        "p_values": "--p",
-        "knowledge": "--knowledge",
-        "samples": "--samples",
-        "draws": "--draws",
-        "seed": "--seed",
-        "measures": "--measures",
-        "reference_p": "--reference-p",
-        "em_samples": "--em-samples",
-    }
-    for key, flag in optional.items():
-        if s.get(key) is not None:
-            value = s[key]
+    defaults = RiskSettings(spatial=[], temporal=[])
+    for name, flag in _RISK_FLAGS:
+        value = getattr(s, name)
+        if value and (name in _ALWAYS or value != getattr(defaults, name)):
             parts.append(f"{flag} {','.join(map(str, value)) if isinstance(value, list) else value}")
-    if s.get("exact"):
+    if s.exact:
         parts.append("--exact")
-    if s.get("price", ["none"]) != ["none"]:
-        parts.append(f"--price {','.join(map(str, s['price']))}")
     parts += engine_flags(inp.project.engine_choice())
     return " ".join(parts) + " --json OUT.json"
+
+
+#: Settings always written out (the grid, and the p the command would otherwise derive from it).
+_ALWAYS = ("spatial", "temporal", "p_values", "reference_p")
+#: Each setting the ``risk`` command takes as a flag with a value, in the order the command's help lists.
+_RISK_FLAGS = (
+    ("spatial", "--spatial"),
+    ("temporal", "--temporal"),
+    ("price", "--price"),
+    ("p_values", "--p"),
+    ("knowledge", "--knowledge"),
+    ("short_traces", "--short-traces"),
+    ("measures", "--measures"),
+    ("records_at_risk_k", "--risk-k"),
+    ("samples", "--samples"),
+    ("draws", "--draws"),
+    ("seed", "--seed"),
+    ("exact_budget", "--exact-budget"),
+    ("search_budget", "--search-budget"),
+    ("reference_p", "--reference-p"),
+    ("em_samples", "--em-samples"),
+)
 
 
 def engine_description(choice: EngineChoice) -> str:

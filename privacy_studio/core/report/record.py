@@ -144,9 +144,9 @@ def purpose_section(inp: ReportInputs, details: ReportDetails) -> Section:
 def data_section(inp: ReportInputs, details: ReportDetails) -> Section:
     """The officer's description of the data (or the studio's own), and every level of the grid in words."""
     blocks: list = [Paragraph(details.data_description or _described_data(inp))]
-    s = inp.project.settings
-    rows = [[level, spatial_name(level)] for level in s.get("spatial", [])]
-    rows += [[width, temporal_name(width)] for width in s.get("temporal", [])]
+    s = inp.project.risk_settings()
+    rows = [[level, spatial_name(level)] for level in s.spatial]
+    rows += [[width, temporal_name(width)] for width in s.temporal]
     if rows:
         blocks.append(
             Table(
@@ -178,9 +178,9 @@ def _described_data(inp: ReportInputs) -> str:
 
 def attacker_section(inp: ReportInputs) -> Section:
     """What the attacker is assumed to know, and what this report does not assess."""
-    s = inp.project.settings
-    knowledge = str(s.get("knowledge", "uniform"))
-    p_values = ", ".join(map(str, s.get("p_values", []))) or "–"
+    s = inp.project.risk_settings()
+    knowledge = s.knowledge
+    p_values = ", ".join(map(str, s.p_values)) or "–"
     assumed = (
         f"Assumed known: {knowledge_name(knowledge)} (p = {p_values}), each as exact as the released "
         "levels, and the fact that the person is in the file. The attacker then looks for the records that "
@@ -326,7 +326,7 @@ def seed_stability_section(inp: ReportInputs) -> Section:
     spread = inp.analysis.seed_spread if inp.analysis is not None else None
     spread = spread or inp.project.analysis(SeedSpread)
     if spread is None:
-        seed = inp.project.settings.get("seed", "–")
+        seed = inp.project.risk_settings().seed
         return Section(
             "Seed stability",
             [
