@@ -31,6 +31,7 @@ from privacy_studio.core.io.convert import dictionary_codes, to_direction, to_fl
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.places import Places
+from privacy_studio.core.io.prefetch import prefetched
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.sniff import (
     Sniffed,
@@ -320,7 +321,9 @@ class BatchReader:
         if lay.sniffed.kind == "parquet":
             try:
                 file = pq.ParquetFile(lay.path, read_dictionary=parquet_id_columns(lay))
-                yield from file.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=lay.used_columns)
+                # decoded by a thread ahead of the conversion (decoding releases the interpreter lock)
+                batches = file.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=lay.used_columns)
+                yield from prefetched(batches)
             except (pa.ArrowException, OSError) as exc:
                 raise ReaderError(f"damaged Parquet file ({_arrow_message(exc)})", lay.path) from None
             return
