@@ -39,16 +39,19 @@ class EventTable:
     """Events as parallel numpy arrays, sorted by user code then time.
 
     ``user`` holds codes into ``user_ids``; ``location`` codes into ``location_ids`` (or -1 when the
-    event has coordinates only). ``time`` is UTC epoch seconds; ``tz`` names the zone in which day and
-    week bins start.
+    event has coordinates only). ``time`` is UTC seconds from ``time_origin``: int64 epoch seconds (origin
+    0), or in the in-memory engine's compact tables int32 seconds from the period's first whole UTC hour
+    (half the memory: 1.7 GB less for a 10M-person month; :meth:`utc_seconds` gives epoch seconds either
+    way). ``tz`` names the zone in which day and week bins start.
     """
 
     user: np.ndarray  # int32, codes 0..n_users-1
-    time: np.ndarray  # int64, UTC epoch seconds
+    time: np.ndarray  # int64 UTC epoch seconds, or int32 seconds from time_origin
     location: np.ndarray  # int32, codes 0..n_locations-1, or -1
     user_ids: np.ndarray  # str, original user ids, index = code
     location_ids: np.ndarray  # str, original location ids, index = code
     tz: str = "UTC"
+    time_origin: int = 0  # UTC epoch second ``time`` counts from: a whole hour (0 for epoch seconds)
     x_km: np.ndarray | None = None
     y_km: np.ndarray | None = None
     lat: np.ndarray | None = None
@@ -70,6 +73,8 @@ class EventTable:
     _dropped_rows: int | None = field(default=None, repr=False, compare=False)  # see drop_rows
 
     def __post_init__(self) -> None:
+        if self.time_origin % HOUR:
+            raise ValueError(f"time_origin must be a whole UTC hour, got {self.time_origin}")
         n = len(self.user)
         for name, value in self.row_columns().items():
             if len(value) != n:
@@ -126,10 +131,16 @@ class EventTable:
             self._offsets = np.searchsorted(self.user, bounds).astype(np.int64)
         return self._offsets
 
+    def utc_seconds(self) -> np.ndarray:
+        """UTC epoch seconds of every event as int64 (``time`` itself unless it counts from an origin)."""
+        if self.time_origin == 0 and self.time.dtype == np.int64:
+            return self.time
+        return self.time.astype(np.int64) + self.time_origin
+
     def local_time(self) -> np.ndarray:
         """Wall-clock seconds in ``tz`` (UTC seconds shifted by the zone's offset at each instant)."""
         if self._local_time is None:
-            self._local_time = to_local_seconds(self.time, self.tz)
+            self._local_time = to_local_seconds(self.utc_seconds(), self.tz)
         return self._local_time
 
     def has_coordinates(self) -> bool:
@@ -137,12 +148,13 @@ class EventTable:
         return (self.x_km is not None and self.y_km is not None) or self.coordinates_at_places
 
     def period(self) -> tuple[int, int]:
-        """First and last event time (UTC seconds); (0, 0) for an empty table. Computed once per table."""
+        """First and last event time (UTC epoch seconds); (0, 0) for an empty table. Computed once per
+        table."""
         if self.n_events == 0:
             return (0, 0)
         if self._period is None:
             first, last = value_range(self.time)
-            self._period = (int(first), int(last))
+            self._period = (int(first) + self.time_origin, int(last) + self.time_origin)
         return self._period
 
     def subset_users(self, keep: np.ndarray) -> EventTable:

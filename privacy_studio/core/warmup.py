@@ -73,7 +73,19 @@ def _risk_grid(data: TinyData) -> object:
         )
         list(run_grid(data.first, settings))
     _sparse_index(data)
+    _compact_columns(data)
     return None
+
+
+def _compact_columns(data: TinyData) -> None:
+    """The in-memory engine reading the file itself, as ``risk`` runs it: compact columns whose times are
+    int32 seconds from the period's start (the sort, the clock and the traces take their own kernels)."""
+    from privacy_studio.core.engines import EventFiles, open_engine
+    from privacy_studio.core.runner import RiskSettings
+
+    settings = RiskSettings(spatial=["raw", "grid:1"], temporal=["1h", "all"], p_values=[1, 2])
+    with open_engine("numba") as engine:
+        list(engine.run_grid(EventFiles(data.first.sources[0].path, data.first.options), settings))
 
 
 def _sparse_index(data: TinyData) -> None:

@@ -50,8 +50,13 @@ def test_compact_table_holds_the_same_events_without_per_event_coordinates(city)
     compact = load_dataset(str(parquet), options, compact=True)
     a, b = full.events, compact.events
     assert b.coordinates_at_places and b.x_km is None and b.lat is None and b.has_coordinates()
-    for name in ("user", "time", "location", "user_ids", "location_ids"):
+    for name in ("user", "location", "user_ids", "location_ids"):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    # times as int32 seconds from the period's first whole UTC hour: the same instants
+    assert b.time.dtype == np.int32 and a.time.dtype == np.int64 and a.time_origin == 0
+    assert b.time_origin % 3600 == 0 and 0 <= b.time.min() < 3600
+    assert np.array_equal(b.utc_seconds(), a.time) and b.period() == a.period()
+    assert np.array_equal(b.local_time(), a.local_time())
     for name in ("x_km", "y_km", "lat", "lon"):
         assert np.array_equal(getattr(a.locations, name), getattr(b.locations, name), equal_nan=True)
         # the full table's per-event column is its place's value, which the compact table does not store

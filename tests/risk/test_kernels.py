@@ -161,6 +161,20 @@ def test_kanonymity_matches_reference(data):
     ).all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(datasets(max_users=20, max_d=4), st.integers(1, 4))
+def test_kanonymity_with_colliding_hashes_matches_reference(data, n_hashes):
+    """Hashes folded onto a few values (collisions everywhere): only users sharing a hash are compared
+    point by point, and collisions never merge classes."""
+    from privacy_studio.core.measures import kanonymity
+
+    sets, d, _ = data
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kanonymity, "trace_hashes", lambda indptr, pts: trace_hashes(indptr, pts) % n_hashes)
+        sizes = class_sizes(traces_from_sets(sets, d))
+    assert sizes.tolist() == reference.fingerprint_class_sizes(sets)
+
+
 @pytest.mark.parametrize("n,q,d", [(10, 0.1, 5), (100, 0.05, 40), (1000, 0.3, 12), (50, 0.5, 3)])
 def test_theory_matches_formula(n, q, d):
     curves = sparsity_curves(n, q, [d])

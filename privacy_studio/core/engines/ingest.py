@@ -102,7 +102,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
         pa.table(
             {
                 "u": events.user.astype(np.int64),
-                "t": events.time.astype(np.int64),
+                "t": events.utc_seconds(),
                 "loc": events.location.astype(np.int64),
                 "x": _floats(events.x_km, n),
                 "y": _floats(events.y_km, n),
@@ -128,7 +128,7 @@ def load_events(engine: SqlBackend, events: EventTable, hierarchy: Hierarchy | N
         amounts=events.amount is not None and bool(np.isfinite(events.amount).all()),
     )
     if n:
-        t0, t1 = int(events.time.min()), int(events.time.max())
+        t0, t1 = events.period()
         loaded.local_range = local_range(engine, loaded.tz, t0, t1)
     return loaded
 

@@ -187,11 +187,13 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
         )
     units = spatial_units(events, profile.spatial, hierarchy)
     none = np.zeros(0, dtype=np.int64)
-    grid, utc, clock = BinGrid(None, 1, 0), none, (none, none, none, 0)
+    grid, utc, clock, origin = BinGrid(None, 1, 0), none, (none, none, none, 0), 0
     if profile.temporal.seconds is not None and events.n_events:
         local = LocalClock.of(events)
         grid = bin_grid(profile.temporal, local.first_second, local.last_second)
-        utc, clock = events.time, local.pieces()
+        # times as stored (int32 from an origin in compact tables): clock and bins counted from that origin
+        utc, clock = events.time, local.pieces(events.time_origin)
+        origin = grid.origin - events.time_origin
     pbins, n_price = none, 1
     if profile.price is not None:
         priced = price_bins(events.amount, profile.price)
@@ -200,7 +202,7 @@ def generalize(events: EventTable, profile: Profile, hierarchy: Hierarchy | None
     d = units.n_units * grid.n_bins * n_price
     dtypes = smallest_int(d - 1), smallest_int(events.n_events)
     per_row = (units.per_event, utc, pbins)  # per-event inputs (empty: not used)
-    fixed = (code_map, units.n_units, clock, grid.origin, grid.width or 1, grid.n_bins, n_price)
+    fixed = (code_map, units.n_units, clock, origin, grid.width or 1, grid.n_bins, n_price)
     indptr, points, counts = traces_by_block(events.user_offsets(), per_row, fixed, dtypes)
     return Traces(
         profile, indptr, points, counts, units.n_units, grid.n_bins, n_price, units.ids, units.xy, grid.origin

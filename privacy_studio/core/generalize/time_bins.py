@@ -54,8 +54,7 @@ class LocalClock:
 
     @classmethod
     def of(cls, events: EventTable) -> LocalClock:
-        """The clock of a table with at least one event."""
-        utc = events.time
+        """The clock of a table with at least one event (whatever origin its times count from)."""
         first_utc, last_utc = events.period()
         first, last = int(first_utc) // 3600, int(last_utc) // 3600
         if events.tz in ("UTC", "utc", "Z", ""):
@@ -63,8 +62,12 @@ class LocalClock:
             pieces = OffsetPieces(zero, np.full(len(zero), 3600, dtype=np.int64), zero)
         else:
             pieces = hourly_offset_pieces(first, last, events.tz)
-        lo, hi = local_range(utc, first_utc, last_utc, pieces.before, pieces.split, pieces.after, first)
-        return cls(pieces.before, pieces.split, pieces.after, first, int(lo), int(hi))
+        o = events.time_origin  # times as stored count from it: so do the ends and the first hour
+        ends = (first_utc - o, last_utc - o)
+        lo, hi = local_range(events.time, *ends, pieces.before, pieces.split, pieces.after, first - o // 3600)
+        return cls(pieces.before, pieces.split, pieces.after, first, int(lo) + o, int(hi) + o)
 
-    def pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        return (self.before, self.split, self.after, self.first_hour)
+    def pieces(self, time_origin: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The offset pieces for times counted from ``time_origin`` (a whole hour): ``local_second`` of such
+        a time is then the local second counted from the same origin."""
+        return (self.before, self.split, self.after, self.first_hour - time_origin // 3600)

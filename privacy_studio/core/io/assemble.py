@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from privacy_studio.core.events import EventTable, LocationTable
+from privacy_studio.core.events import HOUR, EventTable, LocationTable
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.heap import return_freed_memory
 from privacy_studio.core.io.errors import ReaderError
@@ -24,6 +24,7 @@ from privacy_studio.core.kernels.rows import (
     sort_order,
     sorted_codes_in_place,
 )
+from privacy_studio.core.kernels.timebins import value_range
 
 
 def factorize(pieces: list[pa.DictionaryArray]) -> tuple[np.ndarray, np.ndarray]:
@@ -134,9 +135,11 @@ def assemble(
     ids, numeric = columns.ids, columns.numeric
     user, user_ids = factorize(ids.pop("user", []))
     return_freed_memory()  # the freed id pieces (4 B an event), before the sort's order and temporary
-    time = numeric.pop("time").take()
+    times = numeric.pop("time")
+    time = times.take()
     sorter = _Sorter(user, time, len(user_ids))
     user, time = sorter.arrange_users(user), sorter.arrange(time)
+    time, time_origin = from_period_start(time, getattr(times, "origin", None) or 0)
     if "location" in numeric and places is not None:
         location, location_ids = sorter.arrange(numeric.pop("location").take()), places.ids
     elif "location" in ids:
@@ -170,11 +173,25 @@ def assemble(
         user_ids=user_ids,
         location_ids=np.asarray(location_ids, dtype=str),
         tz=tz,
+        time_origin=time_origin,
         locations=locations,
         place_tolerance_km=place_tolerance_m / 1000.0,
         coordinates_at_places=at_places,
         **extra,
     )
+
+
+def from_period_start(time: np.ndarray, origin: int) -> tuple[np.ndarray, int]:
+    """int32 times counted from ``origin`` (a whole UTC hour) recounted in place from the whole hour at or
+    before the earliest, so they are seconds from the period's start; other times as they are."""
+    if time.dtype != np.int32 or len(time) == 0:
+        return time, origin
+    lo, hi = (int(v) for v in value_range(time))
+    shift = lo // HOUR * HOUR
+    if shift == 0 or hi - shift >= 2**31:
+        return time, origin
+    np.subtract(time, np.int32(shift), out=time)
+    return time, origin + shift
 
 
 def _coordinates_at_places(extra: dict, location: np.ndarray, places: Places | None) -> bool:

@@ -82,7 +82,7 @@ def load_dataset(
     ):
         report.note(f"antennas read from {os.path.basename(options.antennas)} in the folder")
     places = read_places(options.antennas, options.locations, options.hierarchy, report)
-    columns = _read_files(files, folder, options, places, report, control.sub(0.0, 0.85))
+    columns = _read_files(files, folder, options, places, report, control.sub(0.0, 0.85), compact)
     if report.rows_kept == 0:
         raise ReaderError(f"no usable rows.\n{report.summary_text()}", path)
     return_freed_memory()  # the batches' temporaries, before sorting needs its own
@@ -108,10 +108,11 @@ def _read_files(
     places: Places | None,
     report: ImportReport,
     reading: TaskControl,
+    compact: bool = False,
 ) -> Columns:
     """The kept rows of every file in one set of columns (the first file's layout described in ``report``;
-    a folder's rule for whose events a file holds noted too)."""
-    columns = Columns()
+    a folder's rule for whose events a file holds noted too); ``compact``: times as int32 offsets."""
+    columns = Columns(offset_times=compact)
     named_by_file = 0
     for i, file in enumerate(files):
         stem = os.path.basename(file).split(".")[0] if folder else None
@@ -120,7 +121,8 @@ def _read_files(
         if i == 0:
             describe_layout(layout, report, folder, len(files))
         step = reading.sub(i / len(files), (i + 1) / len(files))
-        part = read_file(layout, options, places, report, step, os.path.basename(file) if folder else None)
+        label = os.path.basename(file) if folder else None
+        part = read_file(layout, options, places, report, step, label, offset_times=compact)
         if len(files) == 1:
             columns = part
         else:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from privacy_studio.core.io.buffers import Growable, OffsetTimes
 from privacy_studio.core.io.columns import (
     check_header,
     check_roles,
@@ -30,6 +31,7 @@ from privacy_studio.core.io.convert import dictionary_codes, to_direction, to_fl
 from privacy_studio.core.io.errors import ReaderError
 from privacy_studio.core.io.options import ReaderOptions
 from privacy_studio.core.io.places import Places
+from privacy_studio.core.io.prefetch import prefetched
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.io.sniff import (
     Sniffed,
@@ -163,36 +165,6 @@ def _stem(path: str) -> str:
     return name
 
 
-class Growable:
-    """A numpy array filled batch by batch in one buffer (grown by half when full), not many small pieces.
-
-    Many small per-batch arrays fragment the heap and keep resident memory high after they are freed;
-    one large buffer is returned to the system as a whole.
-    """
-
-    def __init__(self, dtype: type, capacity: int = 0) -> None:
-        self.data = np.empty(capacity, dtype=dtype)
-        self.size = 0
-
-    def append(self, values: np.ndarray) -> None:
-        need = self.size + len(values)
-        if need > len(self.data):
-            bigger = np.empty(max(need, len(self.data) * 3 // 2 + 1024), dtype=self.data.dtype)
-            bigger[: self.size] = self.data[: self.size]
-            self.data = bigger
-        self.data[self.size : need] = values
-        self.size = need
-
-    def view(self) -> np.ndarray:
-        return self.data[: self.size]
-
-    def take(self) -> np.ndarray:
-        """The filled part (copied when the buffer is much larger), leaving this buffer empty."""
-        out = self.view() if self.size * 10 >= len(self.data) * 9 else self.view().copy()
-        self.data, self.size = np.empty(0, dtype=self.data.dtype), 0
-        return out
-
-
 NUMERIC_TYPES = {"time": np.int64, "location": np.int32, "direction": np.int8} | dict.fromkeys(
     FLOAT_ROLES, np.float64
 )
@@ -203,12 +175,15 @@ class Columns:
     """Kept rows of one or more files: ids as Arrow dictionary pieces, numbers in growable buffers.
 
     ``ids`` holds user / location / merchant / interaction pieces; ``numeric`` holds time, location codes
-    (when side files fix the dictionary), coordinates, amounts, durations and directions.
+    (when side files fix the dictionary), coordinates, amounts, durations and directions. With
+    ``offset_times`` (the in-memory engine's compact tables) times are int32 seconds from an origin
+    (:class:`OffsetTimes`).
     """
 
     capacity: int = 0  # expected number of rows: the buffers' first size
     ids: dict[str, list[pa.DictionaryArray]] = field(default_factory=dict)
     numeric: dict[str, Growable] = field(default_factory=dict)
+    offset_times: bool = False
 
     @property
     def n_rows(self) -> int:
@@ -218,7 +193,11 @@ class Columns:
         if isinstance(values, pa.Array):
             self.ids.setdefault(role, []).append(values)
         else:
-            self.numeric.setdefault(role, Growable(NUMERIC_TYPES[role], self.capacity)).append(values)
+            if role not in self.numeric:
+                offsets = role == "time" and self.offset_times
+                cap = self.capacity
+                self.numeric[role] = OffsetTimes(cap) if offsets else Growable(NUMERIC_TYPES[role], cap)
+            self.numeric[role].append(values)
 
 
 class _LineMap:
@@ -268,10 +247,12 @@ def read_file(
     report: ImportReport,
     control: TaskControl,
     file_label: str | None = None,
+    offset_times: bool = False,
 ) -> Columns:
-    """Read and validate every row of one file; rejected rows go to ``report``."""
+    """Read and validate every row of one file; rejected rows go to ``report`` (``offset_times``: see
+    :class:`Columns`)."""
     for threads in (True, False):
-        reader = BatchReader(layout, options, places, report, file_label)
+        reader = BatchReader(layout, options, places, report, file_label, offset_times)
         snapshot = ImportReport.from_dict(report.to_dict())
         try:
             with reading_memory() as pool:
@@ -291,6 +272,7 @@ class BatchReader:
         places: Places | None,
         report: ImportReport,
         file_label: str | None,
+        offset_times: bool = False,
     ) -> None:
         self.layout = layout
         self.places = places
@@ -299,7 +281,7 @@ class BatchReader:
         self.lines = _LineMap(layout.first_line)
         self.threads = True
         self.invalid: list[tuple[int | None, str]] = []
-        self.out = Columns(_expected_rows(layout))
+        self.out = Columns(_expected_rows(layout), offset_times=offset_times)
         r = layout.roles
         self.parsers = {
             role: TimeParser(options.tz, options.dayfirst, options.monthfirst, r[role], layout.path)
@@ -339,7 +321,9 @@ class BatchReader:
         if lay.sniffed.kind == "parquet":
             try:
                 file = pq.ParquetFile(lay.path, read_dictionary=parquet_id_columns(lay))
-                yield from file.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=lay.used_columns)
+                # decoded by a thread ahead of the conversion (decoding releases the interpreter lock)
+                batches = file.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=lay.used_columns)
+                yield from prefetched(batches)
             except (pa.ArrowException, OSError) as exc:
                 raise ReaderError(f"damaged Parquet file ({_arrow_message(exc)})", lay.path) from None
             return
@@ -564,4 +548,4 @@ def merge_columns(into: Columns, other: Columns) -> None:
     for role, pieces in other.ids.items():
         into.ids.setdefault(role, []).extend(pieces)
     for role, buffer in other.numeric.items():
-        into.add(role, buffer.view())
+        into.add(role, buffer.epoch_view() if isinstance(buffer, OffsetTimes) else buffer.view())

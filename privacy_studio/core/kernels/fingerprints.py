@@ -34,11 +34,14 @@ def same_trace(indptr: np.ndarray, points: np.ndarray, u: int, v: int) -> bool:
 
 
 @nb.njit(cache=True, nogil=True)
-def classes(order: np.ndarray, hashes: np.ndarray, indptr: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Class size of every user: equal hashes are checked point by point, so collisions never merge."""
+def classes(
+    order: np.ndarray, hashes: np.ndarray, indptr: np.ndarray, points: np.ndarray, n_users: int
+) -> np.ndarray:
+    """Class size of every user: those in ``order`` (users sharing a hash, ordered by it) have equal hashes
+    checked point by point, so collisions never merge; every other user is alone (size 1)."""
     n = len(order)
-    size = np.zeros(n, dtype=np.int64)
-    label = np.full(n, -1, dtype=np.int64)
+    size = np.ones(n_users, dtype=np.int64)
+    label = np.full(n_users, -1, dtype=np.int64)
     start = 0
     while start < n:
         end = start

@@ -25,6 +25,17 @@ from privacy_studio.core.kernels.rng import stream_key, uniform01
 N_PARTS = 8
 
 
+def spread_parts(n_parts: int, threads: int) -> np.ndarray:
+    """The parts in the order a parallel loop should take them so that ``threads`` threads get them round
+    robin: numba hands each thread one contiguous block of the loop's iterations, so parts taken in their
+    own order put the sample's first people on one thread, and EM/KL (computed for the first 1,000 people
+    only, most of a coarse profile's draws) ran there alone. Where a part runs is all that changes: each
+    part's work, results and per-part sums are the same. (Computed outside the kernels: asking numba for
+    its thread count inside one keeps it out of the compilation cache.)"""
+    step = max(1, threads)
+    return np.asarray([p for first in range(step) for p in range(first, n_parts, step)], dtype=np.int64)
+
+
 @nb.njit(cache=True, nogil=True)
 def order_trace(
     kind: int,
@@ -123,8 +134,10 @@ def sample_pass(
     worst: bool,
     given_ptr: np.ndarray,
     given_pts: np.ndarray,
+    parts: np.ndarray,
 ):
-    """Sizes (S, R, pmax), EM/KL sums, rarest-first sizes (S, pmax) and per-point EM sums of ``users``."""
+    """Sizes (S, R, pmax), EM/KL sums, rarest-first sizes (S, pmax) and per-point EM sums of ``users``;
+    the fixed parts of the users are taken in the order ``parts`` (:func:`spread_parts`)."""
     trace_ptr, trace_pts, trace_cnt, list_len = ix.trace_ptr, ix.trace_pts, ix.trace_cnt, ix.list_len
     post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     n_s = len(users)
@@ -136,7 +149,8 @@ def sample_pass(
     rare = np.zeros((n_s, pmax), dtype=np.int64)
     do_em = em_mask.any()
     acc_parts = np.zeros((N_PARTS, n_points if do_em and ref_k >= 0 else 1))
-    for part in nb.prange(N_PARTS):
+    for i in nb.prange(N_PARTS):
+        part = parts[i]
         work = _scratch(max_list, bitmaps.shape[1], n_points, len(trace_ptr) - 1, do_em)
         buf, bits, state = work[0], work[1], work[2]
         keys = np.empty(max_trace)

@@ -210,11 +210,18 @@ def _search_person(
 
 @nb.njit(parallel=True, cache=True, nogil=True)
 def worst_search(
-    users: np.ndarray, ix: IndexArrays, max_list: int, pmax: int, beam: int, budget: float = np.inf
+    users: np.ndarray,
+    ix: IndexArrays,
+    max_list: int,
+    pmax: int,
+    beam: int,
+    budget: float = np.inf,
+    parts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(S, pmax) smallest anonymity set found among each person's k-subsets, k = 1..pmax (0: fewer points),
     and (S,) per person the first p whose value comes from a search cut short by the budget (0: none);
-    ``budget`` is the work per person, pooled within each part.
+    ``budget`` is the work per person, pooled within each part; the parts are taken in the order ``parts``
+    (``sample_pass.spread_parts``; their own order when None).
 
     At k = 1 the value is exact (the rarest point of the trace); once a set of one is found, every larger k
     is 1 too (a superset of the knowledge never has a larger set).
@@ -226,7 +233,9 @@ def worst_search(
     longest = 1
     for u in users:
         longest = max(longest, trace_ptr[u + 1] - trace_ptr[u])
-    for part in nb.prange(N_PARTS):
+    order = np.arange(N_PARTS) if parts is None else parts
+    for i in nb.prange(N_PARTS):
+        part = order[i]
         at = np.full(len(list_len), -1, dtype=np.int64)
         work = (
             np.empty((2, max_list), dtype=np.int32),  # buf

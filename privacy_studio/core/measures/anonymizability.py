@@ -128,12 +128,13 @@ class Fingerprints:
     def from_events(cls, events: EventTable, level: AggregationLevel | None = None) -> Fingerprints:
         """Distinct samples of every user, optionally generalized to cell centres and bin middles."""
         x, y = event_coordinates(events)
-        minute = events.time / 60.0  # the input's full resolution (seconds), never rounded (metrics.md §5)
+        # the input's full resolution (seconds), never rounded (metrics.md §5)
+        minute = events.utc_seconds() / 60.0
         if level is not None and level.space_km > 0:
             x = (np.floor(x / level.space_km) + 0.5) * level.space_km
             y = (np.floor(y / level.space_km) + 0.5) * level.space_km
         if level is not None and level.time_min > 0:
-            shift = (events.local_time() - events.time) / 60.0
+            shift = (events.local_time() - events.utc_seconds()) / 60.0
             local = minute + shift
             minute = (np.floor(local / level.time_min) + 0.5) * level.time_min - shift
         return cls.from_arrays(events.user, minute, x, y, events.user_ids)

@@ -18,8 +18,21 @@ def class_sizes(traces: Traces) -> np.ndarray:
     # an int64 copy was 8 bytes per user-point, 3.2 GB for raw x 1h at 10M people (issue #30)
     points = np.ascontiguousarray(traces.points)
     hashes = trace_hashes(indptr, points)
-    order = np.argsort(hashes, kind="stable")
-    return classes(order, hashes, indptr, points)
+    shared = sharing_a_hash(hashes)  # everyone else's trace is unique: class size 1
+    order = shared[np.argsort(hashes[shared], kind="stable")]
+    return classes(order, hashes, indptr, points, len(hashes))
+
+
+def sharing_a_hash(hashes: np.ndarray) -> np.ndarray:
+    """The users (ascending) whose trace hash another user has too: only they can share a class. A sort of
+    the hashes alone finds them (0.2 s for 10M people; the stable argsort of every hash took 2-3 s in each
+    of a national grid's 12 profiles), and only they are ordered by hash."""
+    ordered = np.sort(hashes)
+    repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    if not len(repeated):
+        return np.zeros(0, dtype=np.int64)
+    at = np.minimum(np.searchsorted(repeated, hashes), len(repeated) - 1)
+    return np.flatnonzero(repeated[at] == hashes)
 
 
 def kanonymity_summary(sizes: np.ndarray) -> dict:

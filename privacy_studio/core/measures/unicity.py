@@ -4,11 +4,12 @@ and worst case in one pass (the numba kernel is ``core/kernels/sample_pass.py``)
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from privacy_studio.core.index import PointIndex
 from privacy_studio.core.kernels.arrays import NO_PRIORS, Priors
-from privacy_studio.core.kernels.sample_pass import sample_pass
+from privacy_studio.core.kernels.sample_pass import N_PARTS, sample_pass, spread_parts
 from privacy_studio.core.knowledge import GIVEN
 from privacy_studio.core.measures.disclosure import point_priors
 
@@ -60,6 +61,7 @@ def sample_sizes(
         worst,
         np.ascontiguousarray(given[0], dtype=np.int64),
         np.ascontiguousarray(given[1], dtype=np.int64),
+        spread_parts(N_PARTS, numba.get_num_threads()),  # round robin over the threads
     )
     d = float(index.d)
     return {"sizes": sizes, "em": em / d, "kl": kl / d, "rare": rare, "acc": acc}

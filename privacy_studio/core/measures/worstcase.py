@@ -12,9 +12,11 @@ search early the result says for how many people (``PResult.worst_search_cut``).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from privacy_studio.core.index import PointIndex
+from privacy_studio.core.kernels.sample_pass import N_PARTS, spread_parts
 from privacy_studio.core.kernels.worst_search import worst_search
 
 #: Subsets kept at each level of the targeted search. On the sample (district x 1w) and Gowalla NYC
@@ -41,8 +43,9 @@ def targeted_sizes(
     """(S, pmax) smallest anonymity set known per person and p: the targeted search's, or the
     rarest-points-first walk's ``rare`` where smaller (0 where the person has fewer points); and (S,) the
     first p whose value comes from a search cut short by ``budget`` (0: none)."""
+    parts = spread_parts(N_PARTS, numba.get_num_threads())  # round robin over the threads
     found, cut = worst_search(np.ascontiguousarray(users, dtype=np.int64), index.arrays(), index.max_list,
-                              pmax, SEARCH_BEAM, float(budget))  # fmt: skip
+                              pmax, SEARCH_BEAM, float(budget), parts)  # fmt: skip
     return np.where((rare > 0) & (rare < found), rare, found), cut
 
 
