@@ -69,6 +69,28 @@ def test_every_word_is_printed_once_and_no_heading_ends_a_page(
         assert not page[-1].startswith(("Heading", "Subheading")), f"page {number} ends with {page[-1]!r}"
 
 
+@pytest.mark.parametrize("seed", [1, 5])
+def test_pages_counted_block_by_block_match_a_whole_layout(seed: int) -> None:
+    """The pager counts pages after laying the document out block by block (a single ``pageCount()`` holds
+    the GIL for the whole layout, issue #27): the same count as Qt's layout of the whole document at once."""
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QPdfWriter
+
+    from privacy_studio.rendering.pagination import Pager
+    from privacy_studio.rendering.pdf import _ensure_app, laid_out
+
+    _ensure_app()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    doc = laid_out(_content(seed, 40), QPdfWriter(buffer))
+    doc.setPageSize(doc.pageSize())  # a stale layout, as after a page-break change
+    counted = Pager(doc).page_count()
+    whole = doc.clone()
+    whole.documentLayout().setPaintDevice(doc.documentLayout().paintDevice())
+    whole.setPageSize(doc.pageSize())
+    assert counted == whole.pageCount() > 5
+
+
 def _paragraphs(section: Section) -> list[Paragraph]:
     return [b for b in section.blocks if isinstance(b, Paragraph)] + [
         p for sub in section.subsections for p in _paragraphs(sub)
