@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import gc
 import inspect
-import os
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -81,32 +79,6 @@ class WorkerSignals(QObject):
     done = Signal(object)  # the Worker, always emitted last whatever the outcome
 
 
-#: Nice steps a worker thread runs below the GUI thread (Linux; up to the lowest priority, 19).
-WORKER_NICE = 10
-
-
-def yield_cpu_to_gui() -> None:
-    """Run the calling worker thread, and the threads it starts, below the GUI thread's CPU priority.
-
-    On 2 cores a run's numba team (two threads) and the worker took the cores as often as the GUI thread,
-    which then painted a 31 ms frame in 149 ms (Gowalla's run, issue #27). Linux keeps a nice value per
-    thread and new threads inherit it, so numba's OpenMP team and DuckDB's threads, started from a worker,
-    run lower too; an idle window takes nothing from them. Elsewhere Qt's thread priority does the same.
-    """
-    if sys.platform.startswith("linux"):
-        me = threading.get_native_id()  # a thread id, which Linux accepts where a process id goes
-        try:  # the process id names the main thread, the GUI's
-            target = min(19, os.getpriority(os.PRIO_PROCESS, os.getpid()) + WORKER_NICE)
-            if os.getpriority(os.PRIO_PROCESS, me) < target:
-                os.setpriority(os.PRIO_PROCESS, me, target)
-        except OSError:  # a sandbox may forbid it: the work runs all the same
-            pass
-    else:
-        from PySide6.QtCore import QThread
-
-        QThread.currentThread().setPriority(QThread.Priority.LowPriority)
-
-
 class Worker(QRunnable):
     """Runs ``fn(*args, control=TaskControl, **kwargs)`` once in a pool thread.
 
@@ -146,7 +118,6 @@ class Worker(QRunnable):
 
     def run(self) -> None:
         items: list[Any] = []
-        yield_cpu_to_gui()
         try:
             self.eta = EtaEstimator()
             result = self.fn(*self.args, control=self.control, **self.kwargs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import pytest
@@ -172,34 +171,3 @@ def test_objects_alive_at_a_start_are_left_out_of_collections_while_tasks_run(qt
         runner.start(worker)
     assert frozen_while_running[0] >= len(alive)
     assert gc.get_freeze_count() == 0
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux keeps a nice value per thread")
-def test_workers_and_the_threads_they_start_run_below_the_gui_thread(qtbot):
-    """A worker's thread, and a thread it starts (as numba's team and DuckDB's are), take the CPU after the
-    GUI thread (issue #27: on 2 cores a run's threads left the GUI thread a third of a core); the GUI thread
-    keeps its own priority, and a second task does not lower the pool thread further."""
-    import os
-
-    from privacy_studio.gui.workers import WORKER_NICE
-
-    def nice(tid: int) -> int:
-        return os.getpriority(os.PRIO_PROCESS, tid)
-
-    gui = nice(os.getpid())
-    seen: list[tuple[int, int]] = []
-
-    def task(control) -> None:
-        child: list[int] = []
-        started = threading.Thread(target=lambda: child.append(nice(threading.get_native_id())))
-        started.start()
-        started.join()
-        seen.append((nice(threading.get_native_id()), child[0]))
-
-    runner = TaskRunner(max_threads=1)
-    for _ in range(2):
-        with qtbot.waitSignal(runner.stopped, timeout=5000):
-            runner.start(Worker(task))
-    expected = min(19, gui + WORKER_NICE)
-    assert seen == [(expected, expected)] * 2
-    assert nice(os.getpid()) == gui
