@@ -11,7 +11,8 @@ Measured: open (data read), run time, time to the first plotted curve, max and p
 run, the slowest tab switch after the run, and cancel latency (from the moment Esc is due to the worker's
 end: a frozen loop delays the key press, so the freeze counts). Then each action after the run alone (PDF
 export, project save and open, release preview and write, aggregate preview and write, anonymizability,
-matching attack, and the Decide step's protection search unless BENCH_GUI_SEARCH=0): its seconds and its
+matching attack, and the Decide step's protection search unless BENCH_GUI_SEARCH=0; BENCH_GUI_ACTIONS=a,b
+keeps only the actions so labelled, e.g. "release export,protection search"): its seconds and its
 max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it); a last
 table sets each action's max gap beside the base's. ``BENCH_GUI_DUMP=FOLDER`` writes every thread's stack at
 each pause over 60 ms there (one file per dataset and tree, headed by the step).
@@ -407,6 +408,9 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
     candidates = getattr(window.tradeoff, "candidates", None)  # the Decide step's protection search
     if candidates is not None and os.environ.get("BENCH_GUI_SEARCH", "1") != "0":
         steps += (("protection search", candidates.start_search, lambda: not busy()),)
+    chosen = [a.strip() for a in os.environ.get("BENCH_GUI_ACTIONS", "").split(",") if a.strip()]
+    if chosen:  # only these actions, in the bench's order (a search after a release needs "release export")
+        steps = tuple(s for s in steps if s[0] in chosen)
     for label, start, done in steps:
         wait(lambda: not busy(), "the previous action")
         monitor.mark(label)
@@ -424,14 +428,20 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
     for opened in (dialog, aggregate):
         if opened is not None:
             opened.close()
-    measured["PDF export"]["written"] = pdf.exists()
-    measured["project save"]["mb"] = project_file.stat().st_size / 1e6 if project_file.exists() else None
-    if aggregate is not None:
-        measured["aggregate export"]["written"] = aggregate_file.exists()
-    measured["release export"]["written"] = release_file.exists()
-    measured["release export"]["profile"] = profile
-    measured["release export"]["problem"] = dialog.problems.text()[:120] if dialog is not None else ""
-    measured["matching attack"]["status"] = window.attacks.status.text()[:120]
+    notes = {
+        "PDF export": {"written": pdf.exists()},
+        "project save": {"mb": project_file.stat().st_size / 1e6 if project_file.exists() else None},
+        "aggregate export": {"written": aggregate_file.exists()},
+        "release export": {
+            "written": release_file.exists(),
+            "profile": profile,
+            "problem": dialog.problems.text()[:120] if dialog is not None else "",
+        },
+        "matching attack": {"status": window.attacks.status.text()[:120]},
+    }
+    for label, note in notes.items():
+        if label in measured:
+            measured[label].update(note)
 
 
 def gap_comparison(rows: list[dict]) -> str:

@@ -139,11 +139,12 @@ def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) 
     boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``)."""
     doc.setHtml(builder.document(content))  # parsed once: the HTML parser holds the GIL throughout
     pager = Pager(doc)
-    for _ in range(max(MAX_PASSES, PASSES_PER_PAGE * doc.pageCount())):  # each fix moves about one page
+    for _ in range(max(MAX_PASSES, PASSES_PER_PAGE * pager.page_count())):  # each fix moves about one page
         change = pager.first_fault()
         if change is None:
-            return
+            return  # that last check read every block: the layout is whole, later reads of it are cheap
         pager.apply(change)
+    pager.page_count()  # the last change's layout made block by block too, before the pages are painted
 
 
 def pdf_page_count(data: bytes) -> int:

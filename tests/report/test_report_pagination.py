@@ -69,6 +69,39 @@ def test_every_word_is_printed_once_and_no_heading_ends_a_page(
         assert not page[-1].startswith(("Heading", "Subheading")), f"page {number} ends with {page[-1]!r}"
 
 
+@pytest.mark.parametrize("seed", [1, 5])
+def test_the_pagers_lazy_layout_is_the_whole_documents_layout(seed: int) -> None:
+    """The pager lays the report out block by block, and makes each page-break edit with no layout attached
+    (a laid-out document lays out everything after a small edit in that one call, holding the GIL, issue
+    #27): page count and every block's place equal Qt's layout of the finished document made at once."""
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QPdfWriter
+
+    from privacy_studio.rendering.pagination import Pager
+    from privacy_studio.rendering.pdf import _ensure_app, laid_out
+
+    _ensure_app()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    doc = laid_out(_content(seed, 40), QPdfWriter(buffer))
+    whole = doc.clone()
+    whole.documentLayout().setPaintDevice(doc.documentLayout().paintDevice())
+    whole.setPageSize(doc.pageSize())
+    assert whole.pageCount() > 5  # laid out at once
+
+    def places(d) -> list[tuple[float, float]]:
+        layout, block, out = d.documentLayout(), d.begin(), []
+        while block.isValid():
+            rect = layout.blockBoundingRect(block)
+            out.append((round(rect.top(), 3), round(rect.height(), 3)))
+            block = block.next()
+        return out
+
+    doc.setPageSize(doc.pageSize())  # a stale layout, as after a page-break change
+    assert Pager(doc).page_count() == whole.pageCount()
+    assert places(doc) == places(whole)
+
+
 def _paragraphs(section: Section) -> list[Paragraph]:
     return [b for b in section.blocks if isinstance(b, Paragraph)] + [
         p for sub in section.subsections for p in _paragraphs(sub)
