@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from privacy_studio.core.engines import open_engine
-from privacy_studio.core.engines.ingest import Loaded
-from privacy_studio.core.engines.ingest import load_source
+from privacy_studio.core.engines.ingest import Loaded, load_source
 from privacy_studio.core.engines.relational import _LoadedEvents, grid_base, shared_base
 from privacy_studio.core.generalize import MONDAY_EPOCH, Profile
 from privacy_studio.core.progress import TaskControl
