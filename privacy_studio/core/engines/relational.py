@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
-from privacy_studio.core.engines.fetch import TraceShape, fetch_traces
+from privacy_studio.core.engines.fetch import TraceShape, fetch_event_traces, fetch_traces
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
 from privacy_studio.core.generalize import PriceLayout, Profile, Traces, coordinate_label, price_edges
 from privacy_studio.core.heap import return_freed_memory
@@ -127,10 +127,13 @@ class RelationalEngine(SqlBackend):
         """The grid's ``base`` traces (its finest places in its finest time bins), generalized once in SQL
         and fetched into the client, which coarsens every profile from them as the in-memory engine does;
         the events and the back end's tables are then dropped."""
-        shape = generalize_sql(self, loaded, base)
-        if not self.collects_whole:  # ps_gen is a table, complete without the events (on Spark, a view)
-            self.drop("ps_ev")
-        traces = fetch_traces(self, base, loaded.n_users, loaded.n_events, shape)
+        if self.collects_whole:  # Spark: grouped in the cluster, its rows then collected whole
+            shape = generalize_sql(self, loaded, base)
+            traces = fetch_traces(self, base, loaded.n_users, loaded.n_events, shape)
+        else:  # every event's point streamed, grouped on the client (fetch_event_traces says why)
+            shape, args = profile_sql(self, loaded, base)
+            sql = plan.points_sql(*args)
+            traces = fetch_event_traces(self, base, loaded.n_users, loaded.n_events, shape, sql)
         self.drop("ps_gen")
         self.drop("ps_ev")
         self.release_memory()
@@ -166,16 +169,23 @@ class RelationalEngine(SqlBackend):
 def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> TraceShape:
     """Build ``ps_gen`` for ``profile`` from the events; return the traces' shape (units with their ids and
     centres, time and price bins) as ``generalize`` has it."""
+    shape, args = profile_sql(engine, loaded, profile)
+    engine.create_fetched("ps_gen", plan.gen_sql(*args))
+    engine.drop("ps_pedge")
+    return shape
+
+
+def profile_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> tuple[TraceShape, tuple]:
+    """``profile``'s unit tables prepared, its traces' shape, and the arguments of ``plan.gen_sql`` and
+    ``plan.points_sql`` that place an event of ``ps_ev`` in it."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     axis = time_axis(loaded, profile.temporal.seconds)
     bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
     price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
-    sql = plan.gen_sql(unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
-    engine.create_fetched("ps_gen", sql)
-    engine.drop("ps_pedge")
     n_price = 1 if price is None else price.n_bins
     ids, xy = unit_labels(engine, loaded, profile, unit_kind, km, n_units)
-    return TraceShape(n_units, axis.n_bins, n_price, ids, xy, axis.origin)
+    shape = TraceShape(n_units, axis.n_bins, n_price, ids, xy, axis.origin)
+    return shape, (unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
 
 
 def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
