@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from privacy_studio.core.engines import open_engine
-from privacy_studio.core.engines.ingest import Loaded
-from privacy_studio.core.engines.relational import coarse_source, grid_base
-from privacy_studio.core.generalize import MONDAY_EPOCH, Profile, Traces
-from privacy_studio.core.runner import run_grid
+from privacy_studio.core.engines.ingest import Loaded, load_source
+from privacy_studio.core.engines.relational import _LoadedEvents, grid_base, shared_base
+from privacy_studio.core.generalize import MONDAY_EPOCH, Profile
+from privacy_studio.core.progress import TaskControl
+from privacy_studio.core.runner import DerivationPlan, run_grid
 from tests.engines.helpers import DatasetOf, cell_settings, comparable, random_city
 
 
@@ -60,31 +61,23 @@ def test_a_grid_coarsened_across_a_clock_change_equals_the_in_memory_run(tz):
     assert [comparable(r) for r in got] == [comparable(r) for r in expected]
 
 
-def _traces(spatial: str, temporal: str, price: int | None = None) -> Traces:
-    """Empty traces of a profile: what ``coarse_source`` looks at is the profile."""
-    return Traces(Profile.parse(spatial, temporal, price), np.zeros(1, np.int64), np.zeros(0, np.int32),
-                  np.zeros(0, np.int32), 1, 1, 1, np.asarray(["a"]), np.zeros((1, 2)), 0)  # fmt: skip
-
-
 @pytest.mark.parametrize(
-    ("last", "profile", "from_last"),
+    ("cells", "base"),
     [
-        (("zone", "6h"), ("zone", "12h"), True),
-        (("zone", "1h"), ("zone", "all"), True),
-        (("zone", "6h"), ("zone", "1h"), False),  # finer than the last: from the base
-        (("zone", "6h"), ("zone", "90min"), False),  # 90 minutes do not hold whole 6-hour bins
-        (("zone", "all"), ("zone", "1w"), False),
-        (("zone", "1h"), ("region", "1h"), False),  # other places: from the base
-        (None, ("zone", "1h"), False),
+        ([("raw", "1h"), ("zone", "6h"), ("region", "1w")], ("raw", "1h")),
+        ([("zone", "1d"), ("region", "1h"), ("zone", "1h")], ("zone", "1h")),  # no raw: the finest level
+        ([("antenna", "1h"), ("region", "1d")], ("antenna", "1h")),
+        ([("raw", "1h"), ("antenna", "1d")], None),  # raw and antenna: neither derives from the other
+        ([("zone", "1h"), ("grid:1.5", "1h")], None),
     ],
 )
-def test_a_profile_coarsens_from_the_last_one_at_its_places_when_its_bins_hold_the_last_ones(
-    last, profile, from_last
-):
-    base = _traces("raw", "30min")
-    previous = None if last is None else _traces(*last)
-    source = coarse_source(base, previous, Profile.parse(*profile))
-    assert source is (previous if from_last else base)
+def test_the_shared_base_is_the_in_memory_engines_base_when_every_profile_derives_from_it(cells, base):
+    events, hierarchy = random_city(5, 20, 9, mean_events=4.0)
+    profiles = [Profile.parse(s, t) for s, t in cells]
+    with open_engine("duckdb", threads=1) as engine:
+        load = load_source(engine, DatasetOf(events, hierarchy), TaskControl())
+        got = shared_base(load, profiles, DerivationPlan(_LoadedEvents(load), hierarchy))
+    assert got == (None if base is None else Profile.parse(*base))
 
 
 @pytest.mark.parametrize("tz", ["Europe/Paris", "America/New_York"])
@@ -97,3 +90,8 @@ def test_a_grid_coarsened_in_chains_at_each_level_equals_the_in_memory_run(tz):
     with open_engine("duckdb", threads=1) as engine:
         got = list(engine.run_grid(DatasetOf(events, hierarchy), risk))
     assert [comparable(r) for r in got] == [comparable(r) for r in expected]
+    # each profile coarsened from the same kept traces as in memory (zone from raw, region from zone)
+    assert [r.derived_from for r in got] == [r.derived_from for r in expected]
+    sources = {r.label: r.derived_from for r in got}
+    assert sources["raw × 30min"] is None and sources["zone × 1h"].startswith("raw")
+    assert all(sources[f"region × {w}"].split(" ×")[0] in ("zone", "region") for w in ("all", "1d", "1w"))

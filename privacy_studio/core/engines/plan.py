@@ -212,7 +212,22 @@ def gen_sql(
     price: PriceSql | None = None,
 ) -> str:
     """``ps_gen(u, point, cnt)``: distinct (user, (unit * n_bins + bin) * n_price + price bin) with the
-    number of events.
+    number of events (the rows of :func:`points_sql`, grouped)."""
+    return (
+        f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM "
+        f"({points_sql(unit_kind, km, n_bins, bin_sql, with_tz, price)}) g GROUP BY u, point"
+    )
+
+
+def points_sql(
+    unit_kind: str,
+    km: float | None,
+    n_bins: int,
+    bin_sql: str,
+    with_tz: bool,
+    price: PriceSql | None = None,
+) -> str:
+    """``(u, point)`` of every event: its user and its point ``(unit * n_bins + bin) * n_price + price bin``.
 
     ``unit_kind``: ``loc`` (the location code), ``level`` (``ps_units``), ``grid`` (``ps_cells`` on km
     squares of side ``km``) or ``xy`` (``ps_cells`` on rounded coordinates). ``price``: the price axis, or
@@ -232,10 +247,7 @@ def gen_sql(
     if price is not None:
         joins += PRICE_JOIN.format(guess=magnitude_guess(price.per_decade))
         point = f"({point}) * {int(price.n_bins)} + {price.expr}"
-    return (
-        f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM "
-        f"(SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}) g GROUP BY u, point"
-    )
+    return f"SELECT e.u AS u, {point} AS point FROM ps_ev e{joins}"
 
 
 @dataclass(frozen=True)

@@ -13,30 +13,30 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
 from privacy_studio.core.engines import plan
 from privacy_studio.core.engines.backend import SqlBackend
-from privacy_studio.core.engines.fetch import TraceShape, fetch_traces
+from privacy_studio.core.engines.fetch import TraceShape, fetch_event_traces, fetch_traces
 from privacy_studio.core.engines.ingest import Loaded, load_source, spatial_units_sql
-from privacy_studio.core.generalize import (
-    PriceLayout,
-    Profile,
-    SpatialLevel,
-    TemporalLevel,
-    Traces,
-    coarsen,
-    coordinate_label,
-    price_edges,
-)
+from privacy_studio.core.generalize import PriceLayout, Profile, Traces, coordinate_label, price_edges
+from privacy_studio.core.heap import return_freed_memory
 from privacy_studio.core.io.report import ImportReport
 from privacy_studio.core.knowledge import Explicit, parse_knowledge
 from privacy_studio.core.progress import Cancelled, TaskControl, as_control
 from privacy_studio.core.risk.results import ProfileResult
-from privacy_studio.core.runner import RiskSettings, check_levels, run_profile, sample_users
+from privacy_studio.core.runner import (
+    DerivationPlan,
+    RiskSettings,
+    base_profile,
+    check_levels,
+    from_pool,
+    run_profile,
+    sample_users,
+)
 
 
 def check_settings(settings: RiskSettings):
@@ -100,41 +100,40 @@ class RelationalEngine(SqlBackend):
         check_levels(profiles, loaded, loaded.hierarchy)
         if loaded.n_users == 0:
             raise ValueError("the dataset has no users: nothing to measure")
-        axis = grid_base(loaded, profiles)
-        base = None
-        if axis is not None:  # one pass over the events for the whole grid; they are not needed again
+        events = _LoadedEvents(loaded)
+        derivation = DerivationPlan(events, loaded.hierarchy)
+        base = shared_base(loaded, profiles, derivation)
+        pool = []  # traces kept for later profiles to coarsen from, as the in-memory engine keeps them
+        if base is not None:  # one pass over the events for the whole grid; they are not needed again
             control.report(0.05, "generalizing the events once for the grid")
-            base = self._base_traces(loaded, axis)
+            pool = [self._base_traces(loaded, base)]
         users = sample_users(loaded.n_users, settings.samples, settings.seed)
-        last = None  # the previous profile's traces, kept until the next one is coarsened
         for i, profile in enumerate(profiles):
             step = control.sub(
                 0.05 + 0.95 * i / len(profiles), 0.05 + 0.95 * (i + 1) / len(profiles), label=profile.label
             )
             step.report(0.0, "generalizing")
             t0 = time.perf_counter()
-            traces = None
-            if base is not None:
-                traces = coarsened(self, loaded, coarse_source(base, last, profile), profile)
-            last = None  # only the base and this profile's traces are held while its kernels run
-            result, traces = self._profile(loaded, profile, settings, model, users, step, traces, t0)
-            last = traces if base is not None else None
+            traces, derived_from = from_pool(pool, profile, events, loaded.hierarchy)
+            if pool:
+                pool = derivation.keep(pool, traces, profiles[i + 1 :])
+            result = self._profile(loaded, profile, settings, model, users, step, traces, derived_from, t0)
+            del traces  # the pool keeps what later profiles need; the rest is freed now
+            return_freed_memory()
             yield result
         control.report(1.0, "grid done")
 
-    def _base_traces(self, loaded: Loaded, axis: plan.BinAxis) -> Traces:
-        """The grid's finest traces (the locations in ``axis``'s bins), generalized once in SQL and fetched
-        into the client, which coarsens every profile from them as the in-memory engine does; the events
-        and the back end's tables are then dropped."""
-        profile = Profile(SpatialLevel("raw"), TemporalLevel(axis.width))
-        bins = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
-        self.create_fetched("ps_gen", plan.gen_sql("loc", None, axis.n_bins, bins, loaded.with_tz))
-        if not self.collects_whole:  # ps_gen is a table, complete without the events (on Spark, a view)
-            self.drop("ps_ev")
-        n_units = len(loaded.location_ids)
-        ids, xy = unit_labels(self, loaded, profile, "loc", None, n_units)
-        shape = TraceShape(n_units, axis.n_bins, 1, ids, xy, axis.origin)
-        traces = fetch_traces(self, profile, loaded.n_users, loaded.n_events, shape)
+    def _base_traces(self, loaded: Loaded, base: Profile) -> Traces:
+        """The grid's ``base`` traces (its finest places in its finest time bins), generalized once in SQL
+        and fetched into the client, which coarsens every profile from them as the in-memory engine does;
+        the events and the back end's tables are then dropped."""
+        if self.collects_whole:  # Spark: grouped in the cluster, its rows then collected whole
+            shape = generalize_sql(self, loaded, base)
+            traces = fetch_traces(self, base, loaded.n_users, loaded.n_events, shape)
+        else:  # every event's point streamed, grouped on the client (fetch_event_traces says why)
+            shape, args = profile_sql(self, loaded, base)
+            sql = plan.points_sql(*args)
+            traces = fetch_event_traces(self, base, loaded.n_users, loaded.n_events, shape, sql)
         self.drop("ps_gen")
         self.drop("ps_ev")
         self.release_memory()
@@ -149,10 +148,11 @@ class RelationalEngine(SqlBackend):
         users: np.ndarray,
         control: TaskControl,
         traces: Traces | None,
+        derived_from: str | None,
         t0: float,
-    ) -> tuple[ProfileResult, Traces]:
-        """Measure ``profile``'s traces (coarsened since ``t0``; None: generalize them out of core and fetch
-        them now) with the in-memory kernels; the result and the traces."""
+    ) -> ProfileResult:
+        """Measure ``profile``'s traces (coarsened since ``t0`` from ``derived_from``'s; None: generalize
+        them out of core and fetch them now) with the in-memory kernels."""
         if traces is None:
             shape = generalize_sql(self, loaded, profile)
             control.report(0.02, "reading the generalized traces")
@@ -161,51 +161,31 @@ class RelationalEngine(SqlBackend):
             self.release_memory()
         timings = {"generalize": time.perf_counter() - t0}
         events = _LoadedEvents(loaded)
-        result = run_profile(
-            events, loaded.hierarchy, profile, traces, None, settings, model, users, control, timings
+        return run_profile(
+            events, loaded.hierarchy, profile, traces, derived_from, settings, model, users, control, timings
         )
-        return result, traces
 
 
 def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> TraceShape:
     """Build ``ps_gen`` for ``profile`` from the events; return the traces' shape (units with their ids and
     centres, time and price bins) as ``generalize`` has it."""
+    shape, args = profile_sql(engine, loaded, profile)
+    engine.create_fetched("ps_gen", plan.gen_sql(*args))
+    engine.drop("ps_pedge")
+    return shape
+
+
+def profile_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> tuple[TraceShape, tuple]:
+    """``profile``'s unit tables prepared, its traces' shape, and the arguments of ``plan.gen_sql`` and
+    ``plan.points_sql`` that place an event of ``ps_ev`` in it."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     axis = time_axis(loaded, profile.temporal.seconds)
     bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
     price = None if profile.price is None else price_axis_sql(engine, loaded, profile.price.per_decade)
-    sql = plan.gen_sql(unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
-    engine.create_fetched("ps_gen", sql)
-    engine.drop("ps_pedge")
     n_price = 1 if price is None else price.n_bins
     ids, xy = unit_labels(engine, loaded, profile, unit_kind, km, n_units)
-    return TraceShape(n_units, axis.n_bins, n_price, ids, xy, axis.origin)
-
-
-def coarse_source(base: Traces, last: Traces | None, profile: Profile) -> Traces:
-    """The traces ``profile`` is coarsened from: the previous profile's when it has the same places and
-    bins that ``profile``'s hold whole (a grid's profiles come spatial-major, so zip × 12h follows zip × 6h,
-    several times smaller than the base), else the grid's base. Coarsening is exact either way (counts
-    summed), so both give the same traces; at 10M people coarsening from the base took 202 s of the grid."""
-    if last is None or last.profile.spatial != profile.spatial or last.profile.price is not None:
-        return base
-    fine, coarse = last.profile.temporal.seconds, profile.temporal.seconds
-    if coarse is not None and (fine is None or coarse % fine):
-        return base
-    return last
-
-
-def coarsened(engine: RelationalEngine, loaded: Loaded, source: Traces, profile: Profile) -> Traces:
-    """``profile``'s traces coarsened by the in-memory engine's own ``coarsen`` from ``source``: the grid's
-    base traces (locations to their unit) or a finer profile at ``profile``'s own places (fine bins to the
-    coarse bin holding them, counts summed)."""
-    unit_kind, _, n_units = spatial_units_sql(engine, loaded, profile.spatial)
-    ids, xy = unit_labels(engine, loaded, profile, unit_kind, None, n_units)
-    same_places = unit_kind == "loc" or source.profile.spatial == profile.spatial
-    if same_places and profile.temporal == source.profile.temporal:
-        return replace(source, profile=profile, unit_ids=ids, unit_xy=xy)
-    mapping = np.arange(n_units) if same_places else loaded.hierarchy.unit_codes[str(profile.spatial.name)]
-    return coarsen(source, profile, mapping, n_units, ids, xy)
+    shape = TraceShape(n_units, axis.n_bins, n_price, ids, xy, axis.origin)
+    return shape, (unit_kind, km, axis.n_bins, bin_sql, loaded.with_tz, price)
 
 
 def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
@@ -215,9 +195,9 @@ def time_axis(loaded: Loaded, width: int | None) -> plan.BinAxis:
 
 
 def grid_base(loaded: Loaded, profiles: list[Profile]) -> plan.BinAxis | None:
-    """The bins of the grid's base traces (the locations in its finest time bins) when every profile can be
-    coarsened from them: located events, locations or hierarchy levels, no price, every width a multiple of
-    the finest (or one bin); None when some profile must be generalized from the events themselves."""
+    """The bins of the grid's base traces (its finest places in its finest time bins) when every profile can
+    be coarsened from them: located events, locations or hierarchy levels, no price, every width a multiple
+    of the finest (or one bin); None when some profile must be generalized from the events themselves."""
     if len(profiles) < 2 or not loaded.located or not loaded.n_events:
         return None
     if any(p.price is not None or p.spatial.kind not in ("raw", "level") for p in profiles):
@@ -227,6 +207,15 @@ def grid_base(loaded: Loaded, profiles: list[Profile]) -> plan.BinAxis | None:
     if finest is not None and any(w % finest for w in widths):
         return None
     return time_axis(loaded, finest)
+
+
+def shared_base(loaded: Loaded, profiles: list[Profile], derivation: DerivationPlan) -> Profile | None:
+    """The profile generalized once for the whole grid (the in-memory engine's ``base_profile``) when every
+    profile coarsens from it (:func:`grid_base`, nested levels); None: each is generalized from the events."""
+    if grid_base(loaded, profiles) is None:
+        return None
+    base = base_profile(profiles, loaded.hierarchy)
+    return base if all(derivation.derivable(base, p) for p in profiles) else None
 
 
 def price_axis_sql(engine: RelationalEngine, loaded: Loaded, per_decade: int) -> plan.PriceSql:
@@ -302,7 +291,8 @@ class _UserNames:
 @dataclass(frozen=True)
 class _LoadedEvents:
     """What ``runner.run_profile`` reads of an EventTable for the sampled models the relational engines
-    run (uniform, activity, top): the number of events and the ids of sampled users."""
+    run (uniform, activity, top), the number of events and the ids of sampled users, and what the grid's
+    derivation reads (``unit_map``): the number of locations and whether some event has none."""
 
     loaded: Loaded
 
@@ -313,6 +303,16 @@ class _LoadedEvents:
     @property
     def user_ids(self) -> _UserNames:
         return _UserNames(self.loaded)
+
+    @property
+    def n_locations(self) -> int:
+        return len(self.loaded.location_ids)
+
+    @property
+    def location(self) -> np.ndarray:
+        """A stand-in for the events' location codes (they stay in the back end): one -1 when some event
+        has no location, else none, which is all ``unit_map`` asks of them."""
+        return np.zeros(0 if self.loaded.located else 1, dtype=np.int64) - 1
 
 
 class _Watch:

@@ -107,17 +107,40 @@ def scatter_rows(
     counts: np.ndarray,
 ) -> int:
     """Streamed rows into a CSR (the relational engines' fetch): each row goes to its user's next free
-    slot (``fill[u]``, advanced). Returns the index of the first row that finds its user's slots full
-    (``fill[u] == ends[u]``: more rows than counted), writing nothing for it or after it, else -1."""
+    slot (``fill[u]``, advanced); with ``cnt`` empty (rows are events, not yet counted) only its point.
+    Returns the index of the first row that finds its user's slots full (``fill[u] == ends[u]``: more rows
+    than counted), writing nothing for it or after it, else -1."""
+    with_counts = len(cnt) > 0
     for i in range(len(u)):
         j = fill[u[i]]
         if j >= ends[u[i]]:
             return i
         points[j] = point[i]
-        counts[j] = cnt[i]
+        if with_counts:
+            counts[j] = cnt[i]
         fill[u[i]] = j + 1
     return -1
 
 
-#: The in-memory CSR builder's segment sort, shared with the relational engines' fetch.
+@nb.njit(cache=True, nogil=True)
+def merge_sorted_segments(
+    offsets: np.ndarray, keys: np.ndarray, indptr: np.ndarray, counts: np.ndarray
+) -> None:
+    """In place: each segment's distinct keys (sorted, ``offsets[u]:offsets[u+1]``) moved down to
+    ``keys[indptr[u]:indptr[u+1]]`` (``indptr`` from :func:`_count_distinct`), and how many rows hold each
+    added into ``counts`` (zeros, one per distinct key).
+
+    Serial on purpose: a distinct key never moves up (``indptr[u] <= offsets[u]`` and a segment keeps at
+    most its rows), so walking users in order never overwrites a row still to be read."""
+    for u in range(len(offsets) - 1):
+        j = indptr[u] - 1
+        for i in range(offsets[u], offsets[u + 1]):
+            if i == offsets[u] or keys[i] != keys[i - 1]:
+                j += 1
+                keys[j] = keys[i]
+            counts[j] += 1
+
+
+#: The in-memory CSR builder's segment sort and distinct counts, shared with the relational engines' fetch.
 sort_segments = _sort_segments
+count_distinct = _count_distinct

@@ -11,6 +11,7 @@ from privacy_studio.core.runner.derivation import (
     base_profile,
     check_levels,
     derive_traces,
+    from_pool,
     unit_map,
 )
 from privacy_studio.core.runner.exact_runs import (
@@ -43,6 +44,7 @@ __all__ = [
     "exact_p_values",
     "exact_when_cheap",
     "fill_short_traces",
+    "from_pool",
     "load_sensitive",
     "per_user_details",
     "python_orders",

@@ -97,6 +97,20 @@ def derive_traces(
     return coarsen(base, profile, mapping, n_units, ids, xy)
 
 
+def from_pool(
+    pool: list[Traces], profile: Profile, events: EventTable, hierarchy: Hierarchy | None
+) -> tuple[Traces | None, str | None]:
+    """``profile``'s traces coarsened from the smallest of the kept traces that allow it, and the profile
+    they came from (None when they are kept traces themselves); (None, None) when none allows it."""
+    for fine in sorted(pool, key=lambda t: t.nnz):
+        if fine.profile == profile:
+            return fine, None
+        derived = derive_traces(fine, profile, events, hierarchy)
+        if derived is not None:
+            return derived, fine.profile.label
+    return None, None
+
+
 class DerivationPlan:
     """Which traces a grid must keep: a profile derives from kept traces when its units nest in theirs and
     its time width is a multiple of theirs, and traces are dropped as soon as no later profile needs them."""
@@ -122,6 +136,13 @@ class DerivationPlan:
         in_hierarchy = level.kind == "level" and hierarchy is not None and level.name in hierarchy.levels
         n_units = hierarchy.n_units(str(level.name)) if in_hierarchy else self.events.n_locations
         return unit_map(level, n_units, coarse.spatial, self.events, hierarchy) is not None
+
+    def keep(self, pool: list[Traces], traces: Traces, later: list[Profile]) -> list[Traces]:
+        """The pool once ``traces`` are made: each of its traces and ``traces`` kept only while a ``later``
+        profile needs it (:meth:`needed`), so the grid holds no traces longer than it must."""
+        kept = [t for t in pool if t is not traces] + [traces]
+        made = [t.profile for t in kept]
+        return [t for t in kept if self.needed(t.profile, made, later)]
 
     def needed(self, kept: Profile, pool: list[Profile], later: list[Profile]) -> bool:
         """Whether ``kept`` must stay in the ``pool`` (traces kept so far, in the order they were made): some

@@ -42,7 +42,7 @@ from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.risk.catalogue import TRACES, UNICITY, needs
 from privacy_studio.core.risk.results import PResult, ProfileResult, profile_result
 from privacy_studio.core.risk.settings import RiskSettings
-from privacy_studio.core.runner.derivation import DerivationPlan, base_profile, check_levels, derive_traces
+from privacy_studio.core.runner.derivation import DerivationPlan, base_profile, check_levels, from_pool
 from privacy_studio.core.runner.exact_runs import (
     add_file_populations,
     evaluate_exact,
@@ -68,13 +68,8 @@ def _profile_traces(
     events: EventTable, hierarchy: Hierarchy | None, profile: Profile, pool: list[Traces]
 ) -> tuple[Traces, str | None]:
     """The profile's traces, coarsened from the smallest kept traces that allow it, else from the events."""
-    for fine in sorted(pool, key=lambda t: t.nnz):
-        if fine.profile == profile:
-            return fine, None
-        derived = derive_traces(fine, profile, events, hierarchy)
-        if derived is not None:
-            return derived, fine.profile.label
-    return generalize(events, profile, hierarchy), None
+    traces, derived_from = from_pool(pool, profile, events, hierarchy)
+    return (generalize(events, profile, hierarchy), None) if traces is None else (traces, derived_from)
 
 
 def run_profile(
@@ -239,10 +234,7 @@ def run_grid(
             step.check()
         traces, derived_from = _profile_traces(events, hierarchy, profile, pool)
         if not isinstance(model, Explicit):
-            kept = [t for t in pool if t is not traces] + [traces]
-            made = [t.profile for t in kept]
-            pool = [t for t in kept if plan.needed(t.profile, made, profiles[i + 1 :])]
-            del kept  # or it would hold the dropped traces until the next profile
+            pool = plan.keep(pool, traces, profiles[i + 1 :])
         timings = {"generalize": time.perf_counter() - t0}
         yield run_profile(
             events, hierarchy, profile, traces, derived_from, settings, model, users, step, timings, sensitive
