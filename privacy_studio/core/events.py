@@ -228,11 +228,11 @@ def build_event_table(
 ) -> EventTable:
     """Factorize raw ids into codes, sort by (user, time) and return an :class:`EventTable`.
 
-    ``user`` and ``location`` hold original ids (any hashable dtype, converted to str). When
+    ``user`` and ``location`` hold original ids (any hashable dtype, converted to str; Arrow strings without
+    nulls are coded as they are, with no Python object per event). When
     ``locations`` is given, location codes follow its id order so coordinates line up; events at
     locations it does not list must already have been rejected by the reader.
     """
-    user = np.asarray(user)
     time = np.asarray(time, dtype=np.int64)
     user_ids, user_codes = string_codes(user)
     if location is None:
@@ -242,7 +242,7 @@ def build_event_table(
         location_ids = locations.ids
         location_codes = codes_in(np.asarray(location), location_ids)
     else:
-        location_ids, location_codes = string_codes(np.asarray(location))
+        location_ids, location_codes = string_codes(location)
     order = np.lexsort((time, user_codes))
     columns = {k: (None if v is None else np.asarray(v)[order]) for k, v in optional.items()}
     return EventTable(
@@ -274,11 +274,21 @@ def _arrow_text(values: np.ndarray) -> pa.ChunkedArray:
     return pa.chunked_array(chunks, type=pa.string())
 
 
-def string_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def arrow_text(values: object) -> bool:
+    """Whether ``values`` are Arrow strings without nulls, which are coded as they are: made into a Python
+    string per row and freed again, a written release's millions of ids held the GIL (issue #27)."""
+    return (
+        isinstance(values, pa.Array | pa.ChunkedArray)
+        and (pa.types.is_string(values.type) or pa.types.is_large_string(values.type))
+        and values.null_count == 0
+    )
+
+
+def string_codes(values: np.ndarray | pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct ids of ``values`` as sorted strings and each value's int32 code into them, as
     ``np.unique(values.astype(str), return_inverse=True)`` gives them; Arrow's kernels do the hashing and
     sorting without holding the interpreter lock (``np.unique`` on strings held it for seconds)."""
-    text = _arrow_text(np.asarray(values))
+    text = values if arrow_text(values) else _arrow_text(np.asarray(values))
     distinct = pc.unique(text)
     distinct = distinct.take(pc.sort_indices(distinct))  # UTF-8 byte order is code-point order, as numpy's
     codes = pc.index_in(text, value_set=distinct).to_numpy().astype(np.int32, copy=False)

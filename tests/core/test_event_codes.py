@@ -102,3 +102,31 @@ def test_the_table_is_the_one_the_unique_coding_built(rows) -> None:
         nan = np.full(len(place_ids), np.nan)
         located = build_event_table(users, times, places, locations=LocationTable(place_ids, *[nan] * 4))
         assert located.location.tolist() == table.location.tolist()
+
+
+@given(st.lists(TEXT, max_size=60), st.lists(TEXT, max_size=60), st.sampled_from(["string", "large_string"]))
+def test_arrow_strings_are_coded_as_their_python_strings_are(users, places, kind) -> None:
+    """A written release's columns go to ``build_event_table`` as Arrow strings (a Python string per row held
+    the GIL, issue #27): the same table as from the same ids as Python strings."""
+    import pyarrow as pa
+
+    n = min(len(users), len(places))
+    users, places = users[:n], places[:n]
+    time = np.arange(n, dtype=np.int64)[::-1].copy()
+    kind_type = pa.string() if kind == "string" else pa.large_string()
+    halves = [users[: n // 2], users[n // 2 :]]  # a chunked column, as a table's column is
+    arrow_users = pa.chunked_array([pa.array(h, type=kind_type) for h in halves], type=kind_type)
+    from_arrow = build_event_table(arrow_users, time, pa.array(places, type=kind_type))
+    from_python = build_event_table(np.asarray(users, dtype=object), time, np.asarray(places, dtype=object))
+    for name in ("user", "time", "location", "user_ids", "location_ids"):
+        assert getattr(from_arrow, name).tolist() == getattr(from_python, name).tolist(), name
+
+
+def test_arrow_strings_with_nulls_take_the_python_way() -> None:
+    """Nulls have no text of their own in Arrow's coding: such columns keep the old conversion."""
+    import pyarrow as pa
+
+    from privacy_studio.core.events import arrow_text
+
+    assert arrow_text(pa.array(["a", "b"])) and not arrow_text(pa.array(["a", None]))
+    assert not arrow_text(pa.array([1, 2])) and not arrow_text(np.asarray(["a"]))

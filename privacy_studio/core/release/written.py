@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from privacy_studio.core.events import TEXT_SLICE, EventTable, build_event_table
+from privacy_studio.core.events import EventTable, build_event_table
 
 #: Separates the columns inside a row's place text (never part of a released value).
 SEPARATOR = "\x1f"
@@ -88,7 +88,7 @@ def row_events(table: pa.Table, tz: str) -> EventTable:
     if nth.any():  # the same row twice for one person: number the repeats so multisets stay multisets
         numbered = pc.binary_join_element_wise(place, pc.cast(pa.array(nth), pa.string()), SEPARATOR + "#")
         place = pc.if_else(pa.array(nth > 0), numbered, place)
-    return build_event_table(as_objects(users), utc_seconds(times), as_objects(place), tz=tz)
+    return build_event_table(users, utc_seconds(times), place, tz=tz)  # Arrow strings, coded as they are
 
 
 def repeat_numbers(columns: list[pa.ChunkedArray | pa.Array]) -> np.ndarray:
@@ -112,12 +112,3 @@ def _codes(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     return pc.dictionary_encode(column).indices.to_numpy(zero_copy_only=False)
-
-
-def as_objects(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """The column as a NumPy array of Python values, made a slice at a time: each slice holds the GIL
-    briefly, where the whole column held it for a tenth of a second or more."""
-    out = np.empty(len(column), dtype=object)
-    for start in range(0, len(column), TEXT_SLICE):
-        out[start : start + TEXT_SLICE] = column.slice(start, TEXT_SLICE).to_numpy(zero_copy_only=False)
-    return out
