@@ -128,18 +128,22 @@ def _laid_out(
     doc.setDocumentMargin(0)
     doc.setDefaultStyleSheet(_CSS)
     doc.setPageSize(QSizeF(page.width(), page.height() - FOOTER))
-    builder = _HtmlBuilder(doc, page.width(), as_control(control))
-    _lay_out(doc, builder, content)
+    ctl = as_control(control)
+    builder = _HtmlBuilder(doc, page.width(), ctl.sub(0.0, 0.5))
+    _lay_out(doc, builder, content, ctl.sub(0.5, 1.0))
     return doc, builder.figures
 
 
-def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent) -> None:
+def _lay_out(doc: QTextDocument, builder: _HtmlBuilder, content: ReportContent, ctl: TaskControl) -> None:
     """Lay the report out; then, one change per pass (each decided on the layout after the one before), let a
     section that opens a page flow on after a nearly empty page, or move a paragraph that crosses a page
-    boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``)."""
+    boundary, or a heading that would end a page, to the next page (see ``pagination.Pager``). Each pass
+    reports progress, so a cancel stops a long report's pagination (seconds for 60 pages) at the next one."""
     doc.setHtml(builder.document(content))  # parsed once: the HTML parser holds the GIL throughout
     pager = Pager(doc)
-    for _ in range(max(MAX_PASSES, PASSES_PER_PAGE * pager.page_count())):  # each fix moves about one page
+    passes = max(MAX_PASSES, PASSES_PER_PAGE * pager.page_count())  # each fix moves about one page
+    for k in range(passes):
+        ctl.report(k / passes, "arranging the pages")
         change = pager.first_fault()
         if change is None:
             return  # that last check read every block: the layout is whole, later reads of it are cheap

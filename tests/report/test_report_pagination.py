@@ -16,10 +16,10 @@ from PySide6.QtGui import QImage, QPainter
 
 from privacy_studio.core.report import Paragraph, PlotFigure, ReportContent, Section, build_report
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed"),
-]
+pytestmark = pytest.mark.gui
+NEEDS_PDFTOTEXT = pytest.mark.skipif(
+    shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed"
+)
 TITLE = "Pagination check"
 
 
@@ -52,6 +52,7 @@ def _pages(path: Path) -> list[list[str]]:
 
 
 @pytest.mark.parametrize(("seed", "n_sections"), [(1, 14), (2, 14), (3, 14), (5, 260)])
+@NEEDS_PDFTOTEXT
 def test_every_word_is_printed_once_and_no_heading_ends_a_page(
     tmp_path: Path, seed: int, n_sections: int
 ) -> None:
@@ -97,6 +98,8 @@ def test_the_pagers_lazy_layout_is_the_whole_documents_layout(seed: int) -> None
             block = block.next()
         return out
 
+    assert doc.pageCount() == whole.pageCount()
+    assert places(doc) == places(whole)  # the layout that is painted
     doc.setPageSize(doc.pageSize())  # a stale layout, as after a page-break change
     assert Pager(doc).page_count() == whole.pageCount()
     assert places(doc) == places(whole)
@@ -146,3 +149,28 @@ def test_point_names_keep_off_the_lines(make_project) -> None:
 
 def _inside(rect: QRectF, point: QPointF) -> bool:
     return rect.left() < point.x() < rect.right() and rect.top() < point.y() < rect.bottom()
+
+
+def test_a_cancel_stops_the_pagination_at_its_next_pass() -> None:
+    """Arranging a long report's pages takes seconds: each pass reports progress, so a cancel requested
+    then stops it (and nothing is written)."""
+    from PySide6.QtCore import QBuffer, QIODevice
+    from PySide6.QtGui import QPdfWriter
+
+    from privacy_studio.core.progress import Cancelled, TaskControl
+    from privacy_studio.rendering.pdf import _ensure_app, laid_out
+
+    _ensure_app()
+    messages: list[str] = []
+
+    def cancel_when_arranging(fraction: float, message: str) -> None:
+        messages.append(message)
+        if "arranging the pages" in message:
+            control.cancel()
+
+    control = TaskControl(cancel_when_arranging)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    with pytest.raises(Cancelled):
+        laid_out(_content(5, 40), QPdfWriter(buffer), control)
+    assert sum("arranging the pages" in m for m in messages) == 1
