@@ -74,3 +74,42 @@ def test_a_point_code_out_of_range_is_one_clear_error(u, point, says, backend):
 def test_a_user_code_out_of_range_is_one_clear_error(user, backend):
     with pytest.raises(ValueError, match=f"district × 1w: the engine gave user code {user}, outside "):
         fetch.fetch_traces(backend([0, user, 1], [1, 2, 0]), PROFILE, 3, 10, SHAPE)
+
+
+class ChangingRows(Rows):
+    """A back end whose rows change between the count of each user's rows and the rows themselves."""
+
+    def __init__(self, counted: list[int], streamed: list[int]) -> None:
+        super().__init__(counted, [0] * len(counted))
+        self.streamed = pa.table(
+            {"u": streamed, "point": [1] * len(streamed), "cnt": [1] * len(streamed)}, schema=SCHEMA
+        )
+
+    def batches(self, sql: str, rows: int):
+        if sql.startswith("SELECT u FROM"):
+            return super().batches(sql, rows)
+        return iter(self.streamed.to_batches(2))
+
+
+@pytest.mark.parametrize(
+    ("counted", "streamed"),
+    [([0, 1, 2], [0, 1, 2, 2]), ([0, 1, 2], [0, 2, 2]), ([0, 1, 2], [0, 1])],
+    ids=["one more row for the last user", "a row moved to another user", "one row fewer"],
+)
+def test_rows_that_disagree_with_their_count_are_refused_without_writing_past_a_slot(counted, streamed):
+    scatter = fetch.scatter_rows
+    seen: list[int] = []
+
+    def spy(fill, ends, *rest):
+        stop = scatter(fill, ends, *rest)
+        seen.append(stop)
+        assert (fill <= ends).all()
+        return stop
+
+    fetch.scatter_rows = spy
+    try:
+        with pytest.raises(RuntimeError, match="changed while they were read"):
+            fetch.fetch_traces(ChangingRows(counted, streamed), PROFILE, 3, 10, SHAPE)
+    finally:
+        fetch.scatter_rows = scatter
+    assert seen

@@ -99,21 +99,27 @@ def count_codes_into(lengths: np.ndarray, codes: np.ndarray) -> None:
 @nb.njit(cache=True, nogil=True)
 def scatter_rows(
     fill: np.ndarray,
+    ends: np.ndarray,
     u: np.ndarray,
     point: np.ndarray,
     cnt: np.ndarray,
     points: np.ndarray,
     counts: np.ndarray,
-) -> None:
+) -> int:
     """Streamed rows into a CSR (the relational engines' fetch): each row goes to its user's next free
-    slot (``fill[u]``, advanced); with ``cnt`` empty (rows are events, not yet counted) only its point."""
+    slot (``fill[u]``, advanced); with ``cnt`` empty (rows are events, not yet counted) only its point.
+    Returns the index of the first row that finds its user's slots full (``fill[u] == ends[u]``: more rows
+    than counted), writing nothing for it or after it, else -1."""
     with_counts = len(cnt) > 0
     for i in range(len(u)):
         j = fill[u[i]]
+        if j >= ends[u[i]]:
+            return i
         points[j] = point[i]
         if with_counts:
             counts[j] = cnt[i]
         fill[u[i]] = j + 1
+    return -1
 
 
 @nb.njit(cache=True, nogil=True)
