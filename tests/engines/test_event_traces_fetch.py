@@ -71,3 +71,19 @@ def test_events_grouped_on_the_client_equal_grouping_each_user_in_python(case):
 def test_a_point_outside_the_profile_is_one_clear_error():
     with pytest.raises(ValueError, match="place-and-time code 10"):
         fetch.fetch_event_traces(Events([0, 1], [3, 10]), PROFILE, 2, 2, shape(10), "Q")
+
+
+class GrownEvents(Events):
+    """Events whose second read has one more event for the last user than the first read counted."""
+
+    def batches(self, sql: str, rows: int):
+        if sql == "SELECT u FROM ps_ev":
+            return super().batches(sql, rows)
+        u = self.rows.column("u").to_pylist()
+        u = [*u, u[-1]]
+        return iter(pa.table({"u": pa.array(u, pa.int32()), "point": [1] * len(u)}).to_batches(2))
+
+
+def test_more_events_than_counted_are_refused_before_any_lands_outside_its_users_slots():
+    with pytest.raises(RuntimeError, match="changed while they were read"):
+        fetch.fetch_event_traces(GrownEvents([0, 1, 1], [2, 3, 4]), PROFILE, 2, 3, shape(10), "Q")

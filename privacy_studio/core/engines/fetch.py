@@ -61,10 +61,10 @@ def check_codes(codes: np.ndarray, size: int, what: str, profile: Profile) -> No
         )
 
 
-def _changed_while_read(what: str) -> None:
+def _changed_while_read() -> None:
     """The rows streamed and the users' counts read before them disagree (the table changed between the
     two reads: never expected); the traces are refused before any row lands outside its user's slots."""
-    raise RuntimeError(f"the {what} changed while they were read")
+    raise RuntimeError("the generalized traces changed while they were read")
 
 
 def fetch_traces(
@@ -92,9 +92,9 @@ def fetch_traces(
         check_codes(cols[1], d, "place-and-time", profile)
         point = cols[1].astype(points.dtype, copy=False)
         if scatter_rows(fill, indptr[1:], cols[0], point, cols[2], points, counts) >= 0:
-            _changed_while_read("generalized traces")
+            _changed_while_read()
     if not np.array_equal(fill, indptr[1:]):
-        _changed_while_read("generalized traces")
+        _changed_while_read()
     sort_segments(indptr, points, counts)  # the in-memory CSR builder's kernel
     return _traces(profile, shape, indptr, points, counts)
 
@@ -116,13 +116,11 @@ def fetch_event_traces(
         users, points = (batch.column(k).to_numpy() for k in ("u", "point"))
         check_codes(users, n_users, "user", profile)
         check_codes(points, d, "place-and-time", profile)
-        if (
-            scatter_rows(fill, offsets[1:], users, points.astype(keys.dtype, copy=False), none, keys, none)
-            >= 0
-        ):
-            _changed_while_read("events")
+        point = points.astype(keys.dtype, copy=False)
+        if scatter_rows(fill, offsets[1:], users, point, none, keys, none) >= 0:
+            _changed_while_read()
     if not np.array_equal(fill, offsets[1:]) or offsets[-1] != n_events:
-        _changed_while_read("events")
+        _changed_while_read()
     del fill
     sort_segments(offsets, keys, np.empty(0, dtype=np.int64))
     indptr = np.zeros(n_users + 1, dtype=np.int64)

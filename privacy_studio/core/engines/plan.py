@@ -203,20 +203,10 @@ class PriceSql:
     expr: str  # :func:`price_bin_expr`
 
 
-def gen_sql(
-    unit_kind: str,
-    km: float | None,
-    n_bins: int,
-    bin_sql: str,
-    with_tz: bool,
-    price: PriceSql | None = None,
-) -> str:
-    """``ps_gen(u, point, cnt)``: distinct (user, (unit * n_bins + bin) * n_price + price bin) with the
-    number of events (the rows of :func:`points_sql`, grouped)."""
-    return (
-        f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM "
-        f"({points_sql(unit_kind, km, n_bins, bin_sql, with_tz, price)}) g GROUP BY u, point"
-    )
+def gen_sql(points: str) -> str:
+    """``ps_gen(u, point, cnt)``: the distinct (user, point) rows of ``points`` (:func:`points_sql`) with
+    their numbers of events."""
+    return f"SELECT u, point, CAST(count(*) AS INTEGER) AS cnt FROM ({points}) g GROUP BY u, point"
 
 
 def points_sql(

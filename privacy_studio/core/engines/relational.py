@@ -170,14 +170,14 @@ def generalize_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -
     """Build ``ps_gen`` for ``profile`` from the events; return the traces' shape (units with their ids and
     centres, time and price bins) as ``generalize`` has it."""
     shape, args = profile_sql(engine, loaded, profile)
-    engine.create_fetched("ps_gen", plan.gen_sql(*args))
+    engine.create_fetched("ps_gen", plan.gen_sql(plan.points_sql(*args)))
     engine.drop("ps_pedge")
     return shape
 
 
 def profile_sql(engine: RelationalEngine, loaded: Loaded, profile: Profile) -> tuple[TraceShape, tuple]:
-    """``profile``'s unit tables prepared, its traces' shape, and the arguments of ``plan.gen_sql`` and
-    ``plan.points_sql`` that place an event of ``ps_ev`` in it."""
+    """``profile``'s unit tables prepared, its traces' shape, and the arguments of ``plan.points_sql`` that
+    place an event of ``ps_ev`` in it."""
     unit_kind, km, n_units = spatial_units_sql(engine, loaded, profile.spatial)
     axis = time_axis(loaded, profile.temporal.seconds)
     bin_sql = plan.bin_expr(loaded.with_tz, axis.width, axis.origin)
