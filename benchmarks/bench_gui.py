@@ -408,23 +408,7 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
     candidates = getattr(window.tradeoff, "candidates", None)  # the Decide step's protection search
     if candidates is not None and os.environ.get("BENCH_GUI_SEARCH", "1") != "0":
         steps += (("protection search", candidates.start_search, lambda: not busy()),)
-    chosen = [a.strip() for a in os.environ.get("BENCH_GUI_ACTIONS", "").split(",") if a.strip()]
-    if chosen:  # only these actions, in the bench's order (a search after a release needs "release export")
-        steps = tuple(s for s in steps if s[0] in chosen)
-    for label, start, done in steps:
-        wait(lambda: not busy(), "the previous action")
-        monitor.mark(label)
-        monitor.clear()
-        monitor.recording = True
-        t0 = time.perf_counter()
-        start()
-        wait(done, label)
-        elapsed = time.perf_counter() - t0
-        settle = time.perf_counter() + 0.05  # a few ticks after: a freeze inside start() counts too
-        wait(lambda end=settle: time.perf_counter() > end, "")
-        monitor.recording = False
-        measured[label] = {"s": elapsed, **monitor.summary()}
-        keep()
+    _time_steps(_chosen(steps), monitor, wait, busy, measured, keep)
     for opened in (dialog, aggregate):
         if opened is not None:
             opened.close()
@@ -442,6 +426,35 @@ def actions(window, monitor: GapMonitor, wait, tmp: Path, measured: dict[str, di
     for label, note in notes.items():
         if label in measured:
             measured[label].update(note)
+
+
+def _chosen(steps: tuple) -> tuple:
+    """The steps ``BENCH_GUI_ACTIONS`` names (all when unset), in the bench's order (a search after a
+    release needs "release export"); a name that matches no step is an error, not an empty table."""
+    chosen = [a.strip() for a in os.environ.get("BENCH_GUI_ACTIONS", "").split(",") if a.strip()]
+    unknown = sorted(set(chosen) - {label for label, _, _ in steps})
+    if unknown:
+        known = ", ".join(label for label, _, _ in steps)
+        raise SystemExit(f"BENCH_GUI_ACTIONS: no action named {', '.join(unknown)} (this tree has: {known})")
+    return tuple(s for s in steps if s[0] in chosen) if chosen else steps
+
+
+def _time_steps(steps: tuple, monitor: GapMonitor, wait, busy, measured: dict[str, dict], keep) -> None:
+    """Each step alone, from its start to its end and a few ticks after: seconds and event-loop gaps."""
+    for label, start, done in steps:
+        wait(lambda: not busy(), "the previous action")
+        monitor.mark(label)
+        monitor.clear()
+        monitor.recording = True
+        t0 = time.perf_counter()
+        start()
+        wait(done, label)
+        elapsed = time.perf_counter() - t0
+        settle = time.perf_counter() + 0.05  # a few ticks after: a freeze inside start() counts too
+        wait(lambda end=settle: time.perf_counter() > end, "")
+        monitor.recording = False
+        measured[label] = {"s": elapsed, **monitor.summary()}
+        keep()
 
 
 def gap_comparison(rows: list[dict]) -> str:
