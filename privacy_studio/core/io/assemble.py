@@ -188,7 +188,7 @@ def from_period_start(time: np.ndarray, origin: int) -> tuple[np.ndarray, int]:
         return time, origin
     lo, hi = (int(v) for v in value_range(time))
     shift = lo // HOUR * HOUR
-    if shift == 0 or hi - shift >= 2**31:
+    if shift == 0 or shift < -(2**31) or hi - shift >= 2**31:  # nothing to do, or it would not fit
         return time, origin
     np.subtract(time, np.int32(shift), out=time)
     return time, origin + shift
