@@ -9,19 +9,21 @@ from privacy_studio.core.engines.ingest import file_size, refuse_unsupported
 from privacy_studio.core.engines.inputs import EventFiles
 from privacy_studio.core.io.options import ReaderOptions
 
-#: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, UTC
-#: seconds int64, place int32; nothing per event from the place table) and running the 12-profile grid of
-#: ``benchmarks/bench_scale.py``. Whole-run peaks (``os.wait4``, 2 numba threads, 2026-11-27): 1M people
-#: (42,096,373 events) 1,822–1,866 MiB, 3M (126,397,966) 3,936–4,024 MiB, 10M (421,127,995) 12,778 MiB;
-#: slope 31.1 B/event. Kept at 36 (with :data:`FIXED_BYTES`: 19 % over the 10M peak, 13 % over the 1M one)
-#: rather than the fitted 32, which left 1 % at 1M, since peaks moved ~7 % between commits and the search's
-#: buffers grow with the thread count, not measured beyond 2 threads. 40 before, 95 before the compact
-#: columns (docs/engines-benchmark.md › National scale).
-BYTES_PER_EVENT = 36
+#: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, int32
+#: seconds from the period's start, place int32; nothing per event from the place table) and running the
+#: 12-profile grid of ``benchmarks/bench_scale.py``, with :data:`FIXED_BYTES`. Whole-run peaks (2 numba
+#: threads, 2026-11-27, int32 times): 10M people (421,127,995 events) 10,279 MiB, at the first profiles'
+#: traces and index (24.2 B/event beyond the fixed 600 MiB of before; 27.6 with int64 times); 1M
+#: (42,096,373) see docs/engines-benchmark.md. 28 with 1,000 MiB fixed is 19 % over the 10M peak and keeps
+#: ≥ 10 % at 1M, where the fixed part weighs most (the EM sums of the finest profile's points, the
+#: dictionaries); peaks moved ~7 % between commits and the search's buffers grow with the thread count.
+#: 36 (+ 600 MiB) with int64 times, 40 before, 95 before the compact columns.
+BYTES_PER_EVENT = 28
 #: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
 BYTES_PER_NUMBER = 8
-#: The interpreter, numba, pyarrow and the dictionaries of a month, whatever its size.
-FIXED_BYTES = 600 * 2**20
+#: The interpreter, numba, pyarrow, the dictionaries of a month and the per-point sums of its finest
+#: profile (bounded by places x time bins, not by people).
+FIXED_BYTES = 1000 * 2**20
 #: Rows per byte of text input are estimated from its first lines; gzip/zip files expand about this much.
 COMPRESSION_RATIO = 4.0
 #: Share of the available memory the in-memory engine may plan to use: the estimate is a measured whole-run

@@ -188,9 +188,11 @@ def from_period_start(time: np.ndarray, origin: int) -> tuple[np.ndarray, int]:
         return time, origin
     lo, hi = (int(v) for v in value_range(time))
     shift = lo // HOUR * HOUR
-    if shift == 0 or hi - shift >= 2**31:
+    if shift == 0 or hi - shift >= 2**31:  # nothing to do, or the span does not fit
         return time, origin
-    np.subtract(time, np.int32(shift), out=time)
+    # int32 arithmetic wraps: with every result in range, subtracting the wrapped shift is exact even when
+    # the shift itself (near -2^31) is not an int32
+    np.subtract(time, np.asarray(shift, dtype=np.int64).astype(np.int32), out=time)
     return time, origin + shift
 
 

@@ -136,16 +136,14 @@ def sample_pass(
     given_pts: np.ndarray,
     parts: np.ndarray,
 ):
-    """Sizes (S, R, pmax), EM/KL sums, rarest-first sizes (S, pmax) and per-point EM sums of ``users``;
-    the fixed parts of the users are taken in the order ``parts`` (:func:`spread_parts`)."""
+    """Sizes (S, R, pmax), EM/KL sums, rarest-first sizes (S, pmax), per-point EM sums; parts in ``parts``."""
     trace_ptr, trace_pts, trace_cnt, list_len = ix.trace_ptr, ix.trace_pts, ix.trace_cnt, ix.list_len
     post_ptr, post_users, dense_slot, bitmaps = ix.post_ptr, ix.post_users, ix.dense_slot, ix.bitmaps
     n_s = len(users)
     n_points = len(post_ptr) - 1
     max_trace = _longest_trace(users, trace_ptr)
     sizes = np.zeros((n_s, draws, pmax), dtype=np.int64)
-    em = np.full((n_s, draws, pmax), np.nan)
-    kl = np.full((n_s, draws, pmax), np.nan)
+    em, kl = np.full((n_s, draws, pmax), np.nan), np.full((n_s, draws, pmax), np.nan)
     rare = np.zeros((n_s, pmax), dtype=np.int64)
     do_em = em_mask.any()
     acc_parts = np.zeros((N_PARTS, n_points if do_em and ref_k >= 0 else 1))
@@ -153,8 +151,7 @@ def sample_pass(
         part = parts[i]
         work = _scratch(max_list, bitmaps.shape[1], n_points, len(trace_ptr) - 1, do_em)
         buf, bits, state = work[0], work[1], work[2]
-        keys = np.empty(max_trace)
-        order = np.empty(pmax, dtype=np.int64)
+        keys, order = np.empty(max_trace), np.empty(pmax, dtype=np.int64)
         acc = acc_parts[part]
         for s in range(part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS):
             u = users[s]
