@@ -264,7 +264,7 @@ def combined_table(events: EventTable, known: EventTable) -> EventTable:
         xy["amount"] = np.concatenate([events.amount, known.amount])
     return EventTable(
         user=np.concatenate([events.user, known.user + n]).astype(np.int32),
-        time=np.concatenate([events.time, known.time]),
+        time=np.concatenate([events.utc_seconds(), known.utc_seconds()]),
         location=np.concatenate([events.location, known.location]).astype(np.int32),
         user_ids=np.concatenate([events.user_ids, np.asarray([f"known:{u}" for u in events.user_ids])]),
         location_ids=events.location_ids,

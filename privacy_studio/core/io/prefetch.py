@@ -26,6 +26,8 @@ def prefetched(batches: Iterator[T], ahead: int = AHEAD) -> Iterator[T]:
     """The items of ``batches`` in order, produced by a thread up to ``ahead`` items early; its exceptions
     are raised here, at the item where they happened. Stopping early (a break, an exception, closing this
     generator) stops the thread before it reads further."""
+    if ahead < 1:  # a Queue of size 0 is unbounded: the whole file would be decoded ahead
+        raise ValueError(f"prefetched: ahead must be at least 1, got {ahead}")
     items: queue.Queue = queue.Queue(maxsize=ahead)
     stop = threading.Event()
 

@@ -115,7 +115,7 @@ def overview_of_dataset(dataset: Dataset) -> DatasetOverview:
     if ev.locations is not None:
         x = np.asarray(ev.locations.x_km, dtype=float)[: ev.n_locations]
         y = np.asarray(ev.locations.y_km, dtype=float)[: ev.n_locations]
-    hours = np.floor_divide(ev.time, HOUR)
+    hours = np.floor_divide(ev.utc_seconds(), HOUR)
     first = int(hours.min()) if len(hours) else 0
     hourly = np.bincount(hours - first).tolist() if len(hours) else []
     overview = DatasetOverview(

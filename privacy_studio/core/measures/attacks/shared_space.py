@@ -69,7 +69,7 @@ def _merged_events(
     else:  # sorted either way: the merged table's ids, or the distinct ids the events use
         location_ids = locations.ids if locations is not None else _used_location_ids(tables)
         location = np.concatenate([_codes_among(t, location_ids) for t in tables])
-    time = np.concatenate([first.time, second.time])
+    time = np.concatenate([first.utc_seconds(), second.utc_seconds()])
     order = np.lexsort((time, user))
     return EventTable(
         user=user.astype(np.int32)[order],
