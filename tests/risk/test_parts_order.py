@@ -23,7 +23,7 @@ def test_parts_are_dealt_round_robin(n_parts: int, threads: int) -> None:
     hands: list[list[int]] = [[] for _ in range(max(1, threads))]
     for part in range(n_parts):
         hands[part % len(hands)].append(part)
-    assert spread_parts(n_parts, threads).tolist() == sum(hands, [])
+    assert spread_parts(n_parts, threads).tolist() == [part for hand in hands for part in hand]
 
 
 @numba.njit(parallel=True)
