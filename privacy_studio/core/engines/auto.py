@@ -12,12 +12,11 @@ from privacy_studio.core.io.options import ReaderOptions
 #: Peak bytes per event of the in-memory engine reading Parquet into compact columns (user int32, int32
 #: seconds from the period's start, place int32; nothing per event from the place table) and running the
 #: 12-profile grid of ``benchmarks/bench_scale.py``, with :data:`FIXED_BYTES`. Whole-run peaks (2 numba
-#: threads, 2026-11-27, int32 times): 10M people (421,127,995 events) 10,279 MiB, at the first profiles'
-#: traces and index (24.2 B/event beyond the fixed 600 MiB of before; 27.6 with int64 times); 1M
-#: (42,096,373) see docs/engines-benchmark.md. 28 with 1,000 MiB fixed is 19 % over the 10M peak and keeps
-#: ≥ 10 % at 1M, where the fixed part weighs most (the EM sums of the finest profile's points, the
-#: dictionaries); peaks moved ~7 % between commits and the search's buffers grow with the thread count.
-#: 36 (+ 600 MiB) with int64 times, 40 before, 95 before the compact columns.
+#: threads, 2026-11-27, int32 times): 10M people (421,127,995 events) 10,279-10,335 MiB, at the first
+#: profiles' traces and index; 1M (42,096,373) 1,792 MiB. 28 B with 1,000 MiB fixed is 18 % over the 10M
+#: peak and 18 % over the 1M one, where the fixed part weighs most (the EM sums of the finest profile's
+#: points, the dictionaries); peaks moved ~7 % between commits and the search's buffers grow with the
+#: thread count. 36 B (+ 600 MiB) with int64 times, 40 before, 95 before the compact columns.
 BYTES_PER_EVENT = 28
 #: Every further per-event number the reader keeps (coordinates of the file's own, amounts, durations).
 BYTES_PER_NUMBER = 8
