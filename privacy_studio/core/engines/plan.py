@@ -233,7 +233,7 @@ def points_sql(
         unit, joins = "c.unit", joins + f" JOIN ps_cells c ON c.cx = {cx} AND c.cy = {cy}"
     else:
         unit, joins = "c.unit", joins + " JOIN ps_cells c ON c.rx = e.x AND c.ry = e.y"
-    point = f"{unit} * {int(n_bins)} + {bin_sql}"
+    point = f"CAST({unit} AS BIGINT) * {int(n_bins)} + {bin_sql}"  # d may pass 2^31: INT32 would overflow
     if price is not None:
         joins += PRICE_JOIN.format(guess=magnitude_guess(price.per_decade))
         point = f"({point}) * {int(price.n_bins)} + {price.expr}"
