@@ -510,8 +510,11 @@ def run_child(tree: Tree, name: str, data: Path) -> dict:
                 timeout=3 * TIMEOUT,
             )
             said = (done.stderr or done.stdout).strip().splitlines() if done.returncode else []
-            # the child's own reason (a step that timed out) before the worker threads' noise at exit
-            error = next((line for line in said if line.startswith(f"{name}: ")), "\n".join(said)[-600:])
+            # the child's own reason (a step that timed out), else a crash's, before Qt's noise at exit
+            telling = (f"{name}: ", "Fatal Python error", "Traceback", "Error", "Segmentation")
+            error = next((line for line in said if line.startswith(telling)), "\n".join(said)[-600:])
+            if done.returncode:
+                error = f"exit status {done.returncode}: {error}"
         except subprocess.TimeoutExpired:
             error = f"timed out after {3 * TIMEOUT:,.0f} s"
         # the child keeps what it measured after each step: a step that times out loses only itself
