@@ -35,6 +35,7 @@ from privacy_studio.core.project_schema import (
     validate,
 )
 from privacy_studio.core.risk.results import ProfileResult
+from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.user_keys import KEY as USER_KEYS
 from privacy_studio.core.user_keys import keyed_project_parts
 
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from privacy_studio.core.engines.engine_choice import EngineChoice
     from privacy_studio.core.io import Dataset
     from privacy_studio.core.progress import TaskControl
-    from privacy_studio.core.risk.settings import RiskSettings
 
 A = TypeVar("A")
 SUFFIX = ".psproj"
@@ -336,8 +336,6 @@ class Project:
     def risk_settings(self) -> RiskSettings:
         """The project's risk settings, typed (checked when the project was read); an empty grid when none
         were set yet. Read these, not the stored dict: defaults then come from one place."""
-        from privacy_studio.core.risk.settings import RiskSettings
-
         return RiskSettings.from_dict(self.settings or {"spatial": [], "temporal": []}, empty_grid_ok=True)
 
     def with_attributes(self, settings: RiskSettings) -> RiskSettings:
