@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-import gc
 import json
 import os
 import subprocess
@@ -144,16 +143,6 @@ class GapMonitor:
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
         self.timer.start()
-        self.collections: list[tuple[int, float]] = []  # (generation, seconds) of each garbage collection
-        gc.callbacks.append(self._collected)
-
-    def _collected(self, phase: str, info: dict) -> None:
-        """Time each garbage collection while recording: a full one walks every young object holding the
-        GIL, whichever thread set it off, and the GUI thread waits for it."""
-        if phase == "start":
-            self._gc_start = time.perf_counter()
-        elif self.recording:
-            self.collections.append((info["generation"], time.perf_counter() - self._gc_start))
 
     def _tick(self) -> None:
         now, cpu = time.perf_counter(), time.thread_time()
@@ -167,7 +156,6 @@ class GapMonitor:
     def clear(self) -> None:
         self.gaps.clear()
         self.cpu.clear()
-        self.collections.clear()
 
     def dump_stalls(self, path: Path, threshold: float = 0.06) -> None:
         """Write every thread's stack to ``path`` whenever the loop stops turning for ``threshold`` s: the
@@ -222,8 +210,6 @@ class GapMonitor:
             "cpu_max_ms": float(cpu.max()),
             "gap_p99_ms": float(np.percentile(gaps, 99)),
             "ticks": len(self.gaps),
-            "gc_max_ms": max((t * 1000 for _, t in self.collections), default=0.0),
-            "gc_full": sum(1 for g, _ in self.collections if g == 2),
         }
 
 
@@ -498,15 +484,13 @@ def gap_comparison(rows: list[dict]) -> str:
 
 
 def action_table(rows: list[dict]) -> str:
-    """One row per dataset, tree and action: seconds, the max and p99 event-loop gap, and the longest garbage
-    collection in it with the number of full ones."""
-    head = ("dataset", "tree", "action", "s", "max gap ms", "p99 gap ms", "longest gc ms (full ones)")
+    """One row per dataset, tree and action: seconds and the max and p99 event-loop gap."""
+    head = ("dataset", "tree", "action", "s", "max gap ms", "p99 gap ms")
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     for r in rows:
         for label, a in (r.get("actions") or {}).items():
             cells = [r["dataset"], r["tree"], label, fmt(a["s"])]
-            cells += [fmt(a["gap_max_ms"], "ms"), fmt(a["gap_p99_ms"], "ms")]
-            lines.append(" | ".join([*cells, f"{fmt(a.get('gc_max_ms'), 'ms')} ({a.get('gc_full', '—')})"]))
+            lines.append(" | ".join([*cells, fmt(a["gap_max_ms"], "ms"), fmt(a["gap_p99_ms"], "ms")]))
     return "\n".join(lines)
 
 
