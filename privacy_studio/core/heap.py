@@ -1,15 +1,11 @@
-"""Giving freed heap memory back to the system at the points of a run where large buffers were just freed,
-and keeping the garbage collector out of long encodes of acyclic data."""
+"""Giving freed heap memory back to the system at the points of a run where large buffers were just freed."""
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import functools
-import gc
 import sys
-from collections.abc import Iterator
 
 
 @functools.cache
@@ -34,19 +30,3 @@ def return_freed_memory() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
-
-
-@contextlib.contextmanager
-def collections_paused() -> Iterator[None]:
-    """Pause the garbage collector's automatic collections while millions of acyclic objects are made and
-    dropped (a project's document encoded to JSON): they leave no cycles to collect, but their numbers
-    trigger full collections that walk every one of them holding the GIL (one of 55 ms in a probe encoding
-    a 75 MB document; the window paused 143 ms while the 100k city's project was saved).
-    Collections resume afterwards, also when the block fails."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

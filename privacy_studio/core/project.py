@@ -19,7 +19,6 @@ import numpy as np
 
 from privacy_studio import __version__
 from privacy_studio.core.atomic import WriteError, atomic_write
-from privacy_studio.core.heap import collections_paused
 from privacy_studio.core.project_schema import (
     FORMAT_TAG,
     SCHEMA_VERSION,
@@ -295,13 +294,12 @@ class Project:
             raise ProjectError(f"{target}: the folder {folder} does not exist")
         self.modified = now()
         self.app_version = __version__
-        with collections_paused():  # the document's objects hold no cycles; their count set off full ones
-            document = self.to_dict(folder)
-            validate(document, str(target))  # never write a project that opening would refuse
-            try:
-                _write_document(target, document, control)
-            except WriteError as exc:
-                raise ProjectError(str(exc)) from None
+        document = self.to_dict(folder)
+        validate(document, str(target))  # never write a project that opening would refuse
+        try:
+            _write_document(target, document, control)
+        except WriteError as exc:
+            raise ProjectError(str(exc)) from None
         self.path = target
         return target
 

@@ -111,39 +111,6 @@ def test_save_is_atomic_and_leaves_no_temp_files(inputs: Path, monkeypatch: pyte
     assert sorted(f.name for f in inputs.iterdir() if f.name.endswith(".tmp")) == []
 
 
-def test_save_encodes_with_automatic_collections_paused_and_resumes_them(
-    inputs: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A full collection walking the document's millions of objects paused the window while it saved (the
-    100k city, issue #27): collections are off while the document is made and written, on again after,
-    also when the write fails; the file is the same text as ``json.dumps(indent=2)``."""
-    import gc
-
-    from privacy_studio.core import project as project_module
-
-    p = _sample_project(inputs)
-    seen: list[bool] = []
-    write = project_module._write_document
-
-    def spy(*args: object) -> None:
-        seen.append(gc.isenabled())
-        write(*args)
-
-    monkeypatch.setattr(project_module, "_write_document", spy)
-    target = p.save(inputs / "study.psproj")
-    assert seen == [False] and gc.isenabled()
-    document = json.loads(target.read_text(encoding="utf-8"))
-    assert target.read_text(encoding="utf-8") == json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-    def disk_full(*_args: object) -> None:
-        raise OSError(28, "full")
-
-    monkeypatch.setattr("privacy_studio.core.project.os.replace", disk_full)
-    with pytest.raises(ProjectError, match="full"):
-        p.save()
-    assert seen == [False, False] and gc.isenabled()
-
-
 def test_non_finite_numbers_are_stored_as_null(tmp_path: Path) -> None:
     entry = PResult(p=2, em=float("nan"), kl=float(np.float32("inf")))
     p = Project(results=[ProfileResult(label="a", by_p=[entry], fill_rate=np.float64(0.5))])
