@@ -131,8 +131,17 @@ def _interrupted(final: bool) -> int:
     KeyboardInterrupt, raised after this message, made the process die by the signal instead (status -2)."""
     if final:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        forget_unhandled_interrupt()
     print("interrupted", file=sys.stderr)
     return 130
+
+
+def forget_unhandled_interrupt() -> None:
+    """Clear CPython's note that a KeyboardInterrupt escaped an ``exec`` of source text (numba, dataclasses
+    and namedtuple build code that way): under ``python -m`` the interpreter otherwise ends by re-sending
+    itself SIGINT after the command returned 130, and the caller sees status -2. Running an empty source
+    text resets the note, which is kept in a C global."""
+    exec("")  # an empty program: its only effect is the reset
 
 
 def _run(argv: list[str] | None) -> int:

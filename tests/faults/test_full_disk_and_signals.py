@@ -176,6 +176,32 @@ def test_ctrl_c_exits_130_and_keeps_the_output(delay: float, tmp_path: Path, rec
     record(outcome, f"rc={process.returncode} {err[max(at - 300, 0) : at + 2500]}")
 
 
+PROBE = """
+import os, signal
+from privacy_studio.cli import _interrupted, _watch_ctrl_c
+
+_watch_ctrl_c()
+try:  # Ctrl-C while numba or a dataclass runs generated source text
+    exec("import os, signal, time\\nos.kill(os.getpid(), signal.SIGINT)\\ntime.sleep(30)")
+except KeyboardInterrupt:
+    raise SystemExit(_interrupted(final=True))
+"""
+
+
+def test_ctrl_c_inside_generated_code_still_exits_130(tmp_path: Path) -> None:
+    """Run with ``python -m`` as the tests' commands are: CPython remembers a KeyboardInterrupt that left an
+    ``exec`` of source text and, once the module returned, killed itself with SIGINT (status -2, seen in CI
+    one run in fifty when Ctrl-C met numba's compiler)."""
+    (tmp_path / "ctrl_c_probe").mkdir()
+    (tmp_path / "ctrl_c_probe" / "__main__.py").write_text(PROBE)
+    env = environment_for_subprocess()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    done = subprocess.run(
+        [sys.executable, "-m", "ctrl_c_probe"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr.strip()) == (130, "interrupted")
+
+
 @pytest.mark.parametrize("delay", [1.5, 4.0])
 def test_kill_9_leaves_the_output_whole_after_the_next_start(
     delay: float, tmp_path: Path, record: Callable
