@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privacy_studio.core.events import build_event_table
+from privacy_studio.core.events import EventTable, LocationTable, build_event_table
 from privacy_studio.core.generalize import Profile, generalize
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.measures.attacks.shared_space import merge_tables, truth_pairs
@@ -42,6 +42,40 @@ def test_location_missing_from_hierarchies_is_named():
     h = Hierarchy.from_mapping(calls.location_ids, "antenna", {"zip": np.array(["Z1"])})
     with pytest.raises(ValueError, match="location 'S1' is in no hierarchy file"):
         merge_tables(calls, cards, h, None)
+
+
+def _placed(ids: list[str], lat: list[float], lon: list[float]) -> LocationTable:
+    return LocationTable(np.array(ids), np.array(lat), np.array(lon), np.array(lon) * 80, np.array(lat) * 111)
+
+
+def _at(places: LocationTable, user: str) -> EventTable:
+    n = len(places.ids)
+    return build_event_table(np.array([user] * n), np.arange(n) * 3600, places.ids, locations=places)
+
+
+def test_one_location_at_two_places_is_refused():
+    calls = _at(_placed(["A1", "A2"], [48.85, 48.86], [2.35, 2.36]), "u1")
+    moved = _at(_placed(["A1", "A3"], [48.90, 48.87], [2.35, 2.37]), "c1")
+    with pytest.raises(ValueError, match=r"location 'A1' is at two places .*48.850000, 2.350000 and 48.9"):
+        merge_tables(calls, moved)
+
+
+def test_a_place_one_dataset_does_not_locate_takes_the_others_coordinates():
+    calls = _at(_placed(["A1", "A2"], [np.nan, 48.86], [np.nan, 2.36]), "u1")
+    cards = _at(_placed(["A1"], [48.85], [2.35]), "c1")
+    places = merge_tables(calls, cards).events.locations
+    assert places.ids.tolist() == ["A1", "A2"]
+    assert places.lat.tolist() == [48.85, 48.86]
+    assert merge_tables(cards, calls).events.locations.lat.tolist() == [48.85, 48.86]
+
+
+def test_one_location_in_two_units_is_refused():
+    calls = build_event_table(np.array(["u1"]), np.array([0]), np.array(["A1"]))
+    cards = build_event_table(np.array(["c1"]), np.array([0]), np.array(["A1"]))
+    h_calls = Hierarchy.from_mapping(calls.location_ids, "antenna", {"zip": np.array(["Z1"])})
+    h_cards = Hierarchy.from_mapping(cards.location_ids, "antenna", {"zip": np.array(["Z2"])})
+    with pytest.raises(ValueError, match="location 'A1' is in zip 'Z1' in one hierarchy file and in 'Z2'"):
+        merge_tables(calls, cards, h_calls, h_cards)
 
 
 def test_empty_dataset_is_refused():
@@ -122,14 +156,12 @@ def _merged_by_spelling(first, second):
 def test_merge_codes_every_event_as_spelling_each_id_out(left, right, with_places):
     """Coded from each table's distinct ids, the merged users, places and event order are those of the
     merge that spelled every event's ids (with and without a table of places)."""
-    from privacy_studio.core.events import LocationTable
 
     def table(rows):
         users, times, places = (np.array(c) for c in zip(*rows, strict=True))
         distinct = np.unique(places)
-        known = (
-            LocationTable(distinct, *(np.arange(len(distinct), dtype=float),) * 4) if with_places else None
-        )
+        where = np.array([sum(map(ord, p)) for p in distinct], dtype=float)  # one place per id in both
+        known = LocationTable(distinct, *(where,) * 4) if with_places else None
         return build_event_table(users, times * 3600, places, locations=known)
 
     first, second = table(left), table(right)

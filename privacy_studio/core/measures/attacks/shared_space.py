@@ -14,6 +14,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable, LocationTable
 from privacy_studio.core.geo import LocalProjection
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.numbers import count
 
 _PREFIX = ("0|", "1|")  # sorts every identified user before every anonymous one, keeping their own order
 
@@ -105,18 +106,53 @@ def _codes_among(table: EventTable, merged: np.ndarray) -> np.ndarray:
 def _merge_locations(
     first: EventTable, second: EventTable, projection: LocalProjection | None
 ) -> LocationTable | None:
+    """The places of both tables, one row per id: where one table leaves a place's coordinates unknown the
+    other's are kept; an id both tables put at two different places is refused (:func:`_same_places`)."""
     if first.locations is None or second.locations is None:
         return None
-    ids = np.concatenate([first.locations.ids, second.locations.ids]).astype(str)
-    uniq, where = np.unique(ids, return_index=True)
-    lat = np.concatenate([first.locations.lat, second.locations.lat])[where]
-    lon = np.concatenate([first.locations.lon, second.locations.lon])[where]
+    both = [first.locations, second.locations]
+    ids = np.concatenate([t.ids for t in both]).astype(str)
+    lat, lon, x, y = (np.concatenate([getattr(t, n) for t in both]) for n in ("lat", "lon", "x_km", "y_km"))
+    _same_places(ids, lat, lon, x, y)
+    known_first = np.lexsort((np.isnan(lat) & np.isnan(x), ids))  # a row with coordinates before one without
+    uniq, where = np.unique(ids[known_first], return_index=True)
+    where = known_first[where]
+    lat, lon = lat[where], lon[where]
     if projection is not None:
         x, y = projection.forward(lat, lon)
     else:
-        x = np.concatenate([first.locations.x_km, second.locations.x_km])[where]
-        y = np.concatenate([first.locations.y_km, second.locations.y_km])[where]
+        x, y = x[where], y[where]
     return LocationTable(uniq, lat, lon, x, y)
+
+
+#: Coordinates further apart than this are two places (about 0.1 m either way).
+_SAME_DEGREES, _SAME_KM = 1e-6, 1e-4
+
+
+def _same_places(ids: np.ndarray, lat: np.ndarray, lon: np.ndarray, x: np.ndarray, y: np.ndarray) -> None:
+    """Refuse one location id at two places in the two datasets: merged, one of them would be dropped
+    without a word and the attack would run on geography neither dataset has."""
+    order = np.argsort(ids, kind="stable")
+    twice = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    a, b = order[twice], order[twice + 1]
+    apart = np.zeros(len(a), dtype=bool)
+    for values, tolerance in ((lat, _SAME_DEGREES), (lon, _SAME_DEGREES), (x, _SAME_KM), (y, _SAME_KM)):
+        with np.errstate(invalid="ignore"):
+            apart |= np.abs(values[a] - values[b]) > tolerance  # False where either is unknown (NaN)
+    if apart.any():
+        i, j = a[apart][0], b[apart][0]
+        raise ValueError(
+            f"location {str(ids[i])!r} is at two places in the two datasets ({_place(lat, lon, x, y, i)} "
+            f"and {_place(lat, lon, x, y, j)}; {count(int(apart.sum()))} of {count(len(a))} ids both list "
+            "are placed apart): a linkage attack needs one place per location id"
+        )
+
+
+def _place(lat: np.ndarray, lon: np.ndarray, x: np.ndarray, y: np.ndarray, i: int) -> str:
+    """A place's coordinates as written in an error: latitude and longitude when known, else kilometres."""
+    if np.isfinite(lat[i]) and np.isfinite(lon[i]):
+        return f"{lat[i]:.6f}, {lon[i]:.6f}"
+    return f"x {x[i]:.4f} km, y {y[i]:.4f} km"
 
 
 def _merge_hierarchies(
@@ -136,7 +172,12 @@ def _merge_hierarchies(
         unit_of: dict[str, str] = {}
         for table, h in known:
             units = h.unit_ids[level][h.unit_codes[level]]
-            unit_of.update(zip(table.location_ids.tolist(), units.tolist(), strict=True))
+            for lid, unit in zip(table.location_ids.tolist(), units.tolist(), strict=True):
+                if unit_of.setdefault(lid, unit) != unit:
+                    raise ValueError(
+                        f"location {lid!r} is in {level} {unit_of[lid]!r} in one hierarchy file and in "
+                        f"{unit!r} in the other: a linkage attack needs one {level} per location"
+                    )
         missing = [lid for lid in location_ids.tolist() if lid not in unit_of]
         if missing:
             raise ValueError(
