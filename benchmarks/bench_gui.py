@@ -304,6 +304,7 @@ def child(name: str, data: Path, out: Path) -> None:
     monitor.recording = False
     result.update(monitor.summary())
 
+    monitor.mark("tab switches after the run")  # timed apart: their stacks are not the run's
     switches = []
     for i in range(window.tabs.count()):
         t1 = time.perf_counter()
@@ -319,6 +320,7 @@ def child(name: str, data: Path, out: Path) -> None:
     actions(window, monitor, wait, tmp, result["actions"], lambda: out.write_text(json.dumps(result)))
 
     # Cancel: a second run, Esc due CANCEL_AFTER seconds in (sent when the event loop next turns).
+    monitor.mark("the cancelled run")  # else its stacks read as the last action's (the search's)
     window.tabs.setCurrentIndex(0)
     t0 = time.perf_counter()
     worker = window.start_run(window.grid.settings())
