@@ -204,8 +204,7 @@ class GapMonitor:
         cpu = np.asarray(self.cpu or [0.0]) * 1000
         return {
             "gap_max_ms": float(gaps.max()),
-            # on a loaded machine a gap is mostly waiting for a core: the GUI thread's own CPU time in the
-            # longest gap and the most it spent in any one gap say how much of it is the studio's work
+            # the GUI thread's own CPU in the longest gap and in any one gap: the studio's share of a gap
             "gap_max_cpu_ms": float(cpu[int(gaps.argmax())]),
             "cpu_max_ms": float(cpu.max()),
             "gap_p99_ms": float(np.percentile(gaps, 99)),
@@ -303,7 +302,6 @@ def child(name: str, data: Path, out: Path) -> None:
     result["first_plot_s"] = first_plot
     monitor.recording = False
     result.update(monitor.summary())
-
     monitor.mark("tab switches after the run")  # timed apart: their stacks are not the run's
     switches = []
     for i in range(window.tabs.count()):
