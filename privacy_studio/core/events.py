@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from privacy_studio.core.kernels.distinct import distinct
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.kernels.timebins import shift_by_offset_pieces, value_range
 
 #: Optional per-event float columns, in the order they are listed in summaries.

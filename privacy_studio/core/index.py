@@ -13,7 +13,7 @@ import numpy as np
 
 from privacy_studio.core.generalize import Traces
 from privacy_studio.core.kernels.arrays import IndexArrays
-from privacy_studio.core.kernels.distinct import distinct
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.kernels.postings import compact_points, fill_bitmaps, fill_postings
 
 #: Bitmaps may always use this much memory, however short the posting lists.

@@ -15,8 +15,8 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import PriceLevel, Traces, price_bins, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.kernels.distinct import distinct
 from privacy_studio.core.kernels.flows import count_flows
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.naming import label_words
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
-from privacy_studio.core.kernels.distinct import distinct
 from privacy_studio.core.kernels.fingerprints import classes, trace_hashes
+from privacy_studio.core.kernels.gil_free import distinct
 
 #: Class sizes for which the share of users in smaller classes is reported.
 THRESHOLDS = (2, 5, 10, 100)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, TemporalLevel, generalize, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
-from privacy_studio.core.kernels.distinct import distinct
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.measures.attacks.matching import run_matching
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
