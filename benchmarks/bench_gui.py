@@ -204,8 +204,7 @@ class GapMonitor:
         cpu = np.asarray(self.cpu or [0.0]) * 1000
         return {
             "gap_max_ms": float(gaps.max()),
-            # on a loaded machine a gap is mostly waiting for a core: the GUI thread's own CPU time in the
-            # longest gap and the most it spent in any one gap say how much of it is the studio's work
+            # the GUI thread's own CPU in the longest gap and in any one gap: the studio's share of a gap
             "gap_max_cpu_ms": float(cpu[int(gaps.argmax())]),
             "cpu_max_ms": float(cpu.max()),
             "gap_p99_ms": float(np.percentile(gaps, 99)),
@@ -303,7 +302,7 @@ def child(name: str, data: Path, out: Path) -> None:
     result["first_plot_s"] = first_plot
     monitor.recording = False
     result.update(monitor.summary())
-
+    monitor.mark("tab switches after the run")  # timed apart: their stacks are not the run's
     switches = []
     for i in range(window.tabs.count()):
         t1 = time.perf_counter()
@@ -319,6 +318,7 @@ def child(name: str, data: Path, out: Path) -> None:
     actions(window, monitor, wait, tmp, result["actions"], lambda: out.write_text(json.dumps(result)))
 
     # Cancel: a second run, Esc due CANCEL_AFTER seconds in (sent when the event loop next turns).
+    monitor.mark("the cancelled run")  # else its stacks read as the last action's (the search's)
     window.tabs.setCurrentIndex(0)
     t0 = time.perf_counter()
     worker = window.start_run(window.grid.settings())

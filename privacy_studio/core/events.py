@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.kernels.timebins import shift_by_offset_pieces, value_range
 
 #: Optional per-event float columns, in the order they are listed in summaries.
@@ -159,7 +160,7 @@ class EventTable:
 
     def subset_users(self, keep: np.ndarray) -> EventTable:
         """A table with only the users whose codes are in ``keep`` (user codes are renumbered)."""
-        keep = np.unique(np.asarray(keep, dtype=np.int64))
+        keep = distinct(np.asarray(keep, dtype=np.int64))
         mask = np.isin(self.user, keep)
         remap = np.full(self.n_users, -1, dtype=np.int32)
         remap[keep] = np.arange(len(keep), dtype=np.int32)

@@ -13,6 +13,7 @@ import numpy as np
 
 from privacy_studio.core.generalize import Traces
 from privacy_studio.core.kernels.arrays import IndexArrays
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.kernels.postings import compact_points, fill_bitmaps, fill_postings
 
 #: Bitmaps may always use this much memory, however short the posting lists.
@@ -88,7 +89,7 @@ def build_index(traces: Traces, dense_min: int | None = None) -> PointIndex:
         remap[point_ids] = np.arange(len(point_ids), dtype=np.int32)
         del seen
     else:
-        point_ids = np.unique(points)
+        point_ids = distinct(points)
         remap = None
     trace_pts, counts = compact_points(points, point_ids, remap)
     post_ptr = np.zeros(len(point_ids) + 1, dtype=np.int64)

@@ -134,3 +134,62 @@ def _dict_parts(
         yield json.dumps(key, ensure_ascii=options.get("ensure_ascii", True)) + key_sep
         yield from dumps_parts(item, depth - 1, **options)
     yield "}"
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def indented_parts(value: Any, indent: int = 2, level: int = 0) -> Iterator[str]:
+    """Pieces of ``json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)``, made mostly by
+    the C encoder: Python's encoder writes an indented document value by value in Python (3 s for the 100k
+    city's 60 MB project, the GIL handed back to the window only every switch interval, so each of its many
+    GIL requests while painting waited), while here a list or dict of plain values is one C call per
+    :data:`CHUNK` items, and only the containers holding containers are walked in Python."""
+    kind = type(value)
+    if kind is dict and value and all(type(k) is str for k in value):
+        yield from _indented_dict(value, indent, level)
+    elif kind in (list, tuple) and value:
+        yield from _indented_list(value, indent, level)
+    elif kind in (dict, list, tuple):  # empty, or a dict with keys that are not strings: rare, small
+        text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+        yield text.replace("\n", "\n" + " " * (indent * level))  # strings in JSON text hold no raw newline
+    else:
+        yield json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _indented_list(value: list | tuple, indent: int, level: int) -> Iterator[str]:
+    inner = "\n" + " " * (indent * (level + 1))
+    yield "[" + inner
+    if all(type(v) in _SCALARS for v in value):
+        yield from _flat((value[start : start + CHUNK] for start in range(0, len(value), CHUNK)), inner)
+    else:
+        for i, item in enumerate(value):
+            if i:
+                yield "," + inner
+            yield from indented_parts(item, indent, level + 1)
+    yield "\n" + " " * (indent * level) + "]"
+
+
+def _indented_dict(value: dict[str, Any], indent: int, level: int) -> Iterator[str]:
+    inner = "\n" + " " * (indent * (level + 1))
+    yield "{" + inner
+    if all(type(v) in _SCALARS for v in value.values()):  # e.g. a value per person: chunks of items
+        items = list(value.items())
+        yield from _flat((dict(items[start : start + CHUNK]) for start in range(0, len(items), CHUNK)), inner)
+    else:
+        for i, (key, item) in enumerate(value.items()):
+            if i:
+                yield "," + inner
+            yield json.dumps(key, ensure_ascii=False) + ": "
+            yield from indented_parts(item, indent, level + 1)
+    yield "\n" + " " * (indent * level) + "}"
+
+
+def _flat(chunks: Iterator[Any], inner: str) -> Iterator[str]:
+    """The items of lists or dicts of plain values, one C call each, separated as an indented container's
+    items at the indentation ``inner`` (a newline and spaces)."""
+    separators = ("," + inner, ": ")
+    for i, chunk in enumerate(chunks):
+        if i:
+            yield separators[0]
+        yield json.dumps(chunk, ensure_ascii=False, allow_nan=False, separators=separators)[1:-1]

@@ -16,6 +16,7 @@ from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import PriceLevel, Traces, price_bins, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.flows import count_flows
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.naming import label_words
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0
@@ -250,7 +251,7 @@ class UnitLinks:
         cls, fine_units: np.ndarray, coarse_units: np.ndarray, n_fine: int, n_coarse: int
     ) -> UnitLinks:
         """The distinct (fine unit, coarse unit) pairs of the events."""
-        keys = np.unique(np.asarray(fine_units, np.int64) * n_coarse + np.asarray(coarse_units, np.int64))
+        keys = distinct(np.asarray(fine_units, np.int64) * n_coarse + np.asarray(coarse_units, np.int64))
         ptr = np.zeros(n_fine + 1, dtype=np.int64)
         ptr[1:] = np.cumsum(np.bincount(keys // n_coarse, minlength=n_fine))
         return cls(ptr, keys % n_coarse)

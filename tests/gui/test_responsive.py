@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -328,3 +328,59 @@ def test_pareto_names_cover_no_other_name_point_or_the_front(window, qtbot):
         for r in rects:
             assert view.sceneBoundingRect().contains(r)
             assert not any(r.contains(p) for p in points)
+
+
+def _disclosure_record(spatial: str, temporal: str, scale: float) -> dict:
+    record = _record(spatial, temporal)
+    for entry in record["by_p"]:
+        entry.update(k_disclosure=scale * entry["p"], em=0.01 * scale, kl=0.2 * scale)
+    return record
+
+
+class _PaintCounter(QObject):
+    """Counts the paint events of the widget it filters."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        self.paints += event.type() == QEvent.Type.Paint
+        return False
+
+
+def _paints_per_new_result(qtbot, settle: bool) -> list[int]:
+    """Paints of a shown Disclosure plot's view after each of three results arriving one by one."""
+    from privacy_studio.gui.plots.disclosure import DisclosurePlot
+
+    plot = DisclosurePlot()
+    qtbot.addWidget(plot)
+    if not settle:
+        plot.settle_views = lambda: None
+    counter = _PaintCounter()
+    plot.graphics.viewport().installEventFilter(counter)
+    plot.redraw_only_when_shown()
+    plot.resize(1200, 500)
+    plot.show()
+    qtbot.waitExposed(plot)
+    cells = [("zip", "1h"), ("zip", "1w"), ("district", "1h"), ("district", "1w")]
+    records = [_disclosure_record(s, t, 1 + i) for i, (s, t) in enumerate(cells)]
+    counts = []
+    for n in range(1, len(records) + 1):
+        plot.set_records(records[:n])
+        qtbot.wait(REDRAW_WAIT_MS + 200)
+        counts.append(counter.paints)
+        counter.paints = 0
+    plot.graphics.viewport().removeEventFilter(counter)
+    return counts[1:]  # the first includes the plot's first showing
+
+
+def test_a_new_result_costs_one_paint_fewer(qtbot):
+    """pyqtgraph fitted a view's auto range while painting, which moved the items and asked for another
+    fit and another whole paint (each replaying every axis): the ranges are now fitted before the paint.
+    A result that widens an axis's labels still costs the relayout's paints (pyqtgraph learns their size
+    while painting)."""
+    settled = _paints_per_new_result(qtbot, settle=True)
+    before = _paints_per_new_result(qtbot, settle=False)
+    assert settled[0] == 1, settled
+    assert all(now < then for now, then in zip(settled, before, strict=True)), (settled, before)

@@ -92,3 +92,43 @@ def test_a_long_list_is_cut_into_chunks():
     value = {"per_user": list(range(3 * json_parts.CHUNK + 5)), "name": "x"}
     pieces = list(json_parts.dumps_parts(value, separators=(",", ":"), sort_keys=True))
     assert len(pieces) > 4 and "".join(pieces) == json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+PLAIN = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda kids: (
+        st.lists(kids, max_size=5)
+        | st.tuples(kids, kids)
+        | st.dictionaries(st.text(max_size=4) | st.integers(), kids, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PLAIN, st.integers(1, 3), st.sampled_from([1, 2, 4]))
+def test_indented_pieces_make_the_text_of_json_dumps_indent(value, chunk, indent):
+    """The project file's text: lists and dicts of plain values cut into chunks, at any nesting, empty
+    containers and integer keys included."""
+    saved, json_parts.CHUNK = json_parts.CHUNK, chunk
+    try:
+        pieces = "".join(json_parts.indented_parts(value, indent))
+    finally:
+        json_parts.CHUNK = saved
+    assert pieces == json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def test_indented_pieces_refuse_nan_as_json_dumps_does():
+    with pytest.raises(ValueError):
+        "".join(json_parts.indented_parts({"a": [1.0, float("nan")]}))
+
+
+def test_a_long_flat_list_is_one_c_call_per_chunk():
+    value = {"results": [{"per_user": [i / 7 for i in range(3 * json_parts.CHUNK + 5)], "name": "é"}]}
+    pieces = list(json_parts.indented_parts(value))
+    assert max(len(p) for p in pieces) > json_parts.CHUNK  # chunks, not values one by one
+    assert "".join(pieces) == json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)

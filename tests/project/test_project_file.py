@@ -374,3 +374,21 @@ def test_a_large_file_decodes_a_slice_at_a_time_as_in_one_piece(monkeypatch):
         project_schema.parse_document(b'{"a": "\xe2\x82A"}', "x")
     with pytest.raises(ProjectError, match="the file is empty"):
         project_schema.parse_document(b" \n\t ", "x")
+
+
+def test_the_file_is_the_text_of_json_dumps_indent_2_and_reads_back(tmp_path: Path, monkeypatch) -> None:
+    """Saving encodes lists and dicts of plain values in chunks (``json_parts.indented_parts``): the file is
+    still exactly ``json.dumps(document, indent=2)``, long per-person lists and dicts cut into several
+    chunks included, and it opens to the same project."""
+    from privacy_studio.core import json_parts
+
+    monkeypatch.setattr(json_parts, "CHUNK", 7)
+    project = Project(name="Études", analyses={"per_person": {f"u{i}": i / 3 for i in range(30)}})
+    project.results = [
+        ProfileResult.from_dict({"label": "zip/1h", "per_user_em": [i / 7 for i in range(50)], "n": 50})
+    ]
+    path = project.save(tmp_path / "chunked.psproj")
+    expected = json.dumps(project.to_dict(tmp_path), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    assert path.read_text(encoding="utf-8") == expected
+    again = Project.load(path)
+    assert again == project and again.to_dict(tmp_path) == project.to_dict(tmp_path)

@@ -10,6 +10,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize.levels import SpatialLevel
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.kernels.gil_free import cumsum64
 
 
 @dataclass
@@ -79,7 +80,7 @@ def unique_pairs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     new[0] = True
     new[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])
     inverse = np.empty(len(order), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
+    inverse[order] = cumsum64(new) - 1
     return np.column_stack([xs[new], ys[new]]), inverse
 
 

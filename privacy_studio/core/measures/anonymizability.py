@@ -18,6 +18,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import unique_pairs
 from privacy_studio.core.kernels import anonymizability as kern
+from privacy_studio.core.kernels.gil_free import cumsum64
 from privacy_studio.core.progress import TaskControl, as_control
 
 MODES = {"plain": kern.MODE_PLAIN, "merge": kern.MODE_MERGE, "prune": kern.MODE_PRUNE}
@@ -173,7 +174,7 @@ class Fingerprints:
             new[1:] = (
                 (np.diff(user[order]) != 0) | (np.diff(self.x[order]) != 0) | (np.diff(self.y[order]) != 0)
             )
-            place_of_sorted = np.cumsum(new) - 1
+            place_of_sorted = cumsum64(new) - 1
             loc = np.empty(len(order), dtype=np.int64)
             loc[order] = place_of_sorted
             first = order[new]

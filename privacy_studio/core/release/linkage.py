@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, TemporalLevel, generalize, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
+from privacy_studio.core.kernels.gil_free import distinct
 from privacy_studio.core.measures.attacks.matching import run_matching
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
@@ -54,7 +53,7 @@ def released_events(
         _offsets=None,
         _period=None,
     )
-    return part.subset_users(np.unique(part.user))
+    return part.subset_users(distinct(part.user))
 
 
 def _coarser_temporal(a: TemporalLevel, b: TemporalLevel) -> TemporalLevel:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
+from privacy_studio.core.kernels.gil_free import cumsum64
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
@@ -48,7 +49,7 @@ class Removal:
 
 def keep_rows(traces: Traces, keep: np.ndarray) -> Traces:
     """The traces with only the (person, point) rows where ``keep`` is true; users keep their codes."""
-    kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+    kept_before = np.concatenate([[0], cumsum64(keep)])
     lengths = kept_before[traces.indptr[1:]] - kept_before[traces.indptr[:-1]]
     indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     return replace(traces, indptr=indptr, points=traces.points[keep], counts=traces.counts[keep])

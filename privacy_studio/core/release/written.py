@@ -21,6 +21,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from privacy_studio.core.events import EventTable, build_event_table
+from privacy_studio.core.kernels.gil_free import cumsum64
 
 #: Separates the columns inside a row's place text (never part of a released value).
 SEPARATOR = "\x1f"
@@ -103,7 +104,7 @@ def repeat_numbers(columns: list[pa.ChunkedArray | pa.Array]) -> np.ndarray:
         new[1:] |= ranked[1:] != ranked[:-1]
     starts = np.flatnonzero(new)
     nth = np.empty(n, dtype=np.int64)
-    nth[order] = np.arange(n) - starts[np.cumsum(new) - 1]
+    nth[order] = np.arange(n) - starts[cumsum64(new) - 1]
     return nth
 
 

@@ -208,6 +208,7 @@ class PlotTab(QWidget):
         while self._stale:
             self._stale = False
             self.refresh()
+        self.settle_views()
 
     def _redraw_step(self) -> None:
         """A timed redraw: a refresh that builds many items may stop part way (``continue_later``), so
@@ -219,6 +220,16 @@ class PlotTab(QWidget):
                 self.refresh()
             finally:
                 self.in_steps = False
+            self.settle_views()
+
+    def settle_views(self) -> None:
+        """Fit each view's auto range to its new items now, not while painting: pyqtgraph fits it in the
+        paint, whose new transform asks for another fit and so another whole paint (two to five paints of
+        the plot for one new result, each replaying every axis: the window's longest pauses in a run)."""
+        for item in self.graphics.scene().items():
+            if isinstance(item, pg.ViewBox):
+                item.prepareForPaint()  # fits the range and moves the items: this queues one more fit
+                item.prepareForPaint()  # which finds the same range, so the paint to come is the last
 
     def continue_later(self) -> None:
         """Called by a stepped refresh that stopped part way: the next part comes once the loop has turned."""
