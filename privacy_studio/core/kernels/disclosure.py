@@ -13,10 +13,12 @@ import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.intersect import (
+    AHEAD,
     OWN_BITS,
     REF_BITS,
     and_popcount,
     has_bit,
+    prefetch,
     walk_bitmap,
     walk_members,
 )
@@ -97,7 +99,12 @@ def em_kl_of_set(
         return _em_kl_by_bitmap(cbits, c, ix, priors, acc, weight)
     members = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members_out)
     nt = 0
-    for v in members:
+    n = len(members)
+    for s in range(n):
+        if s + AHEAD < n:  # members' traces lie far apart: ask for later ones while counting this one
+            prefetch(trace_ptr, members[min(s + 2 * AHEAD, n - 1)])
+            prefetch(trace_pts, trace_ptr[members[s + AHEAD]])
+        v = members[s]
         for t in range(trace_ptr[v], trace_ptr[v + 1]):
             j = trace_pts[t]
             if cnt[j] == 0:

@@ -12,6 +12,7 @@ import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 REF_LIST, REF_BITS, OWN_LIST, OWN_BITS = 0, 1, 2, 3
@@ -37,6 +38,31 @@ def _cttz(typingctx, x):
     def codegen(context, builder, signature, args):
         fn = builder.module.declare_intrinsic("llvm.cttz", [args[0].type, ir.IntType(1)])
         return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+
+    return sig, codegen
+
+
+#: How many members ahead a walk over the members' traces asks for their trace (see :func:`prefetch`).
+AHEAD = 8
+
+
+@intrinsic
+def prefetch(typingctx, array, i):
+    """Ask the CPU to bring ``array[i]`` into its caches ahead of use: only a hint (nothing is read, an
+    index past the end does no harm), for walks whose next addresses are known but far apart."""
+    if not isinstance(array, types.Array):
+        return None
+    sig = types.void(array, types.intp)
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, value=args[0]).data
+        byte_ptr = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        address = builder.bitcast(builder.gep(data, [args[1]]), byte_ptr)
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])  # a read, kept in every level, data
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -95,15 +121,51 @@ def filter_by_bits(src: np.ndarray, n: int, bits: np.ndarray, dst: np.ndarray) -
     return m
 
 
+#: Above this length ratio the longer list is galloped through; below it both are merged without branches.
+GALLOP_RATIO = 8
+
+
+@nb.njit(cache=True, nogil=True)
+def merge_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
+    """Sorted intersection of two lists of alike lengths: every step advances past the smaller head (both on
+    a match) by adding comparisons, not branching on them, so no step waits on a mispredicted branch."""
+    i = j = m = 0
+    while i < na and j < nb_:
+        x, y = a[np.uint64(i)], b[np.uint64(j)]  # unsigned: no negative-index wraparound per access
+        dst[np.uint64(m)] = x
+        m += x == y
+        i += x <= y
+        j += y <= x
+    return m
+
+
+@nb.njit(cache=True, nogil=True)
+def first_not_below(b: np.ndarray, lo: int, hi: int, v: int) -> int:
+    """The first index of ``b[lo:hi]`` (ascending) whose value is not below ``v``, ``hi`` if none: a
+    bisection that moves by arithmetic, not branches (a branch on each halving is mispredicted half the
+    time), reading ``b`` with unsigned indices (no negative-index wraparound)."""
+    n = hi - lo
+    if n <= 0:
+        return lo
+    while n > 1:
+        half = n >> 1
+        lo += half * (b[np.uint64(lo + half)] < v)
+        n -= half
+    return lo + (b[np.uint64(lo)] < v)
+
+
 @nb.njit(cache=True, nogil=True)
 def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
-    """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: walk the shorter, gallop through the longer.
+    """Sorted intersection of ``a[:na]`` and ``b[:nb_]``: a branch-free merge when the lengths are alike,
+    else walk the shorter and gallop through the longer.
 
-    Galloping (doubling steps, then bisection) costs O(short x log(long / short)): a merge when the lists
-    are alike, a binary search when one is much shorter.
+    Galloping (doubling steps, then bisection) costs O(short x log(long / short)): a binary search when one
+    is much shorter.
     """
     if na > nb_:
         a, na, b, nb_ = b, nb_, a, na
+    if nb_ <= GALLOP_RATIO * na:
+        return merge_sorted(a, na, b, nb_, dst)
     m = 0
     lo = 0
     for i in range(na):
@@ -119,13 +181,7 @@ def intersect_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.nd
                 hi = lo + step
             if hi > nb_:
                 hi = nb_
-            lo += 1  # b[lo] < v is known
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if b[mid] < v:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = first_not_below(b, lo + 1, hi, v)  # b[lo] < v is known
             if lo >= nb_:
                 break
         if b[lo] == v:

@@ -25,8 +25,10 @@ import numpy as np
 from privacy_studio.core.kernels.arrays import IndexArrays
 from privacy_studio.core.kernels.exact import shortest_lists_first
 from privacy_studio.core.kernels.intersect import (
+    AHEAD,
     filter_by_bits,
     intersect_sorted,
+    prefetch,
     walk_members,
     walk_start,
     walk_step,
@@ -56,11 +58,18 @@ def _set_size(
 
 
 @nb.njit(cache=True, nogil=True)
-def _same_points(a: np.ndarray, b: np.ndarray, k: int, scratch_a: np.ndarray, scratch_b: np.ndarray) -> bool:
-    """Whether the first ``k`` points of ``a`` and ``b`` are the same set."""
-    scratch_a[:k] = np.sort(a[:k])
-    scratch_b[:k] = np.sort(b[:k])
-    return bool((scratch_a[:k] == scratch_b[:k]).all())
+def _same_points(a: np.ndarray, b: np.ndarray, k: int) -> bool:
+    """Whether the first ``k`` points of ``a`` and ``b`` are the same set: each holds k distinct points, so
+    finding every point of ``a`` in ``b`` is enough (k is at most p: no sorted copies to allocate)."""
+    for i in range(k):
+        found = False
+        for j in range(k):
+            if a[i] == b[j]:
+                found = True
+                break
+        if not found:
+            return False
+    return True
 
 
 @nb.njit(cache=True, nogil=True)
@@ -77,7 +86,12 @@ def _count_members(
     if walked > budget:
         return False
     counts[:m] = 0
-    for v in inside:
+    n = len(inside)
+    for s in range(n):
+        if s + AHEAD < n:  # members' traces lie far apart: ask for later ones while counting this one
+            prefetch(trace_ptr, inside[min(s + 2 * AHEAD, n - 1)])
+            prefetch(trace_pts, trace_ptr[inside[s + AHEAD]])
+        v = inside[s]
         for t in range(trace_ptr[v], trace_ptr[v + 1]):
             i = at[trace_pts[t]]
             if i >= 0:
@@ -141,7 +155,7 @@ def _extend(
 
 @nb.njit(cache=True, nogil=True)
 def _keep_smallest(
-    kept: np.ndarray, cand: np.ndarray, c: int, k: int, beam: int, scratch: np.ndarray, scratch_b: np.ndarray
+    kept: np.ndarray, cand: np.ndarray, c: int, k: int, beam: int
 ) -> tuple[np.ndarray, int, int]:
     """The ``beam`` distinct (k + 1)-subsets with the smallest sets, smallest first, and the smallest size."""
     order = np.argsort(cand[:c, 2], kind="mergesort")
@@ -155,7 +169,7 @@ def _keep_smallest(
         row[k] = cand[i, 1]
         duplicate = False
         for b in range(n_next):
-            if _same_points(nxt[b], row, k + 1, scratch, scratch_b):
+            if _same_points(nxt[b], row, k + 1):
                 duplicate = True
                 break
         if not duplicate:
@@ -194,7 +208,7 @@ def _search_person(
         cand = np.empty((n_kept * (m - k), 3), dtype=np.int64)
         c, stopped = _extend(kept, n_kept, k, pts, at, ix, work, cand, budget, spent)
         if c:  # the smallest subset kept is extended first, so a cut level still beats its parent
-            kept, n_kept, best[k] = _keep_smallest(kept, cand, c, k, beam, work[3], work[5])
+            kept, n_kept, best[k] = _keep_smallest(kept, cand, c, k, beam)
         else:
             best[k] = best[k - 1]
         k += 1
