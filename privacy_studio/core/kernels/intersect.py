@@ -12,7 +12,6 @@ import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 REF_LIST, REF_BITS, OWN_LIST, OWN_BITS = 0, 1, 2, 3
@@ -59,7 +58,8 @@ def prefetch(typingctx, array, i):
         byte_ptr = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # named by llvmlite for its pointer type (p0i8 with typed pointers, upgraded to p0 by LLVM >= 17)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [byte_ptr], fnty)
         address = builder.bitcast(builder.gep(data, [args[1]]), byte_ptr)
         builder.call(fn, [address, i32(0), i32(3), i32(1)])  # a read, kept in every level, data
         return context.get_dummy_value()
@@ -128,7 +128,9 @@ GALLOP_RATIO = 8
 @nb.njit(cache=True, nogil=True)
 def merge_sorted(a: np.ndarray, na: int, b: np.ndarray, nb_: int, dst: np.ndarray) -> int:
     """Sorted intersection of two lists of alike lengths: every step advances past the smaller head (both on
-    a match) by adding comparisons, not branching on them, so no step waits on a mispredicted branch."""
+    a match) by adding comparisons, not branching on them, so no step waits on a mispredicted branch.
+    Every step writes ``dst`` (kept only on a match), so ``dst`` holds at least ``min(na, nb_)`` items and
+    shares no memory with ``a`` or ``b``."""
     i = j = m = 0
     while i < na and j < nb_:
         x, y = a[np.uint64(i)], b[np.uint64(j)]  # unsigned: no negative-index wraparound per access

@@ -257,7 +257,7 @@ def worst_search(
             np.zeros(4, dtype=np.int64),  # state
             np.empty(max(pmax, longest), dtype=np.int64),  # scratch
             np.empty(max_list, dtype=np.int32),  # members
-            np.zeros(max(pmax, longest), dtype=np.int64),  # counts, then a second scratch
+            np.zeros(max(pmax, longest), dtype=np.int64),  # counts: one per point of a trace
             np.empty(max_list, dtype=np.int32),  # the members of a candidate's set
         )
         lo, hi = part * n_s // N_PARTS, (part + 1) * n_s // N_PARTS
