@@ -15,7 +15,8 @@ matching attack, and the Decide step's protection search unless BENCH_GUI_SEARCH
 keeps only the actions so labelled, e.g. "release export,protection search"): its seconds and its
 max and p99 event-loop gap (a tree without an action, e.g. an older base, shows no row for it); a last
 table sets each action's max gap beside the base's. ``BENCH_GUI_DUMP=FOLDER`` writes every thread's stack at
-each pause over 60 ms there (one file per dataset and tree, headed by the step).
+each pause over 60 ms there (one file per dataset and tree, headed by the step); it reads running threads'
+frames without the GIL and can crash a child (SIGSEGV): find pauses with it, take figures without it.
 
 Usage: python benchmarks/bench_gui.py [--datasets sample,gowalla,city100k] [--base REV | --no-baseline]
                                       [--data DIR] [--json OUT]
@@ -204,8 +205,7 @@ class GapMonitor:
         cpu = np.asarray(self.cpu or [0.0]) * 1000
         return {
             "gap_max_ms": float(gaps.max()),
-            # the GUI thread's own CPU in the longest gap and in any one gap: the studio's share of a gap
-            "gap_max_cpu_ms": float(cpu[int(gaps.argmax())]),
+            "gap_max_cpu_ms": float(cpu[int(gaps.argmax())]),  # the GUI thread's own CPU: the studio's share
             "cpu_max_ms": float(cpu.max()),
             "gap_p99_ms": float(np.percentile(gaps, 99)),
             "ticks": len(self.gaps),
