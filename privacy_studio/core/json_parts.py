@@ -150,11 +150,9 @@ def indented_parts(value: Any, indent: int = 2, level: int = 0) -> Iterator[str]
         yield from _indented_dict(value, indent, level)
     elif kind in (list, tuple) and value:
         yield from _indented_list(value, indent, level)
-    elif kind in (dict, list, tuple):  # empty, or a dict with keys that are not strings: rare, small
+    else:  # a scalar; an empty container, a dict with keys that are not strings or a subclass: rare, small
         text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
         yield text.replace("\n", "\n" + " " * (indent * level))  # strings in JSON text hold no raw newline
-    else:
-        yield json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def _indented_list(value: list | tuple, indent: int, level: int) -> Iterator[str]:

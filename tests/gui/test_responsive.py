@@ -349,6 +349,16 @@ class _PaintCounter(QObject):
         return False
 
 
+def _until_paints_stop(qtbot, counter: _PaintCounter, quiet_ms: int = 300, limit_ms: int = 10_000) -> None:
+    """Wait past the redraw timer until the view has painted and then not painted for ``quiet_ms``: on a
+    loaded machine a fixed wait could end before a result's paints did, or cut them into the next count."""
+    waited, seen = 0, -1
+    while waited < limit_ms and not (waited >= REDRAW_WAIT_MS and counter.paints and counter.paints == seen):
+        seen = counter.paints
+        qtbot.wait(quiet_ms)
+        waited += quiet_ms
+
+
 def _paints_per_new_result(qtbot, settle: bool) -> list[int]:
     """Paints of a shown Disclosure plot's view after each of three results arriving one by one."""
     from privacy_studio.gui.plots.disclosure import DisclosurePlot
@@ -368,7 +378,7 @@ def _paints_per_new_result(qtbot, settle: bool) -> list[int]:
     counts = []
     for n in range(1, len(records) + 1):
         plot.set_records(records[:n])
-        qtbot.wait(REDRAW_WAIT_MS + 200)
+        _until_paints_stop(qtbot, counter)
         counts.append(counter.paints)
         counter.paints = 0
     plot.graphics.viewport().removeEventFilter(counter)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict, namedtuple
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from privacy_studio.core import json_parts
+
+_Pair = namedtuple("_Pair", "first second")  # a tuple subclass (OrderedDict: a dict subclass)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
@@ -61,6 +64,9 @@ ANY_KEYS = st.recursive(
         st.lists(kids, max_size=5)
         | st.tuples(kids, kids)
         | st.dictionaries(st.text(max_size=4) | st.integers(), kids, max_size=4)
+        | st.dictionaries(st.booleans() | st.none() | st.floats(allow_nan=False), kids, max_size=3)
+        | st.builds(OrderedDict, st.dictionaries(st.text(max_size=4), kids, max_size=3))
+        | st.builds(_Pair, kids, kids)
     ),
     max_leaves=40,
 )
@@ -104,6 +110,9 @@ PLAIN = st.recursive(
         st.lists(kids, max_size=5)
         | st.tuples(kids, kids)
         | st.dictionaries(st.text(max_size=4) | st.integers(), kids, max_size=4)
+        | st.dictionaries(st.booleans() | st.none() | st.floats(allow_nan=False), kids, max_size=3)
+        | st.builds(OrderedDict, st.dictionaries(st.text(max_size=4), kids, max_size=3))
+        | st.builds(_Pair, kids, kids)
     ),
     max_leaves=40,
 )
@@ -113,7 +122,7 @@ PLAIN = st.recursive(
 @given(PLAIN, st.integers(1, 3), st.sampled_from([1, 2, 4]))
 def test_indented_pieces_make_the_text_of_json_dumps_indent(value, chunk, indent):
     """The project file's text: lists and dicts of plain values cut into chunks, at any nesting, empty
-    containers and integer keys included."""
+    containers, keys that are not strings and subclasses of dict and tuple included."""
     saved, json_parts.CHUNK = json_parts.CHUNK, chunk
     try:
         pieces = "".join(json_parts.indented_parts(value, indent))
