@@ -13,12 +13,11 @@ import numpy as np
 
 from privacy_studio.core.kernels.arrays import IndexArrays, Priors
 from privacy_studio.core.kernels.intersect import (
-    AHEAD,
     OWN_BITS,
     REF_BITS,
     and_popcount,
     has_bit,
-    prefetch,
+    prefetch_traces_ahead,
     walk_bitmap,
     walk_members,
 )
@@ -99,11 +98,8 @@ def em_kl_of_set(
         return _em_kl_by_bitmap(cbits, c, ix, priors, acc, weight)
     members = walk_members(post_ptr, post_users, dense_slot, bitmaps, buf, bits, state, members_out)
     nt = 0
-    n = len(members)
-    for s in range(n):
-        if s + AHEAD < n:  # members' traces lie far apart: ask for later ones while counting this one
-            prefetch(trace_ptr, members[min(s + 2 * AHEAD, n - 1)])
-            prefetch(trace_pts, trace_ptr[members[s + AHEAD]])
+    for s in range(len(members)):
+        prefetch_traces_ahead(members, s, trace_ptr, trace_pts)
         v = members[s]
         for t in range(trace_ptr[v], trace_ptr[v + 1]):
             j = trace_pts[t]

@@ -67,6 +67,16 @@ def prefetch(typingctx, array, i):
     return sig, codegen
 
 
+@nb.njit(inline="always")
+def prefetch_traces_ahead(members: np.ndarray, s: int, trace_ptr: np.ndarray, trace_pts: np.ndarray) -> None:
+    """While the trace of ``members[s]`` is walked, ask for the trace of the member :data:`AHEAD` later and
+    for where the one ``2 * AHEAD`` later starts: members' traces lie far apart in memory."""
+    n = len(members)
+    if s + AHEAD < n:
+        prefetch(trace_ptr, members[min(s + 2 * AHEAD, n - 1)])
+        prefetch(trace_pts, trace_ptr[members[s + AHEAD]])
+
+
 @nb.njit(cache=True, nogil=True)
 def popcount64(x: np.uint64) -> int:
     return int(_ctpop(x))

@@ -25,10 +25,9 @@ import numpy as np
 from privacy_studio.core.kernels.arrays import IndexArrays
 from privacy_studio.core.kernels.exact import shortest_lists_first
 from privacy_studio.core.kernels.intersect import (
-    AHEAD,
     filter_by_bits,
     intersect_sorted,
-    prefetch,
+    prefetch_traces_ahead,
     walk_members,
     walk_start,
     walk_step,
@@ -86,11 +85,8 @@ def _count_members(
     if walked > budget:
         return False
     counts[:m] = 0
-    n = len(inside)
-    for s in range(n):
-        if s + AHEAD < n:  # members' traces lie far apart: ask for later ones while counting this one
-            prefetch(trace_ptr, inside[min(s + 2 * AHEAD, n - 1)])
-            prefetch(trace_pts, trace_ptr[inside[s + AHEAD]])
+    for s in range(len(inside)):
+        prefetch_traces_ahead(inside, s, trace_ptr, trace_pts)
         v = inside[s]
         for t in range(trace_ptr[v], trace_ptr[v + 1]):
             i = at[trace_pts[t]]
