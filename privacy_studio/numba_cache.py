@@ -20,6 +20,8 @@ BUNDLED_CACHE = "numba-cache"
 BUILD_STAMP = "BUILD"
 #: numba's cache locator for entries that do not depend on where the program is unpacked.
 PORTABLE_LOCATOR = "privacy_studio.numba_locator.PortableCacheLocator"
+#: numba's cache locator otherwise: its own, with entries valid only while no kernel module changed.
+KERNELS_LOCATOR = "privacy_studio.numba_locator.KernelsCacheLocator"
 #: The CPU the frozen program compiles for on x86-64 (every such CPU since 2009: SSE4.2 and POPCNT), so
 #: code compiled by the build machine is valid, and found, on the user's machine.
 PORTABLE_CPU = "x86-64-v2"
@@ -37,7 +39,8 @@ def user_cache_root() -> Path:
 
 
 def configure_numba_cache() -> Path:
-    """Point ``NUMBA_CACHE_DIR`` at a writable folder (keeping one the user already set) and return it."""
+    """Point ``NUMBA_CACHE_DIR`` at a writable folder (keeping one the user already set) and return it; its
+    entries are trusted only for the kernel sources they were compiled from (``numba_locator``)."""
     chosen = os.environ.get("NUMBA_CACHE_DIR")
     path = Path(chosen) if chosen else user_cache_root() / "numba"
     try:
@@ -46,6 +49,7 @@ def configure_numba_cache() -> Path:
         path = Path(tempfile.gettempdir()) / "privacy-studio-numba"
         path.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(path)
+    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", KERNELS_LOCATOR)  # the frozen program's stays
     return path
 
 

@@ -72,11 +72,11 @@ def _studio_copy(folder: Path) -> Path:
     return folder
 
 
-def _hits_and_misses(tree: Path, cache: Path) -> tuple[int, int]:
+def _hits_and_misses(tree: Path, cache: Path, call: str = KERNEL_CALL) -> tuple[int, int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env.update(PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(cache))
     done = subprocess.run(
-        [sys.executable, "-c", KERNEL_CALL], capture_output=True, text=True, env=env, cwd=tree, timeout=300
+        [sys.executable, "-c", call], capture_output=True, text=True, env=env, cwd=tree, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
     hits, misses = done.stdout.split()
@@ -91,9 +91,26 @@ def test_the_portable_cache_is_valid_wherever_the_studio_lies_and_only_for_the_s
     assert _hits_and_misses(first, cache) == (0, 1)  # compiled once
     moved = _studio_copy(tmp_path / "installed-there")
     assert _hits_and_misses(moved, cache) == (1, 0)  # another folder, new mtimes: loaded, nothing compiled
-    kernel = moved / "privacy_studio" / "core" / "kernels" / "rows.py"
-    kernel.write_text(kernel.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    _edit(moved / "privacy_studio" / "core" / "kernels" / "rows.py")
     assert _hits_and_misses(moved, cache) == (0, 1)  # an edited source never uses the old entry
+    _edit(moved / "privacy_studio" / "core" / "kernels" / "intersect.py")
+    assert _hits_and_misses(moved, cache) == (0, 1)  # nor one compiled with another kernel's old source
+
+
+def _edit(kernel: Path) -> None:
+    kernel.write_text(kernel.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+
+
+def test_a_cached_kernel_is_compiled_again_when_any_kernel_module_changes(tmp_path: Path) -> None:
+    """numba checks a cached kernel against its own file only, while its code holds what it inlined from
+    other kernel modules: the studio's locator trusts an entry only for the same sources of them all."""
+    call = KERNEL_CALL.replace("configure_portable_cache", "configure_numba_cache")
+    cache, tree = tmp_path / "cache", _studio_copy(tmp_path / "tree")
+    assert _hits_and_misses(tree, cache, call) == (0, 1)
+    assert _hits_and_misses(tree, cache, call) == (1, 0)  # nothing changed: loaded
+    _edit(tree / "privacy_studio" / "core" / "kernels" / "intersect.py")
+    assert _hits_and_misses(tree, cache, call) == (0, 1)  # rows.py is the same, another kernel is not
+    assert _hits_and_misses(tree, cache, call) == (1, 0)
 
 
 def test_the_shipped_cache_is_copied_once_per_build(tmp_path: Path) -> None:
