@@ -135,7 +135,11 @@ class GapMonitor:
 
         self.gaps: list[float] = []
         self.cpu: list[float] = []  # the GUI thread's own CPU seconds in each gap
+        self.sleeps: list[int] = []  # the GUI thread's voluntary context switches in each gap
+        self.ends: list[float] = []  # wall clock at each gap's end: to find it in an outside profiler's log
         self.recording = False
+        self._status = os.open("/proc/thread-self/status", os.O_RDONLY)  # this (the GUI) thread's
+        self._last_sleeps = self._voluntary_switches()
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
         self._dump, self._dump_after = None, 0.06
@@ -145,18 +149,28 @@ class GapMonitor:
         self.timer.timeout.connect(self._tick)
         self.timer.start()
 
+    def _voluntary_switches(self) -> int:
+        """How often the GUI thread went to sleep: a thread waiting for the GIL sleeps again every 5 ms
+        (the interpreter's switch interval), a thread waiting for a core does not sleep at all."""
+        text = os.pread(self._status, 8192, 0).decode()
+        return int(text.split("voluntary_ctxt_switches:", 1)[1].split()[0])
+
     def _tick(self) -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
+        now, cpu, sleeps = time.perf_counter(), time.thread_time(), self._voluntary_switches()
         if self._dump is not None:  # re-armed on every turn of the loop: fires only when it stops turning
             faulthandler.dump_traceback_later(self._dump_after, file=self._dump)
         if self.recording:
             self.gaps.append(now - self._last)
             self.cpu.append(cpu - self._last_cpu)
-        self._last, self._last_cpu = now, cpu
+            self.sleeps.append(sleeps - self._last_sleeps)
+            self.ends.append(time.time())
+        self._last, self._last_cpu, self._last_sleeps = now, cpu, sleeps
 
     def clear(self) -> None:
         self.gaps.clear()
         self.cpu.clear()
+        self.sleeps.clear()
+        self.ends.clear()
 
     def dump_stalls(self, path: Path, threshold: float = 0.06) -> None:
         """Write every thread's stack to ``path`` whenever the loop stops turning for ``threshold`` s: the
@@ -206,9 +220,17 @@ class GapMonitor:
         return {
             "gap_max_ms": float(gaps.max()),
             "gap_max_cpu_ms": float(cpu[int(gaps.argmax())]),  # the GUI thread's own CPU: the studio's share
+            # more than one sleep: the GUI thread waited for the GIL; one (its poll): it waited for a core
+            "gap_max_sleeps": int(self.sleeps[int(gaps.argmax())]) if self.sleeps else 0,
             "cpu_max_ms": float(cpu.max()),
             "gap_p99_ms": float(np.percentile(gaps, 99)),
             "ticks": len(self.gaps),
+            # the five longest pauses over 100 ms: ms, the GUI thread's CPU ms and sleeps, wall clock at end
+            "pauses": [
+                (round(float(gaps[i])), round(float(cpu[i]), 1), self.sleeps[i], round(self.ends[i], 3))
+                for i in np.argsort(gaps)[::-1][:5]
+                if gaps[i] > 100
+            ],
         }
 
 
