@@ -13,6 +13,8 @@ import math
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.large_arrays import empty_large
+
 #: Overlap terms understood by :func:`pair_scores`.
 TERM_POISSON = 0  # bivariate-Poisson log likelihood ratio correction (matching attack)
 TERM_JS = 1  # Jensen-Shannon divergence correction (distributions summing to one)
@@ -92,7 +94,7 @@ def pair_scores(
     """
     n_u = len(u_indptr) - 1
     n_v = len(col_base)
-    out = np.empty((n_u, n_v))
+    out = empty_large((n_u, n_v), np.float64)
     for u in nb.prange(n_u):
         row = out[u]
         for v in range(n_v):

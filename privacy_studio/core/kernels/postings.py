@@ -5,13 +5,15 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.large_arrays import empty_large
+
 
 @nb.njit(parallel=True, cache=True, nogil=True)
 def compact_points(
     points: np.ndarray, point_ids: np.ndarray, remap: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Compact id of every trace entry (a lookup table, or a binary search when d is huge) and |D_x|."""
-    out = np.empty(len(points), dtype=np.int32)
+    out = empty_large(len(points), np.int32)
     for i in nb.prange(len(points)):
         if remap is None:
             out[i] = np.searchsorted(point_ids, points[i])
@@ -49,7 +51,7 @@ def fill_postings(trace_ptr: np.ndarray, trace_pts: np.ndarray, post_ptr: np.nda
             c = counts[k, x]
             counts[k, x] = start
             start += c
-    out = np.empty(len(trace_pts), dtype=np.int32)
+    out = empty_large(len(trace_pts), np.int32)
     for k in nb.prange(blocks):
         fill = counts[k]
         for u in range(k * n_users // blocks, (k + 1) * n_users // blocks):
@@ -65,7 +67,8 @@ def fill_bitmaps(
     post_ptr: np.ndarray, post_users: np.ndarray, dense_points: np.ndarray, n_words: int
 ) -> np.ndarray:
     """One bitmap (a bit per user) for each of the dense points' posting lists."""
-    bitmaps = np.zeros((len(dense_points), n_words), dtype=np.uint64)
+    bitmaps = empty_large((len(dense_points), n_words), np.uint64)
+    bitmaps[:] = 0
     for k in nb.prange(len(dense_points)):
         x = dense_points[k]
         for i in range(post_ptr[x], post_ptr[x + 1]):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.large_arrays import empty_large
+
 
 @nb.njit(cache=True, nogil=True)
 def is_sorted(user: np.ndarray, time: np.ndarray) -> bool:
@@ -54,7 +56,7 @@ def _in_time_order(order: np.ndarray, time: np.ndarray, a: int, b: int) -> bool:
 
 @nb.njit(cache=True, parallel=True, nogil=True)
 def gather(values: np.ndarray, order: np.ndarray) -> np.ndarray:
-    out = np.empty(len(order), dtype=values.dtype)
+    out = empty_large(len(order), values.dtype)
     for i in nb.prange(len(order)):
         out[i] = values[order[i]]
     return out
@@ -76,7 +78,7 @@ def permute_in_place(values: np.ndarray, order: np.ndarray) -> None:
 
 @nb.njit(cache=True, parallel=True, nogil=True)
 def _gather_offsets(values: np.ndarray, order: np.ndarray, base: int) -> np.ndarray:
-    out = np.empty(len(order), dtype=np.int32)
+    out = empty_large(len(order), np.int32)
     for i in nb.prange(len(order)):
         out[i] = values[order[i]] - base
     return out
@@ -112,7 +114,8 @@ def packed_keys(offsets: np.ndarray, data: np.ndarray, n_keys: int) -> np.ndarra
     """Each string's bytes, zero-padded to ``8 * n_keys``, as ``n_keys`` big-endian uint64 words (row k =
     word k): comparing the words in order compares the padded bytes, i.e. the strings byte by byte."""
     n = len(offsets) - 1
-    keys = np.zeros((n_keys, n), dtype=np.uint64)
+    keys = empty_large((n_keys, n), np.uint64)
+    keys[:] = 0
     for i in nb.prange(n):
         a = offsets[i]
         for j in range(offsets[i + 1] - a):

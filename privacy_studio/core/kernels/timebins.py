@@ -5,6 +5,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from privacy_studio.core.kernels.large_arrays import empty_large
+
 
 @nb.njit(cache=True, nogil=True)
 def local_second(t: int, before: np.ndarray, split: np.ndarray, after: np.ndarray, first_hour: int) -> int:
@@ -19,7 +21,7 @@ def shift_by_offset_pieces(
     utc: np.ndarray, before: np.ndarray, split: np.ndarray, after: np.ndarray, first_hour: int
 ) -> np.ndarray:
     """Each UTC second plus its offset (see :func:`local_second`)."""
-    out = np.empty_like(utc)
+    out = empty_large(len(utc), utc.dtype)
     for i in nb.prange(len(utc)):
         out[i] = local_second(utc[i], before, split, after, first_hour)
     return out
@@ -84,7 +86,7 @@ def local_range(
 @nb.njit(parallel=True, cache=True, nogil=True)
 def floor_bins(seconds: np.ndarray, origin: int, width: int) -> np.ndarray:
     """``floor((seconds - origin) / width)`` for every event (Python's floor division on negatives)."""
-    out = np.empty_like(seconds)
+    out = empty_large(len(seconds), seconds.dtype)
     for i in nb.prange(len(seconds)):
         out[i] = (seconds[i] - origin) // width
     return out
