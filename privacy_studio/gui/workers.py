@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import gc
 import inspect
+import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
 
 from privacy_studio.core.progress import Cancelled, TaskControl
 
@@ -118,6 +120,7 @@ class Worker(QRunnable):
 
     def run(self) -> None:
         items: list[Any] = []
+        yield_to_the_window()
         try:
             self.eta = EtaEstimator()
             result = self.fn(*self.args, control=self.control, **self.kwargs)
@@ -139,6 +142,21 @@ class Worker(QRunnable):
             self.signals.done.emit(self)
 
 
+#: The nice value of the worker threads on Linux, and so of the kernel and DuckDB threads they start.
+WORKER_NICE = 10
+
+
+def yield_to_the_window() -> None:
+    """Lower the calling worker thread's scheduling priority (once; it is inherited by the threads it
+    starts: numba's OpenMP team, DuckDB's): on 2 cores the kernels' threads took both and the GUI thread
+    waited for one (the 100k city's run paused up to 103 ms, 57 ms with this; issue #27). Linux keeps nice
+    per thread and ranks one program's threads by it; Qt's thread priorities do nothing there."""
+    if sys.platform.startswith("linux"):
+        tid = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, tid) < WORKER_NICE:
+            os.setpriority(os.PRIO_PROCESS, tid, WORKER_NICE)
+
+
 #: Longest a worker thread keeps the GIL when the GUI thread wants it (seconds).
 GIL_SWITCH_S = 0.0005
 
@@ -157,6 +175,7 @@ class TaskRunner(QObject):
         super().__init__(parent)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
+        self.pool.setThreadPriority(QThread.Priority.LowPriority)  # Windows, macOS; Linux: nice (above)
         # A worker running Python keeps the GIL for up to the switch interval each time the GUI thread
         # asks for it back, which painting does hundreds of times per frame: 5 ms (Python's default)
         # stretched frames to over 100 ms during a run (issue #15); 0.5 ms keeps them short.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import pytest
@@ -140,8 +142,6 @@ def test_a_task_of_the_same_kind_cancels_the_previous_one(qtbot):
 def test_the_task_runner_shortens_how_long_a_worker_keeps_the_gil(qtbot):
     """With Python's default 5 ms, a busy worker made each of the GUI thread's many GIL requests per frame
     wait 5 ms; the runner lowers the interval (never raises one already lower)."""
-    import sys
-
     from privacy_studio.gui.workers import GIL_SWITCH_S, TaskRunner
 
     before = sys.getswitchinterval()
@@ -171,3 +171,28 @@ def test_objects_alive_at_a_start_are_left_out_of_collections_while_tasks_run(qt
         runner.start(worker)
     assert frozen_while_running[0] >= len(alive)
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_workers_and_the_threads_they_start_leave_the_cores_to_the_window(qtbot):
+    """On 2 cores the kernels' threads kept the GUI thread waiting for a core (issue #27): a worker lowers its
+    own priority, which the threads it starts (numba's, DuckDB's) inherit; the GUI thread's stays."""
+    from privacy_studio.gui.workers import WORKER_NICE
+
+    def nice_here() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def nice_of_a_worker_and_of_its_thread(control: TaskControl) -> tuple[int, int]:
+        seen: list[int] = []
+        started = threading.Thread(target=lambda: seen.append(nice_here()))
+        started.start()
+        started.join()
+        return nice_here(), seen[0]
+
+    gui_before = nice_here()
+    worker = Worker(nice_of_a_worker_and_of_its_thread)
+    with qtbot.waitSignal(worker.signals.finished, timeout=10_000) as blocker:
+        TaskRunner().start(worker)
+    expected = max(WORKER_NICE, gui_before)
+    assert blocker.args[0] == (expected, expected)
+    assert nice_here() == gui_before
