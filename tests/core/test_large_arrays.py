@@ -63,7 +63,7 @@ def _huge_kib(array: np.ndarray) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="huge pages on request are Linux's")
 def test_on_huge_pages_when_numpy_arrays_are():
-    size = 64 << 20
+    size = HUGE_FROM
     control = np.empty(size // 8)
     control[:] = 1.0
     if _huge_kib(control) == 0:

@@ -20,8 +20,10 @@ from numba.extending import intrinsic
 
 #: ``madvise`` advice asking for transparent huge pages (Linux's value).
 MADV_HUGEPAGE = 14
-#: Smallest array worth the advice (numpy's own threshold).
-HUGE_FROM = 4 << 20
+#: Smallest array given the advice: above glibc's largest threshold for serving a request from its heap (32
+#: MiB), so an advised array is a mapping of its own, handed back whole when freed; advice on heap memory
+#: would keep its huge pages resident after smaller blocks in them are freed.
+HUGE_FROM = 64 << 20
 PAGE = 4096
 
 
@@ -44,7 +46,7 @@ def _advise_huge_pages(typingctx, address, length):
 
 @nb.njit(inline="always")
 def empty_large(shape, dtype):
-    """``np.empty(shape, dtype)`` inside a kernel, advised onto huge pages when it is 4 MiB or more; call it
+    """``np.empty(shape, dtype)`` inside a kernel, advised onto huge pages when it is 64 MiB or more; call it
     before anything writes the array (the advice applies to pages not yet touched)."""
     out = np.empty(shape, dtype)
     nbytes = out.size * out.itemsize
