@@ -138,7 +138,8 @@ class GapMonitor:
         self.sleeps: list[int] = []  # the GUI thread's voluntary context switches in each gap
         self.ends: list[float] = []  # wall clock at each gap's end: to find it in an outside profiler's log
         self.recording = False
-        self._status = os.open("/proc/thread-self/status", os.O_RDONLY)  # this (the GUI) thread's
+        status = Path("/proc/thread-self/status")  # this (the GUI) thread's; Linux only
+        self._status = os.open(status, os.O_RDONLY) if status.exists() else None
         self._last_sleeps = self._voluntary_switches()
         self._last = time.perf_counter()
         self._last_cpu = time.thread_time()
@@ -152,6 +153,8 @@ class GapMonitor:
     def _voluntary_switches(self) -> int:
         """How often the GUI thread went to sleep: a thread waiting for the GIL sleeps again every 5 ms
         (the interpreter's switch interval), a thread waiting for a core does not sleep at all."""
+        if self._status is None:
+            return 0
         text = os.pread(self._status, 8192, 0).decode()
         return int(text.split("voluntary_ctxt_switches:", 1)[1].split()[0])
 

@@ -153,8 +153,11 @@ def yield_to_the_window() -> None:
     per thread and ranks one program's threads by it; Qt's thread priorities do nothing there."""
     if sys.platform.startswith("linux"):
         tid = threading.get_native_id()
-        if os.getpriority(os.PRIO_PROCESS, tid) < WORKER_NICE:
-            os.setpriority(os.PRIO_PROCESS, tid, WORKER_NICE)
+        try:
+            if os.getpriority(os.PRIO_PROCESS, tid) < WORKER_NICE:
+                os.setpriority(os.PRIO_PROCESS, tid, WORKER_NICE)
+        except OSError:  # a sandbox that refuses it: the task runs at the priority it has
+            pass
 
 
 #: Longest a worker thread keeps the GIL when the GUI thread wants it (seconds).

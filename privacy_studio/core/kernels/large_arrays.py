@@ -9,6 +9,7 @@ pages are off, it is ``np.empty``.
 
 from __future__ import annotations
 
+import mmap
 import sys
 
 import numba as nb
@@ -24,7 +25,7 @@ MADV_HUGEPAGE = 14
 #: MiB), so an advised array is a mapping of its own, handed back whole when freed; advice on heap memory
 #: would keep its huge pages resident after smaller blocks in them are freed.
 HUGE_FROM = 64 << 20
-PAGE = 4096
+PAGE = mmap.PAGESIZE
 
 
 @intrinsic
