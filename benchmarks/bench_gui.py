@@ -485,8 +485,9 @@ def _time_steps(steps: tuple, monitor: GapMonitor, wait, busy, measured: dict[st
 def gap_comparison(rows: list[dict]) -> str:
     """Per dataset and action, the max event-loop gap on the base and on this tree, measured in the same
     run (the target is 100 ms), each beside the most CPU time the GUI thread itself spent in one gap (the
-    rest of a gap is waiting for a core or for a worker's GIL); an action the base does not have shows a
-    dash."""
+    rest of a gap is waiting for a core or for a worker's GIL), the ratio of the two max gaps, and how often
+    the GUI thread slept in this tree's longest gap (hundreds: it waited for the GIL); an action the base
+    does not have shows a dash."""
     head = (
         "dataset",
         "action",
@@ -494,6 +495,8 @@ def gap_comparison(rows: list[dict]) -> str:
         "base GUI CPU ms",
         "current max gap ms",
         "current GUI CPU ms",
+        "current / base",
+        "sleeps in it",
         "current s",
     )
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
@@ -503,7 +506,9 @@ def gap_comparison(rows: list[dict]) -> str:
         for label, a in current.items():
             before = base.get(label, {})
             cells = [name, label, fmt(before.get("gap_max_ms"), "ms"), fmt(before.get("cpu_max_ms"), "ms")]
-            cells += [fmt(a["gap_max_ms"], "ms"), fmt(a.get("cpu_max_ms"), "ms"), fmt(a["s"])]
+            ratio = f"{a['gap_max_ms'] / before['gap_max_ms']:.2f}" if before.get("gap_max_ms") else "—"
+            cells += [fmt(a["gap_max_ms"], "ms"), fmt(a.get("cpu_max_ms"), "ms"), ratio]
+            cells += [str(a.get("gap_max_sleeps", "—")), fmt(a["s"])]
             lines.append(" | ".join(cells))
     return "\n".join(lines)
 

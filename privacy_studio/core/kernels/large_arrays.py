@@ -3,8 +3,9 @@
 A kernel's array is freed when Python drops it, holding the GIL while the system takes back its pages: with
 4 KiB pages a 2 GB array took 145 ms, a pause of the window whenever a worker let go of a matching score
 matrix or an event column (issue #27). numpy asks for transparent huge pages for each array of 4 MiB or more
-and frees the same 2 GB in 6 ms; ``empty_large`` asks the same for a kernel's array. Elsewhere, or where huge
-pages are off, it is ``np.empty``.
+and frees the same 2 GB in 6 ms; ``empty_large`` asks the same for a kernel's array of :data:`HUGE_FROM` or
+more. Elsewhere, or where huge pages are off, it is ``np.empty``. (Advising every allocation of numba's
+runtime instead, at its allocator, would mean replacing CPython's raw allocator: not done.)
 """
 
 from __future__ import annotations
