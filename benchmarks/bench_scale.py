@@ -10,7 +10,7 @@ Run: ``privacy-studio risk events.parquet --map user=user --map time=time --map 
 --temporal 1h,6h,12h,1w --p 1-10 --samples 10000 --engine E --no-cache`` in a child process per (tree,
 engine, size): its wall time, CPU time and peak resident memory (``os.wait4``), with the load average
 before and after. The baseline is the same command on a ``git worktree`` of ``--baseline-ref`` (default
-``HEAD~1``), in the same invocation.
+``HEAD~1``), in the same invocation; each tree compiles its kernels (``warmup``) before its first timed run.
 
     python benchmarks/bench_scale.py --sizes 1M,3M
     python benchmarks/bench_scale.py --sizes 10M --engines auto --baseline-sizes none
@@ -181,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     base_engines = engines if args.baseline_engines is None else args.baseline_engines.split(",")
     rows = []
     with trees(None if base_sizes == ["none"] else args.baseline_ref) as all_trees:
+        for tree in all_trees:  # a fresh worktree's kernels compile here, not inside its first timed run
+            run_timed(tree, ["-m", "privacy_studio", "warmup"], timeout=args.timeout, NUMBA_NUM_THREADS="2")
         for size in sizes:
             for engine in engines:
                 for tree in all_trees:
