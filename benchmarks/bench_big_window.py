@@ -23,7 +23,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gui import GapMonitor
+from bench_gui import GapMonitor, run_until
 
 
 def make_project(data: Path, cells: list[tuple[str, str]], p: str, folder: Path) -> Path:
@@ -50,17 +50,15 @@ def peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
-def measure(monitor: GapMonitor, app, done, timeout: float) -> dict:
+def measure(monitor: GapMonitor, done, timeout: float) -> dict:
     """Seconds until ``done()``, with the event-loop gaps meanwhile and the peak memory at the end."""
     monitor.gaps.clear()
     monitor.recording = True
     start = time.perf_counter()
-    while not done():
-        app.processEvents()
-        time.sleep(0.002)
-        if time.perf_counter() - start > timeout:
-            raise TimeoutError("the step did not finish in time")
+    finished = run_until(done, timeout)
     monitor.recording = False
+    if not finished:
+        raise TimeoutError("the step did not finish in time")
     seconds = round(time.perf_counter() - start, 1)
     return {"s": seconds, **monitor.summary(), "peak_rss_gb": round(peak_gb(), 2)}
 
@@ -81,7 +79,7 @@ def main() -> None:
 
     from privacy_studio.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # alive as long as the window
     folder = Path(tempfile.mkdtemp(prefix="bench-big-window-"))
     cells = [tuple(c.split(":")) for c in args.cells.split(",")]
     path = make_project(args.data, cells, args.p, folder)
@@ -91,9 +89,7 @@ def main() -> None:
     # as the studio does at start: compiled (or cached) kernels before any step, so a tree whose numba cache
     # is cold (a fresh worktree) does not time compiling inside the run (LLVM holds the GIL)
     warm = window.warm_up()
-    while warm in window.runner.active:
-        app.processEvents()
-        time.sleep(0.01)
+    run_until(lambda: warm not in window.runner.active, args.timeout)
     monitor = GapMonitor()
     monitor.watch(0.1)  # where the GUI thread is during a pause over 100 ms (printed at the end)
     if args.stacks is not None:
@@ -103,12 +99,12 @@ def main() -> None:
         window.session.overview = None
         monitor.mark(label)
         window.open_project(path)
-        rows[label] = measure(monitor, app, lambda: window.session.overview is not None, args.timeout)
+        rows[label] = measure(monitor, lambda: window.session.overview is not None, args.timeout)
         rows[label]["events_in_window"] = window.session.dataset is not None
     if not args.no_run:
         monitor.mark("run grid")
         window.start_run(dict(window.session.project.settings))
-        rows["run grid"] = measure(monitor, app, lambda: window.run_worker is None, args.timeout)
+        rows["run grid"] = measure(monitor, lambda: window.run_worker is None, args.timeout)
         rows["run grid"]["profiles"] = len(window.session.project.results)
         errors = [text for level, text in window.log_panel.lines if level in ("error", "warning")]
         rows["run grid"]["messages"] = errors

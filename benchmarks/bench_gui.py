@@ -127,6 +127,30 @@ def prepare_city(data: Path) -> None:
 
 
 # -- child: one dataset in one window -------------------------------------------------------------------
+def run_until(condition, timeout: float, each=None) -> bool:
+    """Run the event loop a user's window runs (``QEventLoop.exec``: it waits in poll, as ``app.exec`` does)
+    until ``condition()`` holds, checked every 10 ms after calling ``each()`` if given; False if ``timeout``
+    seconds passed first. A loop of ``processEvents`` and ``sleep`` would measure its own sleeps."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    deadline = time.monotonic() + timeout
+    loop, check = QEventLoop(), QTimer()
+    check.setInterval(10)
+
+    def tick() -> None:
+        if each is not None:
+            each()
+        if condition() or time.monotonic() > deadline:
+            loop.quit()
+
+    check.timeout.connect(tick)
+    check.start()
+    if not condition():
+        loop.exec()
+    check.stop()
+    return bool(condition())
+
+
 class GapMonitor:
     """A 5 ms timer in the GUI thread; records the time between its ticks while ``recording``."""
 
@@ -257,12 +281,8 @@ def child(name: str, data: Path, out: Path) -> None:
     window.activateWindow()
 
     def wait(condition, what: str) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while not condition():
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{name}: timed out waiting for {what}")
-            app.processEvents()
-            time.sleep(0.001)
+        if not run_until(condition, TIMEOUT):
+            raise SystemExit(f"{name}: timed out waiting for {what}")
 
     warm = window.warm_up()
     wait(lambda: warm not in window.runner.active, "the engine warm-up")
@@ -304,26 +324,24 @@ def child(name: str, data: Path, out: Path) -> None:
     first_plot = None
     next_switch = t0 + SWITCH_EVERY
     tab = 0
-    while window.run_worker is not None:
+
+    def look_around() -> None:  # once the first curve is there, another tab every SWITCH_EVERY seconds
+        nonlocal first_plot, next_switch, tab
         now = time.perf_counter()
         if first_plot is None and plotted():
             first_plot = now - t0
-        if first_plot is not None and now >= next_switch:  # look around once the first curve is there
+        if first_plot is not None and now >= next_switch:
             tab = (tab + 1) % window.tabs.count()
             window.tabs.setCurrentIndex(tab)
             next_switch = now + SWITCH_EVERY
-        if now - t0 > TIMEOUT:
-            raise SystemExit(f"{name}: the run did not end")
-        app.processEvents()
-        time.sleep(0.001)
+
+    if not run_until(lambda: window.run_worker is None, TIMEOUT, look_around):
+        raise SystemExit(f"{name}: the run did not end")
     result["run_s"] = time.perf_counter() - t0
     window.tabs.setCurrentIndex(0)
     wait(lambda: True, "")
     if first_plot is None:
-        deadline = time.perf_counter() + 5
-        while not plotted() and time.perf_counter() < deadline:
-            app.processEvents()
-        first_plot = time.perf_counter() - t0 if plotted() else None
+        first_plot = time.perf_counter() - t0 if run_until(plotted, 5) else None
     result["first_plot_s"] = first_plot
     monitor.recording = False
     result.update(monitor.summary())
@@ -349,18 +367,18 @@ def child(name: str, data: Path, out: Path) -> None:
     worker = window.start_run(window.grid.settings())
     due = t0 + min(CANCEL_AFTER, result["run_s"] / 4)
     pressed = None
-    while window.run_worker is not None:
-        now = time.perf_counter()
-        if pressed is None and now >= due:
+
+    def press_esc_when_due() -> None:
+        nonlocal pressed
+        if pressed is None and time.perf_counter() >= due:
             QTest.keyClick(window, Qt.Key.Key_Escape)
             pressed = time.perf_counter()
             if worker is not None and not worker.is_cancelled:  # the key went nowhere: press the button
                 window.cancel_shown()
                 result["esc_missed"] = True
-        if now - t0 > TIMEOUT:
-            raise SystemExit(f"{name}: the cancelled run did not end")
-        app.processEvents()
-        time.sleep(0.001)
+
+    if not run_until(lambda: window.run_worker is None, TIMEOUT, press_esc_when_due):
+        raise SystemExit(f"{name}: the cancelled run did not end")
     ended = time.perf_counter()
     result["cancel_s"] = (ended - due) if pressed is not None else None
     result["cancel_note"] = "" if pressed is not None else f"the second run ended after {ended - t0:.1f} s"
