@@ -16,7 +16,7 @@ from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import PriceLevel, Traces, price_bins, spatial_units
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.flows import count_flows
-from privacy_studio.core.kernels.gil_free import distinct
+from privacy_studio.core.kernels.gil_free import distinct, repeat
 from privacy_studio.core.naming import label_words
 
 SCORE_MIN, SCORE_MAX = 0.0, 10.0
@@ -263,8 +263,8 @@ class UnitLinks:
     def expand(self, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every link of every entry of ``fine``: (entry index, coarse unit) per link."""
         start, count = self.ptr[fine], np.diff(self.ptr)[fine]
-        entry = np.repeat(np.arange(len(fine)), count)
-        offset = np.arange(len(entry)) - np.repeat(np.cumsum(count) - count, count)
+        entry = repeat(np.arange(len(fine)), count)
+        offset = np.arange(len(entry)) - repeat(np.cumsum(count) - count, count)
         return entry, self.coarse[start[entry] + offset]
 
 

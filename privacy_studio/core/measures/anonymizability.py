@@ -18,7 +18,7 @@ import numpy as np
 from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import unique_pairs
 from privacy_studio.core.kernels import anonymizability as kern
-from privacy_studio.core.kernels.gil_free import cumsum64
+from privacy_studio.core.kernels.gil_free import cumsum64, repeat
 from privacy_studio.core.progress import TaskControl, as_control
 
 MODES = {"plain": kern.MODE_PLAIN, "merge": kern.MODE_MERGE, "prune": kern.MODE_PRUNE}
@@ -168,7 +168,7 @@ class Fingerprints:
         """Distinct (x, y) places per user and of the whole data: sample -> user place, CSR offsets per user,
         user place coordinates x and y, user place -> data place, data place coordinates x and y."""
         if self._places is None:
-            user = np.repeat(np.arange(self.n_users), self.lengths())
+            user = repeat(np.arange(self.n_users), self.lengths())
             order = np.lexsort((self.y, self.x, user))
             new = np.ones(len(order), dtype=bool)
             new[1:] = (

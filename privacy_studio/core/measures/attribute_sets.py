@@ -10,6 +10,7 @@ import numpy as np
 
 from privacy_studio.core.index import PointIndex
 from privacy_studio.core.kernels.attribute_sets import set_value_counts, subset_value_counts
+from privacy_studio.core.kernels.gil_free import repeat
 from privacy_studio.core.measures.attributes import (
     SET,
     TRACE,
@@ -72,7 +73,7 @@ def sampled_shares(
     if not k:
         return own, None, len(included)
     rows = counts[included].reshape(k * r, -1)
-    return own, PersonShares.of(rows, np.repeat(np.arange(k), r), k, sensitive, l, t), int((~included).sum())
+    return own, PersonShares.of(rows, repeat(np.arange(k), r), k, sensitive, l, t), int((~included).sum())
 
 
 def exact_shares(
@@ -95,7 +96,7 @@ def exact_shares(
             users[start:stop], index.arrays(), index.max_list, p,
             np.ascontiguousarray(sensitive.codes, dtype=np.int64), sensitive.n_values, rows,
         )  # fmt: skip
-        owner = np.repeat(np.arange(stop - start), subsets[start:stop])
+        owner = repeat(np.arange(stop - start), subsets[start:stop])
         parts.append(PersonShares.of(counts, owner, stop - start, sensitive, l, t))
         start = stop
     shares = PersonShares.joined(parts) if parts else None

@@ -19,6 +19,7 @@ from privacy_studio.core.events import EventTable
 from privacy_studio.core.generalize import Profile, event_points
 from privacy_studio.core.hierarchy import Hierarchy
 from privacy_studio.core.kernels.csr import dedupe_segments
+from privacy_studio.core.kernels.gil_free import repeat
 from privacy_studio.core.knowledge import MatchingModel, Proportion, Records, Sequence
 from privacy_studio.core.progress import TaskControl
 
@@ -51,7 +52,7 @@ class UserPoints:
         key = mapped.key // (mapped.n_bins * mapped.n_price_bins) if spatial_only else mapped.key.copy()
         event_ptr = events.user_offsets()
         trace_ptr, trace_points, trace_counts = dedupe_segments(event_ptr, key.copy(), overwrite_keys=True)
-        owner = np.repeat(np.arange(len(trace_ptr) - 1, dtype=np.int64), np.diff(trace_ptr))
+        owner = repeat(np.arange(len(trace_ptr) - 1, dtype=np.int64), np.diff(trace_ptr))
         order = np.lexsort((owner, trace_points))
         point_ids, starts = np.unique(trace_points[order], return_index=True)
         post_ptr = np.append(starts, len(order)).astype(np.int64)

@@ -9,6 +9,7 @@ import numpy as np
 
 from privacy_studio.core.index import PointIndex
 from privacy_studio.core.kernels.arrays import NO_PRIORS, Priors
+from privacy_studio.core.kernels.gil_free import repeat
 from privacy_studio.core.kernels.sample_pass import N_PARTS, sample_pass, spread_parts
 from privacy_studio.core.knowledge import GIVEN
 from privacy_studio.core.measures.disclosure import point_priors
@@ -77,9 +78,9 @@ def whole_trace_sizes(index: PointIndex, users: np.ndarray) -> np.ndarray:
     if not len(users):
         return np.zeros(0, dtype=np.int64)
     ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    at = np.repeat(index.trace_ptr[users] - ptr[:-1], lengths) + np.arange(ptr[-1])
+    at = repeat(index.trace_ptr[users] - ptr[:-1], lengths) + np.arange(ptr[-1])
     points = index.trace_pts[at].astype(np.int64)
-    owner = np.repeat(np.arange(len(users)), lengths)
+    owner = repeat(np.arange(len(users)), lengths)
     points = points[np.lexsort((index.list_len[points], owner))]
     pmax = int(lengths.max())
     sizes = sample_sizes(index, users, kind=GIVEN, pmax=pmax, given=(ptr, points))["sizes"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
-from privacy_studio.core.kernels.gil_free import cumsum64
+from privacy_studio.core.kernels.gil_free import cumsum64, repeat
 from privacy_studio.core.measures.kanonymity import class_sizes
 from privacy_studio.core.progress import TaskControl, as_control
 from privacy_studio.core.release.options import ReleaseOptions
@@ -67,7 +67,7 @@ SPARSE_IDS = 8
 
 def row_users(traces: Traces) -> np.ndarray:
     """The user code of every (person, point) row."""
-    return np.repeat(np.arange(traces.n_users, dtype=np.int64), traces.lengths())
+    return repeat(np.arange(traces.n_users, dtype=np.int64), traces.lengths())
 
 
 def cap_points(traces: Traces, n: int) -> Traces:

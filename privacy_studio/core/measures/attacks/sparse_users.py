@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privacy_studio.core.generalize import Traces
+from privacy_studio.core.kernels.gil_free import repeat
 
 #: Largest score matrix the attacks build (float64 entries, about 3.2 GB); the assignment needs it dense.
 MAX_PAIRS = 400_000_000
@@ -36,7 +37,7 @@ class UserVectors:
 
     def row_of(self) -> np.ndarray:
         """User code of every stored entry."""
-        return np.repeat(np.arange(self.n_users), np.diff(self.indptr))
+        return repeat(np.arange(self.n_users), np.diff(self.indptr))
 
     def by_bin(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Inverted index: ``(bin_indptr, users, vals)`` with the users of bin b in ascending order."""
@@ -52,7 +53,7 @@ class UserVectors:
         sums = np.bincount(self.row_of(), weights=np.abs(self.vals) ** order, minlength=self.n_users)
         scale = np.where(sums > 0, sums ** (1.0 / order), 1.0)
         return UserVectors(
-            self.indptr, self.keys, self.vals / np.repeat(scale, np.diff(self.indptr)), self.n_bins
+            self.indptr, self.keys, self.vals / repeat(scale, np.diff(self.indptr)), self.n_bins
         )
 
     def reordered(self, order: np.ndarray) -> UserVectors:
@@ -60,7 +61,7 @@ class UserVectors:
         lengths = np.diff(self.indptr)[order]
         indptr = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
-        take = np.repeat(self.indptr[order] - indptr[:-1], lengths) + np.arange(indptr[-1])
+        take = repeat(self.indptr[order] - indptr[:-1], lengths) + np.arange(indptr[-1])
         return UserVectors(indptr, self.keys[take], self.vals[take], self.n_bins)
 
 
