@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 from privacy_studio.cli import main
 from privacy_studio.core.index import build_index
-from privacy_studio.core.measures.exact import exact_pass, total_subsets, work_items
+from privacy_studio.core.measures.exact import (
+    exact_pass,
+    length_counts,
+    subsets_of,
+    total_subsets,
+    work_items,
+)
 from privacy_studio.core.progress import Cancelled, TaskControl
 from privacy_studio.core.runner import RiskSettings, estimate_exact_run, run_grid
 from tests.risk import reference
@@ -38,6 +44,15 @@ def test_work_items_cover_every_subset_once(lengths, p, item_subsets):
         got += [(int(u), c) for c in inside]
     assert len(got) == len(set(got)) and set(got) == expected
     assert sum(size) == total_subsets(lengths, p)
+
+
+@given(st.lists(st.integers(0, 8), max_size=12), st.integers(1, 5))
+def test_total_subsets_counts_every_persons_p_subsets(lengths, p):
+    """Against enumerating each person's p-subsets; the counted lengths serve every p alike."""
+    expected = sum(sum(1 for _ in combinations(range(n), p)) for n in lengths)
+    array = np.asarray(lengths, dtype=np.int64)
+    assert total_subsets(array, p) == expected
+    assert subsets_of(length_counts(array), p) == expected
 
 
 def test_class_sizes_count_people_so_the_identities_of_the_sampled_mode_hold():

@@ -38,7 +38,18 @@ MAX_COUNTABLE = 2**62
 
 def total_subsets(lengths: np.ndarray, p: int) -> int:
     """Σ_u C(|T_u|, p): the exact number of (person, p-subset) pairs."""
-    values, counts = np.unique(np.asarray(lengths), return_counts=True)
+    return subsets_of(length_counts(lengths), p)
+
+
+def length_counts(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct trace lengths and how many people have each: all :func:`subsets_of` needs (counted once
+    for every p, not once per p: 78 ms for 10M people)."""
+    return np.unique(np.asarray(lengths), return_counts=True)
+
+
+def subsets_of(counted: tuple[np.ndarray, np.ndarray], p: int) -> int:
+    """:func:`total_subsets` from the counted lengths."""
+    values, counts = counted
     return sum(comb(int(m), p) * int(c) for m, c in zip(values, counts, strict=True))
 
 
@@ -48,11 +59,11 @@ def cheap_p_values(index: PointIndex, p_values: list[int], budget_seconds: float
 
     A p costs its subsets at :data:`RATE_SIZES` plus the posting-list entries intersecting them walks at
     :data:`RATE_LIST` (counted only once the subsets alone fit: that count sorts every trace's lists)."""
-    lengths = np.diff(index.trace_ptr)
+    counted = length_counts(np.diff(index.trace_ptr))
     cores = max(1, threads)
     chosen, spent = [], 0.0
-    for p in sorted(set(p_values), key=lambda p: (total_subsets(lengths, p), p)):
-        seconds = total_subsets(lengths, p) / (RATE_SIZES * cores)
+    for p in sorted(set(p_values), key=lambda p: (subsets_of(counted, p), p)):
+        seconds = subsets_of(counted, p) / (RATE_SIZES * cores)
         if spent + seconds <= budget_seconds:
             work = intersection_work(index.trace_ptr, index.trace_pts, index.list_len, p)
             seconds += work / (RATE_LIST * cores)

@@ -20,7 +20,8 @@ from privacy_studio.core.measures.exact import (
     cheap_p_values,
     estimate_exact,
     exact_pass,
-    total_subsets,
+    length_counts,
+    subsets_of,
 )
 from privacy_studio.core.measures.setsizes import SetsAtP
 from privacy_studio.core.measures.unicity import whole_trace_sizes
@@ -45,7 +46,8 @@ def evaluate_exact(
     per_user: dict = {}
     per_location: dict = {}
     ps = exact_p_values(settings)
-    sizes = [total_subsets(np.diff(index.trace_ptr), p) for p in ps]
+    counted = length_counts(np.diff(index.trace_ptr))
+    sizes = [subsets_of(counted, p) for p in ps]
     done = 0
     for p, size in zip(ps, sizes, strict=True):
         step = control.sub(done / max(1, sum(sizes)), (done + size) / max(1, sum(sizes)))
