@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 
 from privacy_studio import cli
 from privacy_studio.core.project import Project
+from privacy_studio.core.release.manifest import ReleaseManifest
 from privacy_studio.core.release.measure import MeasureSettings, own_profile
 from privacy_studio.core.release.written import as_text, row_events
 from privacy_studio.core.report import build_report
+from privacy_studio.core.report.release import verdict_text
 
 GOWALLA = Path("/work/shared/real_data/gowalla_nyc/gowalla_events_nyc.tsv.gz")
 
@@ -270,6 +272,9 @@ def test_a_linkage_that_cannot_be_measured_needs_a_reason(fresh_project: Path, m
     assert "the linkage to one.csv could not be measured" in capsys.readouterr().err and not out.exists()
     manifest = _release(fresh_project, out, *args[4:], "--accept-risk", "the earlier file was withdrawn")
     assert manifest["linkage_to_earlier"][0]["share"] is None and manifest["accepted_risk"]
+    verdict = verdict_text(ReleaseManifest.from_dict(manifest))  # the linkage alone fails: no empty item
+    assert "release criteria: the linkage to the earlier release one.csv" in verdict
+    assert "criteria: ;" not in verdict
 
 
 def test_a_damaged_release_record_is_one_sentence_and_writes_nothing(fresh_project: Path, capsys):

@@ -86,12 +86,10 @@ def verdict_text(m: ReleaseManifest) -> str:
     if m.passes:
         linked = "".join(f" Against earlier releases: {linkage_text(x)}." for x in m.linkage_to_earlier)
         return "The file meets every release criterion of the project." + linked
-    failed = "; ".join(
-        f"{c.name} {c.value_text()} (limit {share(c.limit)})" for c in m.criteria if not c.passed
-    )
+    failures = [f"{c.name} {c.value_text()} (limit {share(c.limit)})" for c in m.criteria if not c.passed]
     if not m.criteria:
-        failed = "it was not judged against them (released by an older studio)"
-    failed += "".join(f"; {linkage_text(x)}" for x in m.linkage_to_earlier)
+        failures = ["it was not judged against them (released by an older studio)"]
+    failed = "; ".join(failures + [linkage_text(x) for x in m.linkage_to_earlier])  # no empty first item
     reason = f' The risk was accepted with the reason: "{m.accepted_risk}".' if m.accepted_risk else ""
     return f"The file FAILS the project's release criteria: {failed}.{reason}"
 
