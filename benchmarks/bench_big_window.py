@@ -50,17 +50,49 @@ def peak_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
-def measure(monitor: GapMonitor, done, timeout: float) -> dict:
-    """Seconds until ``done()``, with the event-loop gaps meanwhile and the peak memory at the end."""
+def log_memory(path: Path, every: float = 0.5) -> None:
+    """A thread writing the process's resident memory (MiB: anonymous, file-backed) to ``path`` every
+    ``every`` s with the wall clock, to line the peak up with the run's log."""
+    import threading
+
+    def run() -> None:
+        with open(path, "w", encoding="utf-8") as out:
+            while True:
+                status = Path("/proc/self/status").read_text()
+                kb = {
+                    k: int(v.split()[0])
+                    for k, v in (line.split(":", 1) for line in status.splitlines())
+                    if k in ("RssAnon", "RssFile", "RssShmem")
+                }
+                out.write(f"{time.time():.1f} {kb['RssAnon'] >> 10} {kb['RssFile'] >> 10}\n")
+                out.flush()
+                time.sleep(every)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def note_log(log, first: int, seen: list[tuple[float, str]]) -> None:
+    """Keep each line of the window's log after its ``first`` with the wall clock it was seen at (±10 ms)."""
+    seen.extend((round(time.time(), 2), text) for _, text in log.lines[first + len(seen) :])
+
+
+def measure(monitor: GapMonitor, done, timeout: float, log) -> dict:
+    """Seconds until ``done()``, with the event-loop gaps and the window's log meanwhile, and the peak
+    memory at the end."""
+    from PySide6.QtWidgets import QApplication
+
+    first, seen = len(log.lines), []
     monitor.clear()  # every list: the gaps alone left the CPU, sleeps and wall clocks of earlier steps
     monitor.recording = True
+    app = QApplication.instance()
+    app.recording = True  # a TimedApplication (--events) times each delivery meanwhile
     start = time.perf_counter()
-    finished = run_until(done, timeout)
-    monitor.recording = False
+    finished = run_until(done, timeout, each=lambda: note_log(log, first, seen))
+    monitor.recording = app.recording = False
     if not finished:
         raise TimeoutError("the step did not finish in time")
     seconds = round(time.perf_counter() - start, 1)
-    return {"s": seconds, **monitor.summary(), "peak_rss_gb": round(peak_gb(), 2)}
+    return {"s": seconds, **monitor.summary(), "peak_rss_gb": round(peak_gb(), 2), "log": seen}
 
 
 def main() -> None:
@@ -73,13 +105,20 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", type=Path, default=Path("big_window.json"))
     parser.add_argument("--stacks", type=Path, help="every thread's stack at each pause over 60 ms")
+    parser.add_argument("--memory-log", type=Path, help="resident memory (anonymous, file) every 0.5 s")
+    parser.add_argument("--events", action="store_true", help="time every Qt event delivery (slow_events.py)")
     args = parser.parse_args()
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from privacy_studio.gui.main_window import MainWindow
 
-    _app = QApplication.instance() or QApplication([])  # alive as long as the window
+    if args.events:
+        from slow_events import TimedApplication
+
+        _app = TimedApplication([])
+    else:
+        _app = QApplication.instance() or QApplication([])  # alive as long as the window
     folder = Path(tempfile.mkdtemp(prefix="bench-big-window-"))
     cells = [tuple(c.split(":")) for c in args.cells.split(",")]
     path = make_project(args.data, cells, args.p, folder)
@@ -88,6 +127,8 @@ def main() -> None:
     window.show()
     # as the studio does at start: compiled (or cached) kernels before any step, so a tree whose numba cache
     # is cold (a fresh worktree) does not time compiling inside the run (LLVM holds the GIL)
+    if args.memory_log is not None:
+        log_memory(args.memory_log)
     warm = window.warm_up()
     run_until(lambda: warm not in window.runner.active, args.timeout)
     monitor = GapMonitor()
@@ -99,12 +140,14 @@ def main() -> None:
         window.session.overview = None
         monitor.mark(label)
         window.open_project(path)
-        rows[label] = measure(monitor, lambda: window.session.overview is not None, args.timeout)
+        rows[label] = measure(
+            monitor, lambda: window.session.overview is not None, args.timeout, window.log_panel
+        )
         rows[label]["events_in_window"] = window.session.dataset is not None
     if not args.no_run:
         monitor.mark("run grid")
         window.start_run(dict(window.session.project.settings))
-        rows["run grid"] = measure(monitor, lambda: window.run_worker is None, args.timeout)
+        rows["run grid"] = measure(monitor, lambda: window.run_worker is None, args.timeout, window.log_panel)
         rows["run grid"]["profiles"] = len(window.session.project.results)
         errors = [text for level, text in window.log_panel.lines if level in ("error", "warning")]
         rows["run grid"]["messages"] = errors
@@ -119,6 +162,9 @@ def main() -> None:
         print(f"{label} | {r['s']} | {r['gap_max_ms']:.0f} | {r['gap_p99_ms']:.0f} | {r['peak_rss_gb']}")
     for where, n in monitor.stalls.most_common(5):
         print(f"stalled {n}x at {where}")
+    if args.events:
+        print("slowest event deliveries (wall ms, the GUI thread's CPU ms, what, wall clock at end):")
+        print(_app.table())
 
 
 if __name__ == "__main__":
