@@ -4,7 +4,7 @@ width (their cells end in "…"; widen the window, or hover a cell, to read them
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QTableWidget
+from PySide6.QtWidgets import QTableView
 
 
 def fitted_widths(natural: list[int], available: int) -> list[int]:
@@ -25,7 +25,7 @@ def fitted_widths(natural: list[int], available: int) -> list[int]:
 class ColumnFit(QObject):
     """Keeps a table's columns within its width as it is resized; ``measure`` after a refill."""
 
-    def __init__(self, table: QTableWidget) -> None:
+    def __init__(self, table: QTableView) -> None:
         super().__init__(table)
         self.table = table
         self.natural: list[int] = []
@@ -35,11 +35,11 @@ class ColumnFit(QObject):
     def measure(self) -> None:
         """Size the columns to their contents (the header's precision setting applies), then fit them."""
         self.table.resizeColumnsToContents()
-        self.natural = [self.table.columnWidth(j) for j in range(self.table.columnCount())]
+        self.natural = [self.table.columnWidth(j) for j in range(self.table.model().columnCount())]
         self.apply()
 
     def apply(self) -> None:
-        if len(self.natural) != self.table.columnCount():
+        if len(self.natural) != self.table.model().columnCount():
             self.measure()
             return
         for j, width in enumerate(fitted_widths(self.natural, self.table.viewport().width())):
@@ -51,7 +51,7 @@ class ColumnFit(QObject):
         return False
 
 
-def fit_columns(table: QTableWidget) -> None:
+def fit_columns(table: QTableView) -> None:
     """Size ``table``'s columns to their contents within its width, now and whenever it is resized."""
     fit = table.findChild(ColumnFit) or ColumnFit(table)
     fit.measure()

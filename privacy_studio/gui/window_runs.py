@@ -21,7 +21,7 @@ from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.results import Record, as_record, profile_label, records_of
+from privacy_studio.gui.results import Record, as_record, profile_label
 from privacy_studio.gui.workers import Worker
 
 if TYPE_CHECKING:
@@ -310,4 +310,4 @@ class RunHooks:
 
     def _fill_table(self) -> None:
         self.table_timer.stop()
-        self.results_table.set_records(records_of(self.session.project.results))
+        self.results_table.set_results(self.session.project.results)

@@ -127,13 +127,15 @@ def test_anonymizability_targets_more_than_the_people_means_everyone(imported_wi
 
 
 def test_results_table_explains_counts_and_marks_measures_not_computed(qtbot):
-    from privacy_studio.gui.panels.results_table import COLUMNS, NOT_COMPUTED, ResultsTable
+    from PySide6.QtCore import Qt
+
+    from privacy_studio.gui.panels.results_table import COLUMNS, NOT_COMPUTED, TOOLTIP, ResultsTable
 
     table = ResultsTable()
     qtbot.addWidget(table)
     headers = [c[0] for c in COLUMNS]
     for header in ("people", "sampled", "excluded"):
-        assert table.horizontalHeaderItem(headers.index(header)).toolTip(), header
+        assert table.model().headerData(headers.index(header), Qt.Orientation.Horizontal, TOOLTIP), header
     rec = _record("zip", "1h", 0.25)
     rec["by_p"][0]["worst_mean"] = None
     table.set_records([rec])
@@ -157,6 +159,8 @@ def test_data_summary_says_min_median_max_not_quantile_codes(imported_window):
 def test_results_table_shows_shares_as_percentages_and_counts_as_counts(qtbot):
     """Every field the catalogue marks as a proportion (and its interval) reads as a percentage, as in the
     report; counts and d stay numbers, and sorting still follows the numeric value."""
+    from PySide6.QtCore import Qt
+
     from privacy_studio.core.risk.catalogue import RISK_FIELDS
     from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
 
@@ -173,7 +177,7 @@ def test_results_table_shows_shares_as_percentages_and_counts_as_counts(qtbot):
     assert table.cell_value(0, "unicity") == "12.5%"
     assert table.cell_value(0, "unicity 95% CI") == "[10.0%, 15.0%]"
     assert table.cell_value(0, "people") == "1234" and table.cell_value(0, "sampled") == "1000"
-    table.sortItems(headers.index("unicity"))
+    table.sortByColumn(headers.index("unicity"), Qt.SortOrder.AscendingOrder)
     assert table.cell_value(0, "unicity") == "6.0%"
 
 

@@ -74,16 +74,15 @@ def test_cancel_changes_nothing(window, monkeypatch) -> None:
 
 
 def test_results_table_explains_level_codes_in_words(qtbot) -> None:
-    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+    from privacy_studio.gui.panels.results_table import ResultsTable
 
     table = ResultsTable()
     qtbot.addWidget(table)
     table.set_records(
         [{"spatial": "grid:1", "temporal": "6h", "n_users": 3, "by_p": [{"p": 1, "unicity": 0.5}]}]
     )
-    headers = [c[0] for c in COLUMNS]
-    assert table.item(0, headers.index("spatial")).toolTip() == "1 km squares"
-    assert table.item(0, headers.index("temporal")).toolTip() == "6-hour bins"
+    assert table.cell(0, "spatial").tip == "1 km squares"
+    assert table.cell(0, "temporal").tip == "6-hour bins"
 
 
 def test_a_signature_made_over_other_figures_is_marked_and_can_be_renewed(window, monkeypatch) -> None:

@@ -27,7 +27,7 @@ def test_results_table_writes_bounds_and_tiny_values_plainly(qtbot):
 def test_a_worst_case_cut_by_the_search_budget_says_so(qtbot):
     """A worst case whose targeted search its work budget cut short is a weaker lower bound: the cell says
     "limited" and its tooltip for how many of the sampled people."""
-    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+    from privacy_studio.gui.panels.results_table import ResultsTable
 
     entry = {"p": 4, "worst_share_at_1": 0.839, "worst_mean": 0.9, "worst_exact": False}
     entry |= {"worst_search_cut": 620, "n_sampled": 1000}
@@ -38,5 +38,28 @@ def test_a_worst_case_cut_by_the_search_budget_says_so(qtbot):
     cells = sorted(table.cell_value(r, "share at risk 1") for r in range(2))
     assert cells == ["≥ 83.9%", "≥ 83.9% (limited)"]
     row = next(r for r in range(2) if table.cell_value(r, "share at risk 1").endswith("(limited)"))
-    tip = table.item(row, [c[0] for c in COLUMNS].index("share at risk 1")).toolTip()
+    tip = table.cell(row, "share at risk 1").tip
     assert "limited search" in tip and "620 of the 1,000 sampled people" in tip
+
+
+def test_a_sorted_table_keeps_its_rows_whole_and_its_order_when_results_arrive(qtbot):
+    """Sorting moves whole rows (a value never parts from its profile), numbers by value, and a table the
+    user sorted stays sorted as new profiles come in during a run."""
+    from PySide6.QtCore import Qt
+
+    from privacy_studio.gui.panels.results_table import COLUMNS, ResultsTable
+
+    def record(temporal: str, unicity: float | None) -> dict:
+        return {"spatial": "zip", "temporal": temporal, "n_users": 10, "by_p": [{"p": 2, "unicity": unicity}]}
+
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    records = [record("1h", 0.125), record("1w", 0.06), record("6h", 0.9)]
+    table.set_records(records)
+    table.sortByColumn([c[0] for c in COLUMNS].index("unicity"), Qt.SortOrder.DescendingOrder)
+    rows = [(table.cell_value(r, "temporal"), table.cell_value(r, "unicity")) for r in range(3)]
+    assert rows == [("6h", "90.0%"), ("1h", "12.5%"), ("1w", "6.0%")]
+    table.set_records([*records, record("12h", 0.5), record("1d", None)])
+    rows = [(table.cell_value(r, "temporal"), table.cell_value(r, "unicity")) for r in range(5)]
+    assert rows[:4] == [("6h", "90.0%"), ("12h", "50.0%"), ("1h", "12.5%"), ("1w", "6.0%")]
+    assert rows[4] == ("1d", "—")  # not computed: apart from the numbers

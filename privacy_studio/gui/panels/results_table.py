@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QWidget
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
 
 from privacy_studio.core.naming import spatial_name, temporal_name
 from privacy_studio.core.numbers import interval, lower_bound, number, one_in, share
 from privacy_studio.core.risk.catalogue import FIELD_MEASURE, RISK_FIELDS, WORST_FIELDS, limited_search
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.gui import help as measure_help
 from privacy_studio.gui.column_fit import fit_columns
 from privacy_studio.gui.results import Record
@@ -63,6 +65,11 @@ NOT_COMPUTED = "—"
 #: Keys of the shares (and their intervals) the catalogue marks as proportions: shown as percentages,
 #: written as the report writes them.
 SHARE_KEYS = {name for name, field in RISK_FIELDS.items() if field.proportion}
+#: The roles the model answers, as the ints a view passes.
+DISPLAY, TOOLTIP, ALIGNMENT = (
+    int(role)
+    for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole)
+)
 INTERVAL_KEYS = {field.interval for field in RISK_FIELDS.values() if field.proportion and field.interval}
 
 
@@ -80,16 +87,6 @@ def _text(value: Any, key: str = "") -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_text(v) for v in value) + "]"
     return str(value)
-
-
-class _Item(QTableWidgetItem):
-    """Sorts numerically when both cells hold numbers."""
-
-    def __lt__(self, other: QTableWidgetItem) -> bool:
-        a, b = self.data(Qt.ItemDataRole.UserRole), other.data(Qt.ItemDataRole.UserRole)
-        if isinstance(a, int | float) and isinstance(b, int | float):
-            return a < b
-        return self.text() < other.text()
 
 
 #: Profile columns whose codes are explained in words in their cells' tooltips ("grid:1" = 1 km squares).
@@ -117,84 +114,151 @@ def _two_lines(header: str) -> str:
     return f"{header[:cut]}\n{header[cut + 1 :]}"
 
 
-#: Rows filled per turn of the event loop while the window is shown.
-ROWS_PER_STEP = 30
+@dataclass(frozen=True)
+class Cell:
+    """One cell as shown: its text, the value it sorts by (numbers by number), its tooltip."""
+
+    text: str
+    value: float | str
+    tip: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        return not isinstance(self.value, str)
 
 
-class ResultsTable(QTableWidget):
+def cell_of(rec: Record, entry: Record, where: str, key: str) -> Cell:
+    """The cell of ``key`` for one profile ``rec`` and one of its p entries."""
+    value = (rec if where == "profile" else entry).get(key)
+    sampled_worst = key in WORST_FIELDS and value is not None and not entry.get("worst_exact", False)
+    text = lower_bound(value) if sampled_worst else _text(value, key)
+    tip = ""
+    if value is None:
+        tip = "not computed: tick this measure in the Grid step and run again"
+    elif sampled_worst and entry.get("worst_search_cut"):  # the search budget cut some people short
+        text = f"{text} (limited)"
+        tip = limited_search(entry["worst_search_cut"], entry.get("n_sampled") or 0)
+    elif key in LEVEL_NAMES:
+        tip = _level_words(LEVEL_NAMES[key], str(value))
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return Cell(text, float(value) if number else text, tip)
+
+
+def rows_of(records: list[Record]) -> list[list[Cell]]:
+    """One row of cells per (profile, p) of ``records``, in their order."""
+    return [
+        [cell_of(rec, entry, where, key) for _, where, key, _ in COLUMNS]
+        for rec in records
+        for entry in rec.get("by_p") or [{}]
+    ]
+
+
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+class ResultsModel(QAbstractTableModel):
+    """The rows as cells computed once: the view asks only for the cells it paints, so a new result costs
+    the window one reset, not a widget item per cell (3,600 of them took 100 ms of the GUI thread)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[list[Cell]] = []
+        self.headers = [_two_lines(c[0]) for c in COLUMNS]
+        self.tips = [measure_help.tooltip(key) if key else COUNT_TIPS.get(h, "") for h, _, _, key in COLUMNS]
+
+    def set_rows(self, rows: list[list[Cell]]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY) -> Any:
+        cell = self.rows[index.row()][index.column()]
+        if role == DISPLAY:
+            return cell.text
+        if role == TOOLTIP:
+            return cell.tip or None
+        if role == ALIGNMENT and cell.numeric:
+            return RIGHT
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DISPLAY) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return str(section + 1) if role == DISPLAY else None
+        if role == DISPLAY:
+            return self.headers[section]
+        return self.tips[section] if role == TOOLTIP else None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Numbers by value, then the texts ("—", levels) alphabetically, either way; rows kept whole."""
+        if column < 0:
+            return
+        self.layoutAboutToBeChanged.emit()
+        descending = order == Qt.SortOrder.DescendingOrder
+        numbers = [row for row in self.rows if row[column].numeric]
+        texts = [row for row in self.rows if not row[column].numeric]
+        self.rows = [
+            *sorted(numbers, key=lambda row: row[column].value, reverse=descending),
+            *sorted(texts, key=lambda row: row[column].value, reverse=descending),
+        ]
+        self.layoutChanged.emit()
+
+
+class ResultsTable(QTableView):
     """Rows (profile, p) of the result records."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(0, len(COLUMNS), parent)
-        self.setHorizontalHeaderLabels([_two_lines(c[0]) for c in COLUMNS])
-        for j, (header, _, _, key) in enumerate(COLUMNS):
-            tip = measure_help.tooltip(key) if key else COUNT_TIPS.get(header, "")
-            self.horizontalHeaderItem(j).setToolTip(tip)
+        super().__init__(parent)
+        self.setModel(ResultsModel(self))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
+        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # the records' order
+        self.setSortingEnabled(True)
         # Column widths from the header and the first rows: measuring every cell of a 120-row table took
         # 30 ms of the GUI thread at the end of each run.
         self.horizontalHeader().setResizeContentsPrecision(WIDTH_ROWS)
         fit_columns(self)  # narrowed to the table's width: it never scrolls sideways
-        self._rows: list[tuple[Record, Record]] = []
-        self._filled = 0
-        self._first_fill = False
-        self._step_timer = QTimer(self)
-        self._step_timer.setSingleShot(True)
-        self._step_timer.timeout.connect(self._fill_step)
+        #: The cells of each result shown, by the result's id (the result is kept, so its id stays its own).
+        self._known: dict[int, tuple[ProfileResult, list[list[Cell]]]] = {}
+
+    def model(self) -> ResultsModel:
+        return cast(ResultsModel, super().model())
+
+    def rowCount(self) -> int:
+        return self.model().rowCount()
 
     def set_records(self, records: list[Record]) -> None:
-        """Show one row per (profile, p); in a shown window the rows are filled ``ROWS_PER_STEP`` at a
-        time, the event loop turning between (120 rows took the window's thread 100 ms at once)."""
-        self._rows = [(rec, entry) for rec in records for entry in rec.get("by_p") or [{}]]
-        self._filled = 0
-        self._first_fill = self.rowCount() == 0
-        self.setSortingEnabled(False)
-        self.setRowCount(len(self._rows))
-        if self.window().isVisible():
-            self._fill_step()
-        else:
-            self.flush()
+        """Show one row per (profile, p) of these records."""
+        self._show(rows_of(records))
 
-    def flush(self) -> None:
-        """Fill every row still waiting for its turn, now."""
-        self._step_timer.stop()
-        while self._filled < len(self._rows):
-            self._fill_step()
+    def set_results(self, results: list[ProfileResult]) -> None:
+        """Show a project's typed results; a result shown before (the same object: results are replaced,
+        never changed) keeps its cells, so a run's arrival formats only the new profile."""
+        known = self._known
+        self._known = {
+            id(r): known[id(r)] if id(r) in known else (r, rows_of([r.to_dict()])) for r in results
+        }
+        self._show([row for _, rows in self._known.values() for row in rows])
 
-    def _fill_step(self) -> None:
-        """Fill the next rows; once all are in, sorting comes back (and, first time, the widths)."""
-        end = min(len(self._rows), self._filled + ROWS_PER_STEP)
-        for i in range(self._filled, end):
-            self._fill_row(i, *self._rows[i])
-        self._filled = end
-        if end < len(self._rows):
-            self._step_timer.start(0)
-            return
-        self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.setSortingEnabled(True)
-        if self._first_fill:  # measuring every cell again on each refill took longer than filling them
+    def _show(self, rows: list[list[Cell]]) -> None:
+        """The rows, in the order the user sorted by, if any; the column widths are measured on the first
+        rows shown (measuring on every refill took longer than filling)."""
+        first = self.rowCount() == 0
+        self.model().set_rows(rows)
+        header = self.horizontalHeader()
+        self.model().sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        if first and self.rowCount():
             fit_columns(self)
 
-    def _fill_row(self, i: int, rec: Record, entry: Record) -> None:
-        for j, (_, where, key, _) in enumerate(COLUMNS):
-            value = (rec if where == "profile" else entry).get(key)
-            sampled_worst = key in WORST_FIELDS and value is not None and not entry.get("worst_exact", False)
-            item = _Item(lower_bound(value) if sampled_worst else _text(value, key))
-            if value is None:
-                item.setToolTip("not computed: tick this measure in the Grid step and run again")
-            elif sampled_worst and entry.get("worst_search_cut"):  # the search budget cut some people short
-                item.setText(f"{item.text()} (limited)")
-                item.setToolTip(limited_search(entry["worst_search_cut"], entry.get("n_sampled") or 0))
-            elif key in LEVEL_NAMES:
-                item.setToolTip(_level_words(LEVEL_NAMES[key], str(value)))
-            if isinstance(value, int | float):
-                item.setData(Qt.ItemDataRole.UserRole, value)
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.setItem(i, j, item)
+    def cell(self, row: int, header: str) -> Cell:
+        return self.model().rows[row][[c[0] for c in COLUMNS].index(header)]
 
     def cell_value(self, row: int, header: str) -> str:
         """The text shown in ``row`` under ``header`` (used by tests and copy)."""
-        self.flush()
-        return self.item(row, [c[0] for c in COLUMNS].index(header)).text()
+        return self.cell(row, header).text
