@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
 
 EQUIVALENT_MESSAGE = (
     "Every pair of risk measures ranks the profiles in the same order (Kendall's tau = 1), so the Pareto "
@@ -41,8 +40,27 @@ class OrdinalTable:
         )
 
 
+def _pair_signs(values: np.ndarray) -> np.ndarray:
+    """For each profile pair (a, b), the sign of ``values[b] - values[a]`` (0 where either is unknown)."""
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(np.sign(values[None, :] - values[:, None]), nan=0.0)
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b of ``x`` and ``y`` over the positions where both are finite (NaN when fewer than two,
+    or when either is constant there), as ``scipy.stats.kendalltau`` gives it: concordant minus discordant
+    pairs over the root of the pairs untied in each. Written out because scipy's wrapper took the window's
+    thread 1 ms a call, 36 calls per analysis, for a dozen profiles."""
+    both = np.isfinite(x) & np.isfinite(y)
+    if both.sum() < 2:
+        return float("nan")
+    sx, sy = _pair_signs(x[both]), _pair_signs(y[both])
+    untied = float(np.abs(sx).sum()) * float(np.abs(sy).sum())  # each pair counted twice in all three sums
+    return float((sx * sy).sum() / np.sqrt(untied)) if untied > 0 else float("nan")
+
+
 def ordinal_equivalence(measures: dict[str, np.ndarray]) -> OrdinalTable:
-    """Kendall tau-b (scipy) for every pair of measures; values are per-profile risks in the same order."""
+    """Kendall tau-b for every pair of measures; values are per-profile risks in the same order."""
     names = list(measures)
     values = [np.asarray(measures[n], dtype=np.float64) for n in names]
     if len({len(v) for v in values}) > 1:
@@ -52,9 +70,7 @@ def ordinal_equivalence(measures: dict[str, np.ndarray]) -> OrdinalTable:
     count = np.zeros((m, m), dtype=np.int64)
     for i in range(m):
         for j in range(m):
-            both = np.isfinite(values[i]) & np.isfinite(values[j])
-            count[i, j] = int(both.sum())
+            count[i, j] = int((np.isfinite(values[i]) & np.isfinite(values[j])).sum())
             if i < j:
-                t = kendalltau(values[i][both], values[j][both]).statistic if count[i, j] > 1 else np.nan
-                tau[i, j] = tau[j, i] = t
+                tau[i, j] = tau[j, i] = kendall_tau_b(values[i], values[j])
     return OrdinalTable(names, tau, count)
