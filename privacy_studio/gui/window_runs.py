@@ -256,7 +256,7 @@ class RunHooks:
         project.import_report = report_with(data.overview.report, loss.coverage)
         self.tradeoff.set_computed_utility(loss.utility)
         self.tradeoff.set_unit_areas(loss.sizes.unit_areas, loss.sizes.period_seconds)
-        self._show_dataset(self.session.dataset)  # the import report now says whom the loss covers
+        self._show_import_report()  # it now says whom the loss covers
         self.log(loss.coverage)
 
     @Slot(object)

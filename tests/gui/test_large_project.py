@@ -53,6 +53,9 @@ def test_a_project_larger_than_memory_opens_and_runs_without_its_events(
         lambda: any("Information loss measured on" in text for _, text in window.log_panel.lines),
         timeout=WAIT_MS,
     )
+    # the summary's import report says whom the loss covers (only the report is redrawn, not the summary)
+    coverage = next(text for _, text in window.log_panel.lines if "Information loss measured on" in text)
+    assert coverage in window.summary.report.toPlainText() and form_rows(window.summary)["users"] == "200"
     assert str(sample_subset["events"]) not in loaded  # only the sample of people was read in memory
 
 

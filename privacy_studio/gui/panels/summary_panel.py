@@ -79,13 +79,17 @@ class SummaryPanel(QWidget):
         self.counts = np.zeros(0, dtype=np.int64)  # events a person has (each distinct number once)
         self.people = np.zeros(0, dtype=np.int64)  # people with that many
 
+    def set_report(self, text: str) -> None:
+        """Show the import report's text."""
+        self.report.setPlainText(text)
+
     def set_dataset(self, dataset: Dataset | DatasetOverview | None, report_text: str = "") -> None:
         """Show a dataset's summary (or nothing for ``None``) and its import report; an overview (data that
         exceed memory, issue #30) shows the same from its aggregates, and its places on a map."""
         while self.form.rowCount():
             self.form.removeRow(0)
         self.empty.setVisible(dataset is None)
-        self.report.setPlainText(report_text)
+        self.set_report(report_text)
         self.places.show_overview(dataset if isinstance(dataset, DatasetOverview) else None)
         if dataset is None:
             self.counts = self.people = np.zeros(0, dtype=np.int64)
