@@ -254,8 +254,7 @@ class RunHooks:
         if project is not self.session.project or project.settings != grid:
             return  # another project was opened, or the grid changed, meanwhile: the loss is not theirs
         project.import_report = report_with(data.overview.report, loss.coverage)
-        self.tradeoff.set_computed_utility(loss.utility)
-        self.tradeoff.set_unit_areas(loss.sizes.unit_areas, loss.sizes.period_seconds)
+        self.tradeoff.set_loss(loss.utility, loss.sizes)
         self._show_import_report()  # it now says whom the loss covers
         self.log(loss.coverage)
 

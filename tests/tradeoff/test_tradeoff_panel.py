@@ -282,3 +282,32 @@ def test_a_saved_population_extrapolation_comes_back_on_opening(qtbot, tmp_path)
     assert not session.dirty
     session.replace(Project())  # a project without one clears the drawing
     assert len(panel.sub_points.getData()[0]) == 0 and panel.extrapolated_label.toPlainText() == ""
+
+
+def test_a_sampled_loss_is_analysed_once_with_its_sizes(panel, thesis_profiles, thesis_scores, monkeypatch):
+    """The information loss of data beyond memory arrives with the profiles' sizes: one analysis takes both
+    (the same as setting each in turn), where each alone redrew the Decide step."""
+    from privacy_studio.core.analyses import ComputedUtility, ProfileSizes
+    from privacy_studio.gui.panels import tradeoff_panel
+
+    panel.set_utility(thesis_scores)
+    panel.set_results(thesis_profiles())
+    computed = ComputedUtility(
+        {label: {"points_kept": 5.0 + i % 3} for i, label in enumerate(panel.grid.labels)}
+    )
+    sizes = ProfileSizes({"zip": 1.0, "district": 8.0, "municipality": 60.0}, 86_400.0 * 30)
+    calls = []
+    decide = tradeoff_panel.decide
+    monkeypatch.setattr(tradeoff_panel, "decide", lambda inputs: calls.append(1) or decide(inputs))
+    panel.set_loss(computed, sizes)
+    assert len(calls) == 1
+    together = panel.analysis
+    panel.set_unit_areas({}, float("nan"))
+    panel.set_computed_utility(ComputedUtility({}))
+    panel.set_unit_areas(sizes.unit_areas, sizes.period_seconds)
+    panel.set_computed_utility(computed)
+    assert (
+        panel.analysis.power_law == together.power_law
+        and panel.analysis.recommendation == together.recommendation
+    )
+    assert panel.unit_areas == sizes.unit_areas and panel.computed == computed.scores
