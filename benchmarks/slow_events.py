@@ -9,6 +9,8 @@ queued signal from a worker, a timer's slot) with the GUI thread's own CPU time 
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -44,6 +46,20 @@ class TimedApplication(QApplication):
         self.recording = False
         self.slow: list[Delivery] = []
         self._open: list[list[Delivery]] = [self.slow]
+        #: Garbage collections over KEEP_MS while recording: (ms, generation, thread, wall clock at end).
+        self.collections: list[tuple[float, int, str, float]] = []
+        self._gc_start = 0.0
+        gc.callbacks.append(self._collected)
+
+    def _collected(self, phase: str, info: dict) -> None:
+        """A collection's time (it holds the GIL: whichever thread runs it, the others wait)."""
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self._gc_start) * 1000
+        if self.recording and ms >= KEEP_MS:
+            where = threading.current_thread().name
+            self.collections.append((round(ms, 1), info["generation"], where, round(time.time(), 3)))
 
     def notify(self, receiver: QObject, event: QEvent) -> bool:
         if not self.recording:
@@ -67,4 +83,5 @@ class TimedApplication(QApplication):
         for d in sorted(self.slow, key=lambda d: -d.ms)[:top]:
             lines.append(f"{d.ms:7.1f} ms (cpu {d.cpu_ms:5.1f}) {d.what} @ {d.ended:.3f}")
             lines += [f"    {c.ms:7.1f} ms (cpu {c.cpu_ms:5.1f}) {c.what}" for c in d.inside]
+        lines += [f"gc {ms:7.1f} ms gen {g} in {where} @ {end:.3f}" for ms, g, where, end in self.collections]
         return "\n".join(lines)
