@@ -63,3 +63,19 @@ def test_a_sorted_table_keeps_its_rows_whole_and_its_order_when_results_arrive(q
     rows = [(table.cell_value(r, "temporal"), table.cell_value(r, "unicity")) for r in range(5)]
     assert rows[:4] == [("6h", "90.0%"), ("12h", "50.0%"), ("1h", "12.5%"), ("1w", "6.0%")]
     assert rows[4] == ("1d", "—")  # not computed: apart from the numbers
+
+
+def test_a_narrowed_cell_reads_whole_on_hover(qtbot):
+    """Columns are narrowed to the table's width and their cells end in "…": every cell's tooltip gives its
+    whole text (a cell with its own explanation keeps it)."""
+    from privacy_studio.gui.panels.results_table import COLUMNS, TOOLTIP, ResultsTable
+
+    entry = {"p": 2, "unicity": 0.5, "em": 5.27e-05}
+    table = ResultsTable()
+    qtbot.addWidget(table)
+    table.set_records([{"spatial": "grid:1", "temporal": "1d", "n_users": 7115, "by_p": [entry]}])
+    headers = [c[0] for c in COLUMNS]
+    model = table.model()
+    em = model.data(model.index(0, headers.index("EM")), TOOLTIP)
+    assert em == table.cell_value(0, "EM") == "0.0000527"
+    assert model.data(model.index(0, headers.index("spatial")), TOOLTIP) == "1 km squares"

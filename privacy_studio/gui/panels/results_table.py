@@ -181,8 +181,8 @@ class ResultsModel(QAbstractTableModel):
         cell = self.rows[index.row()][index.column()]
         if role == DISPLAY:
             return cell.text
-        if role == TOOLTIP:
-            return cell.tip or None
+        if role == TOOLTIP:  # a narrowed column's cells end in "…": hovering reads them whole
+            return cell.tip or cell.text
         if role == ALIGNMENT and cell.numeric:
             return RIGHT
         return None
