@@ -35,6 +35,9 @@ class Delivery:
 def _label(receiver: QObject, event: QEvent) -> str:
     name = receiver.objectName()
     kind = type(receiver).__name__ + (f"#{name}" if name else "")
+    parent = receiver.parent()
+    if not name and parent is not None:  # an unnamed timer or helper: say whose it is
+        kind += f" of {type(parent).__name__}"
     return f"{event.type().name} -> {kind}"
 
 
