@@ -17,7 +17,7 @@ from privacy_studio.core.project_run import keep, replace_result
 from privacy_studio.core.report.record import sign_details
 from privacy_studio.core.report_details import ReportDetails
 from privacy_studio.core.risk.results import ProfileResult
-from privacy_studio.gui.results import Record, records_of
+from privacy_studio.gui.results import Record, RecordCache
 
 
 class Session(QObject):
@@ -26,13 +26,14 @@ class Session(QObject):
     changed = Signal()
     dirty_changed = Signal(bool)
     dataset_changed = Signal(object)  # the Dataset, or None
-    results_changed = Signal(object)  # list of the result records (object: a list would be converted)
+    results_changed = Signal(object)  # the project's typed results (object: a list would be converted)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = Project()
         self.dataset: Any = None
         self.overview: DatasetOverview | None = None  # aggregates of the data, whether in memory or not
+        self._records = RecordCache()
         self.dirty = False
         self.edits = 0  # counts edits, so a save that ends after another edit leaves the project unsaved
 
@@ -42,7 +43,7 @@ class Session(QObject):
         self.project = project
         self.dataset, self.overview = dataset, None
         self.dataset_changed.emit(dataset)
-        self.results_changed.emit(records_of(project.results))
+        self.results_changed.emit(list(project.results))
         self.changed.emit()
         self.set_dirty(False)
 
@@ -142,10 +143,18 @@ class Session(QObject):
             details.store(self.project.analyses)
             self._edited()
 
-    def add_result(self, record: Record) -> None:
-        self.project.results = replace_result(self.project.results, ProfileResult.from_dict(record))
-        self.results_changed.emit(records_of(self.project.results))
+    def add_result(self, result: ProfileResult, record: Record | None = None) -> None:
+        """A finished profile, replacing the project's result for the same profile; ``record``, its record
+        if already made, is what the plots will read."""
+        if record is not None:
+            self._records.seed(result, record)
+        self.project.results = replace_result(self.project.results, result)
+        self.results_changed.emit(list(self.project.results))
         self._edited()
+
+    def records(self, results: list[ProfileResult]) -> list[Record]:
+        """The records the plots read, of ``results`` (the project's, as ``results_changed`` gave them)."""
+        return self._records.records(results)
 
     def keep_step(self, step: Any) -> None:
         """Keep a run's late analysis (its seed spread) in the project, which then has unsaved changes."""

@@ -21,7 +21,7 @@ from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.risk.settings import RiskSettings
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.gui.plots.base import PlotTab
-from privacy_studio.gui.results import Record, as_record, profile_label
+from privacy_studio.gui.results import ArrivedResult, profile_label
 from privacy_studio.gui.workers import Worker
 
 if TYPE_CHECKING:
@@ -34,11 +34,11 @@ if TYPE_CHECKING:
 NO_DATA = "Import data first: File › Import data… (Ctrl+I), or open a project whose input files are present."
 
 
-def _run(plan: RunPlan, dataset: Any, control: TaskControl) -> Iterator[Record | RunStep]:
-    """The project's run, its results converted to the records the window keeps in the worker (large
+def _run(plan: RunPlan, dataset: Any, control: TaskControl) -> Iterator[ArrivedResult | RunStep]:
+    """The project's run, each result with the record the plots read made here, in the worker (large
     results take a while to convert)."""
     for step in run_steps(plan, dataset, control):
-        yield as_record(step) if isinstance(step, ProfileResult) else step
+        yield ArrivedResult(step, step.to_dict()) if isinstance(step, ProfileResult) else step
 
 
 class RunHooks:
@@ -259,12 +259,12 @@ class RunHooks:
         self.log(loss.coverage)
 
     @Slot(object)
-    def _on_step(self, step: Record | RunStep) -> None:
+    def _on_step(self, step: ArrivedResult | RunStep) -> None:
         """One step of the run, on the GUI thread: a finished profile is added and shown; the information
         loss and profile sizes go to the Decide step, which keeps them; the seed spread is kept."""
-        if isinstance(step, dict):
-            self.session.add_result(step)
-            self.log(f"Profile {profile_label(step)} done")
+        if isinstance(step, ArrivedResult):
+            self.session.add_result(step.result, step.record)
+            self.log(f"Profile {profile_label(step.result)} done")
         elif isinstance(step, ComputedUtility):
             self.tradeoff.set_computed_utility(step)
         elif isinstance(step, ProfileSizes):  # the Decide step shows them and keeps them in the project
@@ -294,9 +294,10 @@ class RunHooks:
         if self.run_worker is not None:
             self.run_worker.cancel()
 
-    def _show_results(self, records: list[dict[str, Any]]) -> None:
-        """Plots take the records at once (each redraws when shown); the table is rebuilt once a burst
-        of results is over."""
+    def _show_results(self, results: list[ProfileResult]) -> None:
+        """Plots take the results' records at once (each redraws when shown); the table is rebuilt once a
+        burst of results is over."""
+        records = self.session.records(results)
         settings = self.session.project.settings
         self.heatmap.set_axes(settings.get("spatial") or [], settings.get("temporal") or [])
         for plot in self.plots:

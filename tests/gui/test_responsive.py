@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from privacy_studio.core.engines import numba_engine
 from privacy_studio.core.naming import label_words
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.runner import run_grid
 from privacy_studio.gui.plots.location_map import MAX_PLACES_SHOWN, LocationEmMap
 
@@ -195,12 +196,12 @@ def test_trade_off_waits_until_shown_during_a_run(window, qtbot):
     panel = window.tradeoff
     window.show_step("run")
     window.tabs.setCurrentIndex(0)
-    window.session.add_result(_record("zip", "1h"))
-    window.session.add_result(_record("district", "1w"))
+    window.session.add_result(ProfileResult.from_dict(_record("zip", "1h")))
+    window.session.add_result(ProfileResult.from_dict(_record("district", "1w")))
     qtbot.wait(REDRAW_WAIT_MS)
-    assert panel.records == [], "a hidden trade-off panel is not recomputed on every profile"
+    assert panel.results == [], "a hidden trade-off panel is not recomputed on every profile"
     window.show_step("decide")
-    qtbot.waitUntil(lambda: len(panel.records) == 2, timeout=3000)
+    qtbot.waitUntil(lambda: len(panel.results) == 2, timeout=3000)
 
 
 def test_em_histogram_keeps_extreme_people_in_its_last_bar(qtbot):
@@ -270,8 +271,8 @@ def test_trade_off_names_measures_in_words_shows_risk_in_percent_and_labels_only
         record = _record(spatial, "1h")
         for entry in record["by_p"]:
             entry["unicity"] = 0.1 * entry["p"] / (i + 1) if spatial != "municipality" else 0.3
-        window.session.add_result(record)
-    qtbot.waitUntil(lambda: len(panel.records) == 4, timeout=3000)
+        window.session.add_result(ProfileResult.from_dict(record))
+    qtbot.waitUntil(lambda: len(panel.results) == 4, timeout=3000)
     levels = ("antenna", "zip", "district", "municipality")
     panel.set_computed_utility({f"{s} × 1h": {"points_kept": 10.0 - 2 * i} for i, s in enumerate(levels)})
     qtbot.waitUntil(lambda: panel.analysis is not None, timeout=3000)
@@ -306,8 +307,8 @@ def test_pareto_names_cover_no_other_name_point_or_the_front(window, qtbot):
             record = _record(spatial, width)
             for entry in record["by_p"]:
                 entry["unicity"] = max(0.02, 0.9 - 0.2 * i - (0.05 if width == "1w" else 0.0))
-            window.session.add_result(record)
-    qtbot.waitUntil(lambda: len(panel.records) == 8, timeout=3000)
+            window.session.add_result(ProfileResult.from_dict(record))
+    qtbot.waitUntil(lambda: len(panel.results) == 8, timeout=3000)
     scores = {
         f"{s} × {w}": {"points_kept": 10.0 - 2 * i - (0.3 if w == "1w" else 0)}
         for i, s in enumerate(levels)

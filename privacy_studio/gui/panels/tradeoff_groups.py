@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from privacy_studio.core.analyses import RiskByGroup
 from privacy_studio.core.numbers import number, share
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff.groups import GroupReport, read_attributes, risk_by_group_of
 from privacy_studio.core.user_keys import project_salt
 from privacy_studio.gui.panels.tradeoff_widgets import (
@@ -24,12 +25,15 @@ from privacy_studio.gui.panels.tradeoff_widgets import (
     read_attributes_task,
     tab_page,
 )
+from privacy_studio.gui.results import profile_label
 from privacy_studio.gui.workers import Worker
 
 
-def group_report_task(record: dict, attributes: Any, salt: str | None, control: Any = None) -> GroupReport:
+def group_report_task(
+    result: ProfileResult, attributes: Any, salt: str | None, control: Any = None
+) -> GroupReport:
     """``risk_by_group_of`` as a worker task (one pass over the people: nothing to report)."""
-    return risk_by_group_of(record, attributes, salt)
+    return risk_by_group_of(result, attributes, salt)
 
 
 class GroupViews:
@@ -67,9 +71,7 @@ class GroupViews:
         current = self.group_profile.currentText()
         self.group_profile.blockSignals(True)
         self.group_profile.clear()
-        self.group_profile.addItems(
-            [r.get("label") or f"{r['spatial']} × {r['temporal']}" for r in self.records]
-        )
+        self.group_profile.addItems([profile_label(r) for r in self.results])
         if current:
             self.group_profile.setCurrentText(current)
         self.group_profile.blockSignals(False)
@@ -78,12 +80,12 @@ class GroupViews:
     def _refresh_groups(self) -> None:
         """Tabulate the chosen profile's risk per group in a worker (a newer choice replaces it): 100,000
         people took 0.8 s of the GUI thread when a project was opened (issue #27)."""
-        if self.attributes is None or not self.records:
+        if self.attributes is None or not self.results:
             return
-        record = self.records[max(0, self.group_profile.currentIndex())]
+        result = self.results[max(0, self.group_profile.currentIndex())]
         label = self.group_profile.currentText()
         salt = None if self.session is None else project_salt(self.session.project.analyses)
-        worker = Worker(group_report_task, record, self.attributes, salt, name="risk by group")
+        worker = Worker(group_report_task, result, self.attributes, salt, name="risk by group")
         worker.signals.finished.connect(lambda report: self._show_groups(label, report))
         worker.signals.failed.connect(lambda message, _trace: self.group_text.setText(message))
         self.runner.start(worker, kind="risk by group")

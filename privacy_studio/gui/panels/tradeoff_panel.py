@@ -29,6 +29,7 @@ from privacy_studio.core.analyses import ComputedUtility, ProfileSizes, SeedSpre
 from privacy_studio.core.naming import label_words
 from privacy_studio.core.numbers import number
 from privacy_studio.core.risk.catalogue import RISK_FIELDS, UNICITY
+from privacy_studio.core.risk.results import ProfileResult
 from privacy_studio.core.tradeoff import GridTable, grid_table
 from privacy_studio.core.tradeoff.analysis import TradeoffAnalysis
 from privacy_studio.core.tradeoff.criteria import OPTIONAL_CRITERIA, REASONS_KEY
@@ -63,7 +64,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
     def __init__(self, session: Any, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.records: list[dict] = []
+        self.results: list[ProfileResult] = []
         self.grid: GridTable | None = None
         self.scores = UtilityGrid()
         self.computed: dict[str, dict[str, float]] = {}
@@ -92,8 +93,8 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
             self._project_maybe_replaced()
 
     # -- results of a run: analysed when the panel is shown or the run ends ---------------------------
-    def _results_arrived(self, records: list) -> None:
-        self._arrived = records
+    def _results_arrived(self, results: list[ProfileResult]) -> None:
+        self._arrived = results
         if not self.window().isVisible():  # off screen (tests, report): at once
             self.catch_up()
         elif self.isVisible() and not self._arrival_timer.isActive():
@@ -103,8 +104,8 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         """Analyse the results that arrived while the panel was hidden (a run's end calls it once)."""
         self._arrival_timer.stop()
         if self._arrived is not None:
-            records, self._arrived = self._arrived, None
-            self.set_results(records)
+            results, self._arrived = self._arrived, None
+            self.set_results(results)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -187,19 +188,21 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
         return left
 
     # -- inputs ------------------------------------------------------------------------------------
-    def set_results(self, records: list[Any]) -> None:
+    def set_results(self, results: list[ProfileResult] | list[dict]) -> None:
         """Show these risk results (``ProfileResult`` objects or their records); called after each one."""
-        self._take_results(records)
+        self._take_results(results)
         self._refresh_choices()
         self.refresh()
         self._refresh_group_profiles()
 
-    def _take_results(self, records: list[Any]) -> None:
-        """Keep the results and their grid, and list their profiles in the score table (no analysis yet)."""
-        self.records = [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in records]
+    def _take_results(self, results: list[ProfileResult] | list[dict]) -> None:
+        """Keep the results (typed: the analysis reads them as such) and their grid, and list their profiles
+        in the score table (no analysis yet)."""
         try:
-            self.grid = grid_table(self.records)
+            self.grid = grid_table(results)  # says which entry is not a risk result
+            self.results = [ProfileResult.from_dict(r) if isinstance(r, dict) else r for r in results]
         except ValueError as exc:
+            self.results = []
             self.grid = None
             self.message.setText(str(exc))
         self._refresh_scores()
@@ -312,7 +315,7 @@ class TradeoffPanel(AnalysisViews, PopulationViews, GroupViews, QWidget):
             return
         try:
             inputs = DecisionInputs(
-                self.records,
+                self.results,
                 self.scores,
                 TradeoffChoice.from_dict(self.choices()),
                 ComputedUtility(self.computed) if self.computed else None,
