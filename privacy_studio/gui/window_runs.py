@@ -148,13 +148,13 @@ class RunHooks:
 
         def cancelled(steps: list) -> None:
             if current():  # else stopped by a new run, which said so
-                done = sum(isinstance(s, dict) for s in steps)
+                done = sum(isinstance(s, ArrivedResult) for s in steps)
                 self.log(f"Run cancelled: the {done} profiles finished before are kept", "warning")
 
         worker.signals.partial.connect(lambda step: self._on_step(step) if current() else None)
         worker.signals.finished.connect(
             lambda steps: (
-                self.log(f"Run finished: {sum(isinstance(s, dict) for s in steps)} profiles")
+                self.log(f"Run finished: {sum(isinstance(s, ArrivedResult) for s in steps)} profiles")
                 if current()
                 else None
             )

@@ -44,6 +44,8 @@ def run_and_wait(qtbot, window: MainWindow, settings: dict) -> None:
     qtbot.waitUntil(lambda: window.run_worker is None, timeout=RUN_TIMEOUT)
     errors = [text for level, text in window.log_panel.lines if level == "error"]
     assert not errors
+    finished = f"Run finished: {len(settings['cells'])} profiles"
+    assert any(finished in text for _, text in window.log_panel.lines), "the log counts the profiles run"
 
 
 def expected_records(window: MainWindow, settings: dict) -> list[dict]:
@@ -168,7 +170,8 @@ def test_cancel_mid_run_keeps_finished_profiles(imported_window, qtbot, monkeypa
     assert len(results) == 1
     assert [e["p"] for e in results[0]["by_p"]] == list(range(P_VALUES[0], P_VALUES[-1] + 1))
     assert win.session.project.settings == settings
-    assert any("cancelled" in text for _, text in win.log_panel.lines)
+    kept = "cancelled: the 1 profiles finished before are kept"
+    assert any(kept in text for _, text in win.log_panel.lines)
     assert win.grid.run_button.isEnabled()
 
 
