@@ -1,7 +1,8 @@
-"""Risk results as the GUI keeps them: the JSON records of ``ProfileResult.to_dict()``.
+"""Risk results as the plots read them: the JSON records of ``ProfileResult.to_dict()``.
 
-Live results and results read back from a project file take the same form, so every plot and table reads
-one shape and the saved project reproduces the window exactly.
+The window keeps results typed (the project's ``ProfileResult`` list; the Decide step reads them so); the
+plots read their records. Live results and results read back from a project file take the same form, so
+every plot reads one shape and the saved project reproduces the window exactly.
 """
 
 from __future__ import annotations
