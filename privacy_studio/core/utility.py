@@ -8,6 +8,7 @@ the population-density map and the origin-destination matrix (definitions in ``d
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -390,29 +391,33 @@ def amount_error(amount: np.ndarray, level: PriceLevel | None) -> float:
 
 def computed_utilities(
     events: EventTable,
-    traces: dict[str, Traces],
+    traces: Mapping[str, Traces],
     hierarchy: Hierarchy | None = None,
     prices: dict[str, PriceLevel | None] | None = None,
+    finest: str | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
-    """Computed 0-10 scores of every profile against the finest one (the most distinct points).
+    """Computed 0-10 scores of every profile against the finest one (the most distinct points; ``finest``
+    names it when known).
 
-    ``traces`` are each profile's places-and-times (without price bins); ``prices`` gives the price level
-    of the profiles of a grid with a price axis, whose amount precision is scored too (``amount_kept``).
-    Places need not nest (events are mapped, not units); returns the scores by profile label, and for
-    profiles that could not be scored (time bins that do not hold whole finest bins) the reason, so none is
-    dropped silently.
+    ``traces`` are each profile's places-and-times (without price bins), read one profile at a time (a
+    mapping that generalizes on demand keeps one profile besides the finest in memory); ``prices`` gives
+    the price level of the profiles of a grid with a price axis, whose amount precision is scored too
+    (``amount_kept``). Places need not nest (events are mapped, not units); returns the scores by profile
+    label, and for profiles that could not be scored (time bins that do not hold whole finest bins) the
+    reason, so none is dropped silently.
     """
     if not traces:
         return {}, {}
     prices = prices or {}
-    finest = max(traces, key=lambda label: traces[label].nnz)
+    if finest is None:
+        finest = max(traces, key=lambda label: traces[label].nnz)
     ref = reference(events, traces[finest], hierarchy)
     amounts: dict[PriceLevel | None, float] = {}
     scores: dict[str, dict[str, float]] = {}
     problems: dict[str, str] = {}
-    for label, coarse in traces.items():
+    for label in traces:
         try:
-            loss = information_loss(events, ref, coarse, hierarchy)
+            loss = information_loss(events, ref, ref.traces if label == finest else traces[label], hierarchy)
             if label in prices and events.amount is not None:
                 level = prices[label]
                 if level not in amounts:
